@@ -1,0 +1,50 @@
+// RedisCache: completed records in Redis, so replays skip the store. Any failure is a miss upstream.
+import { createHash } from "node:crypto";
+import type { CachedRecord, IdempotencyCache, IdempotencyScope } from "../types";
+
+/** What the cache needs of a Redis client; an ioredis instance fits. */
+export type RedisLike = {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, mode: "PX", ttlMs: number): Promise<unknown>;
+};
+
+export type RedisCacheOptions = {
+  /** @default "idempotency:" */
+  prefix?: string;
+};
+
+/**
+ * Holds only completed records (SUCCESS or FAILED), each for no longer than its store record lives;
+ * the handler decides what is cached and swallows, logs and counts every error thrown here.
+ *
+ * @example
+ * const cache = new RedisCache(new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 1 }));
+ */
+export class RedisCache implements IdempotencyCache {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly redis: RedisLike,
+    options: RedisCacheOptions = {},
+  ) {
+    this.prefix = options.prefix ?? "idempotency:";
+  }
+
+  async get(scope: IdempotencyScope): Promise<CachedRecord | undefined> {
+    const value = await this.redis.get(this.keyOf(scope));
+    if (value === null) return undefined;
+    const record = JSON.parse(value) as CachedRecord;
+    return record.status === "SUCCESS" || record.status === "FAILED" ? record : undefined;
+  }
+
+  async set(scope: IdempotencyScope, record: CachedRecord, ttlMs: number): Promise<void> {
+    const ms = Math.floor(ttlMs);
+    if (ms <= 0) return;
+    await this.redis.set(this.keyOf(scope), JSON.stringify(record), "PX", ms);
+  }
+
+  /** A hash keeps keys short and free of delimiter ambiguity, whatever the scope contains. */
+  private keyOf({ operation, userId, key }: IdempotencyScope): string {
+    return this.prefix + createHash("sha256").update(JSON.stringify([operation, userId, key])).digest("hex");
+  }
+}

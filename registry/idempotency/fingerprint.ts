@@ -1,0 +1,61 @@
+// The request fingerprint: SHA-256 of a canonical JSON, so key order never changes the hash.
+import { createHash } from "node:crypto";
+import { IdempotencyError } from "./errors";
+
+/** Deeper payloads are refused: no real request needs them, and recursion must stay bounded. */
+export const MAX_PAYLOAD_DEPTH = 256;
+
+/**
+ * JSON with object keys sorted at every level; otherwise the same rules as `JSON.stringify`
+ * (`toJSON` honoured, `undefined` and functions dropped from objects, non-finite numbers as null).
+ *
+ * @example
+ * canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }); // '{"a":[2,{"c":4,"d":3}],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  return serialize(value, 0) ?? "null";
+}
+
+/** Hex SHA-256 of the payload's canonical JSON. */
+export function hashPayload(payload: unknown): string {
+  return createHash("sha256").update(canonicalJson(payload)).digest("hex");
+}
+
+function serialize(value: unknown, depth: number): string | undefined {
+  if (depth > MAX_PAYLOAD_DEPTH) {
+    throw new IdempotencyError(
+      "IDEMPOTENCY_PAYLOAD_INVALID",
+      `The request payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels (or is circular).`,
+    );
+  }
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    value = (value as { toJSON(): unknown }).toJSON();
+  }
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request payload contains a BigInt, which JSON cannot represent.");
+    case "object":
+      if (value === null) return "null";
+      if (Array.isArray(value)) {
+        return `[${value.map((item) => serialize(item, depth + 1) ?? "null").join(",")}]`;
+      }
+      return serializeObject(value as Record<string, unknown>, depth);
+    default:
+      return undefined;
+  }
+}
+
+function serializeObject(object: Record<string, unknown>, depth: number): string {
+  const members: string[] = [];
+  for (const key of Object.keys(object).sort()) {
+    const member = serialize(object[key], depth + 1);
+    if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`);
+  }
+  return `{${members.join(",")}}`;
+}

@@ -1,0 +1,243 @@
+// IdempotencyHandler: runs an operation at most once per (operation, userId, key) and replays its result.
+import { IdempotencyError } from "./errors";
+import { hashPayload } from "./fingerprint";
+import { holdLease } from "./lease";
+import { silentLogger, type IdempotencyLogger } from "./logger";
+import { noopMetrics, type IdempotencyMetrics } from "./metrics";
+import { Observer } from "./observer";
+import { noopCache } from "./caches/noop-cache";
+import { completeSuccess, settleFailure, type Settlement } from "./settle";
+import type { CachedRecord, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
+import { withTimeout } from "./utils/with-timeout";
+
+export type IdempotencyHandlerOptions = {
+  /** How long a completed key replays (and blocks a different payload). @default 86_400_000 (24 h) */
+  ttlMs?: number;
+  /** Transient failures (and crash recoveries) a key may have before it is poisoned. @default 3 */
+  maxRetries?: number;
+  /** How often a running execution renews its lease; 0 turns the heartbeat off. @default 60_000 */
+  heartbeatIntervalMs?: number;
+  /** A store call slower than this counts as the store being down. @default 5_000 */
+  storeTimeoutMs?: number;
+  /** A cache call slower than this counts as a miss. @default 200 */
+  cacheTimeoutMs?: number;
+  /** Attempts to write a successful result before giving up on recording it. @default 3 */
+  completionAttempts?: number;
+  /** Sent with REQUEST_IN_PROGRESS as `Retry-After`. @default 1 */
+  retryAfterSeconds?: number;
+  logger?: IdempotencyLogger;
+  metrics?: IdempotencyMetrics;
+};
+
+/** What to protect: the scope, and either the payload to fingerprint or its precomputed hash. */
+export type ExecuteContext = IdempotencyScope & ({ payload: unknown } | { requestHash: string });
+
+export type ExecuteOptions = {
+  /** True when the error can never succeed on retry: the key is marked FAILED at once. */
+  isPermanentError?: (err: unknown) => boolean;
+};
+
+/** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
+export type ExecuteResult<T> = { response: T; replayed: boolean };
+
+/** The operation receives a signal that aborts if its record is taken over while it runs. */
+export type IdempotentOperation<T> = (signal: AbortSignal) => Promise<T> | T;
+
+const VISIBLE_ASCII_KEY = /^[\x21-\x7e]{1,255}$/;
+const CACHE_EXPIRY_MARGIN_MS = 1_000;
+
+/**
+ * Runs operations exactly once per scope against an `IdempotencyStore`, with an optional cache.
+ *
+ * @example
+ * const handler = new IdempotencyHandler(new PostgresStore(pool), new RedisCache(redis), { logger });
+ * const { response, replayed } = await handler.execute(
+ *   { operation: "payments:create", userId: "u_1", key, payload: { amount, currency } },
+ *   () => chargeCard(amount, currency),
+ *   { isPermanentError: (err) => err instanceof CardDeclinedError },
+ * );
+ */
+export class IdempotencyHandler {
+  readonly ttlMs: number;
+  readonly maxRetries: number;
+  private readonly cache: IdempotencyCache;
+  private readonly observer: Observer;
+  private readonly settings: Required<Omit<IdempotencyHandlerOptions, "logger" | "metrics">>;
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    cache?: IdempotencyCache,
+    options: IdempotencyHandlerOptions = {},
+  ) {
+    this.cache = cache ?? noopCache;
+    this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
+    this.settings = {
+      ttlMs: positive("ttlMs", options.ttlMs ?? 86_400_000),
+      maxRetries: positive("maxRetries", options.maxRetries ?? 3),
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 60_000,
+      storeTimeoutMs: positive("storeTimeoutMs", options.storeTimeoutMs ?? 5_000),
+      cacheTimeoutMs: positive("cacheTimeoutMs", options.cacheTimeoutMs ?? 200),
+      completionAttempts: positive("completionAttempts", options.completionAttempts ?? 3),
+      retryAfterSeconds: options.retryAfterSeconds ?? 1,
+    };
+    this.ttlMs = this.settings.ttlMs;
+    this.maxRetries = this.settings.maxRetries;
+  }
+
+  /**
+   * Runs `operation` unless this scope already ran: replays a success, rejects a duplicate that is
+   * still running, a failed key, or a reused key with a different payload (all as IdempotencyError).
+   * When `operation` throws, rejects with that same error after recording the failure.
+   */
+  async execute<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions = {}): Promise<ExecuteResult<T>> {
+    const scope = checkScope(context);
+    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
+
+    const cached = await this.readCache(scope);
+    if (cached) return this.answerDuplicate<T>(scope, cached, requestHash, "cache");
+
+    const created = await this.callStore("create", () => this.store.create({ scope, requestHash, ttlMs: this.ttlMs }));
+    if (created.status === "DUPLICATE") {
+      const record = created.record;
+      if (record.status !== "PROCESSING" && record.requestHash === requestHash) {
+        await this.writeCache(scope, toCached(record), record.expiresAt.getTime() - Date.now());
+      }
+      return this.answerDuplicate<T>(scope, record, requestHash, "store");
+    }
+    this.observer.decision("debug", "idempotency: lock acquired", { ...scope, status: "PROCESSING" });
+    return this.run(scope, requestHash, created.token, operation, options);
+  }
+
+  /**
+   * Frees keys whose execution stopped sending heartbeats (a crashed or frozen worker). Each one
+   * counts as a transient failure: released for retry, or poisoned once the budget is spent.
+   */
+  async recoverStuckRecords({ timeoutInMs = 5 * 60_000, limit = 100 }: { timeoutInMs?: number; limit?: number } = {}) {
+    const recovered = await this.callStore("recoverStuckRecords", () =>
+      this.store.recoverStuckRecords({ olderThanMs: timeoutInMs, limit, maxRetries: this.maxRetries, ttlMs: this.ttlMs }),
+    );
+    for (const record of recovered) {
+      const { retryCount, poisoned, ...scope } = record;
+      const status = poisoned ? "FAILED" : "RELEASED";
+      this.observer.decision("warn", "idempotency: recovered a stuck record", { ...scope, status, retryCount }, "recovered", {
+        operation: scope.operation,
+      });
+      if (poisoned) this.observer.count("poisoned", { operation: scope.operation });
+    }
+    const poisoned = recovered.filter((record) => record.poisoned).length;
+    return { released: recovered.length - poisoned, poisoned };
+  }
+
+  /** Deletes up to `limit` expired records (and their retry counters) so their keys can be used again. */
+  async cleanupExpiredRecords({ limit = 500 }: { limit?: number } = {}) {
+    const deleted = await this.callStore("cleanupExpiredRecords", () => this.store.cleanupExpiredRecords({ limit }));
+    this.observer.log("info", "idempotency: cleaned up expired records", { status: "CLEANED", deleted });
+    if (deleted > 0) this.observer.metrics.increment("cleaned", {});
+    return { deleted };
+  }
+
+  private async run<T>(scope: IdempotencyScope, requestHash: string, token: string, operation: IdempotentOperation<T>, options: ExecuteOptions) {
+    const lease = holdLease(this.store, scope, token, {
+      intervalMs: this.settings.heartbeatIntervalMs,
+      timeoutMs: this.settings.storeTimeoutMs,
+      observer: this.observer,
+    });
+    const started = performance.now();
+    const settlement: Settlement = { store: this.store, scope, token, observer: this.observer, settings: this.settings };
+    let result: T;
+    try {
+      result = await operation(lease.signal);
+    } catch (err) {
+      lease.stop();
+      const outcome = await settleFailure(settlement, err, options.isPermanentError);
+      this.observer.duration(scope.operation, outcome, (performance.now() - started) / 1000);
+      throw err;
+    }
+    lease.stop();
+    this.observer.duration(scope.operation, "success", (performance.now() - started) / 1000);
+    const { serialized, recorded } = await completeSuccess(settlement, result);
+    if (recorded) {
+      await this.writeCache(scope, { requestHash, status: "SUCCESS", response: serialized }, this.ttlMs);
+    }
+    return { response: deserialize<T>(serialized), replayed: false };
+  }
+
+  private answerDuplicate<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
+    const fields = { ...scope, status: record.status, source };
+    if (record.requestHash !== requestHash) {
+      this.observer.decision("warn", "idempotency: key reused with a different request", fields, "conflicts", { operation: scope.operation });
+      throw new IdempotencyError(
+        "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+        "This Idempotency-Key was already used with a different request payload; use a new key for a new request.",
+      );
+    }
+    this.observer.count("duplicates", { operation: scope.operation, status: record.status });
+    if (record.status === "SUCCESS") {
+      this.observer.decision("info", "idempotency: replayed a stored response", fields);
+      return { response: deserialize<T>(record.response), replayed: true };
+    }
+    if (record.status === "FAILED") {
+      this.observer.decision("info", "idempotency: rejected a retry of a failed request", fields);
+      throw new IdempotencyError("REQUEST_FAILED", "The request with this Idempotency-Key failed permanently; use a new key to try again.");
+    }
+    this.observer.decision("info", "idempotency: rejected a duplicate still in progress", fields);
+    throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", {
+      retryAfterSeconds: this.settings.retryAfterSeconds,
+    });
+  }
+
+  private async callStore<T>(method: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await withTimeout(call(), this.settings.storeTimeoutMs, `store.${method}`);
+    } catch (err) {
+      this.observer.decision("error", "idempotency: store unavailable", { status: "STORE_UNAVAILABLE", method, err }, "storeErrors", { method });
+      throw new IdempotencyError("STORE_UNAVAILABLE", "The idempotency store is unavailable; the request was not executed. Retry later.", {
+        cause: err,
+      });
+    }
+  }
+
+  private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {
+    try {
+      const cached = await withTimeout(this.cache.get(scope), this.settings.cacheTimeoutMs, "cache.get");
+      this.observer.count(cached ? "cacheHits" : "cacheMisses", { operation: scope.operation });
+      return cached;
+    } catch (err) {
+      this.observer.decision("warn", "idempotency: cache read failed", { ...scope, status: "CACHE_ERROR", err }, "cacheErrors", { method: "get" });
+      return undefined;
+    }
+  }
+
+  /** Caches only completed records, and never past the store's own expiry (minus a clock-skew margin). */
+  private async writeCache(scope: IdempotencyScope, record: CachedRecord, ttlMs: number): Promise<void> {
+    const safeTtl = Math.min(ttlMs, this.ttlMs) - CACHE_EXPIRY_MARGIN_MS;
+    if (safeTtl <= 0 || this.cache === noopCache) return;
+    try {
+      await withTimeout(this.cache.set(scope, record, safeTtl), this.settings.cacheTimeoutMs, "cache.set");
+    } catch (err) {
+      this.observer.decision("warn", "idempotency: cache write failed", { ...scope, status: "CACHE_ERROR", err }, "cacheErrors", { method: "set" });
+    }
+  }
+}
+
+function checkScope({ operation, userId, key }: IdempotencyScope): IdempotencyScope {
+  if (typeof operation !== "string" || operation === "") throw new TypeError("idempotency: `operation` must be a non-empty string.");
+  if (typeof userId !== "string" || userId === "") throw new TypeError("idempotency: `userId` must be a non-empty string.");
+  if (typeof key !== "string" || !VISIBLE_ASCII_KEY.test(key)) {
+    throw new IdempotencyError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  return { operation, userId, key };
+}
+
+function toCached(record: IdempotencyRecord): CachedRecord {
+  return { requestHash: record.requestHash, status: record.status === "SUCCESS" ? "SUCCESS" : "FAILED", response: record.response };
+}
+
+function deserialize<T>(serialized: string | null): T {
+  return (serialized === null ? undefined : JSON.parse(serialized)) as T;
+}
+
+function positive(name: string, value: number): number {
+  if (!(value > 0)) throw new RangeError(`idempotency: \`${name}\` must be a positive number, got ${value}.`);
+  return value;
+}

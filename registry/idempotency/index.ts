@@ -1,0 +1,36 @@
+// The idempotency block's public surface: the handler, its stores and caches, and its errors.
+export { IdempotencyHandler } from "./handler";
+export type { ExecuteContext, ExecuteOptions, ExecuteResult, IdempotencyHandlerOptions, IdempotentOperation } from "./handler";
+export {
+  IdempotencyError,
+  IdempotencyErrorCode,
+  DEFAULT_ERROR_STATUS,
+  idempotencyErrorStatus,
+  isIdempotencyError,
+} from "./errors";
+export type { IdempotencyStatusMap } from "./errors";
+export { canonicalJson, hashPayload } from "./fingerprint";
+export { MemoryStore } from "./stores/memory-store";
+export type { MemoryStoreOptions } from "./stores/memory-store";
+export { PostgresStore } from "./stores/postgres-store";
+export type { PostgresStoreOptions, SqlClient } from "./stores/postgres-store";
+export { postgresSchema, postgresSchemaStatements } from "./stores/postgres-schema";
+export { RedisCache } from "./caches/redis-cache";
+export type { RedisCacheOptions, RedisLike } from "./caches/redis-cache";
+export { noopCache } from "./caches/noop-cache";
+export { LeaseLostError } from "./lease";
+export { IDEMPOTENCY_METRICS, noopMetrics } from "./metrics";
+export type { IdempotencyMetrics, IdempotencyCounter, IdempotencyHistogram, MetricLabels } from "./metrics";
+export type { IdempotencyLogger, LogMethod } from "./logger";
+export { RecordStatus } from "./types";
+export type {
+  CachedRecord,
+  CreateInput,
+  CreateResult,
+  IdempotencyCache,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RecoveredRecord,
+  RecoverInput,
+} from "./types";

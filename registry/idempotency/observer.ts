@@ -1,0 +1,48 @@
+// Turns each handler decision into one structured log line and its metric.
+import type { IdempotencyLogger } from "./logger";
+import type { IdempotencyCounter, IdempotencyMetrics } from "./metrics";
+import type { IdempotencyScope } from "./types";
+
+type Level = "debug" | "info" | "warn" | "error";
+
+/** Every line carries the scope and a status, so one query finds every decision about a key. */
+export type DecisionFields = Partial<IdempotencyScope> & { status: string } & Record<string, unknown>;
+
+export class Observer {
+  constructor(
+    private readonly logger: IdempotencyLogger,
+    readonly metrics: IdempotencyMetrics,
+  ) {}
+
+  /** Logs one decision and counts it (with the scope's operation as a label when the metric has one). */
+  decision(level: Level, msg: string, fields: DecisionFields, counter?: IdempotencyCounter, labels: Record<string, string> = {}): void {
+    this.log(level, msg, fields);
+    if (counter) this.count(counter, labels);
+  }
+
+  count(counter: IdempotencyCounter, labels: Record<string, string>): void {
+    try {
+      this.metrics.increment(counter, labels);
+    } catch (err) {
+      this.log("warn", "idempotency: metrics sink threw", { status: "METRICS_ERROR", err });
+    }
+  }
+
+  duration(operation: string, outcome: string, seconds: number): void {
+    try {
+      this.metrics.observe("duration", seconds, { operation, outcome });
+    } catch (err) {
+      this.log("warn", "idempotency: metrics sink threw", { status: "METRICS_ERROR", err });
+    }
+  }
+
+  log(level: Level, msg: string, fields: DecisionFields): void {
+    const write = this.logger[level] ?? (level === "debug" ? undefined : this.logger.info);
+    if (!write) return;
+    try {
+      write.call(this.logger, fields, msg);
+    } catch {
+      // A broken logger must never change the outcome of a request.
+    }
+  }
+}

@@ -1,0 +1,164 @@
+// MemoryStore: the IdempotencyStore contract in one process's memory, for development and tests.
+import { randomUUID } from "node:crypto";
+import type {
+  CreateInput,
+  CreateResult,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RecoveredRecord,
+  RecoverInput,
+} from "../types";
+
+export type MemoryStoreOptions = {
+  /** Records kept at most; when full, expired then oldest completed records are evicted. @default 10_000 */
+  maxRecords?: number;
+  /** The clock, in epoch milliseconds; tests pass a fake one. @default Date.now */
+  now?: () => number;
+};
+
+type Counter = { count: number; expiresAt: number };
+
+/**
+ * Keeps records in a Map. Nothing is shared between processes, so use it only where one process
+ * serves every request (development, tests, single-instance tools).
+ *
+ * @example
+ * const handler = new IdempotencyHandler(new MemoryStore({ maxRecords: 1_000 }));
+ */
+export class MemoryStore implements IdempotencyStore {
+  private readonly records = new Map<string, IdempotencyRecord>();
+  private readonly counters = new Map<string, Counter>();
+  private readonly maxRecords: number;
+  private readonly now: () => number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.maxRecords = options.maxRecords ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  async create({ scope, requestHash, ttlMs }: CreateInput): Promise<CreateResult> {
+    const existing = this.live(scope);
+    if (existing) return { status: "DUPLICATE", record: { ...existing } };
+    this.makeRoom();
+    const token = randomUUID();
+    const now = new Date(this.now());
+    this.records.delete(id(scope));
+    this.records.set(id(scope), {
+      ...scope,
+      requestHash,
+      status: "PROCESSING",
+      response: null,
+      token,
+      expiresAt: new Date(now.getTime() + ttlMs),
+      updatedAt: now,
+    });
+    return { status: "CREATED", token };
+  }
+
+  async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+    const record = this.live(scope);
+    return record && { ...record };
+  }
+
+  async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+    return this.settle(scope, token, (record) => Object.assign(record, { status: "SUCCESS", response, ...this.stamp(ttlMs) }));
+  }
+
+  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
+    return this.settle(scope, token, (record) => Object.assign(record, { status: "FAILED", ...this.stamp(ttlMs) }));
+  }
+
+  async release(scope: IdempotencyScope, token: string): Promise<boolean> {
+    return this.settle(scope, token, () => this.records.delete(id(scope)));
+  }
+
+  async heartbeat(scope: IdempotencyScope, token: string): Promise<boolean> {
+    return this.settle(scope, token, (record) => (record.updatedAt = new Date(this.now())));
+  }
+
+  async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
+    const key = id(scope);
+    const current = this.counters.get(key);
+    const count = current && current.expiresAt > this.now() ? current.count + 1 : 1;
+    this.counters.delete(key);
+    this.counters.set(key, { count, expiresAt: this.now() + ttlMs });
+    if (this.counters.size > this.maxRecords) this.counters.delete(this.counters.keys().next().value as string);
+    return count;
+  }
+
+  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+    const cutoff = this.now() - olderThanMs;
+    const stuck = [...this.records.values()]
+      .filter((record) => record.status === "PROCESSING" && record.updatedAt.getTime() < cutoff && this.isLive(record))
+      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
+      .slice(0, limit);
+    const recovered: RecoveredRecord[] = [];
+    for (const record of stuck) {
+      const retryCount = await this.incrementRetryCount(record, ttlMs);
+      const poisoned = retryCount >= maxRetries;
+      if (poisoned) await this.markFailed(record, record.token, ttlMs);
+      else await this.release(record, record.token);
+      recovered.push({ operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned });
+    }
+    return recovered;
+  }
+
+  async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
+    let deleted = 0;
+    for (const [key, record] of this.records) {
+      if (deleted >= limit) break;
+      if (!this.isLive(record)) {
+        this.records.delete(key);
+        deleted++;
+      }
+    }
+    let countersDeleted = 0;
+    for (const [key, counter] of this.counters) {
+      if (countersDeleted >= limit) break;
+      if (counter.expiresAt <= this.now()) {
+        this.counters.delete(key);
+        countersDeleted++;
+      }
+    }
+    return deleted;
+  }
+
+  private settle(scope: IdempotencyScope, token: string, change: (record: IdempotencyRecord) => unknown): boolean {
+    const record = this.live(scope);
+    if (!record || record.status !== "PROCESSING" || record.token !== token) return false;
+    change(record);
+    return true;
+  }
+
+  private live(scope: IdempotencyScope): IdempotencyRecord | undefined {
+    const record = this.records.get(id(scope));
+    return record && this.isLive(record) ? record : undefined;
+  }
+
+  private isLive(record: IdempotencyRecord): boolean {
+    return record.expiresAt.getTime() > this.now();
+  }
+
+  private stamp(ttlMs: number) {
+    const now = this.now();
+    return { updatedAt: new Date(now), expiresAt: new Date(now + ttlMs) };
+  }
+
+  /** Evicts expired records first, then the oldest completed ones; running executions are never evicted. */
+  private makeRoom(): void {
+    if (this.records.size < this.maxRecords) return;
+    for (const [key, record] of this.records) if (!this.isLive(record)) this.records.delete(key);
+    for (const [key, record] of this.records) {
+      if (this.records.size < this.maxRecords) return;
+      if (record.status !== "PROCESSING") this.records.delete(key);
+    }
+    if (this.records.size >= this.maxRecords) {
+      throw new Error(`MemoryStore is full: ${this.maxRecords} executions are in progress.`);
+    }
+  }
+}
+
+function id({ operation, userId, key }: IdempotencyScope): string {
+  return JSON.stringify([operation, userId, key]);
+}

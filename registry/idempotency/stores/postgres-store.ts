@@ -1,0 +1,238 @@
+// PostgresStore: the IdempotencyStore contract on PostgreSQL, through any `query(text, params)` client.
+import { randomUUID } from "node:crypto";
+import type {
+  CreateInput,
+  CreateResult,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RecoveredRecord,
+  RecoverInput,
+} from "../types";
+import { checkTableName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
+
+/** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
+export type SqlClient = {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+};
+
+export type PostgresStoreOptions = {
+  /** @default "idempotency_records" (the retry counters go in `<table>_retries`) */
+  table?: string;
+};
+
+type Row = {
+  operation: string;
+  user_id: string;
+  key: string;
+  request_hash: string;
+  status: IdempotencyRecord["status"];
+  response: string | null;
+  token: string;
+  expires_at: Date;
+  updated_at: Date;
+};
+
+const SCOPE = "operation = $1 AND user_id = $2 AND key = $3";
+const MS = "::float8 * interval '1 millisecond'";
+const COLUMN_NAMES = ["operation", "user_id", "key", "request_hash", "status", "response", "token", "expires_at", "updated_at"];
+const COLUMNS = COLUMN_NAMES.join(", ");
+/** Attempts of `create` when the row it conflicted with vanished in between (released or cleaned). */
+const CREATE_ATTEMPTS = 5;
+
+/**
+ * Every time comparison uses the database's `now()`, so app servers with drifting clocks agree.
+ *
+ * @example
+ * const store = new PostgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ */
+export class PostgresStore implements IdempotencyStore {
+  readonly table: string;
+  private readonly retries: string;
+
+  constructor(
+    private readonly client: SqlClient,
+    options: PostgresStoreOptions = {},
+  ) {
+    this.table = checkTableName(options.table ?? "idempotency_records");
+    this.retries = retryTableName(this.table);
+  }
+
+  /** Creates the tables and indexes if they are missing (tests, quick starts; production uses the migration). */
+  async createSchema(): Promise<void> {
+    for (const statement of postgresSchemaStatements(this.table)) await this.client.query(statement);
+  }
+
+  async create({ scope, requestHash, ttlMs }: CreateInput): Promise<CreateResult> {
+    const params = [scope.operation, scope.userId, scope.key, requestHash, randomUUID(), ttlMs];
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+      // One round trip: insert, or read the row that won (exactly one result row either way). The read
+      // cannot see a row committed after this statement began: then it finds nothing and we ask again.
+      const { rows } = await this.client.query(
+        `WITH inserted AS (
+           INSERT INTO ${this.table} (operation, user_id, key, request_hash, status, token, expires_at)
+           VALUES ($1, $2, $3, $4, 'PROCESSING', $5, now() + $6${MS})
+           ON CONFLICT (operation, user_id, key) DO NOTHING
+           RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM inserted) AS created, r.expires_at <= now() AS expired, ${prefixed("r")}
+         FROM (SELECT 1) AS one_row
+         LEFT JOIN ${this.table} r ON r.operation = $1 AND r.user_id = $2 AND r.key = $3 AND NOT EXISTS (SELECT 1 FROM inserted)`,
+        params,
+      );
+      const row = rows[0] as Row & { created: boolean; expired: boolean | null };
+      if (row.created) return { status: "CREATED", token: params[4] as string };
+      if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row) };
+      if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED", token: params[4] as string };
+    }
+    throw new Error(`PostgresStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
+  }
+
+  async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+    const { rows } = await this.client.query(
+      `SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE} AND expires_at > now()`,
+      scopeParams(scope),
+    );
+    return rows[0] ? toRecord(rows[0] as Row) : undefined;
+  }
+
+  async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+    return this.owned(
+      `UPDATE ${this.table} SET status = 'SUCCESS', response = $5, updated_at = now(), expires_at = now() + $6${MS}
+       WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
+      [...scopeParams(scope), token, response, ttlMs],
+    );
+  }
+
+  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
+    return this.owned(
+      `UPDATE ${this.table} SET status = 'FAILED', updated_at = now(), expires_at = now() + $5${MS}
+       WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
+      [...scopeParams(scope), token, ttlMs],
+    );
+  }
+
+  async release(scope: IdempotencyScope, token: string): Promise<boolean> {
+    return this.owned(
+      `DELETE FROM ${this.table} WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
+      [...scopeParams(scope), token],
+    );
+  }
+
+  async heartbeat(scope: IdempotencyScope, token: string): Promise<boolean> {
+    return this.owned(
+      `UPDATE ${this.table} SET updated_at = now() WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
+      [...scopeParams(scope), token],
+    );
+  }
+
+  async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
+    const { rows } = await this.client.query(
+      `INSERT INTO ${this.retries} AS c (operation, user_id, key, retry_count, expires_at)
+       VALUES ($1, $2, $3, 1, now() + $4${MS})
+       ON CONFLICT (operation, user_id, key) DO UPDATE SET ${BUMP_COUNTER}
+       RETURNING retry_count`,
+      [...scopeParams(scope), ttlMs],
+    );
+    return (rows[0] as { retry_count: number }).retry_count;
+  }
+
+  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+    // One statement: lock a bounded batch of stuck records (skipping ones another runner holds),
+    // count each as a retry, then poison the ones out of budget and free the rest.
+    const { rows } = await this.client.query(
+      `WITH stuck AS (
+         SELECT operation, user_id, key FROM ${this.table}
+         WHERE status = 'PROCESSING' AND updated_at < now() - $1${MS}
+         ORDER BY updated_at LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       ), counted AS (
+         INSERT INTO ${this.retries} AS c (operation, user_id, key, retry_count, expires_at)
+         SELECT operation, user_id, key, 1, now() + $4${MS} FROM stuck
+         ON CONFLICT (operation, user_id, key) DO UPDATE SET ${BUMP_COUNTER}
+         RETURNING operation, user_id, key, retry_count
+       ), poisoned AS (
+         UPDATE ${this.table} r SET status = 'FAILED', updated_at = now(), expires_at = now() + $4${MS}
+         FROM counted c
+         WHERE (r.operation, r.user_id, r.key) = (c.operation, c.user_id, c.key) AND c.retry_count >= $3
+         RETURNING 1
+       ), released AS (
+         DELETE FROM ${this.table} r USING counted c
+         WHERE (r.operation, r.user_id, r.key) = (c.operation, c.user_id, c.key) AND c.retry_count < $3
+         RETURNING 1
+       )
+       SELECT operation, user_id, key, retry_count, retry_count >= $3 AS poisoned FROM counted`,
+      [olderThanMs, limit, maxRetries, ttlMs],
+    );
+    return (rows as Array<{ operation: string; user_id: string; key: string; retry_count: number; poisoned: boolean }>).map((row) => ({
+      operation: row.operation,
+      userId: row.user_id,
+      key: row.key,
+      retryCount: row.retry_count,
+      poisoned: row.poisoned,
+    }));
+  }
+
+  async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
+    const { rows } = await this.client.query(
+      `WITH expired AS (
+         SELECT operation, user_id, key FROM ${this.table}
+         WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), deleted AS (
+         DELETE FROM ${this.table} r USING expired e
+         WHERE (r.operation, r.user_id, r.key) = (e.operation, e.user_id, e.key) RETURNING 1
+       ), expired_counters AS (
+         SELECT operation, user_id, key FROM ${this.retries}
+         WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), deleted_counters AS (
+         DELETE FROM ${this.retries} c USING expired_counters e
+         WHERE (c.operation, c.user_id, c.key) = (e.operation, e.user_id, e.key) RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM deleted)::int AS deleted`,
+      [limit],
+    );
+    return (rows[0] as { deleted: number }).deleted;
+  }
+
+  /** A record past its expiry is free: the first create to flip it back to PROCESSING owns it. */
+  private async takeOverExpired(params: unknown[]): Promise<boolean> {
+    return this.owned(
+      `UPDATE ${this.table}
+       SET request_hash = $4, status = 'PROCESSING', response = NULL, token = $5,
+           expires_at = now() + $6${MS}, created_at = now(), updated_at = now()
+       WHERE ${SCOPE} AND expires_at <= now() RETURNING 1`,
+      params,
+    );
+  }
+
+  private async owned(sql: string, params: unknown[]): Promise<boolean> {
+    const { rows } = await this.client.query(sql, params);
+    return rows.length > 0;
+  }
+}
+
+/** An expired counter starts again at 1: the key it counted for has expired too. */
+const BUMP_COUNTER =
+  "retry_count = CASE WHEN c.expires_at <= now() THEN 1 ELSE c.retry_count + 1 END, expires_at = EXCLUDED.expires_at";
+
+function prefixed(alias: string): string {
+  return COLUMN_NAMES.map((column) => `${alias}.${column}`).join(", ");
+}
+
+function scopeParams({ operation, userId, key }: IdempotencyScope): string[] {
+  return [operation, userId, key];
+}
+
+function toRecord(row: Row): IdempotencyRecord {
+  return {
+    operation: row.operation,
+    userId: row.user_id,
+    key: row.key,
+    requestHash: row.request_hash,
+    status: row.status,
+    response: row.response,
+    token: row.token,
+    expiresAt: new Date(row.expires_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}

@@ -1,0 +1,42 @@
+// Test services from the environment only: DATABASE_URL and REDIS_URL, else PGlite and no Redis.
+import type { SqlClient } from "../stores/postgres-store";
+
+export type TestDatabase = { name: "postgres" | "pglite"; client: SqlClient; close(): Promise<void> };
+
+/** The databases a store suite runs against: always PGlite, plus real PostgreSQL when DATABASE_URL is set. */
+export function testDatabaseNames(): Array<TestDatabase["name"]> {
+  return process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+}
+
+/** Opens one database for a test file (PGlite takes seconds to start: share it across the file). */
+export async function openTestDatabase(name: TestDatabase["name"]): Promise<TestDatabase> {
+  if (name === "postgres") {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("openTestDatabase('postgres') needs DATABASE_URL.");
+    const { default: pg } = await import("pg");
+    const pool = new pg.Pool({ connectionString: url, max: 20 });
+    return { name, client: pool, close: () => pool.end() };
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const db = new PGlite();
+  return { name, client: db, close: () => db.close() };
+}
+
+/** A table name no other test file uses, so suites can share one real database in parallel. */
+export function uniqueTableName(prefix = "idem"): string {
+  return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** Drops a table and its retry counters. */
+export async function dropTables(client: SqlClient, table: string): Promise<void> {
+  await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+}
+
+export const redisUrl = process.env.REDIS_URL;
+
+/** Opens Redis at REDIS_URL with fail-fast settings (no endless offline queue). */
+export async function openTestRedis(url = redisUrl) {
+  if (!url) throw new Error("openTestRedis needs REDIS_URL.");
+  const { Redis } = await import("ioredis");
+  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+}

@@ -1,0 +1,93 @@
+// The shapes shared by the handler, the stores and the caches: scopes, records and the two contracts.
+
+/** The lifecycle of one idempotency record. */
+export const RecordStatus = {
+  PROCESSING: "PROCESSING",
+  SUCCESS: "SUCCESS",
+  FAILED: "FAILED",
+} as const;
+export type RecordStatus = (typeof RecordStatus)[keyof typeof RecordStatus];
+
+/** A key is unique only inside its scope: the same key for another user or operation is independent. */
+export type IdempotencyScope = {
+  operation: string;
+  userId: string;
+  key: string;
+};
+
+/** What a store keeps per scope. `response` is the serialized result, kept as text so its bytes survive. */
+export type IdempotencyRecord = IdempotencyScope & {
+  requestHash: string;
+  status: RecordStatus;
+  response: string | null;
+  /** The fencing token of the execution that owns (or owned) the record. */
+  token: string;
+  expiresAt: Date;
+  /** Last sign of life of the owning execution; recovery compares it with its timeout. */
+  updatedAt: Date;
+};
+
+export type CreateInput = {
+  scope: IdempotencyScope;
+  requestHash: string;
+  ttlMs: number;
+};
+
+/**
+ * `CREATED` hands the caller a fencing token: only the holder may mark, release or heartbeat the record.
+ * `DUPLICATE` returns the live record that won, so a replay costs one round trip.
+ */
+export type CreateResult =
+  | { status: "CREATED"; token: string }
+  | { status: "DUPLICATE"; record: IdempotencyRecord };
+
+export type RecoverInput = {
+  /** PROCESSING records whose last heartbeat is older than this are treated as crashed. */
+  olderThanMs: number;
+  limit: number;
+  /** A recovery counts against the retry budget; at this many the key is poisoned instead of freed. */
+  maxRetries: number;
+  /** Lifetime of the retry counter and of a poisoned record. */
+  ttlMs: number;
+};
+
+export type RecoveredRecord = IdempotencyScope & { retryCount: number; poisoned: boolean };
+
+/**
+ * Where records live. The guarantees every implementation must give (see the contract tests):
+ * 1. `create` is atomic: two concurrent creates for one scope never both see CREATED.
+ *    A record past its `expiresAt` counts as absent.
+ * 2. The retry counter outlives `release` and expires `ttlMs` after its last increment.
+ * 3. `markSuccess`, `markFailed`, `release` and `heartbeat` only act on a PROCESSING record
+ *    held by `token`, and return false otherwise.
+ * 4. Maintenance touches at most `limit` rows per call, through an index.
+ */
+export interface IdempotencyStore {
+  create(input: CreateInput): Promise<CreateResult>;
+  /** The live (unexpired) record of a scope, if any. */
+  get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined>;
+  markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean>;
+  markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean>;
+  /** Deletes the record so the client's next retry executes again. */
+  release(scope: IdempotencyScope, token: string): Promise<boolean>;
+  /** Adds one to the scope's retry counter and returns the new count. */
+  incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number>;
+  /** Renews the lease of a running execution. */
+  heartbeat(scope: IdempotencyScope, token: string): Promise<boolean>;
+  recoverStuckRecords(input: RecoverInput): Promise<RecoveredRecord[]>;
+  /** Deletes expired records and expired retry counters; returns how many records it deleted. */
+  cleanupExpiredRecords(input: { limit: number }): Promise<number>;
+}
+
+/** A completed record as a cache holds it: never PROCESSING, never the fencing token. */
+export type CachedRecord = {
+  requestHash: string;
+  status: typeof RecordStatus.SUCCESS | typeof RecordStatus.FAILED;
+  response: string | null;
+};
+
+/** A read-through cache of completed records. Errors may be thrown; the handler swallows them. */
+export interface IdempotencyCache {
+  get(scope: IdempotencyScope): Promise<CachedRecord | undefined>;
+  set(scope: IdempotencyScope, record: CachedRecord, ttlMs: number): Promise<void>;
+}

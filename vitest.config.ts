@@ -1,0 +1,16 @@
+// Unit, contract and HTTP suites. The reliability suite has its own config (npm run test:reliability).
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    alias: { "@/blocks": fileURLToPath(new URL("./registry", import.meta.url)) },
+  },
+  test: {
+    include: ["registry/**/*.test.ts", "cli/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "test/reliability/**", "test/fixtures/**"],
+    globalSetup: ["test/services-banner.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
