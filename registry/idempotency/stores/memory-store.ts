@@ -78,6 +78,26 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
+    return this.bump(scope, ttlMs);
+  }
+
+  /** Synchronous, like every step of recovery, so two concurrent runs can never pick the same record. */
+  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+    const cutoff = this.now() - olderThanMs;
+    const stuck = [...this.records.values()]
+      .filter((record) => record.status === "PROCESSING" && record.updatedAt.getTime() < cutoff && this.isLive(record))
+      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
+      .slice(0, limit);
+    return stuck.map((record) => {
+      const retryCount = this.bump(record, ttlMs);
+      const poisoned = retryCount >= maxRetries;
+      if (poisoned) Object.assign(record, { status: "FAILED", ...this.stamp(ttlMs) });
+      else this.records.delete(id(record));
+      return { operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned };
+    });
+  }
+
+  private bump(scope: IdempotencyScope, ttlMs: number): number {
     const key = id(scope);
     const current = this.counters.get(key);
     const count = current && current.expiresAt > this.now() ? current.count + 1 : 1;
@@ -87,22 +107,6 @@ export class MemoryStore implements IdempotencyStore {
     return count;
   }
 
-  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
-    const cutoff = this.now() - olderThanMs;
-    const stuck = [...this.records.values()]
-      .filter((record) => record.status === "PROCESSING" && record.updatedAt.getTime() < cutoff && this.isLive(record))
-      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
-      .slice(0, limit);
-    const recovered: RecoveredRecord[] = [];
-    for (const record of stuck) {
-      const retryCount = await this.incrementRetryCount(record, ttlMs);
-      const poisoned = retryCount >= maxRetries;
-      if (poisoned) await this.markFailed(record, record.token, ttlMs);
-      else await this.release(record, record.token);
-      recovered.push({ operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned });
-    }
-    return recovered;
-  }
 
   async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
     let deleted = 0;
