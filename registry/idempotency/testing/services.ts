@@ -34,9 +34,11 @@ export async function dropTables(client: SqlClient, table: string): Promise<void
 
 export const redisUrl = process.env.REDIS_URL;
 
-/** Opens Redis at REDIS_URL with fail-fast settings (no endless offline queue). */
+/** Opens Redis at REDIS_URL with fail-fast settings (no offline queue to hang on), once connected. */
 export async function openTestRedis(url = redisUrl) {
   if (!url) throw new Error("openTestRedis needs REDIS_URL.");
   const { Redis } = await import("ioredis");
-  return new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+  await redis.connect();
+  return redis;
 }

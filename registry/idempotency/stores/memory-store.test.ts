@@ -1,0 +1,33 @@
+// MemoryStore's own promise beyond the shared contract: it stays bounded.
+import { describe, expect, it } from "vitest";
+import { MemoryStore } from "./memory-store";
+
+const scope = (key: string) => ({ operation: "op", userId: "u", key });
+
+describe("MemoryStore bounds", () => {
+  it("evicts expired, then the oldest completed records, when full", async () => {
+    let now = 0;
+    const store = new MemoryStore({ maxRecords: 3, now: () => now });
+    const created = async (key: string, ttlMs = 1_000) => {
+      const result = await store.create({ scope: scope(key), requestHash: "h", ttlMs });
+      if (result.status !== "CREATED") throw new Error("expected CREATED");
+      return result.token;
+    };
+    await created("expiring", 10);
+    await store.markSuccess(scope("done"), await created("done"), '"ok"', 1_000);
+    await created("running");
+    now = 20;
+    await created("fourth");
+    expect(await store.get(scope("expiring"))).toBeUndefined();
+    await created("fifth");
+    expect(await store.get(scope("done"))).toBeUndefined();
+    expect(await store.get(scope("running"))).toMatchObject({ status: "PROCESSING" });
+  });
+
+  it("refuses a new record rather than evict a running execution", async () => {
+    const store = new MemoryStore({ maxRecords: 2 });
+    await store.create({ scope: scope("a"), requestHash: "h", ttlMs: 1_000 });
+    await store.create({ scope: scope("b"), requestHash: "h", ttlMs: 1_000 });
+    await expect(store.create({ scope: scope("c"), requestHash: "h", ttlMs: 1_000 })).rejects.toThrow(/MemoryStore is full/);
+  });
+});
