@@ -1,0 +1,32 @@
+// Chooses a request's id: the caller's `x-request-id` when it is safe to log, a fresh UUID otherwise.
+import { randomUUID } from "node:crypto";
+
+/** The header read on the way in and echoed on the way out. */
+export const REQUEST_ID_HEADER = "x-request-id";
+
+export type RequestIdOptions = {
+  /** Header to read and echo (any case). @default "x-request-id" */
+  header?: string;
+  /** Makes an id when the incoming one is missing or unsafe. @default crypto.randomUUID */
+  generate?: () => string;
+};
+
+/**
+ * Short and plain on purpose: the id lands in every log line, so a client must not be able to
+ * inject newlines, quotes or kilobytes into them. Covers UUIDs, ULIDs, base64 and trace ids.
+ */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/;
+
+/**
+ * Returns `incoming` when it is a safe id, otherwise a generated one. Header values arrive as
+ * `string | string[] | undefined`; a repeated header is never trusted.
+ *
+ * @example
+ * resolveRequestId("req_01HZX");       // "req_01HZX"
+ * resolveRequestId("a\nfake log line"); // "6f1c...-uuid"
+ * resolveRequestId(undefined, { generate: () => `req_${ulid()}` });
+ */
+export function resolveRequestId(incoming: unknown, options: Pick<RequestIdOptions, "generate"> = {}): string {
+  if (typeof incoming === "string" && SAFE_REQUEST_ID.test(incoming)) return incoming;
+  return (options.generate ?? randomUUID)();
+}
