@@ -1,0 +1,39 @@
+// Fastify plugin: gives each request an id, echoes it, and logs everything in its hooks and handler under it.
+import type { FastifyInstance, FastifyPluginCallback, FastifyRequest } from "fastify";
+import { runWithLoggerContext } from "../context";
+import { REQUEST_ID_HEADER, resolveRequestId, type RequestIdOptions } from "../request-id";
+
+/**
+ * Takes a safe `x-request-id` or generates one, sets it on the reply, and runs the hooks and the
+ * handler inside `runWithLoggerContext`. Registered without encapsulation, so it covers every route.
+ *
+ * @example
+ * await app.register(requestIdPlugin);
+ * app.post("/orders", async (request, reply) => {
+ *   logger.info("creating order"); // carries requestId
+ *   return reply.code(201).send(order);
+ * });
+ */
+export const requestIdPlugin: FastifyPluginCallback<RequestIdOptions> = Object.assign(
+  function requestIdPlugin(app: FastifyInstance, options: RequestIdOptions, done: (err?: Error) => void) {
+    const header = (options.header ?? REQUEST_ID_HEADER).toLowerCase();
+    const ids = new WeakMap<FastifyRequest, string>();
+
+    app.addHook("onRequest", function enterRequestContext(request, reply, next) {
+      const id = resolveRequestId(request.headers[header], { generate: options.generate });
+      ids.set(request, id);
+      reply.header(header, id);
+      runWithLoggerContext(id, () => next());
+    });
+
+    // Fastify reads the body in stream callbacks, outside the context entered above: enter it again.
+    app.addHook("preValidation", function reenterRequestContext(request, _reply, next) {
+      const id = ids.get(request);
+      if (id === undefined) return next();
+      runWithLoggerContext(id, () => next());
+    });
+    done();
+  },
+  // What fastify-plugin would set: hooks reach routes outside this plugin's scope, without the dependency.
+  { [Symbol.for("skip-override")]: true, [Symbol.for("fastify.display-name")]: "request-id" },
+);
