@@ -148,10 +148,13 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", (kind: StoreKind) =>
   });
 
   it("cleanupExpiredRecords frees an expired key for a new execution", async () => {
-    const handler = newHandler({ ttlMs: 60 * MINUTE });
+    const metrics = recordingMetrics();
+    const handler = newHandler({ ttlMs: 60 * MINUTE, metrics });
     await handler.execute(payments(), async () => "first");
+    await handler.execute(payments(undefined, { key: `${key}-other` }), async () => "other");
     await harness.advanceTime(61 * MINUTE);
-    expect(await handler.cleanupExpiredRecords({ limit: 500 })).toEqual({ deleted: 1 });
+    expect(await handler.cleanupExpiredRecords({ limit: 500 })).toEqual({ deleted: 2 });
+    expect(metrics.total("cleaned")).toBe(2);
     expect(await handler.execute(payments(), async () => "second")).toEqual({ response: "second", replayed: false });
   });
 

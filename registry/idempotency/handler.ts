@@ -132,7 +132,7 @@ export class IdempotencyHandler {
   async cleanupExpiredRecords({ limit = 500 }: { limit?: number } = {}) {
     const deleted = await this.callStore("cleanupExpiredRecords", () => this.store.cleanupExpiredRecords({ limit }));
     this.observer.log("info", "idempotency: cleaned up expired records", { status: "CLEANED", deleted });
-    if (deleted > 0) this.observer.metrics.increment("cleaned", {});
+    if (deleted > 0) this.observer.count("cleaned", {}, deleted);
     return { deleted };
   }
 
@@ -198,6 +198,7 @@ export class IdempotencyHandler {
   }
 
   private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {
+    if (this.cache === noopCache) return undefined;
     try {
       const cached = await withTimeout(this.cache.get(scope), this.settings.cacheTimeoutMs, "cache.get");
       this.observer.count(cached ? "cacheHits" : "cacheMisses", { operation: scope.operation });

@@ -99,12 +99,13 @@ export type IdempotencyHistogram = { [K in keyof Definitions]: Definitions[K]["t
  *
  * @example
  * const metrics: IdempotencyMetrics = {
- *   increment: (id, labels) => statsd.increment(IDEMPOTENCY_METRICS[id].name, labels),
+ *   increment: (id, labels, value = 1) => statsd.increment(IDEMPOTENCY_METRICS[id].name, value, labels),
  *   observe: (id, seconds, labels) => statsd.timing(IDEMPOTENCY_METRICS[id].name, seconds * 1000, labels),
  * };
  */
 export interface IdempotencyMetrics {
-  increment(id: IdempotencyCounter, labels: MetricLabels): void;
+  /** Adds `value` (default 1) to a counter. */
+  increment(id: IdempotencyCounter, labels: MetricLabels, value?: number): void;
   observe(id: IdempotencyHistogram, seconds: number, labels: MetricLabels): void;
 }
 

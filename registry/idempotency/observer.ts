@@ -11,7 +11,7 @@ export type DecisionFields = Partial<IdempotencyScope> & { status: string } & Re
 export class Observer {
   constructor(
     private readonly logger: IdempotencyLogger,
-    readonly metrics: IdempotencyMetrics,
+    private readonly metrics: IdempotencyMetrics,
   ) {}
 
   /** Logs one decision and counts it (with the scope's operation as a label when the metric has one). */
@@ -20,9 +20,9 @@ export class Observer {
     if (counter) this.count(counter, labels);
   }
 
-  count(counter: IdempotencyCounter, labels: Record<string, string>): void {
+  count(counter: IdempotencyCounter, labels: Record<string, string>, value = 1): void {
     try {
-      this.metrics.increment(counter, labels);
+      this.metrics.increment(counter, labels, value);
     } catch (err) {
       this.log("warn", "idempotency: metrics sink threw", { status: "METRICS_ERROR", err });
     }

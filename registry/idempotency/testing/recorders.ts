@@ -15,8 +15,8 @@ export function recordingMetrics(): IdempotencyMetrics & { total(id: string, lab
   const counts = new Map<string, number>();
   const id = (name: string, labels: MetricLabels) => `${name}${JSON.stringify(Object.entries(labels).sort())}`;
   return {
-    increment(name, labels) {
-      counts.set(id(name, labels), (counts.get(id(name, labels)) ?? 0) + 1);
+    increment(name, labels, value = 1) {
+      counts.set(id(name, labels), (counts.get(id(name, labels)) ?? 0) + value);
     },
     observe() {},
     /** The sum over every label set that includes `labels`. */
