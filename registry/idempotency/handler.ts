@@ -96,7 +96,7 @@ export class IdempotencyHandler {
     const cached = await this.readCache(scope);
     if (cached) return this.answerDuplicate<T>(scope, cached, requestHash, "cache");
 
-    const created = await this.callStore("create", () => this.store.create({ scope, requestHash, ttlMs: this.ttlMs }));
+    const created = await this.callStore("create", () => this.store.create({ scope, requestHash, ttlMs: this.ttlMs }), scope);
     if (created.status === "DUPLICATE") {
       const record = created.record;
       if (record.status !== "PROCESSING" && record.requestHash === requestHash) {
@@ -186,11 +186,12 @@ export class IdempotencyHandler {
     });
   }
 
-  private async callStore<T>(method: string, call: () => Promise<T>): Promise<T> {
+  /** `scope` is given when the call is about one key, so the refusal can be traced to it. */
+  private async callStore<T>(method: string, call: () => Promise<T>, scope?: IdempotencyScope): Promise<T> {
     try {
       return await withTimeout(call(), this.settings.storeTimeoutMs, `store.${method}`);
     } catch (err) {
-      this.observer.decision("error", "idempotency: store unavailable", { status: "STORE_UNAVAILABLE", method, err }, "storeErrors", { method });
+      this.observer.decision("error", "idempotency: store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method, err }, "storeErrors", { method });
       throw new IdempotencyError("STORE_UNAVAILABLE", "The idempotency store is unavailable; the request was not executed. Retry later.", {
         cause: err,
       });

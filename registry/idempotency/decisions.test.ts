@@ -1,0 +1,162 @@
+// Each decision of the handler writes one structured line carrying the scope and a status, and counts its metric.
+import { describe, expect, it } from "vitest";
+import { IdempotencyHandler, type IdempotencyHandlerOptions } from "./handler";
+import { MemoryStore } from "./stores/memory-store";
+import { deferred, outcome } from "./testing/deferred";
+import { recordingLogger, recordingMetrics, type LogLine } from "./testing/recorders";
+import type { CachedRecord, IdempotencyCache, IdempotencyStore } from "./types";
+
+const MINUTE = 60_000;
+const scope = { operation: "payments:create", userId: "u_1", key: "k-1" };
+const payment = (amount = 100) => ({ ...scope, payload: { amount } });
+class ValidationError extends Error {}
+class GatewayTimeout extends Error {}
+const isPermanentError = (err: unknown) => err instanceof ValidationError;
+
+function setup(options: IdempotencyHandlerOptions & { cache?: IdempotencyCache; store?: IdempotencyStore } = {}) {
+  const clock = { now: Date.UTC(2030, 0, 1) };
+  const logger = recordingLogger();
+  const metrics = recordingMetrics();
+  const store = options.store ?? new MemoryStore({ now: () => clock.now });
+  const handler = new IdempotencyHandler(store, options.cache, { heartbeatIntervalMs: 0, maxRetries: 2, logger, metrics, ...options });
+  /** The lines `act` wrote, so each decision is checked on its own. */
+  const linesOf = async (act: () => Promise<unknown>): Promise<LogLine[]> => {
+    const from = logger.lines.length;
+    await act();
+    return logger.lines.slice(from);
+  };
+  return { clock, store, handler, metrics, linesOf };
+}
+
+const line = (level: string, msg: string, fields: Record<string, unknown>) => expect.objectContaining({ level, msg: `idempotency: ${msg}`, ...fields });
+
+describe("every handler decision is logged with { key, userId, operation, status } and counted", () => {
+  it("lock acquired, then executed and stored", async () => {
+    const { handler, metrics, linesOf } = setup();
+    expect(await linesOf(() => handler.execute(payment(), () => "ok"))).toEqual([
+      line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
+      line("info", "executed and stored the response", { ...scope, status: "SUCCESS" }),
+    ]);
+    expect(metrics.total("executions", { operation: scope.operation, outcome: "success" })).toBe(1);
+  });
+
+  it("dedupe hit, from the store and then from the cache", async () => {
+    const entries = new Map<string, CachedRecord>();
+    const cache: IdempotencyCache = { get: async ({ key }) => entries.get(key), set: async ({ key }, record) => void entries.set(key, record) };
+    const { handler, metrics, linesOf } = setup({ cache });
+    await handler.execute(payment(), () => "ok");
+    entries.clear();
+
+    expect(await linesOf(() => handler.execute(payment(), () => "ok"))).toEqual([line("info", "replayed a stored response", { ...scope, status: "SUCCESS", source: "store" })]);
+    expect(await linesOf(() => handler.execute(payment(), () => "ok"))).toEqual([line("info", "replayed a stored response", { ...scope, status: "SUCCESS", source: "cache" })]);
+    expect(metrics.total("duplicates", { operation: scope.operation, status: "SUCCESS" })).toBe(2);
+    expect(metrics.total("cacheHits", { operation: scope.operation })).toBe(1);
+  });
+
+  it("conflict: the key reused with another payload", async () => {
+    const { handler, metrics, linesOf } = setup();
+    await handler.execute(payment(), () => "ok");
+    expect(await linesOf(() => outcome(handler.execute(payment(999), () => "ok")))).toEqual([
+      line("warn", "key reused with a different request", { ...scope, status: "SUCCESS" }),
+    ]);
+    expect(metrics.total("conflicts", { operation: scope.operation })).toBe(1);
+  });
+
+  it("in progress: a duplicate while the first still runs", async () => {
+    const { handler, metrics, linesOf } = setup();
+    const started = deferred();
+    const gate = deferred<string>();
+    const first = handler.execute(payment(), () => {
+      started.resolve();
+      return gate.promise;
+    });
+    await started.promise;
+    expect(await linesOf(() => outcome(handler.execute(payment(), () => "ok")))).toEqual([
+      line("info", "rejected a duplicate still in progress", { ...scope, status: "PROCESSING" }),
+    ]);
+    expect(metrics.total("duplicates", { operation: scope.operation, status: "PROCESSING" })).toBe(1);
+    gate.resolve("ok");
+    await first;
+  });
+
+  it("failure classified as permanent, and the retry rejected", async () => {
+    const { handler, metrics, linesOf } = setup();
+    const lines = await linesOf(() => outcome(handler.execute(payment(), () => Promise.reject(new ValidationError("bad card")), { isPermanentError })));
+    expect(lines).toEqual([
+      line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
+      line("info", "permanent failure, key marked FAILED", { ...scope, status: "FAILED", err: expect.any(ValidationError) }),
+    ]);
+    expect(metrics.total("executions", { operation: scope.operation, outcome: "permanent_failure" })).toBe(1);
+
+    expect(await linesOf(() => outcome(handler.execute(payment(), () => "ok")))).toEqual([
+      line("info", "rejected a retry of a failed request", { ...scope, status: "FAILED" }),
+    ]);
+    expect(metrics.total("duplicates", { operation: scope.operation, status: "FAILED" })).toBe(1);
+  });
+
+  it("failure classified as transient: retry counted, then the key poisoned when the budget is spent", async () => {
+    const { handler, metrics, linesOf } = setup({ maxRetries: 2 });
+    const fail = () => outcome(handler.execute(payment(), () => Promise.reject(new GatewayTimeout("timeout")), { isPermanentError }));
+
+    expect(await linesOf(fail)).toEqual([
+      line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
+      line("info", "transient failure, key released for retry", { ...scope, status: "RELEASED", retryCount: 1 }),
+    ]);
+    expect(metrics.total("retries", { operation: scope.operation })).toBe(1);
+    expect(metrics.total("executions", { outcome: "transient_failure" })).toBe(1);
+
+    expect(await linesOf(fail)).toEqual([
+      line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
+      line("warn", "retry budget spent, key poisoned", { ...scope, status: "FAILED", retryCount: 2 }),
+    ]);
+    expect(metrics.total("poisoned", { operation: scope.operation })).toBe(1);
+    expect(metrics.total("executions", { outcome: "poisoned" })).toBe(1);
+    expect(metrics.total("retries")).toBe(1);
+  });
+
+  it("recovered: a crashed execution released, and poisoned on the last recovery", async () => {
+    const { clock, handler, metrics, linesOf } = setup({ maxRetries: 2 });
+    const crash = async () => {
+      const started = deferred();
+      void handler.execute(payment(), () => {
+        started.resolve();
+        return new Promise<never>(() => {}); // a worker that died mid-operation
+      });
+      await started.promise;
+      clock.now += 10 * MINUTE;
+    };
+
+    await crash();
+    expect(await linesOf(() => handler.recoverStuckRecords({ timeoutInMs: 5 * MINUTE }))).toEqual([
+      line("warn", "recovered a stuck record", { ...scope, status: "RELEASED", retryCount: 1 }),
+    ]);
+    expect(metrics.total("recovered", { operation: scope.operation })).toBe(1);
+
+    await crash();
+    expect(await linesOf(() => handler.recoverStuckRecords({ timeoutInMs: 5 * MINUTE }))).toEqual([
+      line("warn", "recovered a stuck record", { ...scope, status: "FAILED", retryCount: 2 }),
+    ]);
+    expect(metrics.total("recovered")).toBe(2);
+    expect(metrics.total("poisoned", { operation: scope.operation })).toBe(1);
+  });
+
+  it("cleaned: one line per run with the number deleted (a batch has no single key)", async () => {
+    const { clock, handler, metrics, linesOf } = setup({ ttlMs: MINUTE });
+    await handler.execute(payment(), () => "ok");
+    await handler.execute({ ...payment(), key: "k-2" }, () => "ok");
+    clock.now += 2 * MINUTE;
+
+    expect(await linesOf(() => handler.cleanupExpiredRecords())).toEqual([line("info", "cleaned up expired records", { status: "CLEANED", deleted: 2 })]);
+    expect(metrics.total("cleaned")).toBe(2);
+  });
+
+  it("store unavailable: the refusal names the key it refused", async () => {
+    const down = new MemoryStore();
+    down.create = () => Promise.reject(new Error("ECONNREFUSED"));
+    const { handler, metrics, linesOf } = setup({ store: down });
+    expect(await linesOf(() => outcome(handler.execute(payment(), () => "ok")))).toEqual([
+      line("error", "store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method: "create" }),
+    ]);
+    expect(metrics.total("storeErrors", { method: "create" })).toBe(1);
+  });
+});
