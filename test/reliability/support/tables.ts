@@ -1,0 +1,68 @@
+// Per-run PostgreSQL tables: the block's records table and the side-effect table each protected operation writes.
+import type pg from "pg";
+import { postgresSchemaStatements } from "../../../registry/idempotency/stores/postgres-schema";
+
+/** A name no other run or suite uses, so scenarios can share the database with everything else. */
+export function uniqueName(prefix: string): string {
+  return `rel_${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/**
+ * The side-effect table: one row per execution of a protected operation, written inside it.
+ * Counting rows per key is how the suite knows how many times an operation really ran.
+ */
+export async function createEffectsTable(pool: pg.Pool, table: string): Promise<void> {
+  await pool.query(`CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, worker TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp())`);
+}
+
+/** Executions per key. */
+export async function executionsByKey(pool: pg.Pool, table: string): Promise<Map<string, number>> {
+  const { rows } = await pool.query<{ key: string; n: number }>(`SELECT key, count(*)::int AS n FROM ${table} GROUP BY key`);
+  return new Map(rows.map((row) => [row.key, row.n]));
+}
+
+export async function executionsOf(pool: pg.Pool, table: string, key: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE key = $1`, [key]);
+  return rows[0]?.n ?? 0;
+}
+
+/** Creates the block's own schema (its one DDL source) under a unique table name. */
+export async function createRecordsTable(pool: pg.Pool, table: string): Promise<void> {
+  for (const statement of postgresSchemaStatements(table)) await pool.query(statement);
+}
+
+/** Record counts by status. */
+export async function recordsByStatus(pool: pg.Pool, table: string): Promise<Record<string, number>> {
+  const { rows } = await pool.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM ${table} GROUP BY status`);
+  return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+}
+
+export async function recordOf(pool: pg.Pool, table: string, key: string) {
+  const { rows } = await pool.query<{ status: string; response: string | null; token: string }>(
+    `SELECT status, response, token FROM ${table} WHERE key = $1`,
+    [key],
+  );
+  return rows[0];
+}
+
+export async function retryCountOf(pool: pg.Pool, table: string, key: string): Promise<number> {
+  const { rows } = await pool.query<{ retry_count: number }>(`SELECT retry_count FROM ${table}_retries WHERE key = $1`, [key]);
+  return rows[0]?.retry_count ?? 0;
+}
+
+/**
+ * Moves the store's clock for one key (or all): its timestamps become `ms` older, so recovery sees a
+ * stalled lease without the test sleeping through a real timeout.
+ */
+export async function ageRecords(pool: pg.Pool, table: string, ms: number, key?: string): Promise<void> {
+  const shift = `${Math.round(ms)} * interval '1 millisecond'`;
+  await pool.query(
+    `UPDATE ${table} SET updated_at = updated_at - ${shift}, created_at = created_at - ${shift}${key === undefined ? "" : " WHERE key = $1"}`,
+    key === undefined ? [] : [key],
+  );
+}
+
+export async function dropTables(pool: pg.Pool, ...tables: string[]): Promise<void> {
+  const all = tables.flatMap((table) => [table, `${table}_retries`]);
+  await pool.query(`DROP TABLE IF EXISTS ${all.join(", ")}`);
+}
