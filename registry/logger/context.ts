@@ -1,7 +1,12 @@
 // Per-request logging context on AsyncLocalStorage, so lines logged deep inside a request carry its id.
 import { AsyncLocalStorage } from "node:async_hooks";
 
-/** What every log line written inside `runWithLoggerContext` is stamped with. */
+/**
+ * What every log line written inside `runWithLoggerContext` is stamped with.
+ *
+ * @example
+ * const context: LoggerContext | undefined = getLoggerContext();
+ */
 export type LoggerContext = {
   readonly requestId: string;
 };

@@ -11,7 +11,12 @@ const SECRET_HEADERS = ["authorization", "proxy-authorization", "cookie", "set-c
  */
 const SECRET_PARENTS = ["", "*.", "headers.", "*.headers.", "*.*.headers."];
 
-/** The paths pino censors as "[Redacted]". Add your own (e.g. "body.password") here. */
+/**
+ * The paths pino censors as "[Redacted]". Add your own secrets to the lists above or here.
+ *
+ * @example
+ * createLogger({ redact: [...REDACT_PATHS, "body.password", "*.apiKey"] });
+ */
 export const REDACT_PATHS: readonly string[] = SECRET_PARENTS.flatMap((parent) => SECRET_HEADERS.map((name) => `${parent}["${name}"]`));
 
 type LevelOrSilent = Level | "silent";

@@ -1,9 +1,20 @@
 // Chooses a request's id: the caller's `x-request-id` when it is safe to log, a fresh UUID otherwise.
 import { randomUUID } from "node:crypto";
 
-/** The header read on the way in and echoed on the way out. */
+/**
+ * The header read on the way in and echoed on the way out.
+ *
+ * @example
+ * await fetch(url, { headers: { [REQUEST_ID_HEADER]: getLoggerContext()?.requestId ?? "" } });
+ */
 export const REQUEST_ID_HEADER = "x-request-id";
 
+/**
+ * Options of the three framework middlewares.
+ *
+ * @example
+ * app.use(requestId({ header: "x-correlation-id", generate: () => `req_${ulid()}` }));
+ */
 export type RequestIdOptions = {
   /** Header to read and echo (any case). @default "x-request-id" */
   header?: string;

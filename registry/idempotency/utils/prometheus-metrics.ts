@@ -3,6 +3,10 @@ import { Counter, Histogram } from "prom-client";
 import type { Registry } from "prom-client";
 import { IDEMPOTENCY_METRICS, type IdempotencyMetrics } from "../metrics";
 
+/**
+ * @example
+ * createPrometheusMetrics(registry, { prefix: "billing_", buckets: [0.1, 0.5, 1, 5, 30] });
+ */
 export type PrometheusMetricsOptions = {
   /** Prepended to every metric name, e.g. "billing_" gives `billing_idempotency_duplicates_total`. @default "" */
   prefix?: string;

@@ -2,6 +2,12 @@
 import type { LoggerOptions } from "pino";
 import { createLogger } from "../logger";
 
+/**
+ * One parsed line, as pino wrote it.
+ *
+ * @example
+ * const failures = lines.filter((line: LogLine) => line.level === "error");
+ */
 export type LogLine = Record<string, unknown> & { level: string; msg?: string; requestId?: string };
 
 /**
