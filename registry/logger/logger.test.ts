@@ -45,6 +45,8 @@ describe("createLogger", () => {
 
     vi.stubEnv("LOG_LEVEL", "");
     expect(loggerFromEnv().logger.level).toBe("info");
+    vi.stubEnv("LOG_LEVEL", "constructor"); // inherited by every object, yet no level
+    expect(loggerFromEnv().logger.level).toBe("info");
   });
 
   it("redacts authorization and cookie fields, bare and in nested headers", () => {

@@ -24,7 +24,7 @@ type LevelOrSilent = Level | "silent";
 /** LOG_LEVEL if it names a pino level (any case), else undefined so the caller can fall back. */
 function parseLevel(value: string | undefined): LevelOrSilent | undefined {
   const level = value?.trim().toLowerCase();
-  if (level === "silent" || (level !== undefined && level in levels.values)) return level as LevelOrSilent;
+  if (level === "silent" || (level !== undefined && Object.hasOwn(levels.values, level))) return level as LevelOrSilent;
   return undefined;
 }
 
