@@ -32,6 +32,12 @@ export async function settleFailure(s: Settlement, err: unknown, isPermanentErro
       });
       return "permanent_failure";
     }
+    // The counter is not fenced: a stale execution (recovered, maybe re-run by another owner) must
+    // not spend the key's budget. A held heartbeat also renews the lease for the writes below.
+    if (!(await call(s, "heartbeat", s.store.heartbeat(scope, s.token)))) {
+      observer.decision("error", "idempotency: lease lost, failure not counted", { ...scope, status: "LEASE_LOST", err }, "leaseLost", labels);
+      return "transient_failure";
+    }
     const retryCount = await call(s, "incrementRetryCount", s.store.incrementRetryCount(scope, s.settings.ttlMs));
     if (retryCount >= s.settings.maxRetries) {
       await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs));
