@@ -1,0 +1,49 @@
+// Benchmark settings, from the environment with short defaults for a noisy shared 2-core machine.
+
+function numberFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}".`);
+  return value;
+}
+
+/** Which scenario groups to run: BENCH_ONLY=overhead,floor,peers,round-trips,jobs,cli (default: all). */
+export const SCENARIOS = ["round-trips", "overhead", "peers", "jobs", "cli"] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export function selectedScenarios(): ScenarioName[] {
+  const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim()).filter(Boolean);
+  if (!only?.length) return [...SCENARIOS];
+  const unknown = only.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}.`);
+  return SCENARIOS.filter((name) => only.includes(name));
+}
+
+export const settings = {
+  /** Seconds of load per measured run. */
+  durationSeconds: numberFromEnv("BENCH_DURATION", 5),
+  /** Alternating rounds per group (A B A B ...). */
+  rounds: numberFromEnv("BENCH_ROUNDS", 2),
+  /** Seconds of unrecorded load each server gets before its first round. */
+  warmupSeconds: numberFromEnv("BENCH_WARMUP", 1),
+  /** Concurrent HTTP connections from the load generator. */
+  connections: numberFromEnv("BENCH_CONNECTIONS", 16),
+  /** Size of every server's pg Pool (the floor and the block get the same). */
+  poolSize: numberFromEnv("BENCH_POOL_SIZE", 10),
+  /** Keys primed before a replay run; replays cycle through them. */
+  replayKeys: numberFromEnv("BENCH_REPLAY_KEYS", 200),
+  /** Row counts for the maintenance-job scale runs. */
+  jobRows: (process.env.BENCH_JOB_ROWS ?? "10000,100000,1000000").split(",").map(Number),
+  /** Write `--cpu-prof` profiles of every server process into bench/results/profiles. */
+  cpuProfile: process.env.BENCH_CPU_PROF === "1",
+  databaseUrl: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+  redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+};
+
+/** Only loopback targets: the benchmark must never send load anywhere else. */
+export function assertLoopback(url: string): string {
+  const host = new URL(url).hostname;
+  if (!/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) throw new Error(`Refusing a non-loopback benchmark target: ${url}`);
+  return url;
+}

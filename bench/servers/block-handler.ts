@@ -1,0 +1,28 @@
+// Builds our IdempotencyHandler for a server spec: MemoryStore, PostgresStore, or PostgresStore + RedisCache.
+import pg from "pg";
+import { Redis } from "ioredis";
+import { IdempotencyHandler, MemoryStore, PostgresStore, RedisCache } from "@/blocks/idempotency";
+import type { ServerSpec } from "./spec";
+
+export type Closable = { close(): Promise<void> };
+
+export async function blockHandler(spec: ServerSpec): Promise<{ handler: IdempotencyHandler } & Closable> {
+  if (spec.backend === "memory") {
+    return { handler: new IdempotencyHandler(new MemoryStore()), close: async () => {} };
+  }
+  if (spec.backend !== "postgres" && spec.backend !== "postgres+redis") throw new Error(`blocks has no "${spec.backend}" store.`);
+  const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize });
+  const store = new PostgresStore(pool, { table: spec.table });
+  if (spec.backend === "postgres") {
+    return { handler: new IdempotencyHandler(store), close: () => pool.end() };
+  }
+  const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1 });
+  const cache = new RedisCache(redis, { prefix: spec.redisPrefix });
+  return {
+    handler: new IdempotencyHandler(store, cache),
+    close: async () => {
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}
