@@ -1,0 +1,82 @@
+// Everything `add` would do, computed without writing: files, packages and migrations.
+import path from "node:path";
+import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
+import { readLock, type Lock } from "../config/lock-file.js";
+import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
+import { declaredPackages, readPackageJson } from "../project/package-json.js";
+import { loadRegistry, type Registry, type RegistryBlock } from "../registry/manifest.js";
+import { checkFrameworks, detectFrameworks, resolveBlocks } from "../registry/resolve.js";
+import { logger } from "../utils/logger.js";
+import { choose } from "../utils/prompt.js";
+import { planDependencies, type DependencyPlan } from "./plan-dependencies.js";
+import { planFiles, type PlannedFile } from "./plan-files.js";
+
+export type AddPlanOptions = {
+  blocks: string[];
+  cwd?: string;
+  framework?: string[];
+  tests?: boolean;
+  table?: string;
+  registry?: string;
+  yes?: boolean;
+  dryRun?: boolean;
+};
+
+export type AddPlan = {
+  root: string;
+  config: BlocksConfig;
+  registry: Registry;
+  lock: Lock;
+  blocks: RegistryBlock[];
+  frameworks: string[];
+  tests: boolean;
+  files: PlannedFile[];
+  dependencies: DependencyPlan;
+  migrations: MigrationPlan[];
+};
+
+/**
+ * @example
+ * const plan = await planAdd({ blocks: ["idempotency"], cwd: "/app", framework: ["express"] });
+ */
+export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
+  const root = path.resolve(options.cwd ?? process.cwd());
+  const pkg = await readPackageJson(root);
+  const config = await readConfig(root);
+  const registry = await loadRegistry(options.registry);
+  const lock = await readLock(root);
+  const blocks = resolveBlocks(registry, options.blocks);
+  const declared = declaredPackages(pkg);
+  const frameworks = await chooseFrameworks(registry, blocks, declared, options);
+  const tests = options.tests !== false;
+  const files = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests } });
+  const dependencies = planDependencies(registry, blocks, files, frameworks, declared);
+  const migrations = blocks
+    .filter((block) => block.migration)
+    .map((block) =>
+      planMigration({
+        root,
+        block: block.name,
+        table: options.table ?? block.migration?.table ?? "",
+        target: { layout: config.database.layout, migrations: config.database.migrations },
+        lock,
+      }),
+    );
+  return { root, config, registry, lock, blocks, frameworks, tests, files, dependencies, migrations };
+}
+
+/** `--framework` wins; else the frameworks the project declares; else ask, or core only with --yes. */
+async function chooseFrameworks(registry: Registry, blocks: RegistryBlock[], declared: Set<string>, options: AddPlanOptions): Promise<string[]> {
+  if (options.framework?.length) {
+    const names = options.framework.flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean);
+    return names.includes("none") ? [] : checkFrameworks(registry, names);
+  }
+  const detected = detectFrameworks(registry, declared);
+  const offered = Object.keys(registry.frameworks).filter((name) => blocks.some((block) => block.files.some((file) => file.framework === name)));
+  if (detected.length > 0 || offered.length === 0) return detected;
+  if (options.yes || options.dryRun) {
+    logger.warn("No supported framework in package.json: adding the framework-independent core only (pass --framework to choose).");
+    return [];
+  }
+  return choose(`No supported framework found in package.json. Which adapters should be added?`, offered, "--framework <name> (or --yes for the core only)");
+}

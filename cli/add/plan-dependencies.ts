@@ -1,0 +1,37 @@
+// Works out which npm packages `add` installs: the blocks' and the chosen frameworks', minus what is declared.
+import type { PlannedFile } from "./plan-files.js";
+import type { Registry, RegistryBlock } from "../registry/manifest.js";
+
+export type DependencyPlan = { dependencies: string[]; devDependencies: string[] };
+
+/**
+ * Framework packages themselves are never installed: a framework is only chosen because the project has it.
+ *
+ * @example
+ * planDependencies(registry, blocks, files, ["express"], declared);
+ * // { dependencies: ["pg@^8.23.1"], devDependencies: ["vitest@^4.1.12", ...] }
+ */
+export function planDependencies(
+  registry: Registry,
+  blocks: RegistryBlock[],
+  files: PlannedFile[],
+  frameworks: string[],
+  declared: Set<string>,
+): DependencyPlan {
+  const runtime = new Map<string, string>();
+  const dev = new Map<string, string>();
+  for (const block of blocks) {
+    for (const [name, range] of Object.entries(block.dependencies ?? {})) runtime.set(name, range);
+    for (const [name, range] of Object.entries(block.devDependencies ?? {})) dev.set(name, range);
+  }
+  const usedFrameworks = frameworks.filter((framework) =>
+    blocks.some((block) => block.files.some((file) => file.framework === framework && files.some((planned) => planned.source === file.path))),
+  );
+  for (const framework of usedFrameworks) {
+    for (const [name, range] of Object.entries(registry.frameworks[framework]?.devDependencies ?? {})) dev.set(name, range);
+  }
+  const missing = (entries: Map<string, string>) =>
+    [...entries].filter(([name]) => !declared.has(name)).map(([name, range]) => `${name}@${range}`).sort();
+  for (const name of runtime.keys()) dev.delete(name);
+  return { dependencies: missing(runtime), devDependencies: missing(dev) };
+}

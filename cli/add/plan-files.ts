@@ -1,0 +1,88 @@
+// Plans every file `add` would write: target path, rewritten content, and what to do given disk and lock.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { BlocksConfig } from "../config/blocks-config.js";
+import { lockedHash, type Lock } from "../config/lock-file.js";
+import type { Registry, RegistryBlock } from "../registry/manifest.js";
+import { selectFiles, selectTemplates, type FileSelection } from "../registry/resolve.js";
+import { transformSource } from "../transforms/transform.js";
+import { contentHash, insideProject, readIfExists } from "../utils/files.js";
+
+/**
+ * create: new file. update: unchanged by the user, registry moved on. unchanged: identical already.
+ * modified: the user edited it since `add` (lock hash differs); conflict: a file `add` never wrote is in the way.
+ */
+export type FileState = "create" | "update" | "unchanged" | "modified" | "conflict";
+
+export type PlannedFile = {
+  block: string;
+  /** Registry-relative source (templates are prefixed by their folder, e.g. "../templates/..."). */
+  source: string;
+  /** Project-relative target, forward slashes. */
+  target: string;
+  absolute: string;
+  content: string;
+  hash: string;
+  state: FileState;
+  /** What is on disk now, for the diff shown before anything is replaced. */
+  current?: string;
+};
+
+type Entry = { block: string; source: string; target: string; registryPath?: string };
+
+/**
+ * @example
+ * const files = await planFiles({ root, config, registry, lock, blocks, selection });
+ * files.filter((file) => file.state === "modified"); // the user's edits, never overwritten silently
+ */
+export async function planFiles(input: {
+  root: string;
+  config: BlocksConfig;
+  registry: Registry;
+  lock: Lock;
+  blocks: RegistryBlock[];
+  selection: FileSelection;
+}): Promise<PlannedFile[]> {
+  const { root, config, registry } = input;
+  const posix = path.posix;
+  const entries: Entry[] = input.blocks.flatMap((block) => [
+    ...selectFiles(block, input.selection).map((file) => ({
+      block: block.name,
+      source: file.path,
+      registryPath: file.path,
+      target: posix.normalize(posix.join(config.dir, file.target ?? file.path)),
+    })),
+    ...selectTemplates(block, input.selection).map((template) => ({
+      block: block.name,
+      source: template.template,
+      target: posix.normalize(posix.join(config.dir, template.target)),
+    })),
+  ]);
+  const planned = new Map(
+    entries.filter((entry) => entry.registryPath).map((entry) => [entry.registryPath as string, { target: entry.target, block: entry.block }]),
+  );
+  const files: PlannedFile[] = [];
+  for (const entry of entries) {
+    const absolute = insideProject(root, entry.target);
+    const text = await readFile(path.join(registry.root, entry.source), "utf8");
+    const content = transformSource(text, entry.source, {
+      from: { registryPath: entry.registryPath, block: entry.registryPath ? entry.block : undefined, target: entry.target },
+      planned,
+      alias: config.alias ?? undefined,
+      blocksDir: posix.normalize(config.dir),
+      moduleStyle: config.moduleStyle,
+    });
+    const current = await readIfExists(absolute);
+    const hash = contentHash(content);
+    files.push({ ...entry, absolute, content, hash, current, state: stateOf(current, hash, lockedHash(input.lock, entry.target)) });
+  }
+  return files;
+}
+
+function stateOf(current: string | undefined, hash: string, locked: string | undefined): FileState {
+  if (current === undefined) return "create";
+  const currentHash = contentHash(current);
+  if (currentHash === hash) return "unchanged";
+  if (locked === undefined) return "conflict";
+  return currentHash === locked ? "update" : "modified";
+}

@@ -1,0 +1,56 @@
+// Applies a decided plan: checks every target is writable, writes files and migrations, records the lock.
+import path from "node:path";
+import { writeLock, type Lock } from "../config/lock-file.js";
+import { assertWritable, writeProjectFile } from "../utils/files.js";
+import { cliVersion } from "../utils/package-root.js";
+import type { AddPlan } from "./plan-add.js";
+import type { PlannedFile } from "./plan-files.js";
+
+/** Whether a planned file is written, given the user's answers. */
+export function shouldWrite(file: PlannedFile, replace: { modified: boolean; conflicts: boolean }): boolean {
+  if (file.state === "create" || file.state === "update") return true;
+  if (file.state === "modified") return replace.modified;
+  if (file.state === "conflict") return replace.conflicts;
+  return false;
+}
+
+/**
+ * Nothing is written unless every target can be: a half-added block is worse than none.
+ *
+ * @example
+ * await writePlan(plan, { modified: false, conflicts: false });
+ */
+export async function writePlan(plan: AddPlan, replace: { modified: boolean; conflicts: boolean }): Promise<{ written: string[] }> {
+  const files = plan.files.filter((file) => shouldWrite(file, replace));
+  const migrationFiles = plan.migrations.flatMap((migration) => migration.files);
+  const targets = [...files.map((file) => file.absolute), ...migrationFiles.map((file) => path.join(plan.root, file.path))];
+  for (const target of targets) await assertWritable(target);
+
+  for (const file of files) await writeProjectFile(file.absolute, file.content);
+  for (const file of migrationFiles) await writeProjectFile(path.join(plan.root, file.path), file.content);
+  await writeLock(plan.root, nextLock(plan, new Set(files)));
+  return { written: [...files.map((file) => file.target), ...migrationFiles.map((file) => file.path)] };
+}
+
+function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
+  const lock: Lock = { version: 1, blocks: { ...plan.lock.blocks }, migrations: { ...plan.lock.migrations } };
+  for (const block of plan.blocks) {
+    const previous = lock.blocks[block.name];
+    const files = { ...previous?.files };
+    for (const file of plan.files.filter((candidate) => candidate.block === block.name)) {
+      // A kept edit keeps its old hash (it stays "modified"); a kept stranger's file is never adopted.
+      if (written.has(file) || file.state === "unchanged") files[file.target] = file.hash;
+    }
+    lock.blocks[block.name] = {
+      version: cliVersion(),
+      frameworks: [...new Set([...(previous?.frameworks ?? []), ...plan.frameworks])].sort(),
+      tests: plan.tests || previous?.tests === true,
+      files,
+    };
+  }
+  for (const migration of plan.migrations) {
+    const file = migration.files.find((candidate) => candidate.path.endsWith(".sql"));
+    lock.migrations[migration.table] = migration.existing ?? file?.path ?? "";
+  }
+  return lock;
+}

@@ -1,0 +1,94 @@
+// `blocks add <block...>`: vendors blocks with rewritten imports, packages, migration and maintenance job.
+import { Command } from "commander";
+import { installDependencies } from "../add/install.js";
+import { planAdd, type AddPlan, type AddPlanOptions } from "../add/plan-add.js";
+import { planJson, reportPlan, type Replace } from "../add/report-plan.js";
+import { shouldWrite, writePlan } from "../add/write-plan.js";
+import { handleError } from "../utils/handle-error.js";
+import { highlighter } from "../utils/highlighter.js";
+import { configureOutput, logger, printJson } from "../utils/logger.js";
+import { cancelled, decide } from "../utils/prompt.js";
+
+export type AddOptions = AddPlanOptions & { overwrite?: boolean; install?: boolean; json?: boolean; silent?: boolean };
+
+/**
+ * Plans, asks what must be asked, writes, installs. Returns what `--json` prints.
+ *
+ * @example
+ * await runAdd({ blocks: ["idempotency"], cwd: "/app", yes: true, install: false });
+ */
+export async function runAdd(options: AddOptions) {
+  const plan = await planAdd(options);
+  if (options.dryRun) {
+    const replace = { modified: options.overwrite === true, conflicts: options.overwrite === true };
+    reportPlan(plan, replace, { dryRun: true });
+    logger.break();
+    logger.info("Dry run: nothing was written.");
+    return planJson(plan, replace, { dryRun: true, installed: false });
+  }
+  const replace = await decideConflicts(plan, options);
+  reportPlan(plan, replace, { dryRun: false });
+  const writes = plan.files.filter((file) => shouldWrite(file, replace)).length + plan.migrations.reduce((n, m) => n + m.files.length, 0);
+  const install = options.install !== false;
+  const packages = install ? plan.dependencies.dependencies.length + plan.dependencies.devDependencies.length : 0;
+  logger.break();
+  if (writes === 0 && packages === 0) {
+    logger.success("Already up to date: nothing to write.");
+    return planJson(plan, replace, { dryRun: false, installed: false });
+  }
+  const summary = [writes ? `write ${writes} file(s)` : "", packages ? `install ${packages} package(s)` : ""].filter(Boolean).join(" and ");
+  if (!(await decide({ message: `Add ${plan.blocks.map((b) => b.name).join(", ")}: ${summary}?`, flag: "--yes (or --dry-run to only see the plan)" }, options.yes))) cancelled();
+
+  const { written } = await writePlan(plan, replace);
+  logger.success(`Wrote ${written.length} file(s) and blocks.lock.json.`);
+  if (packages) await installDependencies(plan.root, plan.config.packageManager, plan.dependencies);
+  else if (!install && plan.dependencies.dependencies.length + plan.dependencies.devDependencies.length) {
+    logger.warn("--no-install: install the packages listed above yourself.");
+  }
+  nextSteps(plan);
+  return planJson(plan, replace, { dryRun: false, installed: packages > 0 });
+}
+
+/** Edited files are replaced only with --overwrite; strangers' files in the way need an answer. */
+async function decideConflicts(plan: AddPlan, options: AddOptions): Promise<Replace> {
+  if (options.overwrite) return { modified: true, conflicts: true };
+  const conflicts = plan.files.filter((file) => file.state === "conflict");
+  if (conflicts.length === 0) return { modified: false, conflicts: false };
+  const message = `${conflicts.length} file(s) not written by blocks differ from the registry (${conflicts[0]?.target}${conflicts.length > 1 ? ", ..." : ""}). Replace them?`;
+  const replace = await decide({ message, flag: "--overwrite to replace them, or --yes to keep yours,", yesAnswer: false }, options.yes);
+  return { modified: false, conflicts: replace };
+}
+
+function nextSteps(plan: AddPlan): void {
+  logger.break();
+  logger.log("Next:");
+  for (const migration of plan.migrations) {
+    logger.log(`  - create the table: ${highlighter.code("npx blocks migrate --apply")} (DATABASE_URL), or run ${migration.existing ?? migration.files[0]?.path}`);
+  }
+  if (plan.tests) logger.log(`  - run the block's tests: ${highlighter.code(`npx vitest run ${plan.config.dir}`)}`);
+  for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
+}
+
+export const add = new Command("add")
+  .description("copy blocks into your project, with their tests, packages, migration and maintenance job")
+  .argument("<blocks...>", "block names (see `blocks list`)")
+  .option("-y, --yes", "answer every prompt with its default (keeps files you changed)")
+  .option("-o, --overwrite", "replace files you changed since `add` (a diff is shown first)")
+  .option("--framework <names...>", "adapters to add: express, fastify, hono or none (default: detected from package.json)")
+  .option("--no-tests", "leave the block's tests out")
+  .option("--no-install", "do not install npm packages (they are listed instead)")
+  .option("--table <name>", "table name for the migration", undefined)
+  .option("--dry-run", "print the plan and write nothing")
+  .option("--json", "print the plan or result as JSON")
+  .option("-c, --cwd <path>", "the project folder", process.cwd())
+  .option("--registry <path>", "use another registry folder (for block authors)")
+  .option("-s, --silent", "print nothing but errors")
+  .action(async (blocks: string[], opts: Omit<AddOptions, "blocks">) => {
+    configureOutput({ silent: opts.silent || opts.json });
+    try {
+      const result = await runAdd({ ...opts, blocks });
+      if (opts.json) printJson(result);
+    } catch (err) {
+      handleError(err, opts);
+    }
+  });

@@ -1,0 +1,90 @@
+// `blocks diff [block]`: what changed in the vendored files against what the registry would write now.
+import path from "node:path";
+import { Command } from "commander";
+import { readConfig } from "../config/blocks-config.js";
+import { readLock } from "../config/lock-file.js";
+import { planFiles } from "../add/plan-files.js";
+import { loadRegistry } from "../registry/manifest.js";
+import { findBlock } from "../registry/resolve.js";
+import { BlocksError } from "../utils/errors.js";
+import { contentHash } from "../utils/files.js";
+import { handleError } from "../utils/handle-error.js";
+import { highlighter } from "../utils/highlighter.js";
+import { configureOutput, logger, printJson } from "../utils/logger.js";
+import { colourDiff, unifiedDiff } from "../utils/unified-diff.js";
+
+export type DiffOptions = { block?: string; cwd?: string; registry?: string; json?: boolean; silent?: boolean };
+
+/** edited: you changed it; outdated: the registry changed, you didn't; missing: deleted here; new: not added yet. */
+export type DiffStatus = "edited" | "outdated" | "missing" | "new";
+
+/**
+ * @example
+ * const { changes } = await runDiff({ cwd: "/app", block: "idempotency" });
+ * changes.filter((change) => change.status === "edited"); // your local edits, with patches
+ */
+export async function runDiff(options: DiffOptions) {
+  const root = path.resolve(options.cwd ?? process.cwd());
+  const config = await readConfig(root);
+  const lock = await readLock(root);
+  const registry = await loadRegistry(options.registry);
+  const names = options.block ? [options.block] : Object.keys(lock.blocks);
+  const changes: Array<{ block: string; file: string; status: DiffStatus; patch: string }> = [];
+  for (const name of names) {
+    const locked = lock.blocks[name];
+    if (!locked) {
+      findBlock(registry, name);
+      throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
+    }
+    const block = findBlock(registry, name);
+    const files = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests } });
+    for (const file of files) {
+      const recorded = locked.files[file.target];
+      if (file.current === undefined) {
+        if (recorded) changes.push({ block: name, file: file.target, status: "missing", patch: "" });
+        else changes.push({ block: name, file: file.target, status: "new", patch: "" });
+        continue;
+      }
+      if (file.current === file.content) continue;
+      const status: DiffStatus = recorded && contentHash(file.current) === recorded ? "outdated" : "edited";
+      changes.push({ block: name, file: file.target, status, patch: unifiedDiff(file.target, file.content, file.current) });
+    }
+  }
+  report(changes);
+  return { ok: true, changes };
+}
+
+function report(changes: Array<{ file: string; status: DiffStatus; patch: string }>): void {
+  if (changes.length === 0) {
+    logger.success("No differences: the vendored files match the registry.");
+    return;
+  }
+  const labels: Record<DiffStatus, string> = {
+    edited: highlighter.warn("edited by you"),
+    outdated: highlighter.info("registry has a newer version (`blocks add` updates it)"),
+    missing: highlighter.error("deleted locally"),
+    new: highlighter.success("in the registry, not added yet"),
+  };
+  for (const change of changes) {
+    logger.log(`${highlighter.path(change.file)}: ${labels[change.status]}`);
+    if (change.patch) logger.log(colourDiff(change.patch));
+    logger.break();
+  }
+}
+
+export const diff = new Command("diff")
+  .description("show what changed in the vendored files against what the registry would write now")
+  .argument("[block]", "one block (default: every added block)")
+  .option("--json", "print the changes as JSON")
+  .option("-c, --cwd <path>", "the project folder", process.cwd())
+  .option("--registry <path>", "use another registry folder (for block authors)")
+  .option("-s, --silent", "print nothing but errors")
+  .action(async (block: string | undefined, opts: Omit<DiffOptions, "block">) => {
+    configureOutput({ silent: opts.silent || opts.json });
+    try {
+      const result = await runDiff({ ...opts, block });
+      if (opts.json) printJson(result);
+    } catch (err) {
+      handleError(err, opts);
+    }
+  });

@@ -1,0 +1,91 @@
+// `blocks init`: detects the alias, module style, package manager and migrations layout, writes blocks.json.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { Command } from "commander";
+import { CONFIG_FILE, readConfig, type BlocksConfig } from "../config/blocks-config.js";
+import { detectMigrations } from "../migrate/detect-layout.js";
+import { aliasFor, aliasRoots, preferredRoot } from "../project/detect-alias.js";
+import { addPathsAlias } from "../project/edit-tsconfig.js";
+import { declaredPackages, readPackageJson } from "../project/package-json.js";
+import { detectPackageManager } from "../project/package-manager.js";
+import { loadTsconfig, type TsconfigInfo } from "../project/tsconfig.js";
+import { insideProject, toPosix, writeProjectFile } from "../utils/files.js";
+import { handleError } from "../utils/handle-error.js";
+import { highlighter } from "../utils/highlighter.js";
+import { configureOutput, logger, printJson } from "../utils/logger.js";
+import { cancelled, canPrompt, decide } from "../utils/prompt.js";
+
+export type InitOptions = { cwd?: string; yes?: boolean; force?: boolean; dir?: string; alias?: string; json?: boolean; silent?: boolean };
+
+/**
+ * @example
+ * const { config } = await runInit({ cwd: "/app", yes: true });
+ * config.alias; // "@/blocks" when tsconfig maps "@/*" to "./src/*"
+ */
+export async function runInit(options: InitOptions): Promise<{ ok: true; created: boolean; config: BlocksConfig }> {
+  const root = path.resolve(options.cwd ?? process.cwd());
+  const pkg = await readPackageJson(root);
+  if (existsSync(path.join(root, CONFIG_FILE)) && !options.force) {
+    logger.info(`${CONFIG_FILE} already exists; keeping it (pass --force to detect and write it again).`);
+    return { ok: true, created: false, config: await readConfig(root) };
+  }
+  const tsconfig = loadTsconfig(root);
+  if (!tsconfig) logger.warn("No tsconfig.json: imports will be extensionless and relative.");
+  const roots = tsconfig ? aliasRoots(tsconfig.paths, tsconfig.pathsBase) : [];
+  const preferred = preferredRoot(roots);
+  const dir = toPosix(options.dir ?? (preferred ? path.join(path.relative(root, preferred.dir), "blocks") : existsSync(path.join(root, "src")) ? "src/blocks" : "blocks"));
+  insideProject(root, dir);
+  let alias = options.alias === "none" ? null : (options.alias ?? aliasFor(roots, path.resolve(root, dir)) ?? null);
+  if (alias === null && options.alias === undefined && tsconfig && Object.keys(tsconfig.paths).length === 0) {
+    alias = await offerAlias(tsconfig, root, dir, options.yes);
+  }
+  const target = detectMigrations(root, declaredPackages(pkg), (pkg as { scripts?: Record<string, string> }).scripts);
+  const config: BlocksConfig = {
+    dir,
+    alias,
+    moduleStyle: tsconfig?.moduleStyle ?? "extensionless",
+    packageManager: detectPackageManager(root, pkg),
+    database: { dialect: "postgresql", migrations: target.migrations, layout: target.layout },
+  };
+  logger.log(`blocks folder:   ${highlighter.path(config.dir)}`);
+  logger.log(`imports:         ${config.alias ? `${config.alias}/...` : "relative paths"} (${config.moduleStyle === "nodenext" ? "NodeNext: .js suffixes" : "extensionless"})`);
+  logger.log(`package manager: ${config.packageManager}`);
+  logger.log(`migrations:      ${config.database.migrations} (${config.database.layout})`);
+  if (!(await decide({ message: `Write ${CONFIG_FILE} with these settings?`, flag: "--yes" }, options.yes))) cancelled();
+  await writeProjectFile(path.join(root, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`);
+  logger.success(`Wrote ${CONFIG_FILE}. Next: ${highlighter.code("npx blocks add idempotency")}`);
+  return { ok: true, created: true, config };
+}
+
+/** With --yes (or no terminal to ask) the project keeps relative imports and its tsconfig untouched. */
+async function offerAlias(tsconfig: TsconfigInfo, root: string, dir: string, yes: boolean | undefined): Promise<string | null> {
+  if (yes || !canPrompt()) return null;
+  const parent = toPosix(path.relative(path.dirname(tsconfig.file), path.resolve(root, path.dirname(dir))));
+  const target = parent === "" ? "./*" : `./${parent}/*`;
+  const accepted = await decide({ message: `No import alias in tsconfig.json. Add "@/*": ["${target}"] so blocks import as @/${path.basename(dir)}/...?`, flag: "--yes" }, false);
+  if (!accepted) return null;
+  if (!(await addPathsAlias(tsconfig.file, "@/*", target))) {
+    logger.warn(`tsconfig.json has comments, so it was left alone: add "paths": { "@/*": ["${target}"] } yourself and run init --force.`);
+    return null;
+  }
+  return `@/${path.basename(dir)}`;
+}
+
+export const init = new Command("init")
+  .description("detect your project's settings and write blocks.json")
+  .option("-y, --yes", "accept the detected settings without asking")
+  .option("-f, --force", "write blocks.json again even if it exists")
+  .option("-d, --dir <path>", "folder for the blocks (default: src/blocks, or under your tsconfig alias)")
+  .option("-a, --alias <prefix>", 'import alias for that folder, e.g. "@/blocks", or "none" for relative imports')
+  .option("--json", "print the result as JSON")
+  .option("-c, --cwd <path>", "the project folder", process.cwd())
+  .option("-s, --silent", "print nothing but errors")
+  .action(async (opts: InitOptions) => {
+    configureOutput({ silent: opts.silent || opts.json });
+    try {
+      const result = await runInit(opts);
+      if (opts.json) printJson(result);
+    } catch (err) {
+      handleError(err, opts);
+    }
+  });

@@ -1,0 +1,68 @@
+// blocks.json: where blocks go and how they import, written by `init` and read by every other command.
+import path from "node:path";
+import { BlocksError } from "../utils/errors.js";
+import { readIfExists } from "../utils/files.js";
+import { isPackageManager, type PackageManager } from "../project/package-manager.js";
+import type { ModuleStyle } from "../project/tsconfig.js";
+
+export const CONFIG_FILE = "blocks.json";
+export const MIGRATION_LAYOUTS = ["sql", "node-pg-migrate", "drizzle", "prisma"] as const;
+export type MigrationLayout = (typeof MIGRATION_LAYOUTS)[number];
+
+export type BlocksConfig = {
+  /** Project-relative folder the blocks are copied into, e.g. "src/blocks". */
+  dir: string;
+  /** Import alias of `dir` from tsconfig paths (e.g. "@/blocks"), or null for relative imports. */
+  alias: string | null;
+  /** "nodenext": relative imports end in `.js`; "extensionless": they don't. */
+  moduleStyle: ModuleStyle;
+  packageManager: PackageManager;
+  database: { dialect: "postgresql"; migrations: string; layout: MigrationLayout };
+};
+
+/**
+ * @example
+ * const config = await readConfig("/app"); // throws MISSING_CONFIG before `blocks init`
+ */
+export async function readConfig(root: string): Promise<BlocksConfig> {
+  const file = path.join(root, CONFIG_FILE);
+  const text = await readIfExists(file);
+  if (text === undefined) {
+    throw new BlocksError("MISSING_CONFIG", `No ${CONFIG_FILE} in ${root}.`, { suggestion: "Run `blocks init` first (add --yes to accept the detected settings)." });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (cause) {
+    throw invalid(`${CONFIG_FILE} is not valid JSON.`, cause);
+  }
+  return checkConfig(raw);
+}
+
+/** Validates a parsed blocks.json, naming the first field that is wrong. */
+export function checkConfig(raw: unknown): BlocksConfig {
+  const config = raw as Partial<BlocksConfig> | null;
+  if (typeof config !== "object" || config === null) throw invalid(`${CONFIG_FILE} must hold a JSON object.`);
+  if (typeof config.dir !== "string" || config.dir === "" || path.isAbsolute(config.dir)) {
+    throw invalid(`"dir" must be a folder relative to the project, e.g. "src/blocks".`);
+  }
+  if (config.alias !== null && (typeof config.alias !== "string" || config.alias.endsWith("/"))) {
+    throw invalid(`"alias" must be an import prefix without a trailing slash (e.g. "@/blocks"), or null.`);
+  }
+  if (config.moduleStyle !== "nodenext" && config.moduleStyle !== "extensionless") {
+    throw invalid(`"moduleStyle" must be "nodenext" or "extensionless".`);
+  }
+  if (!isPackageManager(config.packageManager)) throw invalid(`"packageManager" must be npm, pnpm, yarn or bun.`);
+  const database = config.database;
+  if (database?.dialect !== "postgresql" || typeof database.migrations !== "string" || !MIGRATION_LAYOUTS.includes(database.layout)) {
+    throw invalid(`"database" must be { "dialect": "postgresql", "migrations": "<folder>", "layout": "${MIGRATION_LAYOUTS.join('" | "')}" }.`);
+  }
+  return config as BlocksConfig;
+}
+
+function invalid(message: string, cause?: unknown): BlocksError {
+  return new BlocksError("INVALID_CONFIG", `Invalid ${CONFIG_FILE}: ${message}`, {
+    cause,
+    suggestion: `Fix ${CONFIG_FILE}, or delete it and run \`blocks init\` again.`,
+  });
+}

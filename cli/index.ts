@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// The `blocks` CLI: one commander program, one command per file in ./commands.
+import { Command } from "commander";
+import { add } from "./commands/add.js";
+import { diff } from "./commands/diff.js";
+import { init } from "./commands/init.js";
+import { list } from "./commands/list.js";
+import { migrate } from "./commands/migrate.js";
+import { cliVersion } from "./utils/package-root.js";
+
+process.on("SIGINT", () => process.exit(130));
+process.on("SIGTERM", () => process.exit(143));
+
+const program = new Command()
+  .name("blocks")
+  .description("Copy production-grade backend blocks (idempotency, logger) into your TypeScript project.")
+  .version(cliVersion(), "-v, --version")
+  .showHelpAfterError()
+  .addCommand(init)
+  .addCommand(add)
+  .addCommand(migrate)
+  .addCommand(list)
+  .addCommand(diff);
+
+await program.parseAsync(process.argv);

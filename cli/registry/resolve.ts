@@ -1,0 +1,70 @@
+// Turns block names into the ordered blocks to add (dependencies first) and picks their files per framework.
+import { BlocksError } from "../utils/errors.js";
+import type { Registry, RegistryBlock, RegistryFile, RegistryTemplate } from "./manifest.js";
+
+/**
+ * @example
+ * resolveBlocks(registry, ["idempotency"]).map((b) => b.name); // dependencies first, each once
+ */
+export function resolveBlocks(registry: Registry, names: string[]): RegistryBlock[] {
+  const ordered: RegistryBlock[] = [];
+  const visit = (name: string, trail: string[]) => {
+    if (ordered.some((block) => block.name === name)) return;
+    if (trail.includes(name)) throw new BlocksError("INVALID_REGISTRY", `Block dependency cycle: ${[...trail, name].join(" -> ")}.`);
+    const block = findBlock(registry, name);
+    for (const dependency of block.registryDependencies ?? []) visit(dependency, [...trail, name]);
+    ordered.push(block);
+  };
+  for (const name of names) visit(name, []);
+  return ordered;
+}
+
+/** Looks a block up by name, failing with the list of names that exist. */
+export function findBlock(registry: Registry, name: string): RegistryBlock {
+  const block = registry.blocks.find((candidate) => candidate.name === name);
+  if (block) return block;
+  const known = registry.blocks.map((candidate) => candidate.name);
+  throw new BlocksError("UNKNOWN_BLOCK", `There is no block named "${name}".`, {
+    suggestion: `Available blocks: ${known.join(", ")}. Run \`blocks list\` for descriptions.`,
+  });
+}
+
+export type FileSelection = { frameworks: string[]; tests: boolean };
+
+/**
+ * The files that compile in this project: framework-specific ones only for the chosen frameworks.
+ *
+ * @example
+ * selectFiles(block, { frameworks: ["express"], tests: true }); // core + express adapter + their tests
+ */
+export function selectFiles(block: RegistryBlock, selection: FileSelection): RegistryFile[] {
+  return block.files.filter((file) => fits(file, selection) && (selection.tests || !file.test));
+}
+
+/** The templates rendered for this block under the same framework rule. */
+export function selectTemplates(block: RegistryBlock, selection: FileSelection): RegistryTemplate[] {
+  return (block.templates ?? []).filter((template) => fits(template, selection));
+}
+
+function fits(entry: { framework?: string }, selection: FileSelection): boolean {
+  return entry.framework === undefined || selection.frameworks.includes(entry.framework);
+}
+
+/** Checks `--framework` values against the manifest. */
+export function checkFrameworks(registry: Registry, names: string[]): string[] {
+  for (const name of names) {
+    if (!(name in registry.frameworks)) {
+      throw new BlocksError("UNKNOWN_FRAMEWORK", `Unknown framework "${name}".`, {
+        suggestion: `Use one of: ${Object.keys(registry.frameworks).join(", ")} (or "none" for the core only).`,
+      });
+    }
+  }
+  return names;
+}
+
+/** The frameworks whose packages the project declares. */
+export function detectFrameworks(registry: Registry, declared: Set<string>): string[] {
+  return Object.entries(registry.frameworks)
+    .filter(([, framework]) => framework.packages.some((name) => declared.has(name)))
+    .map(([name]) => name);
+}

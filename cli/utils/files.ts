@@ -1,0 +1,93 @@
+// File-system helpers that keep every write inside the project and turn OS errors into clear ones.
+import { createHash } from "node:crypto";
+import { existsSync, realpathSync } from "node:fs";
+import { access, constants, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { BlocksError } from "./errors.js";
+
+/** SHA-256 of a file's content, as recorded in blocks.lock.json. */
+export function contentHash(content: string): string {
+  return `sha256-${createHash("sha256").update(content).digest("hex")}`;
+}
+
+/** A project-relative path with forward slashes, as written in blocks.json and the lock. */
+export function toPosix(p: string): string {
+  return p.split(path.sep).join("/");
+}
+
+/**
+ * Resolves `relative` against `root` and refuses anything that lands outside it, symlinks included.
+ *
+ * @example
+ * insideProject("/app", "src/blocks/idempotency/index.ts"); // "/app/src/blocks/idempotency/index.ts"
+ * insideProject("/app", "../etc/passwd"); // throws TARGET_OUTSIDE_PROJECT
+ */
+export function insideProject(root: string, relative: string): string {
+  const absolute = path.resolve(root, relative);
+  const realRoot = realpathSync(root);
+  if (!isWithin(root, absolute) || !isWithin(realRoot, realpathSync(nearestExisting(absolute)))) {
+    throw new BlocksError("TARGET_OUTSIDE_PROJECT", `Refusing to write ${relative}: it is outside the project at ${root}.`, {
+      suggestion: "Check the registry entry's path or target and the `dir` in blocks.json; blocks only write inside the project.",
+    });
+  }
+  return absolute;
+}
+
+function isWithin(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function nearestExisting(absolute: string): string {
+  let current = absolute;
+  while (!existsSync(current)) current = path.dirname(current);
+  return current;
+}
+
+/**
+ * Fails with NOT_WRITABLE before anything is written when `absolute` cannot be created.
+ *
+ * @example
+ * await assertWritable("/app/src/blocks/idempotency/index.ts");
+ */
+export async function assertWritable(absolute: string): Promise<void> {
+  let current = path.dirname(absolute);
+  while (!existsSync(current)) current = path.dirname(current);
+  try {
+    await access(current, constants.W_OK);
+  } catch (cause) {
+    throw notWritable(current, cause);
+  }
+}
+
+/**
+ * Writes a file, creating its folders, and reports OS errors as NOT_WRITABLE.
+ *
+ * @example
+ * await writeProjectFile("/app/blocks.json", "{}\n");
+ */
+export async function writeProjectFile(absolute: string, content: string): Promise<void> {
+  try {
+    await mkdir(path.dirname(absolute), { recursive: true });
+    await writeFile(absolute, content);
+  } catch (cause) {
+    throw notWritable(absolute, cause);
+  }
+}
+
+function notWritable(target: string, cause: unknown): BlocksError {
+  return new BlocksError("NOT_WRITABLE", `Cannot write to ${target}.`, {
+    cause,
+    suggestion: "Check that the folder exists as a folder (not a file) and that you have write permission to it.",
+  });
+}
+
+/** Reads a UTF-8 file, or undefined when it does not exist. */
+export async function readIfExists(absolute: string): Promise<string | undefined> {
+  try {
+    return await readFile(absolute, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
