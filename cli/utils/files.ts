@@ -1,6 +1,6 @@
 // File-system helpers that keep every write inside the project and turn OS errors into clear ones.
 import { createHash } from "node:crypto";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { access, constants, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BlocksError } from "./errors.js";
@@ -54,6 +54,7 @@ export async function assertWritable(absolute: string): Promise<void> {
   let current = path.dirname(absolute);
   while (!existsSync(current)) current = path.dirname(current);
   try {
+    if (!statSync(current).isDirectory()) throw new Error(`${current} is a file, not a folder.`);
     await access(current, constants.W_OK);
   } catch (cause) {
     throw notWritable(current, cause);
@@ -87,7 +88,9 @@ export async function readIfExists(absolute: string): Promise<string | undefined
   try {
     return await readFile(absolute, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // ENOTDIR: a file stands where a folder of the path should be; assertWritable reports it.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw err;
   }
 }

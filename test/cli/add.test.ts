@@ -1,0 +1,126 @@
+// `runAdd` on a fixture copy, without installing: what is written, what is kept, and the clear errors.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runAdd } from "../../cli/commands/add.js";
+import { runInit } from "../../cli/commands/init.js";
+import { contentHash } from "../../cli/utils/files.js";
+import { rejection, tempProject } from "./helpers.js";
+
+async function initialised(fixture = "hono-bundler") {
+  const dir = tempProject(fixture);
+  await runInit({ cwd: dir, yes: true });
+  return dir;
+}
+
+const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =>
+  runAdd({ blocks: ["idempotency"], cwd, yes: true, install: false, ...options });
+
+const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8"));
+
+describe("blocks add", () => {
+  it("writes the block with its tests, the maintenance job and the migration, and locks every file's hash", async () => {
+    const dir = await initialised();
+    const result = await add(dir);
+    expect(result.frameworks).toEqual(["hono"]);
+    expect(result.files.every((file) => file.state === "create" && file.write)).toBe(true);
+    expect(result.files.map((file) => file.target)).toContain("src/blocks/idempotency/examples/metrics-hono.ts");
+    expect(result.files.map((file) => file.target)).not.toContain("src/blocks/idempotency/examples/metrics-express.ts");
+    const job = readFileSync(path.join(dir, "src/jobs/idempotency-maintenance.ts"), "utf8");
+    expect(job).toContain(`from "~/blocks/idempotency";`);
+    const lock = lockOf(dir);
+    const handler = readFileSync(path.join(dir, "src/blocks/idempotency/handler.ts"), "utf8");
+    expect(lock.blocks.idempotency.files["src/blocks/idempotency/handler.ts"]).toBe(contentHash(handler));
+    expect(existsSync(path.join(dir, lock.migrations.idempotency_records))).toBe(true);
+    expect(result.install.commands).toContain("npm install --save-dev @electric-sql/pglite@^0.5.17 @types/pg@^8.23.1 ioredis@^5.11.1 vitest@^4.1.12");
+  });
+
+  it("skips identical files on a second run, and writes nothing", async () => {
+    const dir = await initialised();
+    await add(dir);
+    const again = await add(dir);
+    expect(again.files.every((file) => file.state === "unchanged" && !file.write)).toBe(true);
+    expect(again.migrations[0]?.existing).toBe(lockOf(dir).migrations.idempotency_records);
+  });
+
+  it("keeps a file the user changed, and replaces it only with --overwrite", async () => {
+    const dir = await initialised();
+    await add(dir);
+    const file = path.join(dir, "src/blocks/idempotency/errors.ts");
+    writeFileSync(file, "// mine\n");
+    const kept = await add(dir);
+    expect(kept.files.find((entry) => entry.target.endsWith("/errors.ts"))).toMatchObject({ state: "modified", write: false });
+    expect(readFileSync(file, "utf8")).toBe("// mine\n");
+    await add(dir, { overwrite: true });
+    expect(readFileSync(file, "utf8")).not.toBe("// mine\n");
+  });
+
+  it("updates a file the user did not touch when the registry version moved on", async () => {
+    const dir = await initialised();
+    await add(dir);
+    const file = path.join(dir, "src/blocks/idempotency/types.ts");
+    writeFileSync(file, "// what an older registry wrote\n");
+    const lock = lockOf(dir);
+    lock.blocks.idempotency.files["src/blocks/idempotency/types.ts"] = contentHash("// what an older registry wrote\n");
+    writeFileSync(path.join(dir, "blocks.lock.json"), JSON.stringify(lock));
+    const result = await add(dir);
+    expect(result.files.find((entry) => entry.target.endsWith("/types.ts"))).toMatchObject({ state: "update", write: true });
+    expect(readFileSync(file, "utf8")).toContain("RecordStatus");
+  });
+
+  it("asks before replacing a file blocks never wrote: --yes keeps it, no terminal and no flag fails naming both", async () => {
+    const dir = await initialised();
+    mkdirSync(path.join(dir, "src/blocks/idempotency"), { recursive: true });
+    writeFileSync(path.join(dir, "src/blocks/idempotency/errors.ts"), "// someone else's\n");
+    const error = await rejection(add(dir, { yes: false }));
+    expect(error.code).toBe("DECISION_REQUIRED");
+    expect(error.suggestion).toMatch(/--overwrite.*--yes/);
+    const kept = await add(dir);
+    expect(kept.files.find((entry) => entry.target.endsWith("/errors.ts"))).toMatchObject({ state: "conflict", write: false });
+    expect(lockOf(dir).blocks.idempotency.files).not.toHaveProperty("src/blocks/idempotency/errors.ts");
+  });
+
+  it("--dry-run plans everything and writes nothing", async () => {
+    const dir = await initialised();
+    const plan = await add(dir, { dryRun: true, yes: false });
+    expect(plan.files.length).toBeGreaterThan(20);
+    expect(plan.migrations[0]?.files[0]).toMatch(/^migrations\/\d{14}_create_idempotency_records\.sql$/);
+    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+    expect(existsSync(path.join(dir, "blocks.lock.json"))).toBe(false);
+  });
+
+  it("--framework none copies the framework-independent core only", async () => {
+    const dir = await initialised();
+    const result = await add(dir, { framework: ["none"] });
+    expect(result.files.some((file) => file.target.includes("metrics-hono"))).toBe(false);
+  });
+
+  it("--no-tests leaves the tests and their helpers out", async () => {
+    const dir = await initialised();
+    const result = await add(dir, { tests: false });
+    expect(result.files.some((file) => file.target.endsWith(".test.ts") || file.target.includes("/testing/"))).toBe(false);
+  });
+
+  it("fails before writing anything when a folder cannot be written", async () => {
+    const dir = await initialised();
+    writeFileSync(path.join(dir, "src/blocks"), "a file where the blocks folder should be\n");
+    const error = await rejection(add(dir));
+    expect(error.code).toBe("NOT_WRITABLE");
+    expect(existsSync(path.join(dir, "src/jobs"))).toBe(false);
+  });
+
+  it.each([
+    ["MISSING_PACKAGE_JSON", (dir: string) => rmSync(path.join(dir, "package.json")), {}],
+    ["MISSING_CONFIG", (dir: string) => rmSync(path.join(dir, "blocks.json")), {}],
+    ["INVALID_CONFIG", (dir: string) => writeFileSync(path.join(dir, "blocks.json"), `{ "dir": "/etc" }`), {}],
+    ["INVALID_CONFIG", (dir: string) => writeFileSync(path.join(dir, "blocks.json"), "{ not json"), {}],
+    ["UNKNOWN_BLOCK", () => {}, { blocks: ["cache"] }],
+    ["UNKNOWN_FRAMEWORK", () => {}, { framework: ["koa"] }],
+  ])("reports %s with a suggestion", async (code, breakIt, options) => {
+    const dir = await initialised();
+    breakIt(dir);
+    const error = await rejection(add(dir, options));
+    expect(error.code).toBe(code);
+    expect(error.suggestion).toBeTruthy();
+  });
+});

@@ -1,0 +1,84 @@
+// Migrations rendered from the block's one DDL source, per layout; --apply on real PostgreSQL twice.
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { runMigrate } from "../../cli/commands/migrate.js";
+import { planMigration } from "../../cli/migrate/render-migration.js";
+import { postgresSchemaStatements } from "../../registry/idempotency/stores/postgres-schema.js";
+import { rejection, tempProject } from "./helpers.js";
+
+const emptyLock = { version: 1 as const, blocks: {}, migrations: {} };
+const now = new Date("2026-01-02T03:04:05Z");
+
+describe("migration rendering", () => {
+  it("plain SQL: a timestamped file holding exactly the block's statements", () => {
+    const plan = planMigration({ root: tempProject("hono-bundler"), block: "idempotency", table: "idempotency_records", target: { layout: "sql", migrations: "migrations" }, lock: emptyLock, now });
+    expect(plan.files.map((file) => file.path)).toEqual(["migrations/20260102030405_create_idempotency_records.sql"]);
+    for (const statement of postgresSchemaStatements("idempotency_records")) expect(plan.files[0]?.content).toContain(`${statement};`);
+  });
+
+  it("node-pg-migrate: Up and Down sections in an ms-prefixed SQL file", () => {
+    const plan = planMigration({ root: tempProject("hono-bundler"), block: "idempotency", table: "idempotency_records", target: { layout: "node-pg-migrate", migrations: "migrations" }, lock: emptyLock, now });
+    expect(plan.files[0]?.path).toBe(`migrations/${now.getTime()}_create-idempotency-records.sql`);
+    expect(plan.files[0]?.content).toMatch(/-- Up Migration\n[\s\S]*CREATE TABLE IF NOT EXISTS[\s\S]*-- Down Migration\nDROP TABLE IF EXISTS idempotency_records_retries;/);
+  });
+
+  it("Prisma: a migration folder, with a note that schema.prisma must learn the tables", () => {
+    const plan = planMigration({ root: tempProject("hono-bundler"), block: "idempotency", table: "idempotency_records", target: { layout: "prisma", migrations: "prisma/migrations" }, lock: emptyLock, now });
+    expect(plan.files[0]?.path).toBe("prisma/migrations/20260102030405_create_idempotency_records/migration.sql");
+    expect(plan.notes.join(" ")).toContain("schema.prisma");
+  });
+
+  it("drizzle-kit: statement breakpoints and a journal entry", () => {
+    const dir = tempProject("hono-bundler");
+    mkdirSync(path.join(dir, "drizzle/meta"), { recursive: true });
+    writeFileSync(path.join(dir, "drizzle/meta/_journal.json"), JSON.stringify({ version: "7", dialect: "postgresql", entries: [{ idx: 0, tag: "0000_init" }] }));
+    const plan = planMigration({ root: dir, block: "idempotency", table: "idempotency_records", target: { layout: "drizzle", migrations: "drizzle" }, lock: emptyLock, now });
+    expect(plan.files.map((file) => file.path)).toEqual(["drizzle/0001_create_idempotency_records.sql", "drizzle/meta/_journal.json"]);
+    expect(plan.files[0]?.content).toContain("--> statement-breakpoint");
+    expect(JSON.parse(plan.files[1]?.content ?? "").entries[1]).toMatchObject({ idx: 1, tag: "0001_create_idempotency_records" });
+  });
+});
+
+describe("blocks migrate", () => {
+  it("writes one migration, and finds it again instead of writing a second", async () => {
+    const dir = tempProject("hono-bundler");
+    const first = await runMigrate({ cwd: dir });
+    expect(first.written).toHaveLength(1);
+    const second = await runMigrate({ cwd: dir });
+    expect(second.written).toEqual([]);
+    expect(second.existing).toEqual(first.written);
+    expect(readdirSync(path.join(dir, "migrations"))).toHaveLength(1);
+  });
+
+  it("--table is validated by the block's own rule", async () => {
+    const error = await rejection(runMigrate({ cwd: tempProject("hono-bundler"), table: "records; DROP TABLE users" }));
+    expect(error.code).toBe("INVALID_TABLE_NAME");
+  });
+
+  it("--apply without DATABASE_URL says what to set", async () => {
+    const error = await rejection(runMigrate({ cwd: tempProject("hono-bundler"), apply: true, databaseUrl: "" }));
+    expect(error.code).toBe("MISSING_DATABASE_URL");
+  });
+
+  const url = process.env.DATABASE_URL;
+  it.skipIf(!url)("[DATABASE_URL] --apply creates the tables in one transaction; a second run is a no-op", async () => {
+    const table = `blocks_migrate_${process.pid}`;
+    const dir = tempProject("hono-bundler");
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const first = await runMigrate({ cwd: dir, table, apply: true });
+      expect(first.applied).toEqual([{ table, alreadyApplied: false }]);
+      const second = await runMigrate({ cwd: dir, table, apply: true });
+      expect(second.applied).toEqual([{ table, alreadyApplied: true }]);
+      const { rows } = await client.query("SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'", [table]);
+      expect(rows).toEqual([{ conname: `${table}_scope_key` }]);
+      expect(readFileSync(path.join(dir, second.existing[0] ?? ""), "utf8")).toContain(`CREATE TABLE IF NOT EXISTS ${table}`);
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+      await client.end();
+    }
+  });
+});

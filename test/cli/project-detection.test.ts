@@ -1,0 +1,89 @@
+// Detection of the alias (incl. `extends`), module style, package manager and migrations layout.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runInit } from "../../cli/commands/init.js";
+import { detectMigrations } from "../../cli/migrate/detect-layout.js";
+import { aliasFor, aliasRoots } from "../../cli/project/detect-alias.js";
+import { detectPackageManager, installCommand } from "../../cli/project/package-manager.js";
+import { loadTsconfig } from "../../cli/project/tsconfig.js";
+import { tempProject } from "./helpers.js";
+
+describe("alias detection", () => {
+  it.each([
+    [{ "@/*": ["./src/*"] }, "@/blocks"],
+    [{ "~/*": ["./src/*"] }, "~/blocks"],
+    [{ "#app/*": ["./src/*"], "#blocks/*": ["./src/blocks/*"] }, "#blocks"],
+    [{ "@lib/*": ["./lib/*"] }, undefined],
+    [{ "@/exact": ["./src/exact.ts"] }, undefined],
+  ])("%j -> %s", (paths, alias) => {
+    expect(aliasFor(aliasRoots(paths, "/app"), "/app/src/blocks")).toBe(alias);
+  });
+
+  it("follows `extends` to an inherited paths entry, relative to the file that declares it", () => {
+    const tsconfig = loadTsconfig(tempProject("express-nodenext"));
+    expect(tsconfig?.moduleStyle).toBe("nodenext");
+    expect(tsconfig?.paths).toEqual({ "@/*": ["./src/*"] });
+  });
+
+  it.each([
+    ["fastify-commonjs", "extensionless", null],
+    ["hono-bundler", "extensionless", "~/blocks"],
+    ["express-nodenext", "nodenext", "@/blocks"],
+  ])("init on %s: %s imports, alias %s", async (fixture, moduleStyle, alias) => {
+    const { config } = await runInit({ cwd: tempProject(fixture), yes: true });
+    expect(config).toMatchObject({ dir: "src/blocks", moduleStyle, alias });
+  });
+
+  it("with --yes and no alias, init leaves tsconfig.json alone and uses relative imports", async () => {
+    const dir = tempProject("fastify-commonjs");
+    const before = loadTsconfig(dir)?.paths;
+    await runInit({ cwd: dir, yes: true });
+    expect(loadTsconfig(dir)?.paths).toEqual(before);
+  });
+});
+
+describe("package manager", () => {
+  it.each([
+    ["pnpm-lock.yaml", "pnpm"],
+    ["yarn.lock", "yarn"],
+    ["bun.lock", "bun"],
+    ["package-lock.json", "npm"],
+  ])("%s -> %s", (lockfile, manager) => {
+    const dir = tempProject("hono-bundler");
+    writeFileSync(path.join(dir, lockfile), "");
+    expect(detectPackageManager(dir, {})).toBe(manager);
+  });
+
+  it("prefers package.json's packageManager field", () => {
+    expect(detectPackageManager(tempProject("hono-bundler"), { packageManager: "pnpm@9.1.0" })).toBe("pnpm");
+  });
+
+  it("builds each manager's own dev-install command", () => {
+    expect(["npm", "pnpm", "yarn", "bun"].map((pm) => installCommand(pm as "npm", ["vitest@^4"], true).join(" "))).toEqual([
+      "npm install --save-dev vitest@^4",
+      "pnpm add -D vitest@^4",
+      "yarn add -D vitest@^4",
+      "bun add --dev vitest@^4",
+    ]);
+  });
+});
+
+describe("migrations layout", () => {
+  const none = new Set<string>();
+  it("finds Prisma, drizzle-kit (with its out folder), node-pg-migrate (with -m) and plain SQL folders", () => {
+    const dir = tempProject("hono-bundler");
+    expect(detectMigrations(dir, none)).toEqual({ layout: "sql", migrations: "migrations" });
+    mkdirSync(path.join(dir, "db/migrations"), { recursive: true });
+    expect(detectMigrations(dir, none)).toEqual({ layout: "sql", migrations: "db/migrations" });
+    expect(detectMigrations(dir, new Set(["node-pg-migrate"]), { migrate: "node-pg-migrate -m db/pg up" })).toEqual({
+      layout: "node-pg-migrate",
+      migrations: "db/pg",
+    });
+    writeFileSync(path.join(dir, "drizzle.config.ts"), `export default { out: "./drizzle/out", schema: "./src/schema.ts" };`);
+    expect(detectMigrations(dir, none)).toEqual({ layout: "drizzle", migrations: "drizzle/out" });
+    mkdirSync(path.join(dir, "prisma"));
+    writeFileSync(path.join(dir, "prisma/schema.prisma"), "");
+    expect(detectMigrations(dir, none)).toEqual({ layout: "prisma", migrations: "prisma/migrations" });
+  });
+});

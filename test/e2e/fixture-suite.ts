@@ -1,0 +1,101 @@
+// The scenario every fixture goes through: init, add, tsc, vendored tests, then the safety checks.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blocks, copyFixture, inProject } from "./harness.js";
+
+export type FixtureExpectations = {
+  fixture: string;
+  alias: string | null;
+  moduleStyle: "nodenext" | "extensionless";
+  framework: string;
+  /** How the maintenance job must import the block in this project. */
+  jobImport: string;
+};
+
+/**
+ * @example
+ * fixtureSuite({ fixture: "hono-bundler", alias: "~/blocks", moduleStyle: "extensionless", framework: "hono", jobImport: '"~/blocks/idempotency"' });
+ */
+export function fixtureSuite(expected: FixtureExpectations): void {
+  describe(expected.fixture, () => {
+    const project = copyFixture(expected.fixture);
+    const dir = project.dir;
+    const file = (relative: string) => path.join(dir, relative);
+    afterAll(() => project.remove());
+
+    beforeAll(async () => {
+      const init = await blocks(dir, ["init", "--yes"]);
+      expect(init.exitCode, init.stderr).toBe(0);
+    });
+
+    it("init detects the alias, module style and package manager", () => {
+      const config = JSON.parse(readFileSync(file("blocks.json"), "utf8"));
+      expect(config).toMatchObject({ dir: "src/blocks", alias: expected.alias, moduleStyle: expected.moduleStyle, packageManager: "npm" });
+    });
+
+    it("without --yes and without a terminal, add exits non-zero naming --yes instead of waiting", async () => {
+      const started = Date.now();
+      const run = await blocks(dir, ["add", "idempotency"]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("DECISION_REQUIRED");
+      expect(run.stderr).toContain("--yes");
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(existsSync(file("src/blocks"))).toBe(false);
+    });
+
+    it("--dry-run prints the plan and writes nothing", async () => {
+      const run = await blocks(dir, ["add", "idempotency", "--dry-run", "--json"]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const plan = JSON.parse(run.stdout);
+      expect(plan).toMatchObject({ ok: true, dryRun: true, frameworks: [expected.framework] });
+      expect(plan.files.length).toBeGreaterThan(10);
+      expect(existsSync(file("src/blocks"))).toBe(false);
+      expect(existsSync(file("blocks.lock.json"))).toBe(false);
+      expect(existsSync(file("migrations"))).toBe(false);
+    });
+
+    it("add idempotency --yes vendors the block, installs its packages, and tsc --noEmit passes", async () => {
+      const run = await blocks(dir, ["add", "idempotency", "--yes"]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(existsSync(file("src/blocks/idempotency/index.ts"))).toBe(true);
+      expect(readFileSync(file("src/jobs/idempotency-maintenance.ts"), "utf8")).toContain(`from ${expected.jobImport};`);
+      const devDependencies = JSON.parse(readFileSync(file("package.json"), "utf8")).devDependencies;
+      expect(devDependencies).toHaveProperty("vitest");
+      const tsc = await inProject(dir, "tsc", ["--noEmit"]);
+      expect(tsc.exitCode, tsc.stdout).toBe(0);
+    });
+
+    it("the vendored block tests pass inside the project", async () => {
+      const vitest = await inProject(dir, "vitest", ["run", "src/blocks"]);
+      expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
+      expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
+    });
+
+    it("a local edit survives a second add, and diff shows it", async () => {
+      const edited = file("src/blocks/idempotency/errors.ts");
+      writeFileSync(edited, `${readFileSync(edited, "utf8")}\n// local change: our own error codes\n`);
+      const again = await blocks(dir, ["add", "idempotency", "--yes", "--no-install"]);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.stderr).toContain("you changed this file");
+      expect(readFileSync(edited, "utf8")).toContain("// local change: our own error codes");
+      const diff = await blocks(dir, ["diff", "idempotency"]);
+      expect(diff.exitCode, diff.stderr).toBe(0);
+      expect(diff.stdout).toContain("src/blocks/idempotency/errors.ts: edited by you");
+      expect(diff.stdout).toContain("+// local change: our own error codes");
+    });
+
+    it("refuses a registry entry whose target escapes the project", async () => {
+      const registry = path.join(path.dirname(dir), "evil-registry");
+      mkdirSync(path.join(registry, "evil"), { recursive: true });
+      writeFileSync(path.join(registry, "evil/index.ts"), "export const owned = true;\n");
+      const entry = { path: "evil/index.ts", target: "../../../escaped.ts" };
+      const manifest = { version: 1, frameworks: {}, blocks: [{ name: "evil", description: "escapes", files: [entry] }] };
+      writeFileSync(path.join(registry, "registry.json"), JSON.stringify(manifest));
+      const run = await blocks(dir, ["add", "evil", "--yes", "--no-install", "--registry", registry]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("TARGET_OUTSIDE_PROJECT");
+      expect(existsSync(path.join(path.dirname(dir), "escaped.ts"))).toBe(false);
+    });
+  });
+}
