@@ -37,6 +37,11 @@ export async function recordsByStatus(pool: pg.Pool, table: string): Promise<Rec
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }
 
+export async function processingKeys(pool: pg.Pool, table: string): Promise<string[]> {
+  const { rows } = await pool.query<{ key: string }>(`SELECT key FROM ${table} WHERE status = 'PROCESSING'`);
+  return rows.map((row) => row.key);
+}
+
 export async function recordOf(pool: pg.Pool, table: string, key: string) {
   const { rows } = await pool.query<{ status: string; response: string | null; token: string }>(
     `SELECT status, response, token FROM ${table} WHERE key = $1`,

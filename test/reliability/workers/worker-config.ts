@@ -26,6 +26,8 @@ export type WorkerConfig = {
   bodyLimitBytes?: number;
   /** HTTP workers only: run the two maintenance jobs in-process, as the cron stub would. */
   jobs?: { everyMs: number; recoverAfterMs: number };
+  /** HTTP workers only: the share of executions that fail with an injected transient error. */
+  failureRate?: number;
 };
 
 export const WORKER_CONFIG_ENV = "RELIABILITY_WORKER_CONFIG";

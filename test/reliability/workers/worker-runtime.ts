@@ -61,6 +61,11 @@ export async function startRuntime(config: WorkerConfig = readConfig()) {
       const { rows } = await effectsPool.query<{ id: string }>(`INSERT INTO ${config.effectsTable} (key, worker) VALUES ($1, $2) RETURNING id`, [key, config.workerId]);
       return Number(rows[0]?.id);
     },
+    /** The block's counters and the heap, after a full GC when asked (the process runs with --expose-gc). */
+    stats(collect = false) {
+      if (collect) globalThis.gc?.();
+      return { counters, heapUsed: process.memoryUsage().heapUsed };
+    },
     announceReady(port?: number): void {
       const line: ReadyLine = { ready: true, workerId: config.workerId, port };
       process.stdout.write(`${JSON.stringify(line)}\n`);

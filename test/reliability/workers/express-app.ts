@@ -1,0 +1,53 @@
+// The Express app a worker serves: POST /payments behind the block's `idempotent` adapter, and GET /_stats.
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import { idempotent } from "../../../registry/idempotency/adapters/express";
+import { InjectedFailure, paymentOperation } from "./payment-operation";
+import type { WorkerRuntime } from "./worker-runtime";
+
+export function expressApp(runtime: WorkerRuntime) {
+  const app = express();
+  const charge = paymentOperation(runtime);
+
+  app.post(
+    "/payments",
+    exposeOutcome,
+    express.json({ limit: runtime.config.bodyLimitBytes ?? 100_000 }),
+    idempotent(runtime.handler, {
+      getUserId: (req) => req.get("x-user-id") ?? "u_1",
+      requireKey: true,
+      isPermanentError: () => false,
+      run: (req) => charge(req.res?.locals.idempotency?.key ?? "", req.body),
+    }),
+  );
+  app.get("/_stats", (req, res) => void res.json(runtime.stats(req.query.gc === "1")));
+
+  const sendError: ErrorRequestHandler = function sendError(err, _req, res, _next) {
+    const { status, code } = describeError(err);
+    if (status >= 500 && code !== "INJECTED_FAILURE") runtime.logger.error({ status: "ROUTE_ERROR", err }, "route failed");
+    if (code === "INJECTED_FAILURE") res.setHeader("x-injected-failure", "1");
+    res.status(status).json({ error: { code, message: String(err?.message ?? err) } });
+  };
+  app.use(sendError);
+  return app;
+}
+
+/** Tells the test what the block decided for each answer, without trusting the block's own counters. */
+const exposeOutcome: RequestHandler = function exposeOutcome(_req, res, next) {
+  const writeHead = res.writeHead;
+  res.writeHead = function writeHeadWithOutcome(this: typeof res, ...args: Parameters<typeof writeHead>) {
+    const outcome = res.locals.idempotency?.outcome;
+    if (outcome && !res.headersSent) res.setHeader("x-idempotency-outcome", outcome);
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+  next();
+};
+
+/** body-parser's errors carry `type` and `status`; give every 4xx a stable code, as a real app's error handler would. */
+function describeError(err: unknown): { status: number; code: string } {
+  if (err instanceof InjectedFailure) return { status: 503, code: "INJECTED_FAILURE" };
+  const { type, status } = (err ?? {}) as { type?: string; status?: number };
+  if (type === "entity.too.large") return { status: 413, code: "BODY_TOO_LARGE" };
+  if (type === "entity.parse.failed") return { status: 400, code: "BODY_INVALID_JSON" };
+  if (typeof status === "number" && status >= 400 && status < 500) return { status, code: (type ?? "BAD_REQUEST").toUpperCase().replace(/\W/g, "_") };
+  return { status: 500, code: "INTERNAL_ERROR" };
+}
