@@ -1,0 +1,79 @@
+// Records what a route writes to a Node ServerResponse, and holds it back until the record is stored.
+import type { ServerResponse } from "node:http";
+import { normalizeHeaders, type HttpResponse } from "./http-response";
+import { UncapturableResponseError } from "./protect";
+
+export type NodeResponseCapture = {
+  /** The route's whole response once it calls `end()`; rejects with UncapturableResponseError when it pipes a stream. */
+  response: Promise<HttpResponse>;
+  /** Sends the held-back response. Called after the record is written, so a client that retries at once gets the replay. */
+  release(): void;
+};
+
+type Callback = (err?: Error | null) => void;
+
+/**
+ * Buffers `write()`s and `end()` on this one response object (headers stay on it as the route set
+ * them). A piped stream, which is how `sendFile` and `stream.pipe(res)` answer, is let through
+ * untouched: it can be large or endless, so it is never recorded.
+ *
+ * @example
+ * const capture = captureNodeResponse(res);
+ * next();
+ * const response = await capture.response;
+ * capture.release();
+ */
+export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
+  const { write, end } = res;
+  const chunks: Buffer[] = [];
+  let body: Buffer | undefined;
+  let onEnd: Callback | undefined;
+  let resolve!: (response: HttpResponse) => void;
+  let reject!: (err: Error) => void;
+  const response = new Promise<HttpResponse>((ok, fail) => ((resolve = ok), (reject = fail)));
+
+  const restore = () => {
+    res.write = write;
+    res.end = end;
+    res.off("pipe", passThrough);
+  };
+  function passThrough() {
+    restore();
+    for (const chunk of chunks) res.write(chunk);
+    reject(new UncapturableResponseError("the route piped a stream into the response"));
+  }
+  res.on("pipe", passThrough);
+
+  res.write = function captureWrite(chunk: unknown, encoding?: unknown, callback?: unknown) {
+    chunks.push(toBuffer(chunk, encoding));
+    const done = typeof encoding === "function" ? encoding : callback;
+    if (typeof done === "function") process.nextTick(done as Callback);
+    return true;
+  } as ServerResponse["write"];
+
+  res.end = function captureEnd(chunk?: unknown, encoding?: unknown, callback?: unknown) {
+    if (body) return res;
+    const done = [chunk, encoding, callback].find((arg) => typeof arg === "function");
+    if (chunk !== undefined && chunk !== null && typeof chunk !== "function") chunks.push(toBuffer(chunk, encoding));
+    onEnd = done as Callback | undefined;
+    body = Buffer.concat(chunks);
+    restore();
+    resolve({ status: res.statusCode, headers: normalizeHeaders(res.getHeaders()), body });
+    return res;
+  } as ServerResponse["end"];
+
+  return {
+    response,
+    release() {
+      if (!body) return;
+      if (onEnd) res.end(body, onEnd);
+      else res.end(body);
+    },
+  };
+}
+
+function toBuffer(chunk: unknown, encoding: unknown): Buffer {
+  if (typeof chunk === "string") return Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk);
+  throw new TypeError("idempotency: a response chunk must be a string or bytes.");
+}

@@ -1,0 +1,59 @@
+// The response the adapters exchange with the shared layer, and the result a wrapper-style `run` returns.
+
+/** Header names are lower-case; a name that repeats (Set-Cookie, Link) holds an array. */
+export type HttpHeaders = Record<string, string | string[]>;
+
+/** A response as it goes on the wire: the body is bytes, serialized exactly once. */
+export type HttpResponse = { status: number; headers: HttpHeaders; body: Buffer };
+
+/** What a wrapper-style route returns: the adapter serializes it once and sends those same bytes on every replay. */
+export type RouteResult = {
+  /** @default 200 */
+  status?: number;
+  /** A string goes out as text, bytes as they are, `undefined` as no body, anything else as JSON. */
+  body?: unknown;
+  /** Sent with the first response; only the replayable ones (see `replayHeaders`) are stored. */
+  headers?: Record<string, string | number | readonly string[]>;
+};
+
+/**
+ * Serializes a wrapper-style result. JSON keeps the route's key order: the bytes stored for replay
+ * are these bytes, so a replay can never differ from the first response.
+ *
+ * @example
+ * toHttpResponse({ status: 201, body: { id: "pay_1" }, headers: { Location: "/payments/pay_1" } });
+ * // { status: 201, headers: { location: "/payments/pay_1", "content-type": "application/json; charset=utf-8" }, body: <Buffer> }
+ */
+export function toHttpResponse(result: RouteResult): HttpResponse {
+  if (typeof result !== "object" || result === null) {
+    throw new TypeError("idempotency: `run` must return { status?, body?, headers? }.");
+  }
+  const headers = normalizeHeaders(result.headers ?? {});
+  const { body, contentType } = serializeBody(result.body);
+  if (contentType && headers["content-type"] === undefined) headers["content-type"] = contentType;
+  return { status: result.status ?? 200, headers, body };
+}
+
+/**
+ * Lower-cases names and turns numbers into strings, as `getHeaders()` of Node or Fastify returns them.
+ *
+ * @example
+ * normalizeHeaders({ "Content-Length": 2, Link: ["<a>", "<b>"] }); // { "content-length": "2", link: ["<a>", "<b>"] }
+ */
+export function normalizeHeaders(headers: Record<string, string | number | readonly string[] | undefined>): HttpHeaders {
+  const normalized: HttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    normalized[name.toLowerCase()] = typeof value === "object" ? [...value] : String(value);
+  }
+  return normalized;
+}
+
+function serializeBody(body: unknown): { body: Buffer; contentType?: string } {
+  if (body === undefined) return { body: Buffer.alloc(0) };
+  if (typeof body === "string") return { body: Buffer.from(body, "utf8"), contentType: "text/plain; charset=utf-8" };
+  if (body instanceof Uint8Array) return { body: Buffer.from(body), contentType: "application/octet-stream" };
+  const json = JSON.stringify(body);
+  if (json === undefined) throw new TypeError("idempotency: the route's body cannot be serialized as JSON.");
+  return { body: Buffer.from(json, "utf8"), contentType: "application/json; charset=utf-8" };
+}

@@ -1,0 +1,84 @@
+// A response as the store keeps it (JSON-safe), and the header allow-list that decides what a replay repeats.
+import type { HttpHeaders, HttpResponse } from "./http-response";
+
+/** What `handler.execute` records for a route: the body's exact bytes, as UTF-8 text when they are valid UTF-8. */
+export type StoredResponse = {
+  status: number;
+  headers: HttpHeaders;
+  body: string;
+  encoding: "utf8" | "base64";
+};
+
+/**
+ * Replayed by default: the headers that describe the body's bytes or that the client acts on.
+ * Everything else is left out, so a replay never repeats a cookie or credential, a hop-by-hop
+ * header, or a Content-Length the framework computes again from the body.
+ */
+export const DEFAULT_REPLAY_HEADERS: readonly string[] = [
+  "content-type",
+  "content-encoding",
+  "content-language",
+  "location",
+  "etag",
+  "link",
+  "cache-control",
+];
+
+const NEVER_REPLAYED =
+  /^(?:content-length|connection|keep-alive|proxy-connection|transfer-encoding|te|trailer|upgrade|date)$|cookie|auth|token|secret|session|credential|api-?key|password/;
+
+/**
+ * The route's replayable header names: the defaults plus `extra`. Throws for a name that must
+ * never be replayed, so the mistake shows up when the route is created, not in a leaked cookie.
+ *
+ * @example
+ * replayableHeaders(["X-Request-Total"]); // Set { "content-type", ..., "x-request-total" }
+ * replayableHeaders(["Set-Cookie"]); // throws TypeError
+ */
+export function replayableHeaders(extra: readonly string[] = []): ReadonlySet<string> {
+  const names = new Set(DEFAULT_REPLAY_HEADERS);
+  for (const name of extra.map((header) => header.toLowerCase())) {
+    if (NEVER_REPLAYED.test(name)) throw new TypeError(`idempotency: the "${name}" header can never be replayed.`);
+    names.add(name);
+  }
+  return names;
+}
+
+/**
+ * Keeps the status, the body bytes and the replayable headers of a response.
+ *
+ * @example
+ * toStoredResponse({ status: 201, headers: { "set-cookie": ["s=1"], location: "/p/1" }, body: Buffer.from("{}") }, replayableHeaders());
+ * // { status: 201, headers: { location: "/p/1" }, body: "{}", encoding: "utf8" }
+ */
+export function toStoredResponse(response: HttpResponse, replayable: ReadonlySet<string>): StoredResponse {
+  const headers: HttpHeaders = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (replayable.has(name)) headers[name] = value;
+  }
+  const text = utf8(response.body);
+  return text === undefined
+    ? { status: response.status, headers, body: response.body.toString("base64"), encoding: "base64" }
+    : { status: response.status, headers, body: text, encoding: "utf8" };
+}
+
+/**
+ * The response to send for a replay: the same status, bytes and replayable headers.
+ *
+ * @example
+ * fromStoredResponse({ status: 201, headers: {}, body: "{}", encoding: "utf8" }).body; // <Buffer 7b 7d>
+ */
+export function fromStoredResponse(stored: StoredResponse): HttpResponse {
+  return { status: stored.status, headers: { ...stored.headers }, body: Buffer.from(stored.body, stored.encoding) };
+}
+
+// `fatal` refuses invalid UTF-8 and `ignoreBOM` keeps a BOM: either would otherwise change the bytes.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function utf8(bytes: Buffer): string | undefined {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
