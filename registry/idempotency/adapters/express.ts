@@ -1,0 +1,97 @@
+// Express 5 adapter: `idempotent()` wraps a route that returns its result; `idempotency()` captures an ordinary route.
+import type { Request, RequestHandler, Response } from "express";
+import type { IdempotencyHandler } from "../handler";
+import { captureNodeResponse, type NodeResponseCapture } from "../http/capture-node-response";
+import type { IdempotencyContext } from "../http/context";
+import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
+import { protectRoute, type ProtectedRequest } from "../http/protect";
+import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions } from "../http/route-options";
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types its locals through this global namespace.
+  namespace Express {
+    interface Locals {
+      /** Set on every request a protected route sees. */
+      idempotency?: IdempotencyContext;
+    }
+  }
+}
+
+export type ExpressRouteOptions = IdempotencyRouteOptions<Request>;
+
+export type ExpressIdempotentOptions = WrapperRouteOptions<Request> & {
+  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
+  run: (req: Request, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
+};
+
+const expressDefaults: FrameworkDefaults<Request> = {
+  userIdOf: (req) => (req as { user?: { id?: unknown } }).user?.id,
+  // The route's path template keeps one operation per route; mounted without a route, the concrete path.
+  operationOf: (req) => `${req.method} ${req.baseUrl}${req.route ? String(req.route.path) : req.path}`,
+  bodyOf: (req) => req.body,
+};
+
+/**
+ * Wrapper style: a route handler that runs `run` at most once per key and replays its result.
+ *
+ * @example
+ * app.post("/payments", express.json(), idempotent(handler, {
+ *   getUserId: (req) => req.user.id,
+ *   requireKey: true,
+ *   run: async (req) => ({ status: 201, body: await charge(req.body) }),
+ * }));
+ */
+export function idempotent(handler: IdempotencyHandler, options: ExpressIdempotentOptions): RequestHandler {
+  const { run, ...routeOptions } = options;
+  const protect = protectRoute(handler, routeOptions, expressDefaults);
+  return async function idempotentRoute(req, res, next) {
+    const outcome = await protect(req, {
+      ...requestOf(req, res),
+      produce: async (signal) => toHttpResponse(await run(req, signal)),
+    });
+    if (outcome.kind === "error") next(outcome.error);
+    else if (outcome.response) send(res, outcome.response);
+  };
+}
+
+/**
+ * Capture style: middleware placed before an ordinary route. It records what the route sends
+ * (`res.json`, `res.send`, `write()`s) and replays it; error responses are never recorded.
+ *
+ * @example
+ * app.post("/payments", express.json(), idempotency(handler, { getUserId: (req) => req.user.id }), async (req, res) => {
+ *   res.status(201).json(await charge(req.body));
+ * });
+ */
+export function idempotency(handler: IdempotencyHandler, options: ExpressRouteOptions = {}): RequestHandler {
+  const protect = protectRoute(handler, options, expressDefaults);
+  return async function idempotencyMiddleware(req, res, next) {
+    let capture: NodeResponseCapture | undefined;
+    const outcome = await protect(req, {
+      ...requestOf(req, res),
+      produce: () => {
+        capture = captureNodeResponse(res);
+        next();
+        return capture.response;
+      },
+    });
+    if (outcome.kind === "error") next(outcome.error);
+    else if (outcome.kind === "ran") capture?.release();
+    else send(res, outcome.response);
+  };
+}
+
+function requestOf(req: Request, res: Response): Omit<ProtectedRequest, "produce"> {
+  return {
+    keyHeader: req.headers[IDEMPOTENCY_KEY_HEADER],
+    setContext: (context) => (res.locals.idempotency = context),
+  };
+}
+
+/** Writes the bytes as they are: `res.send` would add a charset or an ETag the first response may not have had. */
+function send(res: Response, response: HttpResponse): void {
+  res.status(response.status);
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  res.end(response.body);
+}

@@ -1,0 +1,114 @@
+// Hono 4 adapter: `idempotent()` wraps a handler that returns its result; `idempotency()` middleware captures an ordinary one.
+import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import { IdempotencyError } from "../errors";
+import type { IdempotencyHandler } from "../handler";
+import type { IdempotencyContext } from "../http/context";
+import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
+import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions } from "../http/route-options";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** Set on every request a protected route sees. */
+    idempotency: IdempotencyContext;
+  }
+}
+
+export type HonoRouteOptions = IdempotencyRouteOptions<Context>;
+
+export type HonoIdempotentOptions = WrapperRouteOptions<Context> & {
+  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
+  run: (c: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
+};
+
+const honoDefaults: FrameworkDefaults<Context> = {
+  userIdOf: (c) => (c.get("user" as never) as { id?: unknown } | undefined)?.id,
+  // The last matched route is the handler's own, also when this runs as `app.use()` middleware.
+  operationOf: (c) => `${c.req.method} ${routePath(c, -1)}`,
+  bodyOf: parsedBody,
+};
+
+/**
+ * Wrapper style: a handler that runs `run` at most once per key and replays its result.
+ *
+ * @example
+ * app.post("/payments", idempotent(handler, {
+ *   getUserId: (c) => c.get("user").id,
+ *   run: async (c) => ({ status: 201, body: await charge(await c.req.json()) }),
+ * }));
+ */
+export function idempotent(handler: IdempotencyHandler, options: HonoIdempotentOptions) {
+  const { run, ...routeOptions } = options;
+  const protect = protectRoute(handler, routeOptions, honoDefaults);
+  return async function idempotentRoute(c: Context): Promise<Response> {
+    const outcome = await protect(c, { ...requestOf(c), produce: async (signal) => toHttpResponse(await run(c, signal)) });
+    if (outcome.kind === "error") throw outcome.error;
+    return outcome.response ? send(c, outcome.response) : c.res;
+  };
+}
+
+/**
+ * Capture style: middleware before an ordinary handler. It records the response the handler
+ * returns and replays it; error responses and streams (`streamText`, `streamSSE`) are never recorded.
+ *
+ * @example
+ * app.post("/payments", idempotency(handler, { getUserId: (c) => c.get("user").id }), async (c) => {
+ *   return c.json(await charge(await c.req.json()), 201);
+ * });
+ */
+export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptions = {}): MiddlewareHandler {
+  const protect = protectRoute(handler, options, honoDefaults);
+  return async function idempotencyMiddleware(c, next) {
+    const outcome = await protect(c, {
+      ...requestOf(c),
+      produce: async () => {
+        await next();
+        return captureResponse(c);
+      },
+    });
+    if (outcome.kind === "error") throw outcome.error;
+    if (outcome.kind === "send") return send(c, outcome.response);
+  };
+}
+
+function requestOf(c: Context): Omit<ProtectedRequest, "produce"> {
+  return { keyHeader: c.req.header(IDEMPOTENCY_KEY_HEADER), setContext: (context) => c.set("idempotency", context) };
+}
+
+/** Reads the handler's response into bytes, and puts an identical one back for the client. */
+async function captureResponse(c: Context): Promise<HttpResponse> {
+  const res = c.res;
+  // Hono's streaming helpers declare chunked transfer; reading such a body could wait forever.
+  if (res.headers.get("transfer-encoding") === "chunked" || res.headers.get("content-type")?.startsWith("text/event-stream")) {
+    throw new UncapturableResponseError("the route returned a streaming response");
+  }
+  const body = Buffer.from(await res.arrayBuffer());
+  c.res = new Response(new Uint8Array(body), res);
+  const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  return { status: res.status, headers, body };
+}
+
+function send(c: Context, response: HttpResponse): Response {
+  // Hono types statuses as a union of literals; any status the route produced is valid here.
+  const status = response.status as 200;
+  if (response.body.length === 0) return c.body(null, status, response.headers);
+  return c.body(new Uint8Array(response.body), status, response.headers);
+}
+
+/** JSON, form or text, read through Hono's body cache so the handler can read the body again. */
+async function parsedBody(c: Context): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) return c.req.parseBody();
+  const text = await c.req.text();
+  if (text === "" || !/[/+]json\b/i.test(type)) return text === "" ? undefined : text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Without this a malformed body would reach onError as a SyntaxError, i.e. a 500.
+    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON.");
+  }
+}
