@@ -1,0 +1,128 @@
+// The HTTP conformance suite on Express 5, through a real listener on port 0, plus Express-only cases.
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import express, { type ErrorRequestHandler, type Request, type Response } from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import { IdempotencyHandler } from "../handler";
+import type { IdempotencyContext } from "../http/context";
+import { MemoryStore } from "../stores/memory-store";
+import { routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
+import { idempotency, idempotent } from "./express";
+
+type WithUser = Request & { user?: { id: string } };
+
+const expressDriver: HttpDriver = {
+  async start({ handler, style, routes }) {
+    const app = express();
+    const contexts = new Map<string, () => IdempotencyContext | undefined>();
+    app.use(function recordContext(req, res, next) {
+      contexts.set(req.get("x-test-id") ?? "", () => res.locals.idempotency);
+      next();
+    });
+    app.use(express.json(), function authenticate(req: WithUser, _res, next) {
+      const id = req.get("x-user-id");
+      if (id) req.user = { id };
+      next();
+    });
+    for (const route of routes) {
+      const { isPermanentError, ...options } = route.options;
+      const getUserId = route.defaultUserId ? undefined : (req: WithUser) => req.user!.id;
+      if (style === "wrapper") {
+        app.post(route.path, idempotent(handler, { ...options, isPermanentError, getUserId, run: async () => routeResult(await route.logic()) }));
+      } else {
+        app.post(route.path, idempotency(handler, { ...options, getUserId }), async (_req, res) => send(res, await route.logic()));
+      }
+    }
+    app.use(frameworkErrorHandler);
+    return listen(app, contexts);
+  },
+};
+
+function send(res: Response, reply: RouteReply): void {
+  res.status(reply.status ?? 200).set(reply.headers ?? {});
+  if (reply.stream) Readable.from(reply.stream).pipe(res);
+  else if (typeof reply.body === "string") res.type("text/plain").send(reply.body);
+  else res.json(reply.body);
+}
+
+const frameworkErrorHandler: ErrorRequestHandler = function frameworkErrorHandler(err, _req, res, _next) {
+  res.status(err.status ?? err.statusCode ?? 500).json({ frameworkError: err.message });
+};
+
+async function listen(app: express.Express, contexts: Map<string, () => IdempotencyContext | undefined>): Promise<TestApp> {
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    async request(request) {
+      const { path, testId, init } = toFetchRequest(request);
+      const response = await fetch(base + path, init);
+      const body = Buffer.from(await response.arrayBuffer());
+      return testResponse(response.status, response.headers, body, contexts.get(testId)?.());
+    },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+runHttpConformance(expressDriver);
+
+describe("Express capture", () => {
+  const apps: TestApp[] = [];
+  afterEach(async () => void (await Promise.all(apps.splice(0).map((app) => app.close()))));
+
+  async function start(route: (req: Request, res: Response) => void) {
+    const handler = new IdempotencyHandler(new MemoryStore());
+    const app = express();
+    const contexts = new Map<string, () => IdempotencyContext | undefined>();
+    app.use((req, res, next) => (contexts.set(req.get("x-test-id") ?? "", () => res.locals.idempotency), next()));
+    app.post("/payments", idempotency(handler, { getUserId: () => "u_1" }), route);
+    const testApp = await listen(app, contexts);
+    apps.push(testApp);
+    return testApp;
+  }
+
+  it("records chunked write()s and replays them as one body", async () => {
+    let runs = 0;
+    const app = await start((_req, res) => {
+      runs++;
+      res.status(201).type("text/csv");
+      res.write("id,amount\n");
+      res.write(Buffer.from("pay_1,100\n"));
+      res.end("pay_2,250\n");
+    });
+    const key = randomUUID();
+    const first = await app.request({ key });
+    const replay = await app.request({ key });
+    expect(first.body.toString()).toBe("id,amount\npay_1,100\npay_2,250\n");
+    expect(replay.status).toBe(201);
+    expect(replay.body.equals(first.body)).toBe(true);
+    expect(replay.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(runs).toBe(1);
+  });
+
+  it("lets sendFile through unrecorded and frees the key", async () => {
+    const file = join(tmpdir(), `receipt-${randomUUID()}.txt`);
+    await writeFile(file, "receipt #1");
+    let runs = 0;
+    const app = await start((_req, res) => {
+      runs++;
+      res.sendFile(file);
+    });
+    const key = randomUUID();
+    const first = await app.request({ key });
+    const second = await app.request({ key });
+    expect(first.body.toString()).toBe("receipt #1");
+    expect(first.context?.outcome).toBe("uncaptured");
+    expect(second.body.toString()).toBe("receipt #1");
+    expect(runs).toBe(2);
+  });
+});
