@@ -30,4 +30,17 @@ describe("MemoryStore bounds", () => {
     await store.create({ scope: scope("b"), requestHash: "h", ttlMs: 1_000 });
     await expect(store.create({ scope: scope("c"), requestHash: "h", ttlMs: 1_000 })).rejects.toThrow(/MemoryStore is full/);
   });
+
+  it("does not sweep every record on each create once full (regression: O(records) per request)", async () => {
+    let clockReads = 0;
+    const store = new MemoryStore({ maxRecords: 1_000, now: () => (clockReads++, 0) });
+    for (let i = 0; i < 1_000; i++) {
+      const created = await store.create({ scope: scope(`k${i}`), requestHash: "h", ttlMs: 1_000 });
+      if (created.status === "CREATED") await store.markSuccess(scope(`k${i}`), created.token, '"ok"', 1_000);
+    }
+    await store.create({ scope: scope("first-over"), requestHash: "h", ttlMs: 1_000 });
+    clockReads = 0;
+    await store.create({ scope: scope("second-over"), requestHash: "h", ttlMs: 1_000 });
+    expect(clockReads).toBeLessThan(20);
+  });
 });

@@ -31,6 +31,8 @@ export class MemoryStore implements IdempotencyStore {
   private readonly counters = new Map<string, Counter>();
   private readonly maxRecords: number;
   private readonly now: () => number;
+  /** No record expires before this instant, so a full store skips the sweep for expired records until then. */
+  private earliestExpiry = Infinity;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
@@ -43,6 +45,7 @@ export class MemoryStore implements IdempotencyStore {
     this.makeRoom();
     const token = randomUUID();
     const now = new Date(this.now());
+    this.earliestExpiry = Math.min(this.earliestExpiry, now.getTime() + ttlMs);
     this.records.delete(id(scope));
     this.records.set(id(scope), {
       ...scope,
@@ -146,13 +149,15 @@ export class MemoryStore implements IdempotencyStore {
 
   private stamp(ttlMs: number) {
     const now = this.now();
+    this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
     return { updatedAt: new Date(now), expiresAt: new Date(now + ttlMs) };
   }
 
   /** Evicts expired records first, then the oldest completed ones; running executions are never evicted. */
   private makeRoom(): void {
     if (this.records.size < this.maxRecords) return;
-    for (const [key, record] of this.records) if (!this.isLive(record)) this.records.delete(key);
+    // A full sweep per create would make every request O(records) once the store is full.
+    if (this.now() >= this.earliestExpiry) this.evictExpired();
     for (const [key, record] of this.records) {
       if (this.records.size < this.maxRecords) return;
       if (record.status !== "PROCESSING") this.records.delete(key);
@@ -160,6 +165,15 @@ export class MemoryStore implements IdempotencyStore {
     if (this.records.size >= this.maxRecords) {
       throw new Error(`MemoryStore is full: ${this.maxRecords} executions are in progress.`);
     }
+  }
+
+  private evictExpired(): void {
+    let earliest = Infinity;
+    for (const [key, record] of this.records) {
+      if (!this.isLive(record)) this.records.delete(key);
+      else earliest = Math.min(earliest, record.expiresAt.getTime());
+    }
+    this.earliestExpiry = earliest;
   }
 }
 
