@@ -5,7 +5,6 @@ import type { BlocksConfig } from "../config/blocks-config.js";
 import { lockedHash, type Lock } from "../config/lock-file.js";
 import type { Registry, RegistryBlock } from "../registry/manifest.js";
 import { selectFiles, selectTemplates, type FileSelection } from "../registry/resolve.js";
-import { transformSource } from "../transforms/transform.js";
 import { contentHash, insideProject, readIfExists } from "../utils/files.js";
 
 /**
@@ -61,6 +60,8 @@ export async function planFiles(input: {
   const planned = new Map(
     entries.filter((entry) => entry.registryPath).map((entry) => [entry.registryPath as string, { target: entry.target, block: entry.block }]),
   );
+  // ts-morph (and the TypeScript it carries) takes most of a second to load: only commands that rewrite pay for it.
+  const { transformSource } = await import("../transforms/transform.js");
   const files: PlannedFile[] = [];
   for (const entry of entries) {
     const absolute = insideProject(root, entry.target);

@@ -29,7 +29,7 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
     logger.info(`${CONFIG_FILE} already exists; keeping it (pass --force to detect and write it again).`);
     return { ok: true, created: false, config: await readConfig(root) };
   }
-  const tsconfig = loadTsconfig(root);
+  const tsconfig = await loadTsconfig(root);
   if (!tsconfig) logger.warn("No tsconfig.json: imports will be extensionless and relative.");
   const roots = tsconfig ? aliasRoots(tsconfig.paths, tsconfig.pathsBase) : [];
   const preferred = preferredRoot(roots);

@@ -43,7 +43,7 @@ export async function runMigrate(options: MigrateOptions) {
 
   if (options.print) {
     process.stdout.write(plans.map((plan) => plan.sql).join("\n"));
-    return { ok: true, printed: plans.map((plan) => plan.table) };
+    return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as ApplyResult[] };
   }
   const written = await writeMigrations(root, plans, lock);
   const applied: ApplyResult[] = [];

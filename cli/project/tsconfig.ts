@@ -1,7 +1,7 @@
 // Loads the project's tsconfig with `extends` followed (TypeScript's own parser), for paths and module style.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { ts } from "ts-morph";
+import type { ts } from "ts-morph";
 
 export type ModuleStyle = "nodenext" | "extensionless";
 
@@ -18,9 +18,11 @@ export type TsconfigInfo = {
  * const tsconfig = loadTsconfig("/app"); // undefined when the project has no tsconfig.json
  * tsconfig?.moduleStyle; // "nodenext" when relative imports need a `.js` suffix
  */
-export function loadTsconfig(root: string): TsconfigInfo | undefined {
+export async function loadTsconfig(root: string): Promise<TsconfigInfo | undefined> {
   const file = path.join(root, "tsconfig.json");
   if (!existsSync(file)) return undefined;
+  // Loaded lazily: commands that never read tsconfig should not pay for TypeScript's start-up.
+  const { ts } = await import("ts-morph");
   const parsed = ts.getParsedCommandLineOfConfigFile(file, {}, {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: () => {},
@@ -28,14 +30,14 @@ export function loadTsconfig(root: string): TsconfigInfo | undefined {
   const options = parsed?.options ?? {};
   // TypeScript records where inherited `paths` are relative to; it is not in the public typings.
   const pathsBase = (options as { pathsBasePath?: string }).pathsBasePath ?? options.baseUrl ?? root;
-  return { file, paths: options.paths ?? {}, pathsBase, moduleStyle: moduleStyleOf(options) };
+  return { file, paths: options.paths ?? {}, pathsBase, moduleStyle: moduleStyleOf(options, ts) };
 }
 
 /** NodeNext and Node16 need explicit `.js` on relative imports; bundler, node10 and classic do not. */
-export function moduleStyleOf(options: ts.CompilerOptions): ModuleStyle {
+function moduleStyleOf(options: ts.CompilerOptions, { ModuleKind, ModuleResolutionKind }: typeof ts): ModuleStyle {
   const resolution = options.moduleResolution;
-  if (resolution === ts.ModuleResolutionKind.NodeNext || resolution === ts.ModuleResolutionKind.Node16) return "nodenext";
+  if (resolution === ModuleResolutionKind.NodeNext || resolution === ModuleResolutionKind.Node16) return "nodenext";
   if (resolution !== undefined) return "extensionless";
   const module = options.module;
-  return module === ts.ModuleKind.NodeNext || module === ts.ModuleKind.Node16 ? "nodenext" : "extensionless";
+  return module === ModuleKind.NodeNext || module === ModuleKind.Node16 ? "nodenext" : "extensionless";
 }

@@ -20,8 +20,8 @@ describe("alias detection", () => {
     expect(aliasFor(aliasRoots(paths, "/app"), "/app/src/blocks")).toBe(alias);
   });
 
-  it("follows `extends` to an inherited paths entry, relative to the file that declares it", () => {
-    const tsconfig = loadTsconfig(tempProject("express-nodenext"));
+  it("follows `extends` to an inherited paths entry, relative to the file that declares it", async () => {
+    const tsconfig = await loadTsconfig(tempProject("express-nodenext"));
     expect(tsconfig?.moduleStyle).toBe("nodenext");
     expect(tsconfig?.paths).toEqual({ "@/*": ["./src/*"] });
   });
@@ -37,9 +37,9 @@ describe("alias detection", () => {
 
   it("with --yes and no alias, init leaves tsconfig.json alone and uses relative imports", async () => {
     const dir = tempProject("fastify-commonjs");
-    const before = loadTsconfig(dir)?.paths;
+    const before = (await loadTsconfig(dir))?.paths;
     await runInit({ cwd: dir, yes: true });
-    expect(loadTsconfig(dir)?.paths).toEqual(before);
+    expect((await loadTsconfig(dir))?.paths).toEqual(before);
   });
 });
 
