@@ -1,0 +1,80 @@
+// The contract between the HTTP conformance suite and a framework's driver, with helpers drivers share.
+import { randomUUID } from "node:crypto";
+import type { IdempotencyHandler } from "../handler";
+import type { IdempotencyContext } from "../http/context";
+import type { RouteResult } from "../http/http-response";
+import type { WrapperRouteOptions } from "../http/route-options";
+
+export type Style = "wrapper" | "capture";
+
+/** What a test route answers. An object body goes out as JSON, a string as text; `stream` pipes chunks instead. */
+export type RouteReply = { status?: number; body?: unknown; headers?: Record<string, string>; stream?: string[] };
+
+/** Route options every framework takes as they are (the driver adds `getUserId`). */
+export type NeutralRouteOptions = Omit<WrapperRouteOptions<unknown>, "getUserId" | "getOperation" | "getBody">;
+
+export type TestRoute = {
+  path: string;
+  /** The route's logic, with its side effect: it is what must run exactly once. */
+  logic: () => Promise<RouteReply> | RouteReply;
+  options: NeutralRouteOptions;
+  /** Leave `getUserId` out, so the adapter's default (the framework's user) applies. */
+  defaultUserId?: boolean;
+};
+
+/**
+ * Builds an app for one test: an auth step that sets the framework's user (`req.user`,
+ * `request.user`, `c.set("user")`) to `{ id: <x-user-id header> }`, one POST route per `TestRoute`
+ * in the given style, and an error handler answering `err.status ?? err.statusCode ?? 500` with
+ * `{ frameworkError: err.message }`. Rejects when the adapter refuses the routes.
+ */
+export type HttpDriver = {
+  start(setup: { handler: IdempotencyHandler; style: Style; routes: TestRoute[] }): Promise<TestApp>;
+};
+
+export type TestApp = {
+  request(request: TestRequest): Promise<TestResponse>;
+  close(): Promise<void>;
+};
+
+export type TestRequest = { path?: string; key?: string; user?: string; body?: unknown; rawJson?: string };
+
+export type TestResponse = {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+  /** The request's `IdempotencyContext` as the app saw it, read after the response. */
+  context: IdempotencyContext | undefined;
+  json(): unknown;
+};
+
+/** The fetch-style request a driver sends for a `TestRequest`; `testId` lets the app report the request's context. */
+export function toFetchRequest(request: TestRequest): { path: string; testId: string; init: { method: string; headers: Record<string, string>; body: string } } {
+  const testId = randomUUID();
+  const headers: Record<string, string> = { "content-type": "application/json", "x-test-id": testId };
+  if (request.key !== undefined) headers["idempotency-key"] = request.key;
+  if (request.user !== undefined) headers["x-user-id"] = request.user;
+  const body = request.rawJson ?? JSON.stringify(request.body ?? { amount: 100, currency: "EUR" });
+  return { path: request.path ?? "/payments", testId, init: { method: "POST", headers, body } };
+}
+
+export function testResponse(status: number, headers: Headers, body: Buffer, context: IdempotencyContext | undefined): TestResponse {
+  return { status, headers, body, context, json: () => JSON.parse(body.toString("utf8")) };
+}
+
+/** A wrapper-style route returns what a capture-style route sends. */
+export function routeResult(reply: RouteReply): RouteResult {
+  if (reply.stream) throw new Error("A wrapper-style route returns a body; it cannot stream.");
+  return { status: reply.status, body: reply.body, headers: reply.headers };
+}
+
+/** An error the logic throws; `permanent` is what the routes' `isPermanentError` checks. */
+export class RouteError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly permanent = false,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,71 @@
+// What the conformance tests share: store fixtures with a controllable clock, an app starter, routes and deferreds.
+import { afterEach } from "vitest";
+import { IdempotencyHandler, type IdempotencyHandlerOptions } from "../handler";
+import { MemoryStore } from "../stores/memory-store";
+import type { IdempotencyCache, IdempotencyStore } from "../types";
+import { RouteError, type HttpDriver, type RouteReply, type Style, type TestApp, type TestResponse, type TestRoute } from "./http-driver";
+
+/** A store for one test, and a way to move its clock forward. */
+export type StoreFixture = { store: IdempotencyStore; advance(ms: number): Promise<void> };
+
+/** A fresh MemoryStore on a fake clock: time moves only when a test says so. */
+export function memoryFixture(): StoreFixture {
+  let now = Date.now();
+  const store = new MemoryStore({ now: () => now });
+  return { store, advance: async (ms) => void (now += ms) };
+}
+
+export type Harness = ReturnType<typeof harness>;
+
+/** Starts apps for the tests of one style and closes them after each test. */
+export function harness(driver: HttpDriver, style: Style, openStore: () => StoreFixture) {
+  const apps: TestApp[] = [];
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+  const t = {
+    style,
+    fixture: undefined as unknown as StoreFixture,
+    /** A POST /payments route (unless `extra.path` says otherwise) whose logic counts its runs and answers `respond(run)`. */
+    route(respond: (run: number) => RouteReply | Promise<RouteReply>, extra: Partial<TestRoute> = {}) {
+      const route = {
+        path: "/payments",
+        runs: 0,
+        ...extra,
+        options: { isPermanentError, ...extra.options },
+        logic: () => respond(++route.runs),
+      };
+      return route;
+    },
+    async start(routes: TestRoute | TestRoute[], options: { handler?: IdempotencyHandlerOptions; store?: IdempotencyStore; cache?: IdempotencyCache } = {}) {
+      t.fixture = openStore();
+      const handler = new IdempotencyHandler(options.store ?? t.fixture.store, options.cache, options.handler);
+      const app = await driver.start({ handler, style, routes: [routes].flat() });
+      apps.push(app);
+      return { app, handler };
+    },
+  };
+  return t;
+}
+
+/** What every protected route should declare: which of its errors can never succeed on retry. */
+const isPermanentError = (err: unknown) => err instanceof RouteError && err.permanent;
+
+/** A payment route's answer for its `run`-th execution. */
+export const created = (run: number): RouteReply => ({
+  status: 201,
+  // Keys deliberately unsorted: a replay that re-serialized parsed JSON (or read it from JSONB) would reorder them.
+  body: { zebra: run, id: `pay_${run}`, amount: 100 },
+  headers: { location: `/payments/pay_${run}` },
+});
+
+/** A promise the test settles: it holds a route inside its logic, with no sleep. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((ok) => (resolve = ok));
+  return { promise, resolve };
+}
+
+export function errorCode(response: TestResponse): unknown {
+  return (response.json() as { error?: { code?: unknown } }).error?.code;
+}
