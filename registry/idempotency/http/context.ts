@@ -4,7 +4,7 @@
  * - `pending`: nothing decided yet (stays so only when the route's own callbacks threw first)
  * - `skipped`: no Idempotency-Key and `requireKey` is off: the route ran unprotected
  * - `executing`: this request holds the key and the route is running
- * - `executed`: the route ran and its response was stored for replay
+ * - `executed`: the route ran and succeeded; its response is recorded for replay (the handler logs a failed write)
  * - `replayed`: the stored response was sent; the route did not run
  * - `rejected`: an idempotency error answered (bad key, conflict, in progress, failed, store down)
  * - `failed`: the route ran and failed (an error, or an error status); nothing was stored

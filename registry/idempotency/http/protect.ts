@@ -91,11 +91,12 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
       context.outcome = replayed ? "replayed" : "executed";
       return replayed ? { kind: "send", response: fromStoredResponse(response) } : { kind: "ran", response: produced };
     } catch (err) {
-      return settle(context, ran, err);
+      return outcomeOfError(context, ran, err);
     }
   };
 
-  function settle(context: IdempotencyContext, ran: boolean, err: unknown): ProtectOutcome {
+  /** Who answers a request that did not end with a stored or replayed response. */
+  function outcomeOfError(context: IdempotencyContext, ran: boolean, err: unknown): ProtectOutcome {
     const unprotected = context.outcome === "skipped";
     if (err instanceof UncapturableResponseError) {
       if (!unprotected) {

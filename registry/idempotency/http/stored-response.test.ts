@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { fromStoredResponse, replayableHeaders, toStoredResponse } from "./stored-response";
+
+const roundTrip = (body: Buffer) => {
+  const stored = toStoredResponse({ status: 200, headers: {}, body }, replayableHeaders());
+  // The handler keeps the stored response as JSON text: go through it as the store does.
+  return { stored, replayed: fromStoredResponse(JSON.parse(JSON.stringify(stored))).body };
+};
+
+describe("stored responses", () => {
+  it("keeps UTF-8 bodies as readable text", () => {
+    const { stored, replayed } = roundTrip(Buffer.from('{"b":1,"a":"café"}'));
+    expect(stored).toMatchObject({ body: '{"b":1,"a":"café"}', encoding: "utf8" });
+    expect(replayed.toString()).toBe('{"b":1,"a":"café"}');
+  });
+
+  it.each([
+    ["binary bytes", Buffer.from([0x00, 0xff, 0xfe, 0x80])],
+    ["a byte-order mark", Buffer.from([0xef, 0xbb, 0xbf, 0x61])],
+    ["a NUL byte", Buffer.from("a\u0000b")],
+    ["an empty body", Buffer.alloc(0)],
+  ])("replays %s byte for byte", (_, body) => {
+    expect(roundTrip(body).replayed.equals(body)).toBe(true);
+  });
+
+  it("keeps only the replayable headers", () => {
+    const headers = {
+      "content-type": "application/json",
+      location: "/p/1",
+      link: ["<a>; rel=next", "<b>; rel=prev"],
+      "x-ledger-entry": "le_1",
+      "set-cookie": ["session=secret"],
+      "content-length": "12",
+      "transfer-encoding": "chunked",
+      "x-debug": "1",
+    };
+    const stored = toStoredResponse({ status: 201, headers, body: Buffer.alloc(0) }, replayableHeaders(["X-Ledger-Entry"]));
+    expect(stored.headers).toEqual({
+      "content-type": "application/json",
+      location: "/p/1",
+      link: ["<a>; rel=next", "<b>; rel=prev"],
+      "x-ledger-entry": "le_1",
+    });
+  });
+
+  it.each(["Set-Cookie", "Authorization", "WWW-Authenticate", "X-Session-Token", "Content-Length", "Connection"])(
+    "refuses to replay %s, even when a route asks",
+    (name) => {
+      expect(() => replayableHeaders([name])).toThrow(TypeError);
+    },
+  );
+});
