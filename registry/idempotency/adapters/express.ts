@@ -34,6 +34,7 @@ const expressDefaults: FrameworkDefaults<Request> = {
 
 /**
  * Wrapper style: a route handler that runs `run` at most once per key and replays its result.
+ * Mount a body parser first: the fingerprint covers `req.body`, and without one every body looks the same.
  *
  * @example
  * app.post("/payments", express.json(), idempotent(handler, {
@@ -57,7 +58,9 @@ export function idempotent(handler: IdempotencyHandler, options: ExpressIdempote
 
 /**
  * Capture style: middleware placed before an ordinary route. It records what the route sends
- * (`res.json`, `res.send`, `write()`s) and replays it; error responses are never recorded.
+ * (`res.json`, `res.send`, `write()`s) and replays it; error responses are never recorded. Mount
+ * it on the route (not `app.use`) so the default operation names the route's path template, and
+ * after a body parser, since the fingerprint covers `req.body`.
  *
  * @example
  * app.post("/payments", express.json(), idempotency(handler, { getUserId: (req) => req.user.id }), async (req, res) => {

@@ -1,5 +1,5 @@
 // Fastify 5 adapter: `idempotent()` wraps a route that returns its result; `idempotencyPlugin` captures opted-in routes.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
@@ -72,7 +72,7 @@ type Running = { capture(response: HttpResponse | undefined): void; outcome: Pro
  * });
  */
 export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = Object.assign(
-  async function idempotencyPlugin(app: Parameters<FastifyPluginAsync>[0], { handler, ...defaults }: IdempotencyPluginOptions) {
+  async function idempotencyPlugin(app: FastifyInstance, { handler, ...defaults }: IdempotencyPluginOptions) {
     // Declared up front so every request object has the same shape (Fastify's advice for speed).
     if (!app.hasRequestDecorator("idempotency")) app.decorateRequest("idempotency", undefined);
     const protections = new WeakMap<object, Protect<FastifyRequest>>();
@@ -103,7 +103,10 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
       const outcome = protectionOf(config)(request, {
         keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
         setContext: (context) => (request.idempotency = context),
-        produce: () => (started(), response),
+        produce: () => {
+          started();
+          return response;
+        },
       });
       // Either the route may run now (its response arrives in onSend), or the answer is already known.
       const decided = await Promise.race([routeStarted, outcome]);
