@@ -1,7 +1,7 @@
 // Per-scenario figures (requests, executions, duplicates, 409s, 503s, double executions, p99), saved for the report.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { inject } from "vitest";
+import { beforeEach, inject } from "vitest";
 
 export type ScenarioFigures = {
   id: number;
@@ -15,6 +15,8 @@ export type ScenarioFigures = {
   p99Ms: number;
   durationS: number;
   notes: string;
+  /** False when any test of the scenario failed: the report is then not written. */
+  passed: boolean;
 };
 
 /** Counts answers as a scenario sends them; `save()` hands the totals to the report writer. */
@@ -25,11 +27,15 @@ export class FiguresCollector {
   duplicatesServed = 0;
   conflicts409 = 0;
   unavailable503 = 0;
+  private failed = false;
 
+  /** Call inside the scenario's `describe`, so a failing test marks its figures as not passing. */
   constructor(
     readonly id: number,
     readonly title: string,
-  ) {}
+  ) {
+    beforeEach(({ onTestFailed }) => onTestFailed(() => void (this.failed = true)));
+  }
 
   /** One answer: its status, how long it took, and whether it was a replay of a stored result. */
   record(status: number, ms: number, replayed = false): void {
@@ -57,6 +63,7 @@ export class FiguresCollector {
       p99Ms: Math.round(this.p99()),
       durationS: Math.round((performance.now() - this.started) / 100) / 10,
       notes: totals.notes ?? "",
+      passed: !this.failed,
     };
     const dir = inject("reliabilityFiguresDir");
     mkdirSync(dir, { recursive: true });

@@ -12,7 +12,9 @@ export function uniqueName(prefix: string): string {
  * Counting rows per key is how the suite knows how many times an operation really ran.
  */
 export async function createEffectsTable(pool: pg.Pool, table: string): Promise<void> {
-  await pool.query(`CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, worker TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp())`);
+  await pool.query(`CREATE TABLE ${table} (
+    id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, user_id TEXT NOT NULL, worker TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+  )`);
 }
 
 /** Executions per key. */
@@ -21,8 +23,18 @@ export async function executionsByKey(pool: pg.Pool, table: string): Promise<Map
   return new Map(rows.map((row) => [row.key, row.n]));
 }
 
-export async function executionsOf(pool: pg.Pool, table: string, key: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE key = $1`, [key]);
+/** Executions of one key (of one user, when given). */
+/** Executions per (user, key), keyed "user key": for scenarios where users differ. */
+export async function executionsByScope(pool: pg.Pool, table: string): Promise<Map<string, number>> {
+  const { rows } = await pool.query<{ scope: string; n: number }>(`SELECT user_id || ' ' || key AS scope, count(*)::int AS n FROM ${table} GROUP BY user_id, key`);
+  return new Map(rows.map((row) => [row.scope, row.n]));
+}
+
+export async function executionsOf(pool: pg.Pool, table: string, key: string, userId?: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ${table} WHERE key = $1${userId === undefined ? "" : " AND user_id = $2"}`,
+    userId === undefined ? [key] : [key, userId],
+  );
   return rows[0]?.n ?? 0;
 }
 

@@ -16,7 +16,10 @@ export function expressApp(runtime: WorkerRuntime) {
       getUserId: (req) => req.get("x-user-id") ?? "u_1",
       requireKey: true,
       isPermanentError: () => false,
-      run: (req) => charge(req.res?.locals.idempotency?.key ?? "", req.body),
+      run: (req) => {
+        const context = req.res?.locals.idempotency;
+        return charge(context?.key ?? "", context?.userId ?? "", req.body);
+      },
     }),
   );
   app.get("/_stats", (req, res) => void res.json(runtime.stats(req.query.gc === "1")));

@@ -57,8 +57,12 @@ export async function startRuntime(config: WorkerConfig = readConfig()) {
     counters,
     storePool,
     /** The side effect every protected operation performs: one row per real execution. */
-    async recordExecution(key: string): Promise<number> {
-      const { rows } = await effectsPool.query<{ id: string }>(`INSERT INTO ${config.effectsTable} (key, worker) VALUES ($1, $2) RETURNING id`, [key, config.workerId]);
+    async recordExecution(key: string, userId = "u_1"): Promise<number> {
+      const { rows } = await effectsPool.query<{ id: string }>(`INSERT INTO ${config.effectsTable} (key, user_id, worker) VALUES ($1, $2, $3) RETURNING id`, [
+        key,
+        userId,
+        config.workerId,
+      ]);
       return Number(rows[0]?.id);
     },
     /** The block's counters and the heap, after a full GC when asked (the process runs with --expose-gc). */
