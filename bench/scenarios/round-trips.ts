@@ -42,8 +42,13 @@ export async function roundTrips(): Promise<RoundTripCase[]> {
         check: (t) => t.store <= 1,
         run: async () => {
           let finish = () => {};
-          const first = plain.execute(context("c"), () => new Promise<void>((resolve) => (finish = resolve)));
-          await waitFor(() => counter.store >= 1);
+          let running = () => {};
+          const started = new Promise<void>((resolve) => (running = resolve));
+          const first = plain.execute(context("c"), () => {
+            running();
+            return new Promise<void>((resolve) => (finish = resolve));
+          });
+          await started;
           counter.reset();
           await expectError(plain.execute(context("c"), charge));
           const trips = counter.snapshot();
@@ -71,8 +76,4 @@ export async function roundTrips(): Promise<RoundTripCase[]> {
 
 function isRoundTrips(value: unknown): value is RoundTrips {
   return typeof value === "object" && value !== null && "store" in value && "cache" in value;
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
 }

@@ -2,6 +2,7 @@
 import pg from "pg";
 import { Redis } from "ioredis";
 import { IdempotencyHandler, MemoryStore, PostgresStore, RedisCache } from "@/blocks/idempotency";
+import { preparedClient } from "./prepared-client";
 import type { ServerSpec } from "./spec";
 
 export type Closable = { close(): Promise<void> };
@@ -10,10 +11,10 @@ export async function blockHandler(spec: ServerSpec): Promise<{ handler: Idempot
   if (spec.backend === "memory") {
     return { handler: new IdempotencyHandler(new MemoryStore()), close: async () => {} };
   }
-  if (spec.backend !== "postgres" && spec.backend !== "postgres+redis") throw new Error(`blocks has no "${spec.backend}" store.`);
+  if (spec.backend === "none" || spec.backend === "redis") throw new Error(`blocks has no "${spec.backend}" store.`);
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize });
-  const store = new PostgresStore(pool, { table: spec.table });
-  if (spec.backend === "postgres") {
+  const store = new PostgresStore(spec.backend === "postgres-prepared" ? preparedClient(pool) : pool, { table: spec.table });
+  if (spec.backend !== "postgres+redis") {
     return { handler: new IdempotencyHandler(store), close: () => pool.end() };
   }
   const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1 });

@@ -5,8 +5,11 @@ export type Framework = "express" | "fastify" | "hono";
 /** `block`: our adapter; `floor`: the hand-written two-statement route; the rest: peer libraries. */
 export type Variant = "bare" | "block" | "floor" | "express-idempotency" | "node-idempotency";
 
-/** `postgres+redis` is the PostgresStore with a RedisCache; for peers `redis` is their own Redis storage. */
-export type Backend = "none" | "memory" | "postgres" | "postgres+redis" | "redis";
+/**
+ * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over a
+ * client that prepares its statements; for peers `redis` is their own Redis storage.
+ */
+export type Backend = "none" | "memory" | "postgres" | "postgres-prepared" | "postgres+redis" | "redis";
 
 /** How our block is mounted: the `idempotent(handler, { run })` wrapper or the capture middleware. */
 export type Style = "wrapper" | "capture";

@@ -1,4 +1,4 @@
-// Runs a group of servers in alternation (A B C, then C B A, ...) and summarises each against a baseline.
+// Runs a group of servers in alternation (A B C, then C B A, ...) and compares them round by round.
 import { settings } from "../config";
 import type { LoadMode } from "../load/load-plan";
 import { runLoad } from "../load/run-load";
@@ -12,22 +12,24 @@ export type Measurement = {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
-  /** Against the group's baseline, round by round: req/s ratio, p50 ratio, p99 ratio. */
-  vsBaseline?: { label: string; requestsPerSecond: number; p50: number; p99: number };
   non2xx: number;
   errors: number;
   rounds: LoadResult[];
 };
 
-export type Group = { servers: RunningServer[]; mode: LoadMode; baseline?: RunningServer; runId: string };
+/** Ratios of one measurement to another from the same group, taken round by round. */
+export type Ratio = { to: string; requestsPerSecond: number; p50: number; p99: number };
 
-export async function measureGroup({ servers, mode, baseline, runId }: Group): Promise<Measurement[]> {
+/** `name` makes every Idempotency-Key of the group unique across the whole run. */
+export type Group = { name: string; servers: RunningServer[]; mode: LoadMode; runId: string };
+
+export async function measureGroup({ name, servers, mode, runId }: Group): Promise<Measurement[]> {
   const results = new Map<RunningServer, LoadResult[]>(servers.map((server) => [server, []]));
   const job = (server: RunningServer, tag: string, durationSeconds: number) =>
     runLoad({
       url: server.url + "/payments",
       mode,
-      keyPrefix: `${runId}-${servers.indexOf(server)}-${mode}-${tag}`,
+      keyPrefix: `${runId}-${name}-${servers.indexOf(server)}-${mode}-${tag}`,
       replayKeys: settings.replayKeys,
       durationSeconds,
       connections: settings.connections,
@@ -42,26 +44,28 @@ export async function measureGroup({ servers, mode, baseline, runId }: Group): P
       log(server.label, mode, r, result);
     }
   }
-  return servers.map((server) => summarise(server, mode, results.get(server) ?? [], baseline && results.get(baseline), baseline));
+  return servers.map((server) => summarise(server, mode, results.get(server) ?? []));
 }
 
-function summarise(server: RunningServer, mode: LoadMode, rounds: LoadResult[], base?: LoadResult[], baseline?: RunningServer): Measurement {
-  const pick = (list: LoadResult[], field: "requestsPerSecond" | "p50Ms" | "p99Ms") => list.map((result) => result[field]);
+const pick = (list: LoadResult[], field: "requestsPerSecond" | "p50Ms" | "p99Ms") => list.map((result) => result[field]);
+
+/** `measurement` against `base` (both from one group): above 1 means more req/s, or slower latency. */
+export function versus(measurement: Measurement, base: Measurement): Ratio {
+  return {
+    to: base.label,
+    requestsPerSecond: round(pairedRatio(pick(measurement.rounds, "requestsPerSecond"), pick(base.rounds, "requestsPerSecond"))),
+    p50: round(pairedRatio(pick(measurement.rounds, "p50Ms"), pick(base.rounds, "p50Ms"))),
+    p99: round(pairedRatio(pick(measurement.rounds, "p99Ms"), pick(base.rounds, "p99Ms"))),
+  };
+}
+
+function summarise(server: RunningServer, mode: LoadMode, rounds: LoadResult[]): Measurement {
   return {
     label: server.label,
     mode,
     requestsPerSecond: round(median(pick(rounds, "requestsPerSecond")), 0),
     p50Ms: round(median(pick(rounds, "p50Ms"))),
     p99Ms: round(median(pick(rounds, "p99Ms"))),
-    vsBaseline:
-      base && baseline
-        ? {
-            label: baseline.label,
-            requestsPerSecond: round(pairedRatio(pick(rounds, "requestsPerSecond"), pick(base, "requestsPerSecond"))),
-            p50: round(pairedRatio(pick(rounds, "p50Ms"), pick(base, "p50Ms"))),
-            p99: round(pairedRatio(pick(rounds, "p99Ms"), pick(base, "p99Ms"))),
-          }
-        : undefined,
     non2xx: rounds.reduce((sum, result) => sum + result.non2xx, 0),
     errors: rounds.reduce((sum, result) => sum + result.errors, 0),
     rounds,

@@ -1,5 +1,6 @@
 // Reads a V8 .cpuprofile and lists where the time went: self time per function and per package.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -32,6 +33,14 @@ export function summariseProfile(path: string, top = 15): ProfileSummary {
       .slice(0, top)
       .map(([name, us]) => ({ name, selfMs: Math.round(us / 1000), percent: Math.round((1000 * us) / totalUs) / 10 }));
   return { totalMs: Math.round(totalUs / 1000), functions: ranked(functions), packages: ranked(packages) };
+}
+
+/** The main thread's profile in a folder of one process's profiles: the largest one (the loader thread's is small). */
+export function mainThreadProfile(dir: string): string | undefined {
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith(".cpuprofile"))
+    .map((name) => join(dir, name));
+  return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
 }
 
 function shortUrl(url: string): string {

@@ -1,6 +1,7 @@
 // Starts a benchmark server in its own process and stops it; the parent only learns its port.
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { settings } from "../config";
 import { specLabel, type ServerSpec } from "../servers/spec";
@@ -15,8 +16,10 @@ export type RunningServer = { spec: ServerSpec; label: string; url: string; pid:
 export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   const execArgv = ["--import", "tsx"];
   if (settings.cpuProfile) {
-    mkdirSync(PROFILE_DIR, { recursive: true });
-    execArgv.push("--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${fileName(specLabel(spec))}.cpuprofile`);
+    // One folder per server: tsx's loader thread writes a profile of its own beside the main thread's.
+    const dir = profileDir(spec);
+    mkdirSync(dir, { recursive: true });
+    execArgv.push("--cpu-prof", `--cpu-prof-dir=${dir}`);
   }
   const child = fork(SERVER_MAIN, [JSON.stringify(spec)], { execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const port = await readyPort(child);
@@ -56,6 +59,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-function fileName(label: string): string {
-  return label.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "");
+export function profileDir(spec: ServerSpec): string {
+  return join(PROFILE_DIR, specLabel(spec).replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, ""));
 }

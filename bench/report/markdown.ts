@@ -1,0 +1,91 @@
+// Renders the results as bench/results/latest.md: one table per scenario, then the targets.
+import { LOAD_MODES } from "../load/load-plan";
+import type { Ratio } from "../support/alternate";
+import type { BenchResults } from "./results";
+
+type Cell = string | number | undefined;
+
+function table(header: string[], rows: Cell[][]): string {
+  const line = (cells: Cell[]) => `| ${cells.map((cell) => (cell === undefined ? "" : String(cell))).join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+const x = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? "" : `${value}x`);
+const ratioCells = (ratio?: Ratio) => [x(ratio?.requestsPerSecond), x(ratio?.p50), x(ratio?.p99)];
+const failures = (row: { non2xx: number; errors: number }) => (row.non2xx + row.errors ? `${row.non2xx} / ${row.errors}` : "0");
+
+function meta(results: BenchResults): string {
+  const { meta: m } = results;
+  return [
+    `Command: \`${m.command}\` — ran ${m.durationSeconds} s, started ${m.startedAt}.`,
+    `Node ${m.node}, ${m.cpus} CPUs shared with PostgreSQL, Redis, the load generator and other work; load average ${m.loadAverageAtStart.join(" / ")} at start, ${m.loadAverageAtEnd.join(" / ")} at the end.`,
+    `Settings: ${Object.entries(m.settings).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}.`,
+    "Each figure is the median over alternating rounds (A B C, then C B A); every ratio is the median of per-round ratios between two servers measured back to back, so it holds better than the absolute figures on a noisy machine. Latencies are in ms; `fails` counts non-2xx responses / connection errors.",
+  ].join("\n\n");
+}
+
+function overhead(results: BenchResults): string {
+  const rows = (results.overhead ?? []).map((row) => [row.framework, row.label.replace(`${row.framework} `, ""), LOAD_MODES[row.mode], row.requestsPerSecond, row.p50Ms, row.p99Ms, ...ratioCells(row.vsBare), failures(row)]);
+  return table(["Framework", "Route", "Scenario", "req/s", "p50", "p99", "req/s x bare", "p50 x bare", "p99 x bare", "fails"], rows);
+}
+
+function floor(results: BenchResults): string {
+  const rows = (results.overhead ?? [])
+    .filter((row) => row.vsFloor)
+    .map((row) => [LOAD_MODES[row.mode], row.label, row.requestsPerSecond, row.p99Ms, ...ratioCells(row.vsFloor)]);
+  return table(["Scenario", "Ours", "req/s", "p99", "req/s x floor", "p50 x floor", "p99 x floor"], rows);
+}
+
+function roundTrips(results: BenchResults): string {
+  const rows = (results.roundTrips ?? []).map((trip) => [trip.name, trip.store, trip.cache, trip.target, trip.met ? "yes" : "**no**"]);
+  return table(["Request", "store round trips", "cache round trips", "target", "met"], rows);
+}
+
+function peers(results: BenchResults): string {
+  const rows = (results.peers ?? []).map((row) => [row.storeClass, LOAD_MODES[row.mode], row.label.replace("express ", ""), row.requestsPerSecond, row.p50Ms, row.p99Ms, ...ratioCells(row.vsBlocks), failures(row)]);
+  return table(["Store class", "Scenario", "Library", "req/s", "p50", "p99", "req/s x ours", "p50 x ours", "p99 x ours", "fails"], rows);
+}
+
+function jobs(results: BenchResults): string {
+  const rows = (results.jobs ?? []).flatMap((size) =>
+    size.runs.map((run) => [size.rows.toLocaleString("en-US"), run.job, run.batchMs, run.executionMs, run.handled.join(" "), run.scans.map(shortScan).join("; ")]),
+  );
+  const plans = (results.jobs ?? []).flatMap((size) =>
+    size.runs.map((run) => `<details><summary>${run.job}, ${size.rows.toLocaleString("en-US")} rows</summary>\n\n\`\`\`\n${run.plan}\n\`\`\`\n</details>`),
+  );
+  return [table(["Rows", "Job (limit 100)", "batch ms (median)", "in PostgreSQL ms", "rows per batch", "access paths"], rows), "EXPLAIN (ANALYZE, BUFFERS) of one batch each (run in a rolled-back transaction):", ...plans].join("\n\n");
+}
+
+/** Drops the run-specific table prefix so the access paths read alike at every size. */
+function shortScan(scan: string): string {
+  return scan.replace(/bench_[a-z0-9]+_jobs_\d+/g, "t");
+}
+
+function cli(results: BenchResults): string {
+  const c = results.cli;
+  if (!c) return "";
+  if (!c.available) return `Not run: ${c.reason}`;
+  const rows = c.timings.map((t) => ("medianMs" in t ? [t.fixture, t.medianMs, t.runsMs.join(", "), t.files] : [t.fixture, "failed", t.error, ""]));
+  const profile = c.profileSummary
+    ? `\n\nProfile of one \`add\` (self time by package): ${c.profileSummary.packages.slice(0, 6).map((p) => `${p.name} ${p.percent}%`).join(", ")}.`
+    : "";
+  return `\`${c.command}\` into a fresh copy of each fixture (after an untimed \`init --yes\`), wall time including Node's start:\n\n${table(["Fixture", "median ms", "runs ms", "files after"], rows)}${profile}`;
+}
+
+function targets(results: BenchResults): string {
+  return table(["Target", "Measured", "Met"], results.targets.map((t) => [t.target, t.measured, t.met ? "yes" : "**no**"]));
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  const sections: Array<[string, string, boolean]> = [
+    ["1. HTTP overhead against the bare route", overhead(results), Boolean(results.overhead)],
+    ["2. Our PostgreSQL configuration against the floor (Express)", floor(results), Boolean(results.overhead)],
+    ["3. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
+    ["4. Peers on Express", peers(results), Boolean(results.peers)],
+    ["5. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
+    ["6. CLI", cli(results), Boolean(results.cli)],
+    ["Targets", targets(results), true],
+  ];
+  const body = sections.filter(([, , shown]) => shown).map(([title, content]) => `## ${title}\n\n${content}`);
+  return [`# Benchmark results\n\n${meta(results)}`, ...body].join("\n\n") + "\n";
+}

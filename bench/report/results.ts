@@ -1,0 +1,30 @@
+// The shape of bench/results/latest.json: run metadata, every scenario's figures, and the targets.
+import type { CliResult } from "../scenarios/cli-time";
+import type { OverheadRow } from "../scenarios/http-overhead";
+import type { JobScale } from "../scenarios/job-scale";
+import type { PeerRow } from "../scenarios/peers";
+import type { RoundTripCase } from "../scenarios/round-trips";
+import type { ProfileSummary } from "../support/cpu-profile";
+
+export type Target = { target: string; measured: string; met: boolean };
+
+export type BenchResults = {
+  meta: {
+    command: string;
+    startedAt: string;
+    durationSeconds: number;
+    node: string;
+    cpus: number;
+    loadAverageAtStart: number[];
+    loadAverageAtEnd: number[];
+    settings: Record<string, unknown>;
+    scenarios: string[];
+  };
+  roundTrips?: RoundTripCase[];
+  overhead?: OverheadRow[];
+  peers?: PeerRow[];
+  jobs?: JobScale[];
+  cli?: CliResult & { profileSummary?: ProfileSummary };
+  serverProfiles?: Array<{ label: string; summary: ProfileSummary }>;
+  targets: Target[];
+};
