@@ -67,7 +67,8 @@ export function fixtureSuite(expected: FixtureExpectations): void {
     });
 
     it("the vendored block tests pass inside the project", async () => {
-      const vitest = await inProject(dir, "vitest", ["run", "src/blocks"]);
+      // PGlite's first queries compile its WASM paths; on a loaded CI machine that alone can pass vitest's 5 s default.
+      const vitest = await inProject(dir, "vitest", ["run", "src/blocks", "--testTimeout=60000", "--hookTimeout=60000"]);
       expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
       expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
     });
