@@ -109,6 +109,16 @@ describe("blocks add", () => {
     expect(existsSync(path.join(dir, "src/jobs"))).toBe(false);
   });
 
+  it("adds the logger block on its own: its middleware for the project's framework, no migration, no job", async () => {
+    const dir = await initialised();
+    const result = await add(dir, { blocks: ["logger"] });
+    expect(result.blocks).toEqual(["logger"]);
+    expect(result.migrations).toEqual([]);
+    expect(result.files.map((file) => file.target)).toContain("src/blocks/logger/middleware/hono.ts");
+    expect(result.files.some((file) => file.target.includes("middleware/express"))).toBe(false);
+    expect(result.dependencies.dependencies).toEqual(["pino@^10.4.0"]);
+  });
+
   it.each([
     ["MISSING_PACKAGE_JSON", (dir: string) => rmSync(path.join(dir, "package.json")), {}],
     ["MISSING_CONFIG", (dir: string) => rmSync(path.join(dir, "blocks.json")), {}],

@@ -1,7 +1,8 @@
 // Detection of the alias (incl. `extends`), module style, package manager and migrations layout.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import prompts from "prompts";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { runInit } from "../../cli/commands/init.js";
 import { detectMigrations } from "../../cli/migrate/detect-layout.js";
 import { aliasFor, aliasRoots } from "../../cli/project/detect-alias.js";
@@ -40,6 +41,22 @@ describe("alias detection", () => {
     const before = (await loadTsconfig(dir))?.paths;
     await runInit({ cwd: dir, yes: true });
     expect((await loadTsconfig(dir))?.paths).toEqual(before);
+  });
+});
+
+describe("init on a terminal", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("offers a paths alias when tsconfig has none, and writes it when accepted", async () => {
+    const dir = tempProject("fastify-commonjs");
+    vi.stubEnv("CI", "");
+    const streams = [process.stdin, process.stdout] as Array<{ isTTY?: boolean }>;
+    const before = streams.map((stream) => stream.isTTY);
+    streams.forEach((stream) => (stream.isTTY = true));
+    prompts.inject([true, true]);
+    const { config } = await runInit({ cwd: dir }).finally(() => streams.forEach((stream, i) => (stream.isTTY = before[i])));
+    expect(config.alias).toBe("@/blocks");
+    expect((await loadTsconfig(dir))?.paths).toEqual({ "@/*": ["./src/*"] });
   });
 });
 
