@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { MemoryStore } from "../stores/memory-store";
-import { routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
+import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
 import { idempotency, idempotent } from "./express";
 
 type WithUser = Request & { user?: { id: string } };
@@ -30,12 +30,11 @@ const expressDriver: HttpDriver = {
       next();
     });
     for (const route of routes) {
-      const { isPermanentError, ...options } = route.options;
-      const getUserId = route.defaultUserId ? undefined : (req: WithUser) => req.user!.id;
+      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (req: WithUser) => req.user!.id };
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError, getUserId, run: async () => routeResult(await route.logic()) }));
+        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
       } else {
-        app.post(route.path, idempotency(handler, { ...options, getUserId }), async (_req, res) => send(res, await route.logic()));
+        app.post(route.path, idempotency(handler, options), async (_req, res) => send(res, await route.logic()));
       }
     }
     app.use(frameworkErrorHandler);

@@ -5,7 +5,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
 import { MemoryStore } from "../stores/memory-store";
-import { routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
+import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
 import { idempotencyPlugin, idempotent } from "./fastify";
 
 type WithUser = FastifyRequest & { user?: { id: string } };
@@ -22,12 +22,11 @@ const fastifyDriver: HttpDriver = {
     });
     if (style === "capture") await app.register(idempotencyPlugin, { handler });
     for (const route of routes) {
-      const { isPermanentError, ...options } = route.options;
-      const getUserId = route.defaultUserId ? undefined : (request: WithUser) => request.user!.id;
+      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (request: WithUser) => request.user!.id };
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError, getUserId, run: async () => routeResult(await route.logic()) }));
+        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
       } else {
-        app.post(route.path, { config: { idempotency: { ...options, getUserId } } }, async (_request, reply) => send(reply, await route.logic()));
+        app.post(route.path, { config: { idempotency: options } }, async (_request, reply) => send(reply, await route.logic()));
       }
     }
     return inject(app);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { MemoryStore } from "../stores/memory-store";
-import { routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
+import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
 import { idempotency, idempotent } from "./hono";
 
 type Env = { Variables: { user: { id: string } } };
@@ -26,12 +26,11 @@ const honoDriver: HttpDriver = {
       return c.json({ frameworkError: err.message }, status as 500);
     });
     for (const route of routes) {
-      const { isPermanentError, ...options } = route.options;
-      const getUserId = route.defaultUserId ? undefined : (c: Context<Env>) => c.get("user").id;
+      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (c: Context<Env>) => c.get("user").id };
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError, getUserId, run: async () => routeResult(await route.logic()) }));
+        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
       } else {
-        app.post(route.path, idempotency(handler, { ...options, getUserId }), async (c) => send(c, await route.logic()));
+        app.post(route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
       }
     }
     return request(app, contexts);

@@ -3,15 +3,15 @@ import { randomUUID } from "node:crypto";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import type { RouteResult } from "../http/http-response";
-import type { WrapperRouteOptions } from "../http/route-options";
+import type { IdempotencyRouteOptions } from "../http/route-options";
 
 export type Style = "wrapper" | "capture";
 
 /** What a test route answers. An object body goes out as JSON, a string as text; `stream` pipes chunks instead. */
 export type RouteReply = { status?: number; body?: unknown; headers?: Record<string, string>; stream?: string[] };
 
-/** Route options every framework takes as they are (the driver adds `getUserId`). */
-export type NeutralRouteOptions = Omit<WrapperRouteOptions<unknown>, "getUserId" | "getOperation" | "getBody">;
+/** Route options every framework takes as they are (the driver adds `getUserId`, and `isPermanentError` in wrapper style). */
+export type NeutralRouteOptions = Omit<IdempotencyRouteOptions<unknown>, "getUserId" | "getOperation" | "getBody">;
 
 export type TestRoute = {
   path: string;
@@ -64,11 +64,12 @@ export function testResponse(status: number, headers: Headers, body: Buffer, con
 
 /** A wrapper-style route returns what a capture-style route sends. */
 export function routeResult(reply: RouteReply): RouteResult {
-  if (reply.stream) throw new Error("A wrapper-style route returns a body; it cannot stream.");
-  return { status: reply.status, body: reply.body, headers: reply.headers };
+  const { stream, ...result } = reply;
+  if (stream) throw new Error("A wrapper-style route returns a body; it cannot stream.");
+  return result;
 }
 
-/** An error the logic throws; `permanent` is what the routes' `isPermanentError` checks. */
+/** An error the logic throws; `permanent` is what `isPermanentRouteError` checks. */
 export class RouteError extends Error {
   constructor(
     readonly status: number,
@@ -77,4 +78,9 @@ export class RouteError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The `isPermanentError` of every wrapper-style test route (capture style sees responses, not errors). */
+export function isPermanentRouteError(err: unknown): boolean {
+  return err instanceof RouteError && err.permanent;
 }

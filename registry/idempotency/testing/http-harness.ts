@@ -3,7 +3,7 @@ import { afterEach } from "vitest";
 import { IdempotencyHandler, type IdempotencyHandlerOptions } from "../handler";
 import { MemoryStore } from "../stores/memory-store";
 import type { IdempotencyCache, IdempotencyStore } from "../types";
-import { RouteError, type HttpDriver, type RouteReply, type Style, type TestApp, type TestResponse, type TestRoute } from "./http-driver";
+import { type HttpDriver, type RouteReply, type Style, type TestApp, type TestResponse, type TestRoute } from "./http-driver";
 
 /** A store for one test, and a way to move its clock forward. */
 export type StoreFixture = { store: IdempotencyStore; advance(ms: number): Promise<void> };
@@ -32,7 +32,7 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
         path: "/payments",
         runs: 0,
         ...extra,
-        options: { isPermanentError, ...extra.options },
+        options: extra.options ?? {},
         logic: () => respond(++route.runs),
       };
       return route;
@@ -47,9 +47,6 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
   };
   return t;
 }
-
-/** What every protected route should declare: which of its errors can never succeed on retry. */
-const isPermanentError = (err: unknown) => err instanceof RouteError && err.permanent;
 
 /** A payment route's answer for its `run`-th execution. */
 export const created = (run: number): RouteReply => ({
