@@ -5,7 +5,12 @@ import { BlocksError } from "../utils/errors.js";
 import { spinner } from "../utils/spinner.js";
 import type { DependencyPlan } from "./plan-dependencies.js";
 
-/** The commands that install `plan`, as shown by --dry-run and --no-install. */
+/**
+ * The commands that install `plan`, as shown by --dry-run and --no-install.
+ *
+ * @example
+ * installCommands("npm", { dependencies: ["pg@^8"], devDependencies: [] }); // [["npm", "install", "pg@^8"]]
+ */
 export function installCommands(manager: PackageManager, plan: DependencyPlan): string[][] {
   return [
     ...(plan.dependencies.length ? [installCommand(manager, plan.dependencies, false)] : []),

@@ -55,7 +55,12 @@ function describe(file: PlannedFile, replace: Replace): string {
   return shouldWrite(file, replace) ? highlighter.error("overwrite") : highlighter.warn("keep     ");
 }
 
-/** The machine-readable plan or result printed by --json. */
+/**
+ * The machine-readable plan or result printed by --json.
+ *
+ * @example
+ * printJson(planJson(plan, replace, { dryRun: true, installed: false }));
+ */
 export function planJson(plan: AddPlan, replace: Replace, outcome: { dryRun: boolean; installed: boolean }) {
   return {
     ok: true,

@@ -6,7 +6,12 @@ import { cliVersion } from "../utils/package-root.js";
 import type { AddPlan } from "./plan-add.js";
 import type { PlannedFile } from "./plan-files.js";
 
-/** Whether a planned file is written, given the user's answers. */
+/**
+ * Whether a planned file is written, given the user's answers.
+ *
+ * @example
+ * shouldWrite({ ...file, state: "modified" }, { modified: false, conflicts: false }); // false
+ */
 export function shouldWrite(file: PlannedFile, replace: { modified: boolean; conflicts: boolean }): boolean {
   if (file.state === "create" || file.state === "update") return true;
   if (file.state === "modified") return replace.modified;

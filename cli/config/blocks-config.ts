@@ -39,7 +39,12 @@ export async function readConfig(root: string): Promise<BlocksConfig> {
   return checkConfig(raw);
 }
 
-/** Validates a parsed blocks.json, naming the first field that is wrong. */
+/**
+ * Validates a parsed blocks.json, naming the first field that is wrong.
+ *
+ * @example
+ * checkConfig({ dir: "/etc" }); // throws INVALID_CONFIG naming "dir"
+ */
 export function checkConfig(raw: unknown): BlocksConfig {
   const config = raw as Partial<BlocksConfig> | null;
   if (typeof config !== "object" || config === null) throw invalid(`${CONFIG_FILE} must hold a JSON object.`);

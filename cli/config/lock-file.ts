@@ -39,7 +39,12 @@ export async function readLock(root: string): Promise<Lock> {
   }
 }
 
-/** Writes the lock with sorted keys, so it diffs cleanly in code review. */
+/**
+ * Writes the lock with sorted keys, so it diffs cleanly in code review.
+ *
+ * @example
+ * await writeLock("/app", lock);
+ */
 export async function writeLock(root: string, lock: Lock): Promise<void> {
   const sorted = {
     version: 1,
@@ -53,7 +58,12 @@ export async function writeLock(root: string, lock: Lock): Promise<void> {
   await writeProjectFile(path.join(root, LOCK_FILE), `${JSON.stringify(sorted, null, 2)}\n`);
 }
 
-/** The recorded hash of a file, whichever block wrote it. */
+/**
+ * The recorded hash of a file, whichever block wrote it.
+ *
+ * @example
+ * lockedHash(lock, "src/blocks/idempotency/index.ts"); // "sha256-..." or undefined
+ */
 export function lockedHash(lock: Lock, file: string): string | undefined {
   for (const block of Object.values(lock.blocks)) {
     const hash = block.files[file];

@@ -16,7 +16,12 @@ export async function post(base: string, key: string, payload: unknown, label: s
   return { label, status: response.status, body: await response.text(), headers: response.headers };
 }
 
-/** The card charges the server counted, to show what actually ran. */
+/**
+ * The card charges the server counted, to show what actually ran.
+ *
+ * @example
+ * await charges("http://127.0.0.1:4000"); // 2
+ */
 export async function charges(base: string): Promise<number> {
   const response = await fetch(`${base}/charges`);
   return ((await response.json()) as { charges: number }).charges;

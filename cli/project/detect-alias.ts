@@ -38,7 +38,12 @@ export function aliasFor(roots: AliasRoot[], blocksDir: string): string | undefi
   return joined.endsWith("/") ? joined.slice(0, -1) : joined;
 }
 
-/** The preferred root for a new blocks folder: `@/`, then `~/`, then any other wildcard mapping. */
+/**
+ * The preferred root for a new blocks folder: `@/`, then `~/`, then any other wildcard mapping.
+ *
+ * @example
+ * preferredRoot([{ prefix: "~/", dir: "/app/src" }, { prefix: "@/", dir: "/app/src" }]); // the "@/" one
+ */
 export function preferredRoot(roots: AliasRoot[]): AliasRoot | undefined {
   const rank = (root: AliasRoot) => (root.prefix === "@/" ? 0 : root.prefix === "~/" ? 1 : 2);
   return [...roots].sort((a, b) => rank(a) - rank(b))[0];

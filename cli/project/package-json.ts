@@ -35,7 +35,12 @@ export async function readPackageJson(root: string): Promise<PackageJson> {
   }
 }
 
-/** Every package the project declares, in any dependency field: `add` never reinstalls these. */
+/**
+ * Every package the project declares, in any dependency field: `add` never reinstalls these.
+ *
+ * @example
+ * declaredPackages({ dependencies: { express: "^5" } }).has("express"); // true
+ */
 export function declaredPackages(pkg: PackageJson): Set<string> {
   return new Set(
     [pkg.dependencies, pkg.devDependencies, pkg.peerDependencies, pkg.optionalDependencies].flatMap((deps) => Object.keys(deps ?? {})),

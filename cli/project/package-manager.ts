@@ -31,6 +31,12 @@ export function detectPackageManager(root: string, pkg: PackageJson): PackageMan
   }
 }
 
+/**
+ * Narrows a string (from blocks.json or `packageManager`) to a supported manager.
+ *
+ * @example
+ * isPackageManager("pnpm"); // true
+ */
 export function isPackageManager(value: unknown): value is PackageManager {
   return typeof value === "string" && (PACKAGE_MANAGERS as readonly string[]).includes(value);
 }

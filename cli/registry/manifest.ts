@@ -43,7 +43,12 @@ export type Registry = {
   blocks: RegistryBlock[];
 };
 
-/** The registry that ships with the CLI. */
+/**
+ * The registry that ships with the CLI.
+ *
+ * @example
+ * await loadRegistry(defaultRegistryDir());
+ */
 export function defaultRegistryDir(): string {
   return path.join(packageRoot(), "registry");
 }

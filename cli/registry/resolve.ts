@@ -19,7 +19,12 @@ export function resolveBlocks(registry: Registry, names: string[]): RegistryBloc
   return ordered;
 }
 
-/** Looks a block up by name, failing with the list of names that exist. */
+/**
+ * Looks a block up by name, failing with the list of names that exist.
+ *
+ * @example
+ * findBlock(registry, "cache"); // throws UNKNOWN_BLOCK listing the blocks that exist
+ */
 export function findBlock(registry: Registry, name: string): RegistryBlock {
   const block = registry.blocks.find((candidate) => candidate.name === name);
   if (block) return block;
@@ -41,7 +46,12 @@ export function selectFiles(block: RegistryBlock, selection: FileSelection): Reg
   return block.files.filter((file) => fits(file, selection) && (selection.tests || !file.test));
 }
 
-/** The templates rendered for this block under the same framework rule. */
+/**
+ * The templates rendered for this block under the same framework rule.
+ *
+ * @example
+ * selectTemplates(block, { frameworks: [], tests: true }); // the maintenance-job stub
+ */
 export function selectTemplates(block: RegistryBlock, selection: FileSelection): RegistryTemplate[] {
   return (block.templates ?? []).filter((template) => fits(template, selection));
 }
@@ -50,7 +60,12 @@ function fits(entry: { framework?: string }, selection: FileSelection): boolean 
   return entry.framework === undefined || selection.frameworks.includes(entry.framework);
 }
 
-/** Checks `--framework` values against the manifest. */
+/**
+ * Checks `--framework` values against the manifest.
+ *
+ * @example
+ * checkFrameworks(registry, ["koa"]); // throws UNKNOWN_FRAMEWORK
+ */
 export function checkFrameworks(registry: Registry, names: string[]): string[] {
   for (const name of names) {
     if (!(name in registry.frameworks)) {
@@ -62,7 +77,12 @@ export function checkFrameworks(registry: Registry, names: string[]): string[] {
   return names;
 }
 
-/** The frameworks whose packages the project declares. */
+/**
+ * The frameworks whose packages the project declares.
+ *
+ * @example
+ * detectFrameworks(registry, new Set(["express", "pg"])); // ["express"]
+ */
 export function detectFrameworks(registry: Registry, declared: Set<string>): string[] {
   return Object.entries(registry.frameworks)
     .filter(([, framework]) => framework.packages.some((name) => declared.has(name)))

@@ -23,7 +23,12 @@ export function transformStaticImports(sourceFile: SourceFile, ctx: ImportContex
   return literals.flatMap((literal) => rewrite(literal, ctx));
 }
 
-/** The edit that replaces the literal's value between its quotes (so the quote style is kept), if it changes. */
+/**
+ * The edit that replaces the literal's value between its quotes (so the quote style is kept), if it changes.
+ *
+ * @example
+ * edits.push(...rewrite(declaration.getModuleSpecifierOrThrow() as StringLiteral, ctx));
+ */
 export function rewrite(literal: StringLiteral, ctx: ImportContext): Edit[] {
   const value = literal.getLiteralValue();
   const next = rewriteSpecifier(value, ctx);

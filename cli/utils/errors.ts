@@ -55,7 +55,12 @@ export function isBlocksError(err: unknown): err is BlocksError {
   return typeof code === "string" && (Object.values(ErrorCode) as string[]).includes(code);
 }
 
-/** The cause as one readable line, or undefined when there is none. */
+/**
+ * The cause as one readable line, or undefined when there is none.
+ *
+ * @example
+ * describeCause(new Error("ECONNREFUSED")); // "ECONNREFUSED"
+ */
 export function describeCause(cause: unknown): string | undefined {
   if (cause === undefined || cause === null) return undefined;
   if (cause instanceof Error) return cause.message;

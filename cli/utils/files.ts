@@ -5,12 +5,22 @@ import { access, constants, mkdir, readFile, writeFile } from "node:fs/promises"
 import path from "node:path";
 import { BlocksError } from "./errors.js";
 
-/** SHA-256 of a file's content, as recorded in blocks.lock.json. */
+/**
+ * SHA-256 of a file's content, as recorded in blocks.lock.json.
+ *
+ * @example
+ * contentHash("x"); // "sha256-2d71..."
+ */
 export function contentHash(content: string): string {
   return `sha256-${createHash("sha256").update(content).digest("hex")}`;
 }
 
-/** A project-relative path with forward slashes, as written in blocks.json and the lock. */
+/**
+ * A project-relative path with forward slashes, as written in blocks.json and the lock.
+ *
+ * @example
+ * toPosix(path.join("src", "blocks")); // "src/blocks" on every OS
+ */
 export function toPosix(p: string): string {
   return p.split(path.sep).join("/");
 }
@@ -83,7 +93,12 @@ function notWritable(target: string, cause: unknown): BlocksError {
   });
 }
 
-/** Reads a UTF-8 file, or undefined when it does not exist. */
+/**
+ * Reads a UTF-8 file, or undefined when it does not exist.
+ *
+ * @example
+ * const current = await readIfExists("/app/blocks.json");
+ */
 export async function readIfExists(absolute: string): Promise<string | undefined> {
   try {
     return await readFile(absolute, "utf8");

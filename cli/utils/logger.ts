@@ -13,7 +13,12 @@ export function configureOutput(options: { silent?: boolean }): void {
   state.silent = options.silent === true;
 }
 
-/** Whether human output is currently shown (spinners check it too). */
+/**
+ * Whether human output is currently shown (spinners check it too).
+ *
+ * @example
+ * if (!isOutputSilent()) stream.write("…");
+ */
 export function isOutputSilent(): boolean {
   return state.silent;
 }

@@ -29,7 +29,12 @@ function isOwnPackage(dir: string): boolean {
   return (JSON.parse(readFileSync(file, "utf8")) as { name?: string }).name === "blocks";
 }
 
-/** The CLI's version, for the lock file. */
+/**
+ * The CLI's version, for the lock file.
+ *
+ * @example
+ * cliVersion(); // "0.1.0"
+ */
 export function cliVersion(): string {
   return (JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }

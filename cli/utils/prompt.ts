@@ -11,7 +11,12 @@ export type Decision = {
   yesAnswer?: boolean;
 };
 
-/** Whether prompts can be shown: both ends must be a terminal, and CI never counts as one. */
+/**
+ * Whether prompts can be shown: both ends must be a terminal, and CI never counts as one.
+ *
+ * @example
+ * if (!canPrompt()) throw new BlocksError("DECISION_REQUIRED", "...");
+ */
 export function canPrompt(): boolean {
   return process.stdin.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
 }
@@ -52,7 +57,12 @@ export async function choose(message: string, choices: string[], flag: string): 
   return (picked as string[] | undefined) ?? [];
 }
 
-/** The error for a prompt the user cancelled (Ctrl-C, Esc). */
+/**
+ * The error for a prompt the user cancelled (Ctrl-C, Esc).
+ *
+ * @example
+ * prompts(question, { onCancel: () => cancelled() });
+ */
 export function cancelled(): never {
   throw new BlocksError("CANCELLED", "Cancelled; nothing was written.");
 }
