@@ -80,7 +80,8 @@ function requestOf(c: Context): Omit<ProtectedRequest, "produce"> {
 /** Reads the handler's response into bytes, and puts an identical one back for the client. */
 async function captureResponse(c: Context): Promise<HttpResponse> {
   const res = c.res;
-  // Hono's streaming helpers declare chunked transfer; reading such a body could wait forever.
+  // Hono's streaming helpers declare chunked transfer (SSE also its content type); reading such a
+  // body could wait forever. A plain `stream()` declares nothing, so it is read to its end and recorded.
   if (res.headers.get("transfer-encoding") === "chunked" || res.headers.get("content-type")?.startsWith("text/event-stream")) {
     throw new UncapturableResponseError("the route returned a streaming response");
   }
