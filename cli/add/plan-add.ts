@@ -14,7 +14,8 @@ import { planFiles, type PlannedFile } from "./plan-files.js";
 export type AddPlanOptions = {
   blocks: string[];
   cwd?: string;
-  framework?: string[];
+  /** "express,hono" from the command line, or a list from code; "none" for the core only. */
+  framework?: string | string[];
   tests?: boolean;
   table?: string;
   registry?: string;
@@ -68,7 +69,7 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
 /** `--framework` wins; else the frameworks the project declares; else ask, or core only with --yes. */
 async function chooseFrameworks(registry: Registry, blocks: RegistryBlock[], declared: Set<string>, options: AddPlanOptions): Promise<string[]> {
   if (options.framework?.length) {
-    const names = options.framework.flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean);
+    const names = [options.framework].flat().flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean);
     return names.includes("none") ? [] : checkFrameworks(registry, names);
   }
   const detected = detectFrameworks(registry, declared);

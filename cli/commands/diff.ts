@@ -76,7 +76,7 @@ export const diff = new Command("diff")
   .description("show what changed in the vendored files against what the registry would write now")
   .argument("[block]", "one block (default: every added block)")
   .option("--json", "print the changes as JSON")
-  .option("-c, --cwd <path>", "the project folder", process.cwd())
+  .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")
   .option("-s, --silent", "print nothing but errors")
   .action(async (block: string | undefined, opts: Omit<DiffOptions, "block">) => {

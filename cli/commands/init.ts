@@ -78,7 +78,7 @@ export const init = new Command("init")
   .option("-d, --dir <path>", "folder for the blocks (default: src/blocks, or under your tsconfig alias)")
   .option("-a, --alias <prefix>", 'import alias for that folder, e.g. "@/blocks", or "none" for relative imports')
   .option("--json", "print the result as JSON")
-  .option("-c, --cwd <path>", "the project folder", process.cwd())
+  .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("-s, --silent", "print nothing but errors")
   .action(async (opts: InitOptions) => {
     configureOutput({ silent: opts.silent || opts.json });

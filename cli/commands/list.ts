@@ -37,7 +37,7 @@ export async function runList(options: ListOptions) {
 export const list = new Command("list")
   .description("list the available blocks")
   .option("--json", "print the list as JSON")
-  .option("-c, --cwd <path>", "the project folder (to mark added blocks)", process.cwd())
+  .option("-c, --cwd <path>", "the project folder, to mark added blocks (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")
   .option("-s, --silent", "print nothing but errors")
   .action(async (opts: ListOptions) => {

@@ -85,7 +85,7 @@ export const migrate = new Command("migrate")
   .option("--apply", "also run it on DATABASE_URL, in one transaction (safe to repeat)")
   .option("--database-url <url>", "database to apply to (default: $DATABASE_URL)")
   .option("--json", "print the result as JSON")
-  .option("-c, --cwd <path>", "the project folder", process.cwd())
+  .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")
   .option("-s, --silent", "print nothing but errors")
   .action(async (opts: MigrateOptions) => {
