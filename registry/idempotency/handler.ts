@@ -140,6 +140,7 @@ export class IdempotencyHandler {
     const lease = holdLease(this.store, scope, token, {
       intervalMs: this.settings.heartbeatIntervalMs,
       timeoutMs: this.settings.storeTimeoutMs,
+      ttlMs: this.ttlMs,
       observer: this.observer,
     });
     const started = performance.now();

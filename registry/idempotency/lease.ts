@@ -15,13 +15,14 @@ export class LeaseLostError extends Error {
 
 /**
  * Renews the record's `updatedAt` every `intervalMs` while the operation runs, so
- * `recoverStuckRecords` never mistakes a long execution for a crashed one.
+ * `recoverStuckRecords` never mistakes a long execution for a crashed one, and pushes its expiry
+ * `ttlMs` ahead, so an execution that outlasts the TTL never loses its key to a duplicate.
  */
 export function holdLease(
   store: IdempotencyStore,
   scope: IdempotencyScope,
   token: string,
-  options: { intervalMs: number; timeoutMs: number; observer: Observer },
+  options: { intervalMs: number; timeoutMs: number; ttlMs: number; observer: Observer },
 ): Lease {
   const controller = new AbortController();
   if (!(options.intervalMs > 0)) return { signal: controller.signal, stop() {} };
@@ -31,7 +32,7 @@ export function holdLease(
     if (beating) return;
     beating = true;
     try {
-      const held = await withTimeout(store.heartbeat(scope, token), options.timeoutMs, "store.heartbeat");
+      const held = await withTimeout(store.heartbeat(scope, token, options.ttlMs), options.timeoutMs, "store.heartbeat");
       if (!held && !controller.signal.aborted) {
         clearInterval(timer);
         options.observer.decision("error", "idempotency: lease lost during execution", { ...scope, status: "LEASE_LOST" }, "leaseLost", {

@@ -1,9 +1,11 @@
 // Faults found by the reliability suite (test/reliability), one regression test each, named after the fault.
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "./handler";
 import { MemoryStore } from "./stores/memory-store";
 import { deferred, outcome } from "./testing/deferred";
 import { recordingLogger } from "./testing/recorders";
+import { allStoreKinds, type StoreKind } from "./testing/store-harness";
+import type { IdempotencyStore } from "./types";
 
 const MINUTE = 60_000;
 const payment = { operation: "payments:create", userId: "u_1", key: "k-1", payload: { amount: 100 } };
@@ -33,5 +35,46 @@ describe("regressions found by the reliability suite", () => {
 
     // One recovered stall and one real failure: two of three attempts spent, so the retry still runs.
     expect(await handler.execute(payment, async () => "charged")).toEqual({ response: "charged", replayed: false });
+  });
+});
+
+describe.each(allStoreKinds)("regressions found by the reliability suite, on $name", (kind: StoreKind) => {
+  let opened: Awaited<ReturnType<StoreKind["open"]>>;
+  beforeAll(async () => {
+    opened = await kind.open();
+  });
+  afterAll(async () => opened.close());
+
+  it("a live execution that outlasts the TTL keeps its key: the heartbeat renews the record's expiry", async () => {
+    const harness = await opened.fresh();
+    const ttlMs = 60 * MINUTE;
+    let beats = 0;
+    const store = Object.assign(Object.create(harness.store) as IdempotencyStore, {
+      heartbeat: async (...args: Parameters<IdempotencyStore["heartbeat"]>) => {
+        const held = await harness.store.heartbeat(...args);
+        if (held) beats++;
+        return held;
+      },
+    });
+    const handler = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 10, ttlMs });
+    const gate = deferred<string>();
+    let runs = 0;
+    const first = handler.execute(payment, async () => (runs++, gate.promise));
+    await expect.poll(() => store.get(payment)).toBeDefined();
+
+    // Three quarters of a TTL at a time, a beat in between: the execution outlives its TTL twice over.
+    for (let step = 0; step < 3; step++) {
+      await harness.advanceTime(0.75 * ttlMs);
+      const before = beats;
+      await expect.poll(() => beats).toBeGreaterThan(before);
+    }
+    expect(await store.get(payment)).toMatchObject({ status: "PROCESSING" });
+    expect(await handler.cleanupExpiredRecords()).toEqual({ deleted: 0 });
+    expect(await outcome(handler.execute(payment, async () => (runs++, "again")))).toMatchObject({ code: "REQUEST_IN_PROGRESS" });
+
+    gate.resolve("charged");
+    expect(await first).toEqual({ response: "charged", replayed: false });
+    expect(runs).toBe(1);
+    await harness.close();
   });
 });

@@ -34,7 +34,7 @@ export async function settleFailure(s: Settlement, err: unknown, isPermanentErro
     }
     // The counter is not fenced: a stale execution (recovered, maybe re-run by another owner) must
     // not spend the key's budget. A held heartbeat also renews the lease for the writes below.
-    if (!(await call(s, "heartbeat", s.store.heartbeat(scope, s.token)))) {
+    if (!(await call(s, "heartbeat", s.store.heartbeat(scope, s.token, s.settings.ttlMs)))) {
       observer.decision("error", "idempotency: lease lost, failure not counted", { ...scope, status: "LEASE_LOST", err }, "leaseLost", labels);
       return "transient_failure";
     }

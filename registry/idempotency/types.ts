@@ -72,8 +72,11 @@ export interface IdempotencyStore {
   release(scope: IdempotencyScope, token: string): Promise<boolean>;
   /** Adds one to the scope's retry counter and returns the new count. */
   incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number>;
-  /** Renews the lease of a running execution. */
-  heartbeat(scope: IdempotencyScope, token: string): Promise<boolean>;
+  /**
+   * Renews the lease of a running execution, and with `ttlMs` keeps its record from expiring for at
+   * least that long: a live execution that outlasts the TTL must not hand its key to a duplicate.
+   */
+  heartbeat(scope: IdempotencyScope, token: string, ttlMs?: number): Promise<boolean>;
   recoverStuckRecords(input: RecoverInput): Promise<RecoveredRecord[]>;
   /** Deletes expired records and expired retry counters; returns how many records it deleted. */
   cleanupExpiredRecords(input: { limit: number }): Promise<number>;

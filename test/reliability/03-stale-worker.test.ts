@@ -85,6 +85,25 @@ describe.skipIf(missingServices())("3. stale worker (paused past its lease)", ()
     expect(await retryCountOf(db.pool, db.table, key)).toBe(1);
   });
 
+  it("keeps a live execution's key past its TTL: the heartbeat renews the lease, so a duplicate waits and never runs", async () => {
+    const key = "outlives-ttl";
+    const ttlMs = 60_000;
+    const live = await startWorker("handler-worker.ts", db.workerConfig("long-runner", { handler: { heartbeatIntervalMs: 100, ttlMs } }));
+    workers.add(live);
+    const request = execute(live, figures, { key, payload, hold: "after-effect" });
+    await live.waitForEvent("executed", key);
+    // The execution has now run for longer than the TTL (on the store clock); it is alive and beating.
+    await ageRecords(db.pool, db.table, 2 * ttlMs, key, { expiry: true });
+    const aged = await recordOf(db.pool, db.table, key);
+    await expect.poll(async () => (await recordOf(db.pool, db.table, key))?.updated_at.getTime()).toBeGreaterThan(aged!.updated_at.getTime());
+
+    expect(await execute(second, figures, { key, payload })).toMatchObject({ status: 409, code: "REQUEST_IN_PROGRESS" });
+    await live.request({ type: "release", key });
+    expect(await request).toMatchObject({ status: 200, replayed: false, response: { key, worker: "long-runner" } });
+    expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(1);
+    expect(await recordOf(db.pool, db.table, key)).toMatchObject({ status: "SUCCESS", expired: false });
+  });
+
   it("aborts a worker frozen before its side effect: it never executes, and its late failure costs no retry budget", async () => {
     const key = "stale-before-effect";
     const stale = await start("stale-b");

@@ -76,8 +76,12 @@ export class MemoryStore implements IdempotencyStore {
     return this.settle(scope, token, () => this.records.delete(id(scope)));
   }
 
-  async heartbeat(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.settle(scope, token, (record) => (record.updatedAt = new Date(this.now())));
+  async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
+    return this.settle(scope, token, (record) => {
+      const now = this.now();
+      record.updatedAt = new Date(now);
+      record.expiresAt = new Date(Math.max(record.expiresAt.getTime(), now + ttlMs));
+    });
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {

@@ -119,10 +119,11 @@ export class PostgresStore implements IdempotencyStore {
     );
   }
 
-  async heartbeat(scope: IdempotencyScope, token: string): Promise<boolean> {
+  async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
     return this.owned(
-      `UPDATE ${this.table} SET updated_at = now() WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
-      [...scopeParams(scope), token],
+      `UPDATE ${this.table} SET updated_at = now(), expires_at = GREATEST(expires_at, now() + $5${MS})
+       WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
+      [...scopeParams(scope), token, ttlMs],
     );
   }
 

@@ -55,8 +55,8 @@ export async function processingKeys(pool: pg.Pool, table: string): Promise<stri
 }
 
 export async function recordOf(pool: pg.Pool, table: string, key: string) {
-  const { rows } = await pool.query<{ status: string; response: string | null; token: string }>(
-    `SELECT status, response, token FROM ${table} WHERE key = $1`,
+  const { rows } = await pool.query<{ status: string; response: string | null; token: string; expired: boolean; updated_at: Date }>(
+    `SELECT status, response, token, expires_at <= now() AS expired, updated_at FROM ${table} WHERE key = $1`,
     [key],
   );
   return rows[0];
@@ -69,12 +69,13 @@ export async function retryCountOf(pool: pg.Pool, table: string, key: string): P
 
 /**
  * Moves the store's clock for one key (or all): its timestamps become `ms` older, so recovery sees a
- * stalled lease without the test sleeping through a real timeout.
+ * stalled lease without the test sleeping through a real timeout. `expiry: true` ages the expiry too.
  */
-export async function ageRecords(pool: pg.Pool, table: string, ms: number, key?: string): Promise<void> {
+export async function ageRecords(pool: pg.Pool, table: string, ms: number, key?: string, { expiry = false } = {}): Promise<void> {
   const shift = `${Math.round(ms)} * interval '1 millisecond'`;
+  const expires = expiry ? `, expires_at = expires_at - ${shift}` : "";
   await pool.query(
-    `UPDATE ${table} SET updated_at = updated_at - ${shift}, created_at = created_at - ${shift}${key === undefined ? "" : " WHERE key = $1"}`,
+    `UPDATE ${table} SET updated_at = updated_at - ${shift}, created_at = created_at - ${shift}${expires}${key === undefined ? "" : " WHERE key = $1"}`,
     key === undefined ? [] : [key],
   );
 }
