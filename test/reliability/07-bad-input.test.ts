@@ -25,138 +25,145 @@ const BODY_LIMIT = 100_000;
 const RUNS = Number(process.env.RELIABILITY_PROPERTY_RUNS ?? 40);
 
 describe.skipIf(missingServices())("7. bad input (property-based, over HTTP)", () => {
-  const figures = new FiguresCollector(7, "hostile keys, headers and bodies (fast-check)");
+  const figures = new FiguresCollector(7, "hostile keys, headers and bodies (fast-check), Express and Fastify");
   let db: ScenarioDb;
-  let worker: WorkerProcess;
   let run = 0;
-  const answers: HttpAnswer[] = [];
-
-  /** Each property run gets its own user, so generated keys never meet a record from another run. */
-  const post = async (request: Omit<HttpRequest, "port">, user = `run-${run}`) => {
-    const answer = await send({ port: worker.port, body: { amount: 1 }, ...request, headers: { "x-user-id": user, ...request.headers } });
-    figures.record(answer.status, answer.ms, isReplay(answer));
-    answers.push(answer);
-    return answer;
-  };
-  const property = <T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>) =>
-    fc.assert(
-      fc.asyncProperty(arbitrary, async (value) => {
-        run++;
-        await check(value);
-      }),
-      { numRuns: RUNS },
-    );
-  const expectRefused = (answer: HttpAnswer, status: number, code: string) => {
-    expect({ status: answer.status, code: errorCode(answer) }).toEqual({ status, code });
-  };
-  /** Executed once, then replayed byte for byte. */
-  const expectExecutedThenReplayed = async (first: HttpAnswer, second: HttpAnswer, key: string) => {
-    expect([first.status, outcomeOf(first)]).toEqual([201, "executed"]);
-    expect([second.status, outcomeOf(second)]).toEqual([201, "replayed"]);
-    expect(second.text).toBe(first.text);
-    expect(await executionsOf(db.pool, db.effectsTable, key, `run-${run}`)).toBe(1);
-  };
 
   beforeAll(async () => {
     db = await openScenarioDb("input");
-    worker = await startWorker("http-worker.ts", db.workerConfig("app", { bodyLimitBytes: BODY_LIMIT, logLevel: "warn" }));
   });
   afterAll(async () => {
-    await worker?.stop();
     closeClient();
     if (db) {
       const executions = await executionsByScope(db.pool, db.effectsTable);
-      figures.save({ executions: sum(executions), doubleExecutions: doubleExecutions(executions), notes: `${RUNS} runs per property` });
+      figures.save({ executions: sum(executions), doubleExecutions: doubleExecutions(executions), notes: `${RUNS} runs per property and framework` });
       await db.close();
     }
   });
 
-  describe("keys and headers", () => {
-    it("executes any valid bare key once and replays it", async () => {
-      await property(bareKey, async (key) => expectExecutedThenReplayed(await post({ key }), await post({ key }), key));
-    });
+  describe.each(["express", "fastify"] as const)("%s", (framework) => {
+    let worker: WorkerProcess;
+    const answers: HttpAnswer[] = [];
 
-    it("treats a quoted key (RFC 8941 string, escapes, surrounding whitespace) as the key it quotes", async () => {
-      await property(quotedKey, async ({ key, header }) => {
-        const first = await post({ key: header });
-        const again = /[",]/.test(key) ? await post({ key: header }) : await post({ key });
-        await expectExecutedThenReplayed(first, again, key);
+    /** Each property run gets its own user, so generated keys never meet a record from another run. */
+    const post = async (request: Omit<HttpRequest, "port">, user = `run-${run}`) => {
+      const answer = await send({ port: worker.port, body: { amount: 1 }, ...request, headers: { "x-user-id": user, ...request.headers } });
+      figures.record(answer.status, answer.ms, isReplay(answer));
+      answers.push(answer);
+      return answer;
+    };
+    const property = <T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>) =>
+      fc.assert(
+        fc.asyncProperty(arbitrary, async (value) => {
+          run++;
+          await check(value);
+        }),
+        { numRuns: RUNS },
+      );
+    const expectRefused = (answer: HttpAnswer, status: number, code: string) => {
+      expect({ status: answer.status, code: errorCode(answer) }).toEqual({ status, code });
+    };
+    /** Executed once, then replayed byte for byte. */
+    const expectExecutedThenReplayed = async (first: HttpAnswer, second: HttpAnswer, key: string) => {
+      expect([first.status, outcomeOf(first)]).toEqual([201, "executed"]);
+      expect([second.status, outcomeOf(second)]).toEqual([201, "replayed"]);
+      expect(second.text).toBe(first.text);
+      expect(await executionsOf(db.pool, db.effectsTable, key, `run-${run}`)).toBe(1);
+    };
+
+    beforeAll(async () => {
+      worker = await startWorker("http-worker.ts", db.workerConfig(framework, { framework, bodyLimitBytes: BODY_LIMIT, logLevel: "warn" }));
+    });
+    afterAll(async () => worker?.stop());
+
+    describe("keys and headers", () => {
+      it("executes any valid bare key once and replays it", async () => {
+        await property(bareKey, async (key) => expectExecutedThenReplayed(await post({ key }), await post({ key }), key));
+      });
+
+      it("treats a quoted key (RFC 8941 string, escapes, surrounding whitespace) as the key it quotes", async () => {
+        await property(quotedKey, async ({ key, header }) => {
+          const first = await post({ key: header });
+          const again = /[",]/.test(key) ? await post({ key: header }) : await post({ key });
+          await expectExecutedThenReplayed(first, again, key);
+        });
+      });
+
+      it("refuses empty, overlong, spaced, non-ASCII and malformed keys with 400 IDEMPOTENCY_KEY_INVALID", async () => {
+        await property(invalidKeyHeader, async (header) => expectRefused(await post({ key: header }), 400, "IDEMPOTENCY_KEY_INVALID"));
+      });
+
+      it("refuses a repeated Idempotency-Key header, even with equal values", async () => {
+        await property(fc.tuple(bareKey, fc.boolean()), async ([key, same]) => {
+          expectRefused(await post({ key: [key, same ? key : `${key}x`] }), 400, "IDEMPOTENCY_KEY_INVALID");
+        });
+      });
+
+      it("answers a missing key on a requireKey route with 400 IDEMPOTENCY_KEY_MISSING", async () => {
+        expectRefused(await post({}), 400, "IDEMPOTENCY_KEY_MISSING");
+      });
+
+      it("refuses control bytes (Node's HTTP parser) and UTF-8 key bytes (the adapter) with 400, never a 5xx", async () => {
+        await property(rawKeyBytes, async (bytes) => {
+          const body = '{"amount":1}';
+          const head = `POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\nx-user-id: run-${run}\r\nIdempotency-Key: `;
+          const answer = await sendRaw(worker.port, Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n\r\n${body}`)]));
+          figures.record(answer.status, 0);
+          expect(answer.status).toBe(400);
+          // Bytes the parser lets through (obs-text) reach the adapter, which must name the problem
+          // (the server's own refusal, e.g. Fastify's `{ "error": "Bad Request" }`, has no code).
+          const json = answer.text.indexOf('{"error":{');
+          if (json >= 0) expect(JSON.parse(answer.text.slice(json)).error.code).toBe("IDEMPOTENCY_KEY_INVALID");
+        });
       });
     });
 
-    it("refuses empty, overlong, spaced, non-ASCII and malformed keys with 400 IDEMPOTENCY_KEY_INVALID", async () => {
-      await property(invalidKeyHeader, async (header) => expectRefused(await post({ key: header }), 400, "IDEMPOTENCY_KEY_INVALID"));
-    });
+    describe("bodies", () => {
+      it("never lets member order matter: a reordered body replays", async () => {
+        await property(jsonObject, async (object) => {
+          const entries = Object.entries(object);
+          const key = `order-${run}`;
+          const first = await post({ key, rawBody: serializeObject(entries) });
+          await expectExecutedThenReplayed(first, await post({ key, rawBody: serializeObject([...entries].reverse()) }), key);
+        });
+      });
 
-    it("refuses a repeated Idempotency-Key header, even with equal values", async () => {
-      await property(fc.tuple(bareKey, fc.boolean()), async ([key, same]) => {
-        expectRefused(await post({ key: [key, same ? key : `${key}x`] }), 400, "IDEMPOTENCY_KEY_INVALID");
+      it("fingerprints unicode by value: astral, combining, RTL and lone surrogates replay, escaped or not", async () => {
+        await property(unicodeValue, async (value) => {
+          const key = `unicode-${run}`;
+          const json = JSON.stringify({ amount: 1, memo: value });
+          await expectExecutedThenReplayed(await post({ key, rawBody: json }), await post({ key, rawBody: escapeNonAscii(json) }), key);
+        });
+      });
+
+      it(`refuses bodies nested deeper than ${MAX_PAYLOAD_DEPTH} levels with 400 IDEMPOTENCY_PAYLOAD_INVALID, and accepts the rest`, async () => {
+        await property(fc.oneof(fc.integer({ min: 1, max: 600 }), fc.integer({ min: MAX_PAYLOAD_DEPTH - 3, max: MAX_PAYLOAD_DEPTH + 3 }), fc.constant(20_000)), async (depth) => {
+          const key = `deep-${run}`;
+          // The innermost value sits at depth `depth + 1` below the body object.
+          const answer = await post({ key, rawBody: `{"amount":1,"nest":${"[".repeat(depth)}1${"]".repeat(depth)}}` });
+          if (depth + 1 > MAX_PAYLOAD_DEPTH) expectRefused(answer, 400, "IDEMPOTENCY_PAYLOAD_INVALID");
+          else expect([answer.status, outcomeOf(answer)]).toEqual([201, "executed"]);
+        });
+      });
+
+      it(`refuses bodies beyond the framework's limit (${BODY_LIMIT} bytes) with 413 BODY_TOO_LARGE before any idempotency decision`, async () => {
+        await property(fc.integer({ min: BODY_LIMIT + 1, max: 20 * BODY_LIMIT }), async (size) => {
+          const padding = "x".repeat(size - '{"amount":1,"pad":""}'.length);
+          expectRefused(await post({ key: `huge-${run}`, rawBody: `{"amount":1,"pad":"${padding}"}` }), 413, "BODY_TOO_LARGE");
+        });
+      });
+
+      it("refuses malformed JSON with 400 BODY_INVALID_JSON before any idempotency decision", async () => {
+        await property(malformedJson, async (text) => expectRefused(await post({ key: `malformed-${run}`, rawBody: text }), 400, "BODY_INVALID_JSON"));
       });
     });
 
-    it("answers a missing key on a requireKey route with 400 IDEMPOTENCY_KEY_MISSING", async () => {
-      expectRefused(await post({}), 400, "IDEMPOTENCY_KEY_MISSING");
+    it("never answered 5xx, and left no record PROCESSING", async () => {
+      expect(answers.length).toBeGreaterThan(0);
+      expect(answers.filter((answer) => answer.status >= 500 || answer.status <= 0).map((answer) => `${answer.status} ${answer.text}`)).toEqual([]);
+      expect((await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0).toBe(0);
+      expect(worker.logged({ status: "ROUTE_ERROR" })).toEqual([]);
+      expect(worker.alive).toBe(true);
     });
-
-    it("refuses control bytes (Node's HTTP parser) and UTF-8 key bytes (the adapter) with 400, never a 5xx", async () => {
-      await property(rawKeyBytes, async (bytes) => {
-        const body = '{"amount":1}';
-        const head = `POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\nx-user-id: run-${run}\r\nIdempotency-Key: `;
-        const answer = await sendRaw(worker.port, Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n\r\n${body}`)]));
-        figures.record(answer.status, 0);
-        expect(answer.status).toBe(400);
-        // Bytes the parser lets through (obs-text) reach the adapter, which must name the problem.
-        const json = answer.text.indexOf('{"error"');
-        if (json >= 0) expect(JSON.parse(answer.text.slice(json)).error.code).toBe("IDEMPOTENCY_KEY_INVALID");
-      });
-    });
-  });
-
-  describe("bodies", () => {
-    it("never lets member order matter: a reordered body replays", async () => {
-      await property(jsonObject, async (object) => {
-        const entries = Object.entries(object);
-        const key = `order-${run}`;
-        const first = await post({ key, rawBody: serializeObject(entries) });
-        await expectExecutedThenReplayed(first, await post({ key, rawBody: serializeObject([...entries].reverse()) }), key);
-      });
-    });
-
-    it("fingerprints unicode by value: astral, combining, RTL and lone surrogates replay, escaped or not", async () => {
-      await property(unicodeValue, async (value) => {
-        const key = `unicode-${run}`;
-        const json = JSON.stringify({ amount: 1, memo: value });
-        await expectExecutedThenReplayed(await post({ key, rawBody: json }), await post({ key, rawBody: escapeNonAscii(json) }), key);
-      });
-    });
-
-    it(`refuses bodies nested deeper than ${MAX_PAYLOAD_DEPTH} levels with 400 IDEMPOTENCY_PAYLOAD_INVALID, and accepts the rest`, async () => {
-      await property(fc.oneof(fc.integer({ min: 1, max: 600 }), fc.integer({ min: MAX_PAYLOAD_DEPTH - 3, max: MAX_PAYLOAD_DEPTH + 3 }), fc.constant(20_000)), async (depth) => {
-        const key = `deep-${run}`;
-        // The innermost value sits at depth `depth + 1` below the body object.
-        const answer = await post({ key, rawBody: `{"amount":1,"nest":${"[".repeat(depth)}1${"]".repeat(depth)}}` });
-        if (depth + 1 > MAX_PAYLOAD_DEPTH) expectRefused(answer, 400, "IDEMPOTENCY_PAYLOAD_INVALID");
-        else expect([answer.status, outcomeOf(answer)]).toEqual([201, "executed"]);
-      });
-    });
-
-    it(`refuses bodies beyond the framework's limit (${BODY_LIMIT} bytes) with 413 BODY_TOO_LARGE before any idempotency decision`, async () => {
-      await property(fc.integer({ min: BODY_LIMIT + 1, max: 20 * BODY_LIMIT }), async (size) => {
-        const padding = "x".repeat(size - '{"amount":1,"pad":""}'.length);
-        expectRefused(await post({ key: `huge-${run}`, rawBody: `{"amount":1,"pad":"${padding}"}` }), 413, "BODY_TOO_LARGE");
-      });
-    });
-
-    it("refuses malformed JSON with 400 BODY_INVALID_JSON before any idempotency decision", async () => {
-      await property(malformedJson, async (text) => expectRefused(await post({ key: `malformed-${run}`, rawBody: text }), 400, "BODY_INVALID_JSON"));
-    });
-  });
-
-  it("never answered 5xx, and left no record PROCESSING", async () => {
-    expect(answers.length).toBeGreaterThan(0);
-    expect(answers.filter((answer) => answer.status >= 500 || answer.status <= 0).map((answer) => `${answer.status} ${answer.text}`)).toEqual([]);
-    expect((await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0).toBe(0);
-    expect(worker.logged({ status: "ROUTE_ERROR" })).toEqual([]);
-    expect(worker.alive).toBe(true);
   });
 });

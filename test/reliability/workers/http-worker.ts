@@ -5,8 +5,14 @@ import { startRuntime } from "./worker-runtime";
 const runtime = await startRuntime();
 const { config, handler, logger } = runtime;
 
-const { expressApp } = await import("./express-app");
-const server: Server = expressApp(runtime).listen(0, "127.0.0.1");
+const server: Server = await (async () => {
+  if (config.framework === "fastify") {
+    const { fastifyServer } = await import("./fastify-app");
+    return fastifyServer(runtime);
+  }
+  const { expressApp } = await import("./express-app");
+  return expressApp(runtime).listen(0, "127.0.0.1");
+})();
 await new Promise<void>((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));
 
 const timers: NodeJS.Timeout[] = [];
