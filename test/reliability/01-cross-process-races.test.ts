@@ -14,7 +14,7 @@ const SENDS_PER_KEY = 20;
 const KEYS_PER_WAVE = 10;
 
 describe.skipIf(missingServices())("1. cross-process races", () => {
-  const figures = new FiguresCollector(1, `${PROCESSES} processes, ${KEYS} keys x ${SENDS_PER_KEY} concurrent sends`);
+  const figures = new FiguresCollector(1, `${PROCESSES} processes, ${KEYS} keys x ${SENDS_PER_KEY} concurrent sends (wrapper and capture style)`);
   const workers: WorkerProcess[] = [];
   let db: ScenarioDb;
 
@@ -39,8 +39,10 @@ describe.skipIf(missingServices())("1. cross-process races", () => {
 
   it("runs every key's operation exactly once; every answer is the stored response or 409 in progress; no 5xx", async () => {
     const answers = new Map<string, HttpAnswer[]>();
+    // Even keys go to the wrapper-style route, odd ones to the capture-style route.
+    const pathOf = (key: string) => (Number(key.slice(5)) % 2 === 0 ? "/payments" : "/captured");
     const sendOnce = async (key: string, i: number) => {
-      const answer = await send({ port: workers[i % PROCESSES]!.port, key, body: { amount: 100, holdMs: 20 } });
+      const answer = await send({ port: workers[i % PROCESSES]!.port, path: pathOf(key), key, body: { amount: 100, holdMs: 20 } });
       figures.record(answer.status, answer.ms, isReplay(answer));
       answers.get(key)!.push(answer);
     };
@@ -69,7 +71,7 @@ describe.skipIf(missingServices())("1. cross-process races", () => {
 
     // Afterwards every key replays its one stored response, from whichever process.
     for (const [key, sent] of answers) {
-      const replay = await send({ port: workers[Number(key.slice(5)) % PROCESSES]!.port, key, body: { amount: 100, holdMs: 20 } });
+      const replay = await send({ port: workers[Number(key.slice(5)) % PROCESSES]!.port, path: pathOf(key), key, body: { amount: 100, holdMs: 20 } });
       figures.record(replay.status, replay.ms, isReplay(replay));
       expect(replay.status).toBe(201);
       expect(replay.text).toBe(sent.find((answer) => answer.status === 201)!.text);

@@ -7,7 +7,7 @@ import { startWorker, type WorkerProcess } from "./support/processes";
 import { isReplay } from "./support/replays";
 import { openScenarioDb, type ScenarioDb } from "./support/scenario-db";
 import { missingServices } from "./support/services";
-import { SoakTraffic, seededRandom } from "./support/soak-traffic";
+import { LONG_HOLD_MS, SoakTraffic, seededRandom } from "./support/soak-traffic";
 import { counter, statsOf } from "./support/stats";
 import { recordsByStatus } from "./support/tables";
 
@@ -17,6 +17,8 @@ const LANES = 12;
 /** At most three requests per lane are in flight, and each holds at most one record. */
 const MAX_IN_FLIGHT = 3 * LANES;
 const TTL_MS = 30_000;
+/** Long executions (LONG_HOLD_MS) outlive this; only their heartbeat keeps recovery off them. */
+const RECOVER_AFTER_MS = 3_000;
 const MB = 1024 * 1024;
 
 describe.skipIf(missingServices())("8. soak", () => {
@@ -31,8 +33,8 @@ describe.skipIf(missingServices())("8. soak", () => {
       "http-worker.ts",
       db.workerConfig("app", {
         failureRate: 0.2,
-        handler: { heartbeatIntervalMs: 1_000, ttlMs: TTL_MS },
-        jobs: { everyMs: 1_000, recoverAfterMs: 5_000 },
+        handler: { heartbeatIntervalMs: 500, ttlMs: TTL_MS },
+        jobs: { everyMs: 1_000, recoverAfterMs: RECOVER_AFTER_MS },
         logLevel: "error",
       }),
       { exposeGc: true },
@@ -57,8 +59,8 @@ describe.skipIf(missingServices())("8. soak", () => {
       // Bounded by time, and by count as a backstop against a runaway loop.
       for (let batch = 0; batch < 1_000_000 && performance.now() < deadline; batch++) {
         await Promise.all(
-          traffic.next().map(async ({ key, body }) => {
-            const answer = await send({ port: worker.port, key, body });
+          traffic.next().map(async ({ key, path, body }) => {
+            const answer = await send({ port: worker.port, path, key, body });
             figures.record(answer.status, answer.ms, isReplay(answer));
             traffic.record(key, answer);
             if (answer.status === 503 && errorCode(answer) === "INJECTED_FAILURE" && answer.headers["x-injected-failure"] === "1") injected++;
@@ -107,7 +109,8 @@ describe.skipIf(missingServices())("8. soak", () => {
     expect(end.heapUsed).toBeLessThanOrEqual(Math.max(warmHeap + 32 * MB, warmHeap * 1.5));
     expect(worker.alive).toBe(true);
     notes =
-      `${SOAK_MS / 1000} s, seed ${SEED}, ${LANES} client lanes; ${injected} injected 503s; max PROCESSING ${Math.max(...processing)}; ` +
+      `${SOAK_MS / 1000} s, seed ${SEED}, ${LANES} client lanes, half wrapper and half capture style; ${injected} injected 503s; ` +
+      `${traffic.longHolds} executions held ${LONG_HOLD_MS / 1000} s past a ${RECOVER_AFTER_MS / 1000} s recovery timeout, none recovered; max PROCESSING ${Math.max(...processing)}; ` +
       `heap after GC ${(warmHeap / MB).toFixed(1)} -> ${(end.heapUsed / MB).toFixed(1)} MB; cleaned ${counter(end, "cleaned")}`;
   });
 });

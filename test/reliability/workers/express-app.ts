@@ -1,6 +1,6 @@
-// The Express app a worker serves: POST /payments behind the block's `idempotent` adapter, and GET /_stats.
+// The Express app a worker serves: POST /payments (wrapper style), POST /captured (capture style) and GET /_stats.
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
-import { idempotent } from "../../../registry/idempotency/adapters/express";
+import { idempotency, idempotent } from "../../../registry/idempotency/adapters/express";
 import { InjectedFailure, paymentOperation } from "./payment-operation";
 import type { WorkerRuntime } from "./worker-runtime";
 
@@ -21,6 +21,18 @@ export function expressApp(runtime: WorkerRuntime) {
         return charge(context?.key ?? "", context?.userId ?? "", req.body);
       },
     }),
+  );
+  // The same operation in capture style: the adapter records what an ordinary route sends.
+  app.post(
+    "/captured",
+    exposeOutcome,
+    express.json({ limit: runtime.config.bodyLimitBytes ?? 100_000 }),
+    idempotency(runtime.handler, { getUserId: (req) => req.get("x-user-id") ?? "u_1", requireKey: true }),
+    async function capturedPayment(req, res) {
+      const context = res.locals.idempotency;
+      const { status, body } = await charge(context?.key ?? "", context?.userId ?? "", req.body);
+      res.status(status).json(body);
+    },
   );
   app.get("/_stats", (req, res) => void res.json(runtime.stats(req.query.gc === "1")));
 
