@@ -9,6 +9,7 @@ import type { BenchResults } from "./report/results";
 import { evaluateTargets } from "./report/targets";
 import { cliTime, profileCliAdd } from "./scenarios/cli-time";
 import { httpOverhead } from "./scenarios/http-overhead";
+import { stopLoad } from "./load/run-load";
 import { jobScale } from "./scenarios/job-scale";
 import { peers } from "./scenarios/peers";
 import { roundTrips } from "./scenarios/round-trips";
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
     }
     partial.serverProfiles = serverProfiles();
   } finally {
+    stopLoad();
     await pool.end();
     await cleanUp();
   }

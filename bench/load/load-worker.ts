@@ -1,4 +1,4 @@
-// Load generator process: primes replay keys, runs autocannon against one server, reports figures over IPC.
+// Load generator process: for each job it gets over IPC, primes replay keys, runs autocannon, sends the figures back.
 import autocannon from "autocannon";
 import { assertLoopback } from "../config";
 import { LatencyRecorder } from "./latency-recorder";
@@ -69,10 +69,13 @@ async function run(job: LoadJob): Promise<LoadResult> {
   };
 }
 
-run(JSON.parse(process.argv[2] ?? "") as LoadJob).then(
-  (result) => process.send?.({ type: "result", result }, () => process.exit(0)),
-  (err) => {
-    console.error("[bench load]", err);
-    process.exit(1);
-  },
-);
+// One job at a time: the parent waits for each answer before sending the next.
+process.on("message", (message: { type?: string; job?: LoadJob }) => {
+  if (message?.type !== "job" || !message.job) return;
+  run(message.job).then(
+    (result) => process.send?.({ type: "result", result }),
+    (err) => process.send?.({ type: "error", error: String(err?.stack ?? err) }),
+  );
+});
+// Never outlive the parent.
+process.on("disconnect", () => process.exit(0));

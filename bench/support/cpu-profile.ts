@@ -1,5 +1,5 @@
 // Reads a V8 .cpuprofile and lists where the time went: self time per function and per package.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -35,12 +35,10 @@ export function summariseProfile(path: string, top = 15): ProfileSummary {
   return { totalMs: Math.round(totalUs / 1000), functions: ranked(functions), packages: ranked(packages) };
 }
 
-/** The main thread's profile in a folder of one process's profiles: the largest one (the loader thread's is small). */
+/** The main thread's profile among one process's profiles (`CPU.<date>.<time>.<pid>.<thread>.<seq>`): thread 0. */
 export function mainThreadProfile(dir: string): string | undefined {
-  const files = readdirSync(dir)
-    .filter((name) => name.endsWith(".cpuprofile"))
-    .map((name) => join(dir, name));
-  return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  const name = readdirSync(dir).find((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file));
+  return name && join(dir, name);
 }
 
 function shortUrl(url: string): string {
