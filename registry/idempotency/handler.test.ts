@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { IdempotencyHandler, type IdempotencyHandlerOptions } from "./handler";
 import { deferred, outcome } from "./testing/deferred";
 import { recordingLogger, recordingMetrics } from "./testing/recorders";
+import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./testing/services";
 import { allStoreKinds, type StoreHarness, type StoreKind } from "./testing/store-harness";
 
 const MINUTE = 60_000;
@@ -10,7 +11,7 @@ class ValidationError extends Error {}
 class GatewayTimeout extends Error {}
 const isPermanentError = (err: unknown) => err instanceof ValidationError;
 
-describe.each(allStoreKinds)("IdempotencyHandler on $name", (kind: StoreKind) => {
+describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TEST_TIMEOUT_MS }, (kind: StoreKind) => {
   let opened: Awaited<ReturnType<StoreKind["open"]>>;
   let harness: StoreHarness;
   let n = 0;
@@ -26,12 +27,12 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", (kind: StoreKind) =>
 
   beforeAll(async () => {
     opened = await kind.open();
-  });
+  }, SERVICE_START_TIMEOUT_MS);
   afterAll(async () => opened.close());
   beforeEach(async () => {
     harness = await opened.fresh();
     key = `key-${++n}`;
-  });
+  }, SUITE_TEST_TIMEOUT_MS);
   afterEach(async () => harness.close());
 
   it("replays a success: the operation runs once and the replay is identical to the first answer", async () => {

@@ -5,7 +5,15 @@ import { checklistSuite } from "./http-checklist";
 import type { HttpDriver, Style } from "./http-driver";
 import { harness, memoryFixture, type StoreFixture } from "./http-harness";
 import { rulesSuite } from "./http-rules";
-import { dropTables, openTestDatabase, testDatabaseNames, uniqueTableName, type TestDatabase } from "./services";
+import {
+  dropTables,
+  openTestDatabase,
+  SERVICE_START_TIMEOUT_MS,
+  SUITE_TEST_TIMEOUT_MS,
+  testDatabaseNames,
+  uniqueTableName,
+  type TestDatabase,
+} from "./services";
 
 export * from "./http-driver";
 
@@ -20,7 +28,7 @@ export function runHttpConformance(driver: HttpDriver): void {
   const styles: Style[] = ["wrapper", "capture"];
   const stores: Array<"memory" | TestDatabase["name"]> = ["memory", ...testDatabaseNames()];
 
-  describe.each(stores)("%s store", (kind) => {
+  describe.each(stores)("%s store", { timeout: SUITE_TEST_TIMEOUT_MS }, (kind) => {
     let open: () => StoreFixture = memoryFixture;
     let close = async () => {};
     beforeAll(async () => {
@@ -35,11 +43,11 @@ export function runHttpConformance(driver: HttpDriver): void {
         await dropTables(db.client, table);
         await db.close();
       };
-    });
+    }, SERVICE_START_TIMEOUT_MS);
     afterAll(() => close());
 
     describe.each(styles)("%s style", (style) => checklistSuite(harness(driver, style, () => open())));
   });
 
-  describe.each(styles)("%s style, any store", (style) => rulesSuite(harness(driver, style, memoryFixture), style));
+  describe.each(styles)("%s style, any store", { timeout: SUITE_TEST_TIMEOUT_MS }, (style) => rulesSuite(harness(driver, style, memoryFixture), style));
 }

@@ -1,6 +1,13 @@
 // Test services from the environment only: DATABASE_URL and REDIS_URL, else PGlite and no Redis.
 import type { SqlClient } from "../stores/postgres-store";
 
+/**
+ * Vendored suites set their own timeouts rather than rely on the project's vitest config: PGlite
+ * compiles its WebAssembly on start, which takes seconds (more on a busy CI machine).
+ */
+export const SERVICE_START_TIMEOUT_MS = 120_000;
+export const SUITE_TEST_TIMEOUT_MS = 30_000;
+
 export type TestDatabase = { name: "postgres" | "pglite"; client: SqlClient; close(): Promise<void> };
 
 /** The databases a store suite runs against: always PGlite, plus real PostgreSQL when DATABASE_URL is set. */
@@ -19,6 +26,7 @@ export async function openTestDatabase(name: TestDatabase["name"]): Promise<Test
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const db = new PGlite();
+  await db.waitReady;
   return { name, client: db, close: () => db.close() };
 }
 

@@ -1,6 +1,7 @@
 // The IdempotencyStore contract, written once and run against every store implementation.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { IdempotencyScope, IdempotencyStore } from "../types";
+import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./services";
 import type { StoreHarness, StoreKind } from "./store-harness";
 
 const MINUTE = 60_000;
@@ -8,7 +9,7 @@ const TTL = 60 * MINUTE;
 
 /** Registers the contract suite for one store implementation. */
 export function describeStoreContract(kind: StoreKind): void {
-  describe(`IdempotencyStore contract: ${kind.name}`, () => {
+  describe(`IdempotencyStore contract: ${kind.name}`, { timeout: SUITE_TEST_TIMEOUT_MS }, () => {
     let opened: Awaited<ReturnType<StoreKind["open"]>>;
     let harness: StoreHarness;
     let store: IdempotencyStore;
@@ -27,12 +28,12 @@ export function describeStoreContract(kind: StoreKind): void {
 
     beforeAll(async () => {
       opened = await kind.open();
-    });
+    }, SERVICE_START_TIMEOUT_MS);
     afterAll(async () => opened.close());
     beforeEach(async () => {
       harness = await opened.fresh();
       store = harness.store;
-    });
+    }, SUITE_TEST_TIMEOUT_MS);
     afterEach(async () => harness.close());
 
     describe("create", () => {
