@@ -7,7 +7,7 @@ import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { Observer } from "./observer";
 import { noopCache } from "./caches/noop-cache";
 import { completeSuccess, settleFailure, type Settlement } from "./settle";
-import type { CachedRecord, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
+import type { CachedRecord, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { withTimeout } from "./utils/with-timeout";
 
 export type IdempotencyHandlerOptions = {
@@ -96,7 +96,13 @@ export class IdempotencyHandler {
     const cached = await this.readCache(scope);
     if (cached) return this.answerDuplicate<T>(scope, cached, requestHash, "cache");
 
-    const created = await this.callStore("create", () => this.store.create({ scope, requestHash, ttlMs: this.ttlMs }), scope);
+    let creating: Promise<CreateResult> | undefined;
+    const created = await this.callStore("create", () => (creating = this.store.create({ scope, requestHash, ttlMs: this.ttlMs })), scope).catch(
+      (err: unknown) => {
+        if (creating) this.releaseLateCreate(scope, creating);
+        throw err;
+      },
+    );
     if (created.status === "DUPLICATE") {
       const record = created.record;
       if (record.status !== "PROCESSING" && record.requestHash === requestHash) {
@@ -197,6 +203,22 @@ export class IdempotencyHandler {
         cause: err,
       });
     }
+  }
+
+  /**
+   * A create that answers after the timeout may still have inserted the record. Nothing will run
+   * under it, so hand it back at once rather than block the key until recovery (and spend a retry).
+   */
+  private releaseLateCreate(scope: IdempotencyScope, creating: Promise<CreateResult>): void {
+    creating.then(
+      async (late) => {
+        if (late.status !== "CREATED") return;
+        const released = await withTimeout(this.store.release(scope, late.token), this.settings.storeTimeoutMs, "store.release").catch(() => false);
+        if (released) this.observer.log("warn", "idempotency: released a record the store created after timing out", { ...scope, status: "RELEASED" });
+        else this.observer.log("error", "idempotency: could not release a record created after a timeout; recovery will free it", { ...scope, status: "PROCESSING" });
+      },
+      () => {},
+    );
   }
 
   private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {

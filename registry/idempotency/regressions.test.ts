@@ -38,6 +38,34 @@ describe("regressions found by the reliability suite", () => {
   });
 });
 
+describe("regressions found by the reliability suite, with a slow store", () => {
+  it("a create that answers after the store timeout hands its key back, so the retry runs at once", async () => {
+    const inner = new MemoryStore();
+    const landed = deferred();
+    let slow = true;
+    const store = Object.assign(Object.create(inner) as IdempotencyStore, {
+      create: async (input: Parameters<IdempotencyStore["create"]>[0]) => {
+        if (!slow) return inner.create(input);
+        slow = false;
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        const created = await inner.create(input);
+        landed.resolve();
+        return created;
+      },
+    });
+    const logger = recordingLogger();
+    const handler = new IdempotencyHandler(store, undefined, { storeTimeoutMs: 20, logger });
+    let runs = 0;
+    expect(await outcome(handler.execute(payment, async () => ++runs))).toMatchObject({ code: "STORE_UNAVAILABLE" });
+
+    // The insert landed late; nothing runs under it, so it must not hold the key until recovery.
+    await landed.promise;
+    await expect.poll(() => inner.get(payment)).toBeUndefined();
+    expect(await handler.execute(payment, async () => ++runs)).toEqual({ response: 1, replayed: false });
+    expect(logger.lines).toContainEqual(expect.objectContaining({ level: "warn", status: "RELEASED", key: "k-1" }));
+  });
+});
+
 describe.each(allStoreKinds)("regressions found by the reliability suite, on $name", (kind: StoreKind) => {
   let opened: Awaited<ReturnType<StoreKind["open"]>>;
   beforeAll(async () => {

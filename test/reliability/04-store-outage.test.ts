@@ -1,14 +1,14 @@
-// Scenario 4: the link to PostgreSQL is cut (blackholed) mid-load and restored; 503s are fast, nothing hangs, records survive.
+// Scenario 4: the link to PostgreSQL is cut mid-load and restored, or slowed: 503s are fast, nothing hangs, records survive.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBounded, sleep } from "./support/bounded";
 import { FiguresCollector, doubleExecutions, sum } from "./support/figures";
 import { closeClient, errorCode, send, type HttpAnswer } from "./support/http-client";
 import { startWorker, type WorkerProcess } from "./support/processes";
-import { isReplay } from "./support/replays";
+import { isReplay, outcomeOf } from "./support/replays";
 import { openScenarioDb, type ScenarioDb } from "./support/scenario-db";
 import { addressOf, missingServices, requireDatabaseUrl, viaAddress } from "./support/services";
 import { counter, statsOf } from "./support/stats";
-import { processingKeys } from "./support/tables";
+import { executionsOf, processingKeys, recordOf } from "./support/tables";
 import { TcpProxy } from "./support/tcp-proxy";
 
 const STORE_TIMEOUT_MS = 1_000;
@@ -20,7 +20,7 @@ const body = { amount: 700, currency: "EUR" };
 type Sent = { key: string; startedAt: number; finishedAt: number; answer: HttpAnswer };
 
 describe.skipIf(missingServices())("4. store outage (PostgreSQL link cut mid-load)", () => {
-  const figures = new FiguresCollector(4, "PostgreSQL link cut mid-load (blackhole, then reset), restored");
+  const figures = new FiguresCollector(4, "PostgreSQL link cut mid-load (blackhole, then reset) and restored; slowed past storeTimeoutMs");
   let db: ScenarioDb;
   let proxy: TcpProxy;
   let worker: WorkerProcess;
@@ -59,7 +59,7 @@ describe.skipIf(missingServices())("4. store outage (PostgreSQL link cut mid-loa
         doubleExecutions: doubleExecutions(executions),
         notes:
           `two cuts of ${CUT_MS / 1000} s, storeTimeoutMs ${STORE_TIMEOUT_MS}; left PROCESSING for recovery: ${stuck.unrecorded} ran but ` +
-          `could not record (201 sent, counted unrecorded), ${stuck.neverRan} never ran (insert landed, 503 sent)`,
+          `could not record (201 sent, counted unrecorded), ${stuck.neverRan} never ran (insert committed, answer lost with the connection, 503 sent)`,
       });
       await db.close();
     }
@@ -133,5 +133,20 @@ describe.skipIf(missingServices())("4. store outage (PostgreSQL link cut mid-loa
       if (executions.has(key)) stuck.unrecorded++;
       else stuck.neverRan++;
     }
+  });
+  it("slow store: a create that answers after storeTimeoutMs hands its key back, so the client's retry runs at once", async () => {
+    const key = "slow-create";
+    expect((await post("slow-warm-up")).status).toBe(201);
+    proxy.latencyMs = STORE_TIMEOUT_MS + 500;
+    const first = await post(key);
+    proxy.latencyMs = 0;
+    expect([first.status, errorCode(first)]).toEqual([503, "STORE_UNAVAILABLE"]);
+    expect(first.ms).toBeLessThanOrEqual(BOUND_MS);
+
+    // The insert landed after the handler gave up; the record it created must not block the key.
+    await expect.poll(() => recordOf(db.pool, db.table, key), { timeout: 5_000 }).toBeUndefined();
+    const retry = await post(key);
+    expect([retry.status, outcomeOf(retry)]).toEqual([201, "executed"]);
+    expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(1);
   });
 });

@@ -7,7 +7,7 @@ import net from "node:net";
  */
 export type CutMode = "blackhole" | "reset";
 
-type Pair = { client: net.Socket; upstream: net.Socket };
+type Pair = { client: net.Socket; upstream: net.Socket; stalled: boolean };
 
 export class TcpProxy {
   private readonly pairs = new Set<Pair>();
@@ -15,6 +15,8 @@ export class TcpProxy {
   private mode: CutMode | undefined;
   /** Connections accepted since start, including those held during a cut. */
   accepted = 0;
+  /** Added to every chunk the server sends back: a slow store that answers after the client gave up. */
+  latencyMs = 0;
 
   private constructor(
     private readonly server: net.Server,
@@ -48,8 +50,7 @@ export class TcpProxy {
       if (mode === "reset") {
         destroy(pair);
       } else {
-        pair.client.unpipe(pair.upstream);
-        pair.upstream.unpipe(pair.client);
+        pair.stalled = true;
         pair.client.pause();
         pair.upstream.pause();
         this.held.add(pair.client);
@@ -85,7 +86,7 @@ export class TcpProxy {
     }
     const upstream = net.connect(this.target);
     upstream.on("error", () => {});
-    const pair = { client, upstream };
+    const pair = { client, upstream, stalled: false };
     this.pairs.add(pair);
     const drop = () => {
       if (!this.pairs.delete(pair)) return;
@@ -93,8 +94,20 @@ export class TcpProxy {
     };
     client.on("close", drop);
     upstream.on("close", drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    client.on("data", (chunk: Buffer) => pair.stalled || upstream.write(chunk));
+    this.forwardWithLatency(pair, upstream, client);
+  }
+
+  /** Delays each answer chunk by the latency of the moment, never reordering chunks. */
+  private forwardWithLatency(pair: Pair, from: net.Socket, to: net.Socket): void {
+    let last = 0;
+    from.on("data", (chunk: Buffer) => {
+      const at = Math.max(Date.now() + this.latencyMs, last);
+      last = at;
+      const write = () => pair.stalled || to.destroyed || to.write(chunk);
+      if (at <= Date.now()) write();
+      else setTimeout(write, at - Date.now());
+    });
   }
 }
 
