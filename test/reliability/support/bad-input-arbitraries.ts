@@ -67,3 +67,12 @@ function isJsonContainer(text: string): boolean {
     return false;
   }
 }
+
+export function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -6,6 +6,10 @@ const runtime = await startRuntime();
 const { config, handler, logger } = runtime;
 
 const server: Server = await (async () => {
+  if (config.framework === "hono") {
+    const { honoServer } = await import("./hono-app");
+    return honoServer(runtime);
+  }
   if (config.framework === "fastify") {
     const { fastifyServer } = await import("./fastify-app");
     return fastifyServer(runtime);

@@ -21,7 +21,7 @@ export type WorkerConfig = {
   pool?: { max?: number; connectionTimeoutMillis?: number };
   logLevel?: "debug" | "info" | "warn" | "error";
   /** HTTP workers only. */
-  framework?: "express" | "fastify";
+  framework?: "express" | "fastify" | "hono";
   /** HTTP workers only: body limit of the framework's JSON parser, in bytes. */
   bodyLimitBytes?: number;
   /** HTTP workers only: run the two maintenance jobs in-process, as the cron stub would. */
