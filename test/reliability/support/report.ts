@@ -39,6 +39,41 @@ Whole run: ${Math.round(totalSeconds)} s. Soak duration: ${Number(process.env.RE
 
 ${renderTable(figures)}
 
+What each scenario asserts (it fails otherwise, and then this file is not rewritten):
+1. Four OS processes (Express, on port 0) share one PostgreSQL; every key's 20 sends leave at once,
+   spread over them: each key executes exactly once, every answer is the stored 201 (same bytes) or
+   409 \`REQUEST_IN_PROGRESS\` with \`Retry-After\`, no 5xx; afterwards every key replays from any process.
+2. A worker process is SIGKILLed after its side effect: 409 until the lease is older than the
+   recovery timeout (store clock), then recovery (run by two processes at once) frees the key once,
+   the retry executes exactly once more, the retry counter counts each crash, the third poisons.
+3. A worker is frozen (SIGSTOP) past its lease: recovery and a second process complete the key; the
+   late completion is fenced off and the stored response stays the second one's; frozen before its
+   side effect it never executes and its late failure spends no retry; a live execution that
+   outlasts its TTL keeps its key.
+4. A loopback proxy blackholes, then resets, the app's PostgreSQL link mid-load: every request sent
+   during the cut gets 503 \`STORE_UNAVAILABLE\` within storeTimeoutMs + 2 s, no other 5xx, no hang,
+   the process stays up; after the restore new keys execute once and earlier records replay byte for
+   byte. Slowed past the timeout, a late insert no longer blocks its key.
+5. A trigger makes the completion write fail: once (retried, recorded) and always (the caller gets
+   its result, an error line \`UNRECORDED\`, the \`unrecorded\` counter, 409 until recovery).
+6. The Redis link is blackholed, then refused, mid-load: every answer stays correct, the cache error
+   counter rises, p99 stays within two cache timeouts + 2 s, and cache hits resume afterwards.
+7. fast-check over HTTP on Express, Fastify and Hono: valid bare and quoted keys execute once and
+   replay; empty, overlong, spaced, non-ASCII, malformed and repeated keys get 400
+   \`IDEMPOTENCY_KEY_INVALID\`; control bytes get the server's 400; reordered and unicode bodies
+   replay; bodies nested beyond the limit get 400 \`IDEMPOTENCY_PAYLOAD_INVALID\`; oversized ones 413 and
+   malformed ones 400, each with a code; never a 5xx, no record left PROCESSING.
+8. One process, both maintenance jobs running, mixed traffic (fresh keys, retries, conflicting
+   reuses, concurrent duplicates, long executions) with 20 % injected transient failures: zero
+   double executions, no 5xx but the injected ones, PROCESSING records bounded by what is in flight
+   and none left, nothing live recovered, heap after GC stable.
+
+Faults this suite found in the block, fixed there, each with a regression test of the same name in
+\`registry/idempotency/regressions.test.ts\`:
+- a stale execution's late transient failure does not count against the new owner's retry budget (scenario 3);
+- a live execution that outlasts the TTL keeps its key: the heartbeat renews the record's expiry (scenario 3);
+- a create that answers after the store timeout hands its key back, so the retry runs at once (scenario 4).
+
 How to read it:
 - **executions counted** are rows in a side-effect table that the protected operation itself writes
   (on the same PostgreSQL), so they count what really ran, not what the block reports.
