@@ -13,7 +13,7 @@ const KEYS = 200;
 const SENDS_PER_KEY = 20;
 const KEYS_PER_WAVE = 10;
 
-describe.skipIf(missingServices())("1. cross-process races", () => {
+describe.skipIf(missingServices())("[DATABASE_URL] 1. cross-process races", () => {
   const figures = new FiguresCollector(1, `${PROCESSES} processes, ${KEYS} keys x ${SENDS_PER_KEY} concurrent sends (wrapper and capture style)`);
   const workers: WorkerProcess[] = [];
   let db: ScenarioDb;

@@ -10,7 +10,7 @@ import { ageRecords, executionsOf, recordOf, retryCountOf } from "./support/tabl
 const RECOVERY_TIMEOUT_MS = 60_000;
 const payload = { amount: 4200, currency: "EUR" };
 
-describe.skipIf(missingServices())("2. crash mid-execution (SIGKILL)", () => {
+describe.skipIf(missingServices())("[DATABASE_URL] 2. crash mid-execution (SIGKILL)", () => {
   const figures = new FiguresCollector(2, "crash mid-execution (SIGKILL)");
   const workers = new Set<WorkerProcess>();
   let db: ScenarioDb;

@@ -10,7 +10,7 @@ import { ageRecords, executionsOf, recordOf, retryCountOf } from "./support/tabl
 const RECOVERY_TIMEOUT_MS = 60_000;
 const payload = { amount: 990, currency: "USD" };
 
-describe.skipIf(missingServices())("3. stale worker (paused past its lease)", () => {
+describe.skipIf(missingServices())("[DATABASE_URL] 3. stale worker (paused past its lease)", () => {
   const figures = new FiguresCollector(3, "stale worker paused past its lease");
   const workers = new Set<WorkerProcess>();
   let db: ScenarioDb;

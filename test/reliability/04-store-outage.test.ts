@@ -19,7 +19,7 @@ const body = { amount: 700, currency: "EUR" };
 
 type Sent = { key: string; startedAt: number; finishedAt: number; answer: HttpAnswer };
 
-describe.skipIf(missingServices())("4. store outage (PostgreSQL link cut mid-load)", () => {
+describe.skipIf(missingServices())("[DATABASE_URL] 4. store outage (PostgreSQL link cut mid-load)", () => {
   const figures = new FiguresCollector(4, "PostgreSQL link cut mid-load (blackhole, then reset) and restored; slowed past storeTimeoutMs");
   let db: ScenarioDb;
   let proxy: TcpProxy;

@@ -12,7 +12,7 @@ const RECOVERY_TIMEOUT_MS = 60_000;
 const COMPLETION_ATTEMPTS = 3;
 const payload = { amount: 12_50, currency: "GBP" };
 
-describe.skipIf(missingServices())("5. lost completion write", () => {
+describe.skipIf(missingServices())("[DATABASE_URL] 5. lost completion write", () => {
   const figures = new FiguresCollector(5, "lost completion write");
   let db: ScenarioDb;
   let worker: WorkerProcess;

@@ -16,7 +16,7 @@ const BOUND_MS = 2 * CACHE_TIMEOUT_MS + 2_000;
 const CUT_MS = 3_000;
 const body = { amount: 5_000, currency: "JPY" };
 
-describe.skipIf(missingServices({ redis: true }))("6. cache outage (Redis link cut mid-load)", () => {
+describe.skipIf(missingServices({ redis: true }))("[DATABASE_URL, REDIS_URL] 6. cache outage (Redis link cut mid-load)", () => {
   const figures = new FiguresCollector(6, "Redis link cut mid-load (unreachable, then refused), restored");
   let db: ScenarioDb;
   let proxy: TcpProxy;

@@ -35,7 +35,7 @@ function rawErrorCode(text: string): string | undefined {
 }
 const RUNS = Number(process.env.RELIABILITY_PROPERTY_RUNS ?? 40);
 
-describe.skipIf(missingServices())("7. bad input (property-based, over HTTP)", () => {
+describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based, over HTTP)", () => {
   const figures = new FiguresCollector(7, "hostile keys, headers and bodies (fast-check), Express, Fastify and Hono");
   let db: ScenarioDb;
   let run = 0;

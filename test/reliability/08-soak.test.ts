@@ -21,7 +21,7 @@ const TTL_MS = 30_000;
 const RECOVER_AFTER_MS = 3_000;
 const MB = 1024 * 1024;
 
-describe.skipIf(missingServices())("8. soak", () => {
+describe.skipIf(missingServices())("[DATABASE_URL] 8. soak", () => {
   const figures = new FiguresCollector(8, `soak: mixed traffic, 20 % injected failures, jobs running`);
   let db: ScenarioDb;
   let worker: WorkerProcess;

@@ -11,7 +11,8 @@ export default function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "blocks-reliability-"));
   project.provide("reliabilityFiguresDir", dir);
   const missing = missingServices({ redis: true });
-  console.log(`\n[reliability] ${missing ?? `PostgreSQL at DATABASE_URL, Redis at REDIS_URL; soak ${process.env.RELIABILITY_SOAK_SECONDS ?? 60} s`}\n`);
+  const using = `PostgreSQL at DATABASE_URL, Redis at REDIS_URL; soak ${process.env.RELIABILITY_SOAK_SECONDS ?? 60} s`;
+  console.log(`\n[reliability] ${missing ? `${missing} Scenarios whose name lists a missing variable are skipped.` : using}\n`);
   return () => {
     console.log(`\n${writeReport(dir, (performance.now() - started) / 1000)}\n`);
     rmSync(dir, { recursive: true, force: true });
