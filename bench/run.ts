@@ -87,7 +87,7 @@ async function main(): Promise<void> {
   }
   const withMeta: Omit<BenchResults, "targets"> = {
     meta: {
-      command: `npm run bench${process.env.BENCH_ONLY ? ` (BENCH_ONLY=${process.env.BENCH_ONLY})` : ""}`,
+      command: [...Object.entries(process.env).filter(([name]) => name.startsWith("BENCH_")).map(([name, value]) => `${name}=${value}`), "npm run bench"].join(" "),
       startedAt: new Date(started).toISOString(),
       durationSeconds: Math.round((Date.now() - started) / 1000),
       node: process.version,
