@@ -4,7 +4,7 @@ import { hashPayload } from "./fingerprint";
 import { holdLease } from "./lease";
 import { silentLogger, type IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
-import { Observer } from "./observer";
+import { keyFields, Observer } from "./observer";
 import { noopCache } from "./caches/noop-cache";
 import { completeSuccess, settleFailure, type Settlement } from "./settle";
 import type { CachedRecord, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
@@ -110,7 +110,7 @@ export class IdempotencyHandler {
       }
       return this.answerDuplicate<T>(scope, record, requestHash, "store");
     }
-    this.observer.decision("debug", "idempotency: lock acquired", { ...scope, status: "PROCESSING" });
+    this.observer.decision("debug", "idempotency: lock acquired", keyFields(scope, "PROCESSING"));
     return this.run(scope, requestHash, created.token, operation, options);
   }
 
@@ -170,7 +170,8 @@ export class IdempotencyHandler {
   }
 
   private answerDuplicate<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
-    const fields = { ...scope, status: record.status, source };
+    const fields = keyFields(scope, record.status);
+    fields.source = source;
     if (record.requestHash !== requestHash) {
       this.observer.decision("warn", "idempotency: key reused with a different request", fields, "conflicts", { operation: scope.operation });
       throw new IdempotencyError(

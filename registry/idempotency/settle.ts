@@ -1,5 +1,5 @@
 // Records how an execution ended: its result on success, FAILED / released / poisoned on failure.
-import type { Observer } from "./observer";
+import { keyFields, type Observer } from "./observer";
 import type { IdempotencyScope, IdempotencyStore } from "./types";
 import { withTimeout } from "./utils/with-timeout";
 
@@ -82,7 +82,7 @@ export async function completeSuccess(s: Settlement, result: unknown): Promise<{
       const stored = await withTimeout(s.store.markSuccess(scope, s.token, serialized, s.settings.ttlMs), s.settings.storeTimeoutMs, "store.markSuccess");
       // After a timed-out attempt the write may have landed anyway: then the record is ours and SUCCESS.
       if (stored || (failedBefore && (await alreadyStored(s)))) {
-        observer.decision("info", "idempotency: executed and stored the response", { ...scope, status: "SUCCESS" });
+        observer.decision("info", "idempotency: executed and stored the response", keyFields(scope, "SUCCESS"));
         return { serialized, recorded: true };
       }
       observer.decision("error", "idempotency: lease lost, response not stored", { ...scope, status: "LEASE_LOST" }, "leaseLost", {

@@ -7,10 +7,19 @@ export class TimeoutError extends Error {
 /** Rejects with `TimeoutError` after `ms` (the timer never keeps the process alive). */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   if (!(ms > 0) || ms === Infinity) return promise;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
+  // One promise and one timer: this runs on every store and cache call, so no race() or finally().
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
     timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
