@@ -42,8 +42,18 @@ function roundTrips(results: BenchResults): string {
 }
 
 function peers(results: BenchResults): string {
-  const rows = (results.peers ?? []).map((row) => [row.storeClass, LOAD_MODES[row.mode], row.label.replace("express ", ""), row.requestsPerSecond, row.p50Ms, row.p99Ms, ...ratioCells(row.vsBlocks), failures(row)]);
-  return table(["Store class", "Scenario", "Library", "req/s", "p50", "p99", "req/s x ours", "p50 x ours", "p99 x ours", "fails"], rows);
+  const rows = (results.peers ?? []).map((row) => [
+    row.storeClass,
+    LOAD_MODES[row.mode],
+    row.label.replace("express ", ""),
+    row.requestsPerSecond,
+    row.p50Ms,
+    row.p99Ms,
+    row.comparedWith?.replace("express ", "") ?? "",
+    ...ratioCells(row.vsBlocks),
+    failures(row),
+  ]);
+  return table(["Store class", "Scenario", "Library", "req/s", "p50", "p99", "ours (same shape)", "req/s x ours", "p50 x ours", "p99 x ours", "fails"], rows);
 }
 
 function jobs(results: BenchResults): string {

@@ -6,10 +6,11 @@ const CLI_LIMIT_MS = 2_000;
 export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[] {
   const targets: Target[] = [];
   for (const row of results.overhead ?? []) {
-    if (row.mode !== "fresh" || !row.vsFloor || row.route.backend !== "postgres") continue;
+    if (row.mode !== "fresh" || !row.vsFloor) continue;
     const { requestsPerSecond, p99 } = row.vsFloor;
+    const client = row.route.backend === "postgres-prepared" ? "preparedStatements(pool)" : "plain pool";
     targets.push({
-      target: `${row.framework} first request on PostgreSQL >= 0.9x the floor's req/s, p99 <= 1.15x`,
+      target: `${row.framework} first request on PostgreSQL (${client}) >= 0.9x the floor's req/s, p99 <= 1.15x`,
       measured: `${requestsPerSecond}x req/s, ${p99}x p99`,
       met: requestsPerSecond >= 0.9 && p99 <= 1.15,
     });
@@ -20,7 +21,7 @@ export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[
   for (const row of results.peers ?? []) {
     if (!row.vsBlocks) continue;
     targets.push({
-      target: `ahead of ${row.label} (${row.mode})`,
+      target: `ahead of ${row.label} (${row.mode}), against ${row.comparedWith}`,
       measured: `peer at ${row.vsBlocks.requestsPerSecond}x our req/s, ${row.vsBlocks.p99}x our p99`,
       met: row.vsBlocks.requestsPerSecond < 1,
     });

@@ -19,7 +19,7 @@ function wishes(framework: Framework): ServerWish[] {
   ];
   if (framework === "express") {
     list.push({ framework, variant: "floor", backend: "postgres" });
-    // Not a configuration we ship: shows what prepared statements would change against the floor.
+    // The opt-in `preparedStatements(pool)` client: what it changes against the floor.
     list.push({ framework, variant: "block", backend: "postgres-prepared", style: "wrapper" });
   }
   return list;

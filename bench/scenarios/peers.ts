@@ -7,32 +7,47 @@ import { runId } from "../support/services";
 
 /** In-process memory against memory; for Redis the peers keep records in Redis, we in PostgreSQL with a Redis cache. */
 export type StoreClass = "memory" | "redis";
-export type PeerRow = Measurement & { storeClass: StoreClass; route: ServerWish; vsBlocks?: Ratio };
+export type PeerRow = Measurement & { storeClass: StoreClass; route: ServerWish; comparedWith?: string; vsBlocks?: Ratio };
+
+/**
+ * Each peer is measured against our route of the same shape: express-idempotency is a middleware
+ * that records what the route sends (our capture style); @node-idempotency/core is called around
+ * the route's logic, as its NestJS interceptor does (our `idempotent()` wrapper).
+ */
+const SAME_SHAPE: Partial<Record<ServerWish["variant"], "capture" | "wrapper">> = {
+  "express-idempotency": "capture",
+  "node-idempotency": "wrapper",
+};
+
+function classServers(ours: ServerWish["backend"], theirs: ServerWish["backend"]): ServerWish[] {
+  return [
+    { framework: "express", variant: "block", backend: ours, style: "capture" },
+    { framework: "express", variant: "block", backend: ours, style: "wrapper" },
+    { framework: "express", variant: "express-idempotency", backend: theirs },
+    { framework: "express", variant: "node-idempotency", backend: theirs },
+  ];
+}
 
 const CLASSES: Record<StoreClass, ServerWish[]> = {
-  memory: [
-    { framework: "express", variant: "block", backend: "memory", style: "capture" },
-    { framework: "express", variant: "express-idempotency", backend: "memory" },
-    { framework: "express", variant: "node-idempotency", backend: "memory" },
-  ],
-  redis: [
-    { framework: "express", variant: "block", backend: "postgres+redis", style: "capture" },
-    { framework: "express", variant: "express-idempotency", backend: "redis" },
-    { framework: "express", variant: "node-idempotency", backend: "redis" },
-  ],
+  memory: classServers("memory", "memory"),
+  redis: classServers("postgres+redis", "redis"),
 };
 
 export async function peers(pool: pg.Pool): Promise<PeerRow[]> {
   const rows: PeerRow[] = [];
   for (const storeClass of Object.keys(CLASSES) as StoreClass[]) {
     console.log(`\npeers, ${storeClass} class:`);
-    const set = await startServerSet(pool, `peer_${storeClass}`, CLASSES[storeClass]);
+    const routes = CLASSES[storeClass];
+    const set = await startServerSet(pool, `peer_${storeClass}`, routes);
     try {
       for (const mode of Object.keys(LOAD_MODES) as LoadMode[]) {
         const measured = await measureGroup({ name: `peer${storeClass}`, servers: set.servers, mode, runId });
-        const [ours] = measured;
         measured.forEach((m, i) => {
-          rows.push({ ...m, storeClass, route: CLASSES[storeClass][i] as ServerWish, vsBlocks: ours && m !== ours ? versus(m, ours) : undefined });
+          const route = routes[i] as ServerWish;
+          const style = SAME_SHAPE[route.variant];
+          const oursIndex = routes.findIndex((r) => r.variant === "block" && r.style === style);
+          const ours = style ? measured[oursIndex] : undefined;
+          rows.push({ ...m, storeClass, route, comparedWith: ours?.label, vsBlocks: ours ? versus(m, ours) : undefined });
         });
       }
     } finally {

@@ -1,8 +1,7 @@
 // Builds our IdempotencyHandler for a server spec: MemoryStore, PostgresStore, or PostgresStore + RedisCache.
 import pg from "pg";
 import { Redis } from "ioredis";
-import { IdempotencyHandler, MemoryStore, PostgresStore, RedisCache } from "@/blocks/idempotency";
-import { preparedClient } from "./prepared-client";
+import { IdempotencyHandler, MemoryStore, PostgresStore, preparedStatements, RedisCache } from "@/blocks/idempotency";
 import type { ServerSpec } from "./spec";
 
 export type Closable = { close(): Promise<void> };
@@ -13,7 +12,7 @@ export async function blockHandler(spec: ServerSpec): Promise<{ handler: Idempot
   }
   if (spec.backend === "none" || spec.backend === "redis") throw new Error(`blocks has no "${spec.backend}" store.`);
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize });
-  const store = new PostgresStore(spec.backend === "postgres-prepared" ? preparedClient(pool) : pool, { table: spec.table });
+  const store = new PostgresStore(spec.backend === "postgres-prepared" ? preparedStatements(pool) : pool, { table: spec.table });
   if (spec.backend !== "postgres+redis") {
     return { handler: new IdempotencyHandler(store), close: () => pool.end() };
   }

@@ -6,8 +6,8 @@ export type Framework = "express" | "fastify" | "hono";
 export type Variant = "bare" | "block" | "floor" | "express-idempotency" | "node-idempotency";
 
 /**
- * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over a
- * client that prepares its statements; for peers `redis` is their own Redis storage.
+ * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over
+ * `preparedStatements(pool)`; for peers `redis` is their own Redis storage.
  */
 export type Backend = "none" | "memory" | "postgres" | "postgres-prepared" | "postgres+redis" | "redis";
 

@@ -14,6 +14,8 @@ export { MemoryStore } from "./stores/memory-store";
 export type { MemoryStoreOptions } from "./stores/memory-store";
 export { PostgresStore } from "./stores/postgres-store";
 export type { PostgresStoreOptions, SqlClient } from "./stores/postgres-store";
+export { preparedStatements } from "./stores/prepared-statements";
+export type { PreparingClient } from "./stores/prepared-statements";
 export { postgresSchema, postgresSchemaStatements } from "./stores/postgres-schema";
 export { RedisCache } from "./caches/redis-cache";
 export type { RedisCacheOptions, RedisLike } from "./caches/redis-cache";

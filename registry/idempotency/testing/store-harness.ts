@@ -1,6 +1,7 @@
 // Builds each store implementation for the shared suites, with a way to move its clock forward.
 import { MemoryStore } from "../stores/memory-store";
 import { PostgresStore, type SqlClient } from "../stores/postgres-store";
+import { preparedStatements, type PreparingClient } from "../stores/prepared-statements";
 import type { IdempotencyStore } from "../types";
 import { dropTables, openTestDatabase, testDatabaseNames, uniqueTableName, type TestDatabase } from "./services";
 
@@ -43,7 +44,22 @@ export const postgresStoreKinds: StoreKind[] = testDatabaseNames().map((name) =>
   },
 }));
 
-export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds];
+/** PostgresStore through `preparedStatements` on DATABASE_URL (a `pg` Pool; PGlite has no named statements). */
+export const preparedPostgresStoreKinds: StoreKind[] = testDatabaseNames()
+  .filter((name) => name === "postgres")
+  .map(() => ({
+    name: "PostgresStore (DATABASE_URL, prepared statements)",
+    async open() {
+      const db = await openTestDatabase("postgres");
+      const client = preparedStatements(db.client as unknown as PreparingClient);
+      return {
+        fresh: () => freshPostgresStore(client),
+        close: () => db.close(),
+      };
+    },
+  }));
+
+export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds];
 
 /** A store on its own new table, so tests never see each other's rows. */
 export async function freshPostgresStore(client: SqlClient): Promise<StoreHarness & { store: PostgresStore }> {
