@@ -114,6 +114,24 @@ describe("every handler decision is logged with { key, userId, operation, status
     expect(metrics.total("retries")).toBe(1);
   });
 
+  it("unrecordable answer: the key released without spending a retry, however often it happens", async () => {
+    class StreamedAnswer extends Error {}
+    const { handler, metrics, linesOf } = setup({ maxRetries: 2 });
+    const stream = () =>
+      outcome(handler.execute(payment(), () => Promise.reject(new StreamedAnswer("streamed")), { isUnrecordable: (err) => err instanceof StreamedAnswer }));
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(await linesOf(stream)).toEqual([
+        line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
+        line("warn", "the answer could not be recorded, key released", { ...scope, status: "RELEASED" }),
+      ]);
+    }
+    expect(metrics.total("executions", { operation: scope.operation, outcome: "unrecorded" })).toBe(3);
+    expect(metrics.total("retries")).toBe(0);
+    expect(metrics.total("poisoned")).toBe(0);
+    expect((await handler.execute(payment(), () => "ok")).response).toBe("ok");
+  });
+
   it("recovered: a crashed execution released, and poisoned on the last recovery", async () => {
     const { clock, handler, metrics, linesOf } = setup({ maxRetries: 2 });
     const crash = async () => {

@@ -35,6 +35,11 @@ export type ExecuteContext = IdempotencyScope & ({ payload: unknown } | { reques
 export type ExecuteOptions = {
   /** True when the error can never succeed on retry: the key is marked FAILED at once. */
   isPermanentError?: (err: unknown) => boolean;
+  /**
+   * True when the operation answered but its answer cannot be stored (a streamed HTTP response):
+   * the key is freed for the next request without spending its retry budget, and nothing replays.
+   */
+  isUnrecordable?: (err: unknown) => boolean;
 };
 
 /** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
@@ -156,7 +161,7 @@ export class IdempotencyHandler {
       result = await operation(lease.signal);
     } catch (err) {
       lease.stop();
-      const outcome = await settleFailure(settlement, err, options.isPermanentError);
+      const outcome = await settleFailure(settlement, err, options);
       this.observer.duration(scope.operation, outcome, (performance.now() - started) / 1000);
       throw err;
     }

@@ -12,18 +12,33 @@ export type Settlement = {
   settings: { ttlMs: number; maxRetries: number; storeTimeoutMs: number; completionAttempts: number };
 };
 
-export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned";
+export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "unrecorded";
+
+/** How the caller classifies what the operation threw (see ExecuteOptions). */
+export type FailureClassifiers = {
+  isPermanentError?: (err: unknown) => boolean;
+  isUnrecordable?: (err: unknown) => boolean;
+};
 
 /**
  * A permanent error marks the key FAILED; a transient one counts a retry and frees the key, or
- * poisons it once `maxRetries` is reached. If the store cannot be written, the record stays
- * PROCESSING and `recoverStuckRecords` settles it later; the caller still gets the original error.
+ * poisons it once `maxRetries` is reached; an unrecordable answer frees the key without counting.
+ * If the store cannot be written, the record stays PROCESSING and `recoverStuckRecords` settles it
+ * later; the caller still gets the original error.
  */
-export async function settleFailure(s: Settlement, err: unknown, isPermanentError?: (err: unknown) => boolean): Promise<FailureOutcome> {
+export async function settleFailure(s: Settlement, err: unknown, classifiers: FailureClassifiers = {}): Promise<FailureOutcome> {
   const { scope, observer } = s;
   const labels = { operation: scope.operation };
-  const permanent = classify(s, err, isPermanentError);
+  const permanent = classify(s, err, "isPermanentError", classifiers.isPermanentError);
   try {
+    if (!permanent && classify(s, err, "isUnrecordable", classifiers.isUnrecordable)) {
+      await held(s, "release", s.store.release(scope, s.token));
+      observer.decision("warn", "idempotency: the answer could not be recorded, key released", { ...scope, status: "RELEASED", err }, "executions", {
+        ...labels,
+        outcome: "unrecorded",
+      });
+      return "unrecorded";
+    }
     if (permanent) {
       await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs));
       observer.decision("info", "idempotency: permanent failure, key marked FAILED", { ...scope, status: "FAILED", err }, "executions", {
@@ -70,7 +85,7 @@ export async function completeSuccess(s: Settlement, result: unknown): Promise<{
     serialized = serialize(result);
   } catch (err) {
     // The operation already ran: poison the key rather than let a retry run it again.
-    await settleFailure(s, err, () => true);
+    await settleFailure(s, err, { isPermanentError: () => true });
     throw new TypeError(`idempotency: the operation's result cannot be stored as JSON (${String(err)}); the key is marked FAILED.`, {
       cause: err,
     });
@@ -109,12 +124,12 @@ function serialize(result: unknown): string | null {
   return json === undefined ? null : json;
 }
 
-function classify(s: Settlement, err: unknown, isPermanentError?: (err: unknown) => boolean): boolean {
-  if (!isPermanentError) return false;
+function classify(s: Settlement, err: unknown, name: keyof FailureClassifiers, classifier?: (err: unknown) => boolean): boolean {
+  if (!classifier) return false;
   try {
-    return isPermanentError(err) === true;
+    return classifier(err) === true;
   } catch (classifierErr) {
-    s.observer.log("warn", "idempotency: isPermanentError threw; treating the failure as transient", {
+    s.observer.log("warn", `idempotency: ${name} threw; treating the failure as transient`, {
       ...s.scope,
       status: "PROCESSING",
       err: classifierErr,

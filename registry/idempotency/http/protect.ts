@@ -56,6 +56,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
   const route = resolveRouteOptions(options, framework);
   const isPermanentError = (err: unknown) =>
     err instanceof UnstoredResponse ? err.permanent : !(err instanceof UncapturableResponseError) && route.isPermanentError(err);
+  const isUnrecordable = (err: unknown) => err instanceof UncapturableResponseError;
 
   return async function protect(req: Req, { keyHeader, setContext, produce }: ProtectedRequest): Promise<ProtectOutcome> {
     const context: IdempotencyContext = { key: undefined, userId: undefined, operation: undefined, requestHash: undefined, outcome: "pending" };
@@ -86,7 +87,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
           if (verdict !== "success") throw new UnstoredResponse(produced, verdict === "permanent");
           return toStoredResponse(produced, route.replayHeaders);
         },
-        { isPermanentError },
+        { isPermanentError, isUnrecordable },
       );
       context.outcome = replayed ? "replayed" : "executed";
       return replayed ? { kind: "send", response: fromStoredResponse(response) } : { kind: "ran", response: produced };
