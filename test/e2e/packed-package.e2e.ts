@@ -1,0 +1,44 @@
+// What users install: `npm pack`, installed into a project outside this repository, then `npx blocks add`.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, copyFixture, inProject } from "./harness.js";
+
+describe("the packed package", () => {
+  const packs = mkdtempSync(path.join(tmpdir(), "blocks-pack-"));
+  const project = copyFixture("hono-bundler");
+  const dir = project.dir;
+  const npx = (args: string[]) => execa("npx", ["--no-install", ...args], { cwd: dir, reject: false, stdin: "ignore", env: { NO_COLOR: "1" } });
+
+  beforeAll(async () => {
+    // dist/ is fresh: the suite's global setup built it, so the pack skips its prepack build.
+    const pack = await execa("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packs], { cwd: REPO });
+    const [{ filename }] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
+    const install = await execa("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(packs, filename)], { cwd: dir, reject: false });
+    expect(install.exitCode, install.stderr).toBe(0);
+  });
+  afterAll(() => {
+    project.remove();
+    rmSync(packs, { recursive: true, force: true });
+  });
+
+  it("installs a `blocks` command that carries the registry and templates", () => {
+    expect(path.relative(REPO, dir).startsWith("..")).toBe(true);
+    expect(existsSync(path.join(dir, "node_modules/blocks/registry/registry.json"))).toBe(true);
+    expect(existsSync(path.join(dir, "node_modules/blocks/templates/idempotency/migration.sql"))).toBe(true);
+    expect(existsSync(path.join(dir, "node_modules/.bin/blocks"))).toBe(true);
+  });
+
+  it("npx blocks init and add idempotency vendor a block that compiles there", async () => {
+    const init = await npx(["blocks", "init", "--yes"]);
+    expect(init.exitCode, String(init.stderr)).toBe(0);
+    const add = await npx(["blocks", "add", "idempotency", "--yes"]);
+    expect(add.exitCode, String(add.stderr)).toBe(0);
+    expect(existsSync(path.join(dir, "src/blocks/idempotency/adapters/hono.ts"))).toBe(true);
+    expect(existsSync(path.join(dir, "blocks.lock.json"))).toBe(true);
+    const tsc = await inProject(dir, "tsc", ["--noEmit"]);
+    expect(tsc.exitCode, tsc.stdout).toBe(0);
+  });
+});
