@@ -15,8 +15,9 @@ describe("the packed package", () => {
   beforeAll(async () => {
     // dist/ is fresh: the suite's global setup built it, so the pack skips its prepack build.
     const pack = await execa("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packs], { cwd: REPO });
-    const [{ filename }] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
-    const install = await execa("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(packs, filename)], { cwd: dir, reject: false });
+    const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
+    if (!packed) throw new Error(`npm pack reported no tarball: ${pack.stdout}`);
+    const install = await execa("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(packs, packed.filename)], { cwd: dir, reject: false });
     expect(install.exitCode, install.stderr).toBe(0);
   });
   afterAll(() => {
