@@ -15,7 +15,7 @@ import {
   unicodeValue,
 } from "./support/bad-input-arbitraries";
 import { FiguresCollector, doubleExecutions, sum } from "./support/figures";
-import { closeClient, errorCode, send, sendRaw, type HttpAnswer, type HttpRequest } from "./support/http-client";
+import { closeClient, errorCode, send, sendHeadFirst, sendRaw, type HttpAnswer, type HttpRequest } from "./support/http-client";
 import { startWorker, type WorkerProcess } from "./support/processes";
 import { isReplay, outcomeOf } from "./support/replays";
 import { openScenarioDb, type ScenarioDb } from "./support/scenario-db";
@@ -167,9 +167,9 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
       it(`refuses bodies beyond the framework's limit (${BODY_LIMIT} bytes) with 413 BODY_TOO_LARGE before any idempotency decision`, async () => {
         await property(fc.integer({ min: BODY_LIMIT + 1, max: 20 * BODY_LIMIT }), async (size) => {
           const body = `{"amount":1,"pad":"${"x".repeat(size - '{"amount":1,"pad":""}'.length)}"}`;
-          // Raw, because a server may answer 413 and close while the client is still sending.
+          // Raw, head first: each framework refuses on Content-Length and closes while a client would still be sending.
           const head = `POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\nConnection: close\r\nx-user-id: run-${run}\r\nIdempotency-Key: huge-${run}\r\n\r\n`;
-          const answer = await sendRaw(worker.port, Buffer.from(head + body));
+          const answer = await sendHeadFirst(worker.port, head, body);
           figures.record(answer.status, 0);
           expect({ status: answer.status, code: rawErrorCode(answer.text) }).toEqual({ status: 413, code: "BODY_TOO_LARGE" });
           expect(await executionsOf(db.pool, db.effectsTable, `huge-${run}`, `run-${run}`)).toBe(0);

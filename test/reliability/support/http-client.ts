@@ -66,6 +66,28 @@ export function errorCode(answer: HttpAnswer): string | undefined {
 
 /** Writes `bytes` as the whole request on a fresh connection and returns the status line's code (0 if none). */
 export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+  return exchange(port, (socket) => socket.write(bytes), timeoutMs);
+}
+
+/**
+ * Sends the head, and the body only if no answer comes within `waitMs`: a server that refuses on
+ * Content-Length (413) answers at once and then closes, and a close with unread bytes resets the
+ * connection, which can lose the answer before it is read. Real clients stop sending too.
+ */
+export function sendHeadFirst(port: number, head: string, body: string, waitMs = 1_000, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+  return exchange(
+    port,
+    (socket) => {
+      socket.write(head);
+      const later = setTimeout(() => socket.writable && socket.write(body), waitMs);
+      socket.once("data", () => clearTimeout(later));
+      socket.once("close", () => clearTimeout(later));
+    },
+    timeoutMs,
+  );
+}
+
+function exchange(port: number, send: (socket: net.Socket) => void, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];
@@ -86,7 +108,7 @@ export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000): Promis
     });
     socket.on("end", finish);
     socket.on("error", finish);
-    socket.write(bytes);
+    send(socket);
   });
 }
 
