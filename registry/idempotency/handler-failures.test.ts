@@ -1,7 +1,7 @@
 // The handler under outages and misuse: store and cache failures, lost writes, lost leases, bad input.
 import pg from "pg";
 import { Redis } from "ioredis";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "./handler";
 import { RedisCache } from "./caches/redis-cache";
 import { MemoryStore } from "./stores/memory-store";
@@ -45,6 +45,32 @@ describe("when the store is down", () => {
     expect(result).toMatchObject({ ok: false, code: "STORE_UNAVAILABLE" });
     expect(runs).toBe(0);
     expect(metrics.total("storeErrors", { method: "create" })).toBe(1);
+  });
+
+  it("keeps trying to free a create whose answer was lost until the store answers again", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const inner = new MemoryStore();
+      let refusals = 2;
+      const store = Object.assign(Object.create(inner) as IdempotencyStore, {
+        create: async (input: Parameters<IdempotencyStore["create"]>[0]) => {
+          await inner.create(input);
+          throw new Error("Connection terminated unexpectedly");
+        },
+        release: async (...args: Parameters<IdempotencyStore["release"]>) => {
+          if (refusals-- > 0) throw new Error("ECONNREFUSED");
+          return inner.release(...args);
+        },
+      });
+      const handler = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 0 });
+      expect(await outcome(handler.execute(context(), async () => "charged"))).toMatchObject({ code: "STORE_UNAVAILABLE" });
+      expect(await inner.get(context())).toMatchObject({ status: "PROCESSING" });
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(refusals).toBe(-1);
+      expect(await inner.get(context())).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("reports maintenance failures as STORE_UNAVAILABLE too", async () => {

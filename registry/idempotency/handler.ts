@@ -1,4 +1,5 @@
 // IdempotencyHandler: runs an operation at most once per (operation, userId, key) and replays its result.
+import { randomUUID } from "node:crypto";
 import { IdempotencyError } from "./errors";
 import { hashPayload } from "./fingerprint";
 import { holdLease } from "./lease";
@@ -50,6 +51,9 @@ export type IdempotentOperation<T> = (signal: AbortSignal) => Promise<T> | T;
 
 const VISIBLE_ASCII_KEY = /^[\x21-\x7e]{1,255}$/;
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
+/** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
+const RELEASE_ATTEMPTS = 6;
+const RELEASE_BACKOFF_MS = 500;
 
 /**
  * Runs operations exactly once per scope against an `IdempotencyStore`, with an optional cache.
@@ -101,10 +105,11 @@ export class IdempotencyHandler {
     const cached = await this.readCache(scope);
     if (cached) return this.answerDuplicate<T>(scope, cached, requestHash, "cache");
 
+    const token = randomUUID();
     let creating: Promise<CreateResult> | undefined;
-    const created = await this.callStore("create", () => (creating = this.store.create({ scope, requestHash, ttlMs: this.ttlMs })), scope).catch(
+    const created = await this.callStore("create", () => (creating = this.store.create({ scope, requestHash, ttlMs: this.ttlMs, token })), scope).catch(
       (err: unknown) => {
-        if (creating) this.releaseLateCreate(scope, creating);
+        if (creating) this.releaseUnanswered(scope, token, creating);
         throw err;
       },
     );
@@ -212,19 +217,25 @@ export class IdempotencyHandler {
   }
 
   /**
-   * A create that answers after the timeout may still have inserted the record. Nothing will run
-   * under it, so hand it back at once rather than block the key until recovery (and spend a retry).
+   * A create that timed out or failed may still have inserted the record: a slow store, or a
+   * connection that died after the commit. Nothing will run under it, so free it (fenced by the
+   * token we chose) once the store answers, rather than block the key until recovery and spend a
+   * retry. A few attempts with backoff; after that, recovery frees it.
    */
-  private releaseLateCreate(scope: IdempotencyScope, creating: Promise<CreateResult>): void {
-    creating.then(
-      async (late) => {
-        if (late.status !== "CREATED") return;
-        const released = await withTimeout(this.store.release(scope, late.token), this.settings.storeTimeoutMs, "store.release").catch(() => false);
-        if (released) this.observer.log("warn", "idempotency: released a record the store created after timing out", { ...scope, status: "RELEASED" });
-        else this.observer.log("error", "idempotency: could not release a record created after a timeout; recovery will free it", { ...scope, status: "PROCESSING" });
-      },
-      () => {},
-    );
+  private releaseUnanswered(scope: IdempotencyScope, token: string, creating: Promise<CreateResult>): void {
+    const release = async () => {
+      for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
+        try {
+          const released = await withTimeout(this.store.release(scope, token), this.settings.storeTimeoutMs, "store.release");
+          if (released) this.observer.log("warn", "idempotency: released a record whose create went unanswered", keyFields(scope, "RELEASED"));
+          return;
+        } catch {
+          if (attempt < RELEASE_ATTEMPTS) await sleep(RELEASE_BACKOFF_MS * 2 ** (attempt - 1));
+        }
+      }
+      this.observer.log("error", "idempotency: could not release a record whose create went unanswered; recovery will free it", keyFields(scope, "PROCESSING"));
+    };
+    creating.then((late) => (late.status === "CREATED" ? release() : undefined), release);
   }
 
   private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {
@@ -266,6 +277,11 @@ function toCached(record: IdempotencyRecord): CachedRecord {
 
 function deserialize<T>(serialized: string | null): T {
   return (serialized === null ? undefined : JSON.parse(serialized)) as T;
+}
+
+/** A wait that never keeps the process alive. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function positive(name: string, value: number): number {

@@ -73,6 +73,28 @@ describe.each(allStoreKinds)("regressions found by the reliability suite, on $na
   });
   afterAll(async () => opened.close());
 
+  it("a create whose insert committed but whose answer was lost frees its key, so the retry runs at once", async () => {
+    const harness = await opened.fresh();
+    let lose = true;
+    const store = Object.assign(Object.create(harness.store) as IdempotencyStore, {
+      create: async (input: Parameters<IdempotencyStore["create"]>[0]) => {
+        const created = await harness.store.create(input);
+        if (!lose) return created;
+        lose = false;
+        throw new Error("Connection terminated unexpectedly"); // the commit happened; its answer died with the socket
+      },
+    });
+    const logger = recordingLogger();
+    const handler = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 0, logger });
+    let runs = 0;
+    expect(await outcome(handler.execute(payment, async () => ++runs))).toMatchObject({ code: "STORE_UNAVAILABLE" });
+
+    await expect.poll(() => harness.store.get(payment)).toBeUndefined();
+    expect(await handler.execute(payment, async () => ++runs)).toEqual({ response: 1, replayed: false });
+    expect(logger.lines).toContainEqual(expect.objectContaining({ level: "warn", status: "RELEASED", key: "k-1" }));
+    await harness.close();
+  });
+
   it("a live execution that outlasts the TTL keeps its key: the heartbeat renews the record's expiry", async () => {
     const harness = await opened.fresh();
     const ttlMs = 60 * MINUTE;

@@ -31,6 +31,11 @@ export type CreateInput = {
   scope: IdempotencyScope;
   requestHash: string;
   ttlMs: number;
+  /**
+   * The fencing token (a UUID) the record gets if this call creates it. The caller picks it, so it
+   * can still free a record whose insert committed but whose answer never reached it.
+   */
+  token: string;
 };
 
 /**

@@ -1,4 +1,5 @@
 // MemoryStore's own promise beyond the shared contract: it stays bounded.
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "./memory-store";
 
@@ -9,7 +10,7 @@ describe("MemoryStore bounds", () => {
     let now = 0;
     const store = new MemoryStore({ maxRecords: 3, now: () => now });
     const created = async (key: string, ttlMs = 1_000) => {
-      const result = await store.create({ scope: scope(key), requestHash: "h", ttlMs });
+      const result = await store.create({ scope: scope(key), requestHash: "h", ttlMs, token: randomUUID() });
       if (result.status !== "CREATED") throw new Error("expected CREATED");
       return result.token;
     };
@@ -26,21 +27,21 @@ describe("MemoryStore bounds", () => {
 
   it("refuses a new record rather than evict a running execution", async () => {
     const store = new MemoryStore({ maxRecords: 2 });
-    await store.create({ scope: scope("a"), requestHash: "h", ttlMs: 1_000 });
-    await store.create({ scope: scope("b"), requestHash: "h", ttlMs: 1_000 });
-    await expect(store.create({ scope: scope("c"), requestHash: "h", ttlMs: 1_000 })).rejects.toThrow(/MemoryStore is full/);
+    await store.create({ scope: scope("a"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
+    await store.create({ scope: scope("b"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
+    await expect(store.create({ scope: scope("c"), requestHash: "h", ttlMs: 1_000, token: randomUUID() })).rejects.toThrow(/MemoryStore is full/);
   });
 
   it("does not sweep every record on each create once full (regression: O(records) per request)", async () => {
     let clockReads = 0;
     const store = new MemoryStore({ maxRecords: 1_000, now: () => (clockReads++, 0) });
     for (let i = 0; i < 1_000; i++) {
-      const created = await store.create({ scope: scope(`k${i}`), requestHash: "h", ttlMs: 1_000 });
+      const created = await store.create({ scope: scope(`k${i}`), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
       if (created.status === "CREATED") await store.markSuccess(scope(`k${i}`), created.token, '"ok"', 1_000);
     }
-    await store.create({ scope: scope("first-over"), requestHash: "h", ttlMs: 1_000 });
+    await store.create({ scope: scope("first-over"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
     clockReads = 0;
-    await store.create({ scope: scope("second-over"), requestHash: "h", ttlMs: 1_000 });
+    await store.create({ scope: scope("second-over"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
     expect(clockReads).toBeLessThan(20);
   });
 });

@@ -1,5 +1,4 @@
 // MemoryStore: the IdempotencyStore contract in one process's memory, for development and tests.
-import { randomUUID } from "node:crypto";
 import type {
   CreateInput,
   CreateResult,
@@ -39,13 +38,12 @@ export class MemoryStore implements IdempotencyStore {
     this.now = options.now ?? Date.now;
   }
 
-  async create({ scope, requestHash, ttlMs }: CreateInput): Promise<CreateResult> {
+  async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const recordId = id(scope);
     const existing = this.records.get(recordId);
     if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: { ...existing } };
     this.records.delete(recordId);
     this.makeRoom();
-    const token = randomUUID();
     const now = new Date(this.now());
     this.earliestExpiry = Math.min(this.earliestExpiry, now.getTime() + ttlMs);
     // Fields spelled out: spreading `scope` into a literal this size costs several microseconds per request.

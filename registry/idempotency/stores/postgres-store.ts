@@ -1,5 +1,4 @@
 // PostgresStore: the IdempotencyStore contract on PostgreSQL, through any `query(text, params)` client.
-import { randomUUID } from "node:crypto";
 import type {
   CreateInput,
   CreateResult,
@@ -63,8 +62,8 @@ export class PostgresStore implements IdempotencyStore {
     for (const statement of postgresSchemaStatements(this.table)) await this.client.query(statement);
   }
 
-  async create({ scope, requestHash, ttlMs }: CreateInput): Promise<CreateResult> {
-    const params = [scope.operation, scope.userId, scope.key, requestHash, randomUUID(), ttlMs];
+  async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
+    const params = [scope.operation, scope.userId, scope.key, requestHash, token, ttlMs];
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
       // One round trip: insert, or read the row that won (exactly one result row either way). The read
       // cannot see a row committed after this statement began: then it finds nothing and we ask again.
@@ -81,9 +80,9 @@ export class PostgresStore implements IdempotencyStore {
         params,
       );
       const row = rows[0] as Row & { created: boolean; expired: boolean | null };
-      if (row.created) return { status: "CREATED", token: params[4] as string };
+      if (row.created) return { status: "CREATED", token };
       if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row) };
-      if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED", token: params[4] as string };
+      if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED", token };
     }
     throw new Error(`PostgresStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
   }

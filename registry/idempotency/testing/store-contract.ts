@@ -1,4 +1,5 @@
 // The IdempotencyStore contract, written once and run against every store implementation.
+import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { IdempotencyScope, IdempotencyStore } from "../types";
 import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./services";
@@ -21,9 +22,11 @@ export function describeStoreContract(kind: StoreKind): void {
       ...overrides,
     });
     const create = async (s: IdempotencyScope, requestHash = "hash-a", ttlMs = TTL) => {
-      const result = await store.create({ scope: s, requestHash, ttlMs });
+      const token = randomUUID();
+      const result = await store.create({ scope: s, requestHash, ttlMs, token });
       if (result.status !== "CREATED") throw new Error(`expected CREATED for ${s.key}, got ${result.status}`);
-      return result.token;
+      expect(result.token).toBe(token);
+      return token;
     };
 
     beforeAll(async () => {
@@ -40,7 +43,7 @@ export function describeStoreContract(kind: StoreKind): void {
       it("creates a PROCESSING record, then reports the duplicate with the winning record", async () => {
         const s = scope();
         const token = await create(s);
-        const second = await store.create({ scope: s, requestHash: "hash-b", ttlMs: TTL });
+        const second = await store.create({ scope: s, requestHash: "hash-b", ttlMs: TTL, token: randomUUID() });
         expect(second.status).toBe("DUPLICATE");
         if (second.status !== "DUPLICATE") return;
         expect(second.record).toMatchObject({ ...s, requestHash: "hash-a", status: "PROCESSING", response: null, token });
@@ -48,7 +51,7 @@ export function describeStoreContract(kind: StoreKind): void {
 
       it("lets exactly one of 50 concurrent creates for one scope win", async () => {
         const s = scope();
-        const results = await Promise.all(Array.from({ length: 50 }, () => store.create({ scope: s, requestHash: "h", ttlMs: TTL })));
+        const results = await Promise.all(Array.from({ length: 50 }, () => store.create({ scope: s, requestHash: "h", ttlMs: TTL, token: randomUUID() })));
         expect(results.filter((r) => r.status === "CREATED")).toHaveLength(1);
         expect(results.filter((r) => r.status === "DUPLICATE")).toHaveLength(49);
       });

@@ -73,6 +73,7 @@ Faults this suite found in the block, fixed there, each with a regression test o
 - a stale execution's late transient failure does not count against the new owner's retry budget (scenario 3);
 - a live execution that outlasts the TTL keeps its key: the heartbeat renews the record's expiry (scenario 3);
 - a create that answers after the store timeout hands its key back, so the retry runs at once (scenario 4).
+- a create whose insert committed but whose answer was lost frees its key, so the retry runs at once (scenario 4: such keys used to wait for recovery).
 
 How to read it:
 - **executions counted** are rows in a side-effect table that the protected operation itself writes
