@@ -167,7 +167,7 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
       it(`refuses bodies beyond the framework's limit (${BODY_LIMIT} bytes) with 413 BODY_TOO_LARGE before any idempotency decision`, async () => {
         await property(fc.integer({ min: BODY_LIMIT + 1, max: 20 * BODY_LIMIT }), async (size) => {
           const body = `{"amount":1,"pad":"${"x".repeat(size - '{"amount":1,"pad":""}'.length)}"}`;
-          // Raw, head first: each framework refuses on Content-Length and closes while a client would still be sending.
+          // Raw, head first: a framework that refuses on Content-Length closes while a client would still be sending.
           const head = `POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\nConnection: close\r\nx-user-id: run-${run}\r\nIdempotency-Key: huge-${run}\r\n\r\n`;
           const answer = await sendHeadFirst(worker.port, head, body);
           figures.record(answer.status, 0);

@@ -71,10 +71,11 @@ export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000): Promis
 
 /**
  * Sends the head, and the body only if no answer comes within `waitMs`: a server that refuses on
- * Content-Length (413) answers at once and then closes, and a close with unread bytes resets the
- * connection, which can lose the answer before it is read. Real clients stop sending too.
+ * Content-Length (413: Fastify, Hono) answers at once and then closes, and a close with unread bytes
+ * resets the connection, which can lose the answer before it is read. Real clients stop sending too.
+ * Express's body parser reads the whole body before it answers, so there the body does go out.
  */
-export function sendHeadFirst(port: number, head: string, body: string, waitMs = 1_000, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+export function sendHeadFirst(port: number, head: string, body: string, waitMs = 300, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
   return exchange(
     port,
     (socket) => {
