@@ -118,7 +118,12 @@ describe("every handler decision is logged with { key, userId, operation, status
     class StreamedAnswer extends Error {}
     const { handler, metrics, linesOf } = setup({ maxRetries: 2 });
     const stream = () =>
-      outcome(handler.execute(payment(), () => Promise.reject(new StreamedAnswer("streamed")), { isUnrecordable: (err) => err instanceof StreamedAnswer }));
+      outcome(
+        handler.execute(payment(), () => Promise.reject(new StreamedAnswer("streamed")), {
+          isUnrecordable: (err) => err instanceof StreamedAnswer,
+          isPermanentError: () => true, // asked only about real failures: an unrecordable answer is not one
+        }),
+      );
 
     for (let attempt = 0; attempt < 3; attempt++) {
       expect(await linesOf(stream)).toEqual([
@@ -126,7 +131,7 @@ describe("every handler decision is logged with { key, userId, operation, status
         line("warn", "the answer could not be recorded, key released", { ...scope, status: "RELEASED" }),
       ]);
     }
-    expect(metrics.total("executions", { operation: scope.operation, outcome: "unrecorded" })).toBe(3);
+    expect(metrics.total("executions", { operation: scope.operation, outcome: "unrecordable" })).toBe(3);
     expect(metrics.total("retries")).toBe(0);
     expect(metrics.total("poisoned")).toBe(0);
     expect((await handler.execute(payment(), () => "ok")).response).toBe("ok");

@@ -9,7 +9,7 @@ import { keyFields, Observer } from "./observer";
 import { noopCache } from "./caches/noop-cache";
 import { completeSuccess, settleFailure, type Settlement } from "./settle";
 import type { CachedRecord, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
-import { withTimeout } from "./utils/with-timeout";
+import { sleep, withTimeout } from "./utils/with-timeout";
 
 export type IdempotencyHandlerOptions = {
   /** How long a completed key replays (and blocks a different payload). @default 86_400_000 (24 h) */
@@ -121,7 +121,7 @@ export class IdempotencyHandler {
       return this.answerDuplicate<T>(scope, record, requestHash, "store");
     }
     this.observer.decision("debug", "idempotency: lock acquired", keyFields(scope, "PROCESSING"));
-    return this.run(scope, requestHash, created.token, operation, options);
+    return this.run(scope, requestHash, token, operation, options);
   }
 
   /**
@@ -277,11 +277,6 @@ function toCached(record: IdempotencyRecord): CachedRecord {
 
 function deserialize<T>(serialized: string | null): T {
   return (serialized === null ? undefined : JSON.parse(serialized)) as T;
-}
-
-/** A wait that never keeps the process alive. */
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function positive(name: string, value: number): number {

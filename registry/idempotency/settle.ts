@@ -1,7 +1,7 @@
 // Records how an execution ended: its result on success, FAILED / released / poisoned on failure.
 import { keyFields, type Observer } from "./observer";
 import type { IdempotencyScope, IdempotencyStore } from "./types";
-import { withTimeout } from "./utils/with-timeout";
+import { sleep, withTimeout } from "./utils/with-timeout";
 
 /** Everything needed to write the outcome of the one execution that holds `token`. */
 export type Settlement = {
@@ -12,7 +12,7 @@ export type Settlement = {
   settings: { ttlMs: number; maxRetries: number; storeTimeoutMs: number; completionAttempts: number };
 };
 
-export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "unrecorded";
+export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "unrecordable";
 
 /** How the caller classifies what the operation threw (see ExecuteOptions). */
 export type FailureClassifiers = {
@@ -29,15 +29,17 @@ export type FailureClassifiers = {
 export async function settleFailure(s: Settlement, err: unknown, classifiers: FailureClassifiers = {}): Promise<FailureOutcome> {
   const { scope, observer } = s;
   const labels = { operation: scope.operation };
-  const permanent = classify(s, err, "isPermanentError", classifiers.isPermanentError);
+  // Not a failure at all: the answer went out, it just cannot be kept. Asked first, so no other classifier sees it.
+  const unrecordable = classify(s, err, "isUnrecordable", classifiers.isUnrecordable);
+  const permanent = !unrecordable && classify(s, err, "isPermanentError", classifiers.isPermanentError);
   try {
-    if (!permanent && classify(s, err, "isUnrecordable", classifiers.isUnrecordable)) {
+    if (unrecordable) {
       await held(s, "release", s.store.release(scope, s.token));
       observer.decision("warn", "idempotency: the answer could not be recorded, key released", { ...scope, status: "RELEASED", err }, "executions", {
         ...labels,
-        outcome: "unrecorded",
+        outcome: "unrecordable",
       });
-      return "unrecorded";
+      return "unrecordable";
     }
     if (permanent) {
       await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs));
@@ -109,7 +111,7 @@ export async function completeSuccess(s: Settlement, result: unknown): Promise<{
       observer.decision("warn", "idempotency: storing the response failed", { ...scope, status: "PROCESSING", attempt, err }, "storeErrors", {
         method: "markSuccess",
       });
-      if (attempt < s.settings.completionAttempts) await delay(50 * 2 ** (attempt - 1));
+      if (attempt < s.settings.completionAttempts) await sleep(50 * 2 ** (attempt - 1));
     }
   }
   observer.decision("error", "idempotency: operation succeeded but its response could not be stored", { ...scope, status: "UNRECORDED" }, "unrecorded", {
@@ -162,8 +164,4 @@ async function held(s: Settlement, method: string, promise: Promise<boolean>): P
       operation: s.scope.operation,
     });
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -39,12 +39,11 @@ export type CreateInput = {
 };
 
 /**
- * `CREATED` hands the caller a fencing token: only the holder may mark, release or heartbeat the record.
- * `DUPLICATE` returns the live record that won, so a replay costs one round trip.
+ * `CREATED`: the record is the caller's, under the token it passed; only the holder of that token
+ * may mark, release or heartbeat it. `DUPLICATE` returns the live record that won, so a replay
+ * costs one round trip.
  */
-export type CreateResult =
-  | { status: "CREATED"; token: string }
-  | { status: "DUPLICATE"; record: IdempotencyRecord };
+export type CreateResult = { status: "CREATED" } | { status: "DUPLICATE"; record: IdempotencyRecord };
 
 export type RecoverInput = {
   /** PROCESSING records whose last heartbeat is older than this are treated as crashed. */

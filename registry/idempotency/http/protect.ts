@@ -54,8 +54,7 @@ class UnstoredResponse extends Error {
  */
 export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>) {
   const route = resolveRouteOptions(options, framework);
-  const isPermanentError = (err: unknown) =>
-    err instanceof UnstoredResponse ? err.permanent : !(err instanceof UncapturableResponseError) && route.isPermanentError(err);
+  const isPermanentError = (err: unknown) => (err instanceof UnstoredResponse ? err.permanent : route.isPermanentError(err));
   const isUnrecordable = (err: unknown) => err instanceof UncapturableResponseError;
 
   return async function protect(req: Req, { keyHeader, setContext, produce }: ProtectedRequest): Promise<ProtectOutcome> {

@@ -10,9 +10,10 @@ describe("MemoryStore bounds", () => {
     let now = 0;
     const store = new MemoryStore({ maxRecords: 3, now: () => now });
     const created = async (key: string, ttlMs = 1_000) => {
-      const result = await store.create({ scope: scope(key), requestHash: "h", ttlMs, token: randomUUID() });
+      const token = randomUUID();
+      const result = await store.create({ scope: scope(key), requestHash: "h", ttlMs, token });
       if (result.status !== "CREATED") throw new Error("expected CREATED");
-      return result.token;
+      return token;
     };
     await created("expiring", 10);
     await store.markSuccess(scope("done"), await created("done"), '"ok"', 1_000);
@@ -36,8 +37,9 @@ describe("MemoryStore bounds", () => {
     let clockReads = 0;
     const store = new MemoryStore({ maxRecords: 1_000, now: () => (clockReads++, 0) });
     for (let i = 0; i < 1_000; i++) {
-      const created = await store.create({ scope: scope(`k${i}`), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
-      if (created.status === "CREATED") await store.markSuccess(scope(`k${i}`), created.token, '"ok"', 1_000);
+      const token = randomUUID();
+      const created = await store.create({ scope: scope(`k${i}`), requestHash: "h", ttlMs: 1_000, token });
+      if (created.status === "CREATED") await store.markSuccess(scope(`k${i}`), token, '"ok"', 1_000);
     }
     await store.create({ scope: scope("first-over"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
     clockReads = 0;

@@ -58,7 +58,7 @@ export class MemoryStore implements IdempotencyStore {
       expiresAt: new Date(now.getTime() + ttlMs),
       updatedAt: now,
     });
-    return { status: "CREATED", token };
+    return { status: "CREATED" };
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {

@@ -80,9 +80,9 @@ export class PostgresStore implements IdempotencyStore {
         params,
       );
       const row = rows[0] as Row & { created: boolean; expired: boolean | null };
-      if (row.created) return { status: "CREATED", token };
+      if (row.created) return { status: "CREATED" };
       if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row) };
-      if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED", token };
+      if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED" };
     }
     throw new Error(`PostgresStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
   }

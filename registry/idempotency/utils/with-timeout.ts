@@ -1,4 +1,4 @@
-// Bounds a promise in time, so a store or cache that stops answering cannot hang a request.
+// Time limits and waits: a store or cache that stops answering must not hang a request or keep the process up.
 
 export class TimeoutError extends Error {
   override readonly name = "TimeoutError";
@@ -22,4 +22,9 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
       },
     );
   });
+}
+
+/** Resolves after `ms`; the timer never keeps the process alive. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
