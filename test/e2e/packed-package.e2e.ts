@@ -10,7 +10,6 @@ describe("the packed package", () => {
   const packs = mkdtempSync(path.join(tmpdir(), "blocks-pack-"));
   const project = copyFixture("hono-bundler");
   const dir = project.dir;
-  const npx = (args: string[]) => execa("npx", ["--no-install", ...args], { cwd: dir, reject: false, stdin: "ignore", env: { NO_COLOR: "1" } });
 
   beforeAll(async () => {
     // dist/ is fresh: the suite's global setup built it, so the pack skips its prepack build.
@@ -33,10 +32,11 @@ describe("the packed package", () => {
   });
 
   it("npx blocks init and add idempotency vendor a block that compiles there", async () => {
-    const init = await npx(["blocks", "init", "--yes"]);
-    expect(init.exitCode, String(init.stderr)).toBe(0);
-    const add = await npx(["blocks", "add", "idempotency", "--yes"]);
-    expect(add.exitCode, String(add.stderr)).toBe(0);
+    // `npx --no-install blocks`: the command the installed package put in node_modules/.bin.
+    const init = await inProject(dir, "blocks", ["init", "--yes"]);
+    expect(init.exitCode, init.stderr).toBe(0);
+    const add = await inProject(dir, "blocks", ["add", "idempotency", "--yes"]);
+    expect(add.exitCode, add.stderr).toBe(0);
     expect(existsSync(path.join(dir, "src/blocks/idempotency/adapters/hono.ts"))).toBe(true);
     expect(existsSync(path.join(dir, "blocks.lock.json"))).toBe(true);
     const tsc = await inProject(dir, "tsc", ["--noEmit"]);
