@@ -1,7 +1,7 @@
 // The IdempotencyStore contract, written once and run against every store implementation.
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { IdempotencyScope, IdempotencyStore } from "../types";
+import type { IdempotencyScope, IdempotencyStore } from "@/blocks/idempotency/types";
 import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./services";
 import type { StoreHarness, StoreKind } from "./store-harness";
 

@@ -1,9 +1,9 @@
 // The contract between the HTTP conformance suite and a framework's driver, with helpers drivers share.
 import { randomUUID } from "node:crypto";
-import type { IdempotencyHandler } from "../handler";
-import type { IdempotencyContext } from "../http/context";
-import type { RouteResult } from "../http/http-response";
-import type { IdempotencyRouteOptions } from "../http/route-options";
+import type { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
+import type { RouteResult } from "@/blocks/idempotency/http/http-response";
+import type { IdempotencyRouteOptions } from "@/blocks/idempotency/http/route-options";
 
 export type Style = "wrapper" | "capture";
 

@@ -2,14 +2,14 @@
 import pg from "pg";
 import { Redis } from "ioredis";
 import { describe, expect, it, vi } from "vitest";
-import { IdempotencyHandler } from "./handler";
-import { RedisCache } from "./caches/redis-cache";
-import { MemoryStore } from "./stores/memory-store";
-import { PostgresStore } from "./stores/postgres-store";
-import { deferred, outcome } from "./testing/deferred";
-import { recordingLogger, recordingMetrics } from "./testing/recorders";
-import { openTestRedis, redisUrl } from "./testing/services";
-import type { IdempotencyCache, IdempotencyStore } from "./types";
+import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import { RedisCache } from "@/blocks/idempotency/caches/redis-cache";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
+import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
+import { recordingLogger, recordingMetrics } from "@/blocks/idempotency/testing/recorders";
+import { openTestRedis, redisUrl } from "./support/services";
+import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
 
 const context = (key = "key-1", payload: unknown = { amount: 100 }) => ({ operation: "payments:create", userId: "u_1", key, payload });
 const never = <T>() => new Promise<T>(() => {});

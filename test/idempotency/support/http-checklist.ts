@@ -1,7 +1,7 @@
 // The production checklist over HTTP, for each store: replays, conflicts, concurrency, failures, maintenance.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RedisCache } from "../caches/redis-cache";
+import { RedisCache } from "@/blocks/idempotency/caches/redis-cache";
 import { RouteError } from "./http-driver";
 import { created, deferred, errorCode, type Harness } from "./http-harness";
 import { openTestRedis, redisUrl, uniqueTableName } from "./services";

@@ -1,10 +1,10 @@
 // The production checklist at the handler level, against every store implementation.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { IdempotencyHandler, type IdempotencyHandlerOptions } from "./handler";
-import { deferred, outcome } from "./testing/deferred";
-import { recordingLogger, recordingMetrics } from "./testing/recorders";
-import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./testing/services";
-import { allStoreKinds, type StoreHarness, type StoreKind } from "./testing/store-harness";
+import { IdempotencyHandler, type IdempotencyHandlerOptions } from "@/blocks/idempotency/handler";
+import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
+import { recordingLogger, recordingMetrics } from "@/blocks/idempotency/testing/recorders";
+import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./support/services";
+import { allStoreKinds, type StoreHarness, type StoreKind } from "./support/store-harness";
 
 const MINUTE = 60_000;
 class ValidationError extends Error {}

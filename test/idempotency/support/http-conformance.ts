@@ -1,6 +1,6 @@
 // One HTTP suite for every adapter: a framework's test file gives a small driver, these files the behaviour.
 import { afterAll, beforeAll, describe } from "vitest";
-import { PostgresStore } from "../stores/postgres-store";
+import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { checklistSuite } from "./http-checklist";
 import type { HttpDriver, Style } from "./http-driver";
 import { harness, memoryFixture, type StoreFixture } from "./http-harness";

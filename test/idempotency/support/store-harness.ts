@@ -1,8 +1,8 @@
 // Builds each store implementation for the shared suites, with a way to move its clock forward.
-import { MemoryStore } from "../stores/memory-store";
-import { PostgresStore, type SqlClient } from "../stores/postgres-store";
-import { preparedStatements, type PreparingClient } from "../stores/prepared-statements";
-import type { IdempotencyStore } from "../types";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { PostgresStore, type SqlClient } from "@/blocks/idempotency/stores/postgres-store";
+import { preparedStatements, type PreparingClient } from "@/blocks/idempotency/stores/prepared-statements";
+import type { IdempotencyStore } from "@/blocks/idempotency/types";
 import { dropTables, openTestDatabase, testDatabaseNames, uniqueTableName, type TestDatabase } from "./services";
 
 /** A fresh, empty store plus a clock control: `advanceTime(ms)` makes every stored timestamp `ms` older. */

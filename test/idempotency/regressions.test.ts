@@ -1,11 +1,11 @@
 // Faults found by the reliability suite (test/reliability), one regression test each, named after the fault.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IdempotencyHandler } from "./handler";
-import { MemoryStore } from "./stores/memory-store";
-import { deferred, outcome } from "./testing/deferred";
-import { recordingLogger } from "./testing/recorders";
-import { allStoreKinds, type StoreKind } from "./testing/store-harness";
-import type { IdempotencyStore } from "./types";
+import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
+import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
+import { allStoreKinds, type StoreKind } from "./support/store-harness";
+import type { IdempotencyStore } from "@/blocks/idempotency/types";
 
 const MINUTE = 60_000;
 const payment = { operation: "payments:create", userId: "u_1", key: "k-1", payload: { amount: 100 } };

@@ -1,9 +1,9 @@
 // Runs the cache contract against the no-op cache and RedisCache on REDIS_URL.
 import { describe, expect, it } from "vitest";
-import { describeCacheContract } from "../testing/cache-contract";
-import { openTestRedis, redisUrl } from "../testing/services";
-import { noopCache } from "./noop-cache";
-import { RedisCache } from "./redis-cache";
+import { describeCacheContract } from "./support/cache-contract";
+import { openTestRedis, redisUrl } from "./support/services";
+import { noopCache } from "@/blocks/idempotency/caches/noop-cache";
+import { RedisCache } from "@/blocks/idempotency/caches/redis-cache";
 
 describeCacheContract({
   name: "noopCache",

@@ -1,8 +1,8 @@
 // What the conformance tests share: store fixtures with a controllable clock, an app starter, routes and deferreds.
 import { afterEach } from "vitest";
-import { IdempotencyHandler, type IdempotencyHandlerOptions } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
-import type { IdempotencyCache, IdempotencyStore } from "../types";
+import { IdempotencyHandler, type IdempotencyHandlerOptions } from "@/blocks/idempotency/handler";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
 import { type HttpDriver, type RouteReply, type Style, type TestApp, type TestResponse, type TestRoute } from "./http-driver";
 
 /** A store for one test, and a way to move its clock forward. */

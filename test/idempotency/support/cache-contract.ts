@@ -1,6 +1,6 @@
 // The IdempotencyCache contract, written once and run against every cache implementation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CachedRecord, IdempotencyCache, IdempotencyScope } from "../types";
+import type { CachedRecord, IdempotencyCache, IdempotencyScope } from "@/blocks/idempotency/types";
 
 export type CacheKind = {
   name: string;

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { IdempotencyHandler } from "../handler";
-import type { IdempotencyContext } from "../http/context";
-import { MemoryStore } from "../stores/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
-import { idempotency, idempotent } from "./express";
+import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 
 type WithUser = Request & { user?: { id: string } };
 

@@ -1,8 +1,8 @@
 // The HTTP rules that do not depend on the store: keys, status mapping, production safety, context, errors.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashPayload } from "../fingerprint";
-import type { IdempotencyStore } from "../types";
+import { hashPayload } from "@/blocks/idempotency/fingerprint";
+import type { IdempotencyStore } from "@/blocks/idempotency/types";
 import { RouteError, type Style } from "./http-driver";
 import { created, deferred, errorCode, type Harness } from "./http-harness";
 

@@ -1,5 +1,5 @@
 // Test services from the environment only: DATABASE_URL and REDIS_URL, else PGlite and no Redis.
-import type { SqlClient } from "../stores/postgres-store";
+import type { SqlClient } from "@/blocks/idempotency/stores/postgres-store";
 
 /**
  * Vendored suites set their own timeouts rather than rely on the project's vitest config: PGlite

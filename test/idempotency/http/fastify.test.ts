@@ -3,10 +3,10 @@ import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
-import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
-import { idempotencyPlugin, idempotent } from "./fastify";
+import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import { idempotencyPlugin, idempotent } from "@/blocks/idempotency/adapters/fastify";
 
 type WithUser = FastifyRequest & { user?: { id: string } };
 

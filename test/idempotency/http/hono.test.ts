@@ -3,11 +3,11 @@ import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { streamText } from "hono/streaming";
 import { describe, expect, it } from "vitest";
-import { IdempotencyHandler } from "../handler";
-import type { IdempotencyContext } from "../http/context";
-import { MemoryStore } from "../stores/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../testing/http-conformance";
-import { idempotency, idempotent } from "./hono";
+import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import { idempotency, idempotent } from "@/blocks/idempotency/adapters/hono";
 
 type Env = { Variables: { user: { id: string } } };
 
