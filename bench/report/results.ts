@@ -24,7 +24,7 @@ export type BenchResults = {
   overhead?: OverheadRow[];
   peers?: PeerRow[];
   jobs?: JobScale[];
-  cli?: CliResult & { profileSummary?: ProfileSummary };
-  serverProfiles?: Array<{ label: string; summary: ProfileSummary }>;
+  cli?: (CliResult & { profileSummary?: ProfileSummary }) | undefined;
+  serverProfiles?: Array<{ label: string; summary: ProfileSummary }> | undefined;
   targets: Target[];
 };

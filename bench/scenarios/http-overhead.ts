@@ -6,7 +6,7 @@ import { measureGroup, versus, type Measurement, type Ratio } from "../support/a
 import { startServerSet, type ServerWish } from "../support/server-set";
 import { runId } from "../support/services";
 
-export type OverheadRow = Measurement & { framework: Framework; route: ServerWish; vsBare?: Ratio; vsFloor?: Ratio };
+export type OverheadRow = Measurement & { framework: Framework; route: ServerWish; vsBare?: Ratio | undefined; vsFloor?: Ratio | undefined };
 
 const FRAMEWORKS: Framework[] = ["express", "fastify", "hono"];
 

@@ -7,7 +7,7 @@ import { runId } from "../support/services";
 
 /** In-process memory against memory; for Redis the peers keep records in Redis, we in PostgreSQL with a Redis cache. */
 export type StoreClass = "memory" | "redis";
-export type PeerRow = Measurement & { storeClass: StoreClass; route: ServerWish; comparedWith?: string; vsBlocks?: Ratio };
+export type PeerRow = Measurement & { storeClass: StoreClass; route: ServerWish; comparedWith?: string | undefined; vsBlocks?: Ratio | undefined };
 
 /**
  * Each peer is measured against our route of the same shape: express-idempotency is a middleware

@@ -20,7 +20,8 @@ export type PeerRoute = { handlers: RequestHandler[]; close(): Promise<void> };
 export async function expressIdempotencyRoute(spec: ServerSpec): Promise<PeerRoute> {
   const adapter = spec.backend === "redis" ? new RedisAdapter({ connectionConfig: { url: spec.redisUrl } }) : undefined;
   await adapter?.connect();
-  const middleware = idempotency(adapter ? { dataAdapter: adapter } : {});
+  // The two peer packages' types disagree under exactOptionalPropertyTypes; they work together at run time.
+  const middleware = idempotency(adapter ? { dataAdapter: adapter as never } : undefined);
   const service = getSharedIdempotencyService();
   const route: RequestHandler = function payment(req, res) {
     if (service.isHit(req)) return;

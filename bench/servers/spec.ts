@@ -20,7 +20,7 @@ export type ServerSpec = {
   backend: Backend;
   style?: Style;
   /** PostgreSQL table (created and dropped by the parent), when the backend uses one. */
-  table?: string;
+  table?: string | undefined;
   /** Prefix of every Redis key this server writes, so the run can delete exactly its own keys. */
   redisPrefix?: string;
   databaseUrl: string;

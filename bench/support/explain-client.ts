@@ -9,7 +9,11 @@ import type { SqlClient } from "@/blocks/idempotency";
 export class ExplainClient implements SqlClient {
   readonly plans: string[] = [];
 
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
 
   async query(text: string, params: unknown[] = []): Promise<{ rows: unknown[] }> {
     const client = await this.pool.connect();

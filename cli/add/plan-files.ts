@@ -24,10 +24,10 @@ export type PlannedFile = {
   hash: string;
   state: FileState;
   /** What is on disk now, for the diff shown before anything is replaced. */
-  current?: string;
+  current?: string | undefined;
 };
 
-type Entry = { block: string; source: string; target: string; registryPath?: string };
+type Entry = { block: string; source: string; target: string; registryPath?: string | undefined };
 
 /**
  * @example

@@ -13,7 +13,7 @@ import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 import { colourDiff, unifiedDiff } from "../utils/unified-diff.js";
 
-export type DiffOptions = { block?: string; cwd?: string; registry?: string; json?: boolean; silent?: boolean };
+export type DiffOptions = { block?: string | undefined; cwd?: string; registry?: string; json?: boolean; silent?: boolean };
 
 /** edited: you changed it; outdated: the registry changed, you didn't; missing: deleted here; new: not added yet. */
 export type DiffStatus = "edited" | "outdated" | "missing" | "new";

@@ -8,7 +8,7 @@ export const REGISTRY_ALIAS = "@/blocks";
 
 export type ImportContext = {
   /** The file being rewritten: its registry path (absent for templates), its block and its project-relative target. */
-  from: { registryPath?: string; block?: string; target: string };
+  from: { registryPath?: string | undefined; block?: string | undefined; target: string };
   /** Registry path -> project-relative target and block of every file this run writes. */
   planned: ReadonlyMap<string, { target: string; block: string }>;
   /** The project's alias for `blocksDir` (e.g. "@/blocks" or "~/blocks"), or undefined for relative imports. */

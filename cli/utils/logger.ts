@@ -9,7 +9,7 @@ const state = { silent: false };
  * @example
  * configureOutput({ silent: options.silent || options.json });
  */
-export function configureOutput(options: { silent?: boolean }): void {
+export function configureOutput(options: { silent?: boolean | undefined }): void {
   state.silent = options.silent === true;
 }
 

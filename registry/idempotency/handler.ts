@@ -73,11 +73,14 @@ export class IdempotencyHandler {
   private readonly observer: Observer;
   private readonly settings: Required<Omit<IdempotencyHandlerOptions, "logger" | "metrics">>;
 
+  private readonly store: IdempotencyStore;
+
   constructor(
-    private readonly store: IdempotencyStore,
+    store: IdempotencyStore,
     cache?: IdempotencyCache,
     options: IdempotencyHandlerOptions = {},
   ) {
+    this.store = store;
     this.cache = cache ?? noopCache;
     this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
     this.settings = {

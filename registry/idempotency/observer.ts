@@ -17,10 +17,16 @@ export function keyFields(scope: IdempotencyScope, status: string): DecisionFiel
 }
 
 export class Observer {
+  private readonly logger: IdempotencyLogger;
+  private readonly metrics: IdempotencyMetrics;
+
   constructor(
-    private readonly logger: IdempotencyLogger,
-    private readonly metrics: IdempotencyMetrics,
-  ) {}
+    logger: IdempotencyLogger,
+    metrics: IdempotencyMetrics,
+  ) {
+    this.logger = logger;
+    this.metrics = metrics;
+  }
 
   /** Logs one decision and counts it (with the scope's operation as a label when the metric has one). */
   decision(level: Level, msg: string, fields: DecisionFields, counter?: IdempotencyCounter, labels: Record<string, string> = {}): void {

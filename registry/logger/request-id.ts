@@ -19,7 +19,7 @@ export type RequestIdOptions = {
   /** Header to read and echo (any case). @default "x-request-id" */
   header?: string;
   /** Makes an id when the incoming one is missing or unsafe. @default crypto.randomUUID */
-  generate?: () => string;
+  generate?: (() => string) | undefined;
 };
 
 /**

@@ -50,7 +50,7 @@ describe("init on a terminal", () => {
   it("offers a paths alias when tsconfig has none, and writes it when accepted", async () => {
     const dir = tempProject("fastify-commonjs");
     vi.stubEnv("CI", "");
-    const streams = [process.stdin, process.stdout] as Array<{ isTTY?: boolean }>;
+    const streams = [process.stdin, process.stdout] as Array<{ isTTY?: boolean | undefined }>;
     const before = streams.map((stream) => stream.isTTY);
     streams.forEach((stream) => (stream.isTTY = true));
     prompts.inject([true, true]);

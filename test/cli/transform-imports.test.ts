@@ -13,7 +13,7 @@ const FILES: Record<string, string> = {
   "logger/index.ts": "logger",
 };
 
-function context(overrides: Partial<ImportContext> & { registryPath?: string; target?: string }): ImportContext {
+function context(overrides: Partial<ImportContext> & { registryPath?: string | undefined; target?: string }): ImportContext {
   const blocksDir = overrides.blocksDir ?? "src/blocks";
   const planned = new Map(Object.entries(FILES).map(([file, block]) => [file, { target: `${blocksDir}/${file}`, block }]));
   const registryPath = "registryPath" in overrides ? overrides.registryPath : "idempotency/adapters/express.ts";

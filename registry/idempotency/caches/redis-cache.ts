@@ -10,7 +10,7 @@ export type RedisLike = {
 
 export type RedisCacheOptions = {
   /** @default "idempotency:" */
-  prefix?: string;
+  prefix?: string | undefined;
 };
 
 /**
@@ -23,10 +23,13 @@ export type RedisCacheOptions = {
 export class RedisCache implements IdempotencyCache {
   private readonly prefix: string;
 
+  private readonly redis: RedisLike;
+
   constructor(
-    private readonly redis: RedisLike,
+    redis: RedisLike,
     options: RedisCacheOptions = {},
   ) {
+    this.redis = redis;
     this.prefix = options.prefix ?? "idempotency:";
   }
 

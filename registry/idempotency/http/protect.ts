@@ -36,11 +36,16 @@ export type ProtectOutcome =
 
 /** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */
 class UnstoredResponse extends Error {
+  readonly response: HttpResponse;
+  readonly permanent: boolean;
+
   constructor(
-    readonly response: HttpResponse,
-    readonly permanent: boolean,
+    response: HttpResponse,
+    permanent: boolean,
   ) {
     super(`The route answered ${response.status}; error responses are never stored for replay.`);
+    this.response = response;
+    this.permanent = permanent;
   }
 }
 

@@ -17,7 +17,7 @@ export type SqlClient = {
 
 export type PostgresStoreOptions = {
   /** @default "idempotency_records" (the retry counters go in `<table>_retries`) */
-  table?: string;
+  table?: string | undefined;
 };
 
 type Row = {
@@ -49,10 +49,13 @@ export class PostgresStore implements IdempotencyStore {
   readonly table: string;
   private readonly retries: string;
 
+  private readonly client: SqlClient;
+
   constructor(
-    private readonly client: SqlClient,
+    client: SqlClient,
     options: PostgresStoreOptions = {},
   ) {
+    this.client = client;
     this.table = checkTableName(options.table ?? "idempotency_records");
     this.retries = retryTableName(this.table);
   }

@@ -4,7 +4,7 @@ import type { SqlClient } from "./postgres-store";
 
 /** What `preparedStatements` needs: `query({ name, text, values })`, as a `pg` Pool or Client has. */
 export type PreparingClient = {
-  query(config: { name: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name: string; text: string; values?: unknown[] | undefined }): Promise<{ rows: unknown[] }>;
 };
 
 /**

@@ -71,12 +71,17 @@ export function routeResult(reply: RouteReply): RouteResult {
 
 /** An error the logic throws; `permanent` is what `isPermanentRouteError` checks. */
 export class RouteError extends Error {
+  readonly status: number;
+  readonly permanent: boolean;
+
   constructor(
-    readonly status: number,
+    status: number,
     message: string,
-    readonly permanent = false,
+    permanent = false,
   ) {
     super(message);
+    this.status = status;
+    this.permanent = permanent;
   }
 }
 

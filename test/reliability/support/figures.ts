@@ -30,10 +30,15 @@ export class FiguresCollector {
   private failed = false;
 
   /** Call inside the scenario's `describe`, so a failing test marks its figures as not passing. */
+  readonly id: number;
+  readonly title: string;
+
   constructor(
-    readonly id: number,
-    readonly title: string,
+    id: number,
+    title: string,
   ) {
+    this.id = id;
+    this.title = title;
     beforeEach(({ onTestFailed }) => onTestFailed(() => void (this.failed = true)));
   }
 

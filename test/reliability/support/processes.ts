@@ -22,10 +22,15 @@ export class WorkerProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   port = 0;
 
+  readonly config: WorkerConfig;
+  private readonly child: ChildProcess;
+
   constructor(
-    readonly config: WorkerConfig,
-    private readonly child: ChildProcess,
+    config: WorkerConfig,
+    child: ChildProcess,
   ) {
+    this.config = config;
+    this.child = child;
     this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
     child.stderr?.on("data", (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4_000)));
     child.on("message", (message: IpcReply | IpcEvent) => this.onMessage(message));

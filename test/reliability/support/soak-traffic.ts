@@ -29,7 +29,11 @@ export class SoakTraffic {
   /** Every answer per key, to check that all of a key's 2xx answers carry the same bytes. */
   readonly answers = new Map<string, HttpAnswer[]>();
 
-  constructor(private readonly random: () => number) {}
+  private readonly random: () => number;
+
+  constructor(random: () => number) {
+    this.random = random;
+  }
 
   /** The next batch one client lane sends at once (several only for concurrent duplicates). */
   next(): SoakRequest[] {

@@ -18,10 +18,15 @@ export class TcpProxy {
   /** Added to every chunk the server sends back: a slow store that answers after the client gave up. */
   latencyMs = 0;
 
+  private readonly server: net.Server;
+  private readonly target: { host: string; port: number };
+
   private constructor(
-    private readonly server: net.Server,
-    private readonly target: { host: string; port: number },
+    server: net.Server,
+    target: { host: string; port: number },
   ) {
+    this.server = server;
+    this.target = target;
     server.on("connection", (client) => this.accept(client));
   }
 

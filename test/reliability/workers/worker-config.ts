@@ -33,7 +33,7 @@ export type WorkerConfig = {
 export const WORKER_CONFIG_ENV = "RELIABILITY_WORKER_CONFIG";
 
 /** The first stdout line a worker prints once it can take work. */
-export type ReadyLine = { ready: true; workerId: string; port?: number };
+export type ReadyLine = { ready: true; workerId: string; port?: number | undefined };
 
 /**
  * Handler workers' IPC command to run one protected operation. `hold`: where the operation waits for
