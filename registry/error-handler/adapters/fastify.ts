@@ -38,7 +38,7 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
         if (!answered) return payload;
         const problem = toProblem(answered, requestOf(request, reply));
         reply.code(problem.status).headers(problem.headers);
-        return JSON.stringify(problem.body);
+        return Buffer.from(JSON.stringify(problem.body));
       });
     }
     done();
@@ -49,7 +49,8 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
 
 function send(reply: FastifyReply, toProblem: ToProblem, err: unknown, request: FastifyRequest): FastifyReply {
   const { status, headers, body } = toProblem(err, requestOf(request, reply));
-  return reply.code(status).headers(headers).send(JSON.stringify(body));
+  // Bytes, so Fastify sends the content type as it is instead of adding a charset to it.
+  return reply.code(status).headers(headers).send(Buffer.from(JSON.stringify(body)));
 }
 
 /** The id the logger block echoed on the reply, else Fastify's own (`genReqId`, what its logger prints as reqId). */
