@@ -1,17 +1,20 @@
 import Fastify from "fastify";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { captureLogger } from "../testing/capture-logger";
 import { problemDetailsPlugin } from "./fastify";
 
 const { logger, lines } = captureLogger();
 const app = Fastify();
-await app.register(problemDetailsPlugin, { logger });
-app.post("/payments", async () => {
-  throw Object.assign(new Error("The first request with this key is still running."), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 1 });
-});
-app.post("/orders", { schema: { body: { type: "object", required: ["amount"], properties: { amount: { type: "number" } } } } }, async () => "created");
-app.get("/report", async () => {
-  throw new Error("password authentication failed for postgres://app:hunter2@db/prod");
+// Registered before the routes, so the handlers cover them.
+beforeAll(async () => {
+  await app.register(problemDetailsPlugin, { logger });
+  app.post("/payments", async () => {
+    throw Object.assign(new Error("The first request with this key is still running."), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 1 });
+  });
+  app.post("/orders", { schema: { body: { type: "object", required: ["amount"], properties: { amount: { type: "number" } } } } }, async () => "created");
+  app.get("/report", async () => {
+    throw new Error("password authentication failed for postgres://app:hunter2@db/prod");
+  });
 });
 
 describe("fastify problemDetailsPlugin", () => {
