@@ -27,6 +27,7 @@ type ErrorShape = {
   expose?: unknown;
   type?: unknown;
   headers?: unknown;
+  res?: unknown;
   retryAfterSeconds?: unknown;
 };
 
@@ -74,13 +75,11 @@ function isMalformedBody(shape: ErrorShape, message: string | undefined): boolea
 
 function forwardedHeaders(shape: ErrorShape): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (typeof shape.headers === "object" && shape.headers !== null) {
-    for (const [name, value] of Object.entries(shape.headers)) {
-      const lower = name.toLowerCase();
-      const text = typeof value === "string" || typeof value === "number" ? String(value) : undefined;
-      // A line break in a header value would throw while the error response is being written.
-      if (FORWARDED_ERROR_HEADERS.includes(lower) && text !== undefined && !/[\r\n]/.test(text)) headers[lower] = text;
-    }
+  for (const [name, value] of headerEntries(shape)) {
+    const lower = name.toLowerCase();
+    const text = typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+    // A line break in a header value would throw while the error response is being written.
+    if (FORWARDED_ERROR_HEADERS.includes(lower) && text !== undefined && !/[\r\n]/.test(text)) headers[lower] = text;
   }
   // The idempotency block says how long to wait in `retryAfterSeconds` rather than in a header.
   const seconds = shape.retryAfterSeconds;
@@ -88,4 +87,12 @@ function forwardedHeaders(shape: ErrorShape): Record<string, string> {
     headers["retry-after"] = String(Math.max(0, Math.ceil(seconds)));
   }
   return headers;
+}
+
+/** `err.headers` as a plain object, or the headers of the Response a Hono HTTPException carries (basic auth's WWW-Authenticate). */
+function headerEntries(shape: ErrorShape): [string, unknown][] {
+  const res = shape.res as { headers?: unknown } | undefined;
+  const source = shape.headers ?? res?.headers;
+  if (source instanceof Headers) return [...source];
+  return typeof source === "object" && source !== null ? Object.entries(source) : [];
 }

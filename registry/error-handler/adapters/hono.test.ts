@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { basicAuth } from "hono/basic-auth";
 import { validator } from "hono/validator";
 import { describe, expect, it } from "vitest";
 import type { ProblemBody } from "../problem";
@@ -14,6 +15,8 @@ app.post("/payments", () => {
   throw Object.assign(new Error("The first request with this key is still running."), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 1 });
 });
 app.post("/orders", validator("json", (body) => body), (c) => c.json(c.req.valid("json"), 201));
+app.use("/admin/*", basicAuth({ username: "admin", password: "s3cret" }));
+app.get("/admin/report", (c) => c.text("ok"));
 app.get("/report", () => {
   throw new Error("password authentication failed for postgres://app:hunter2@db/prod");
 });
@@ -39,6 +42,13 @@ describe("hono problemDetails()", () => {
     expect(res.status).toBe(500);
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
+  });
+
+  it("keeps the WWW-Authenticate of an HTTPException's own response (hono/basic-auth)", async () => {
+    const res = await app.request("/admin/report");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
+    expect(await res.json()).toMatchObject({ code: "UNAUTHORIZED" });
   });
 
   it("answers an unknown route with a 404 problem", async () => {
