@@ -11,7 +11,7 @@ export type Classified = {
   headers: Record<string, string>;
 };
 
-export type ClassifyOptions = { statuses: StatusTable; validationStatus: number };
+export type ClassifyOptions = { statuses: StatusTable };
 
 /**
  * Headers an error may hand to its response (`err.headers`, any case), as http-errors and the rate
@@ -39,7 +39,7 @@ type ErrorShape = {
  * classifyError(Object.assign(new Error("Wait"), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 2 }), options);
  * // { status: 409, code: "REQUEST_IN_PROGRESS", detail: "Wait", headers: { "retry-after": "2" } }
  */
-export function classifyError(err: unknown, { statuses, validationStatus }: ClassifyOptions): Classified {
+export function classifyError(err: unknown, { statuses }: ClassifyOptions): Classified {
   const shape: ErrorShape = typeof err === "object" && err !== null ? err : {};
   const message = typeof shape.message === "string" ? shape.message : undefined;
   const code = typeof shape.code === "string" && Object.hasOwn(statuses, shape.code) ? shape.code : undefined;
@@ -49,7 +49,7 @@ export function classifyError(err: unknown, { statuses, validationStatus }: Clas
     return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(shape) };
   }
   const issues = validationIssues(err);
-  if (issues) return { status: validationStatus, code: "VALIDATION_FAILED", detail: "The request is not valid; see `issues`.", issues, headers: {} };
+  if (issues) return { status: statuses.VALIDATION_FAILED ?? 422, code: "VALIDATION_FAILED", detail: "The request is not valid; see `issues`.", issues, headers: {} };
   if (isMalformedBody(shape, message)) {
     // The parser's own message quotes the body ('Unexpected token "h", "hunter2"...'): not echoed.
     return { status: statuses.MALFORMED_REQUEST_BODY ?? 400, code: "MALFORMED_REQUEST_BODY", detail: "The request body could not be parsed.", headers: {} };

@@ -70,8 +70,8 @@ describe("createProblemHandler", () => {
     expect(JSON.stringify(problem.body)).not.toContain("4242");
   });
 
-  it("reads valibot's path objects and Fastify's Ajv errors too, and sends 400 when told", () => {
-    const { toProblem } = setup({ validationStatus: 400 });
+  it("reads valibot's path objects and Fastify's Ajv errors too, and sends 400 when the table says so", () => {
+    const { toProblem } = setup({ statuses: { VALIDATION_FAILED: 400 } });
     const valibotLike = { issues: [{ type: "min_length", path: [{ key: "items" }, { key: 0 }], message: "Too short", input: "x" }] };
     expect(toProblem(valibotLike, request).body).toMatchObject({ status: 400, issues: [{ path: ["items", 0], message: "Too short", code: "min_length" }] });
     const fastifyLike = { statusCode: 400, code: "FST_ERR_VALIDATION", validation: [{ instancePath: "/a~1b/0", keyword: "type", message: "must be number", params: { value: "x" } }] };

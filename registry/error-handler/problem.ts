@@ -31,13 +31,11 @@ export type ProblemMetrics = { count: (status: number, code: string) => void };
  * The options every adapter takes.
  *
  * @example
- * const options: ErrorHandlerOptions = { statuses: { CARD_DECLINED: 402 }, logger, validationStatus: 400 };
+ * const options: ErrorHandlerOptions = { statuses: { CARD_DECLINED: 402, VALIDATION_FAILED: 400 }, logger };
  */
 export type ErrorHandlerOptions = {
   /** Your codes, added to (or overriding) DEFAULT_STATUSES. */
   statuses?: StatusTable | undefined;
-  /** For validation errors. @default 422 */
-  validationStatus?: 400 | 422 | undefined;
   /** @default consoleLogger (server errors as JSON on stderr) */
   logger?: ProblemLogger | undefined;
   metrics?: ProblemMetrics | undefined;
@@ -61,7 +59,7 @@ const SERVER_ERROR_DETAIL = "The server could not complete the request. Quote th
  * const { status, headers, body } = toProblem(err, { requestId: "req_1", path: "/payments" });
  */
 export function createProblemHandler(options: ErrorHandlerOptions = {}) {
-  const classifyOptions = { statuses: { ...DEFAULT_STATUSES, ...options.statuses }, validationStatus: options.validationStatus ?? 422 };
+  const classifyOptions = { statuses: { ...DEFAULT_STATUSES, ...options.statuses } };
   const logger = options.logger ?? consoleLogger;
   const typeOf = options.typeOf ?? (() => "about:blank");
   const { metrics } = options;

@@ -10,7 +10,7 @@ export type StatusTable = Readonly<Record<string, number>>;
  * PostgreSQL `23505` never becomes a client-visible code.
  */
 export const DEFAULT_STATUSES: StatusTable = {
-  // This block's own answers.
+  // This block's own answers. Validation: 422 (RFC 9110's "well-formed but invalid"); 400 also common.
   VALIDATION_FAILED: 422,
   MALFORMED_REQUEST_BODY: 400,
   NOT_FOUND: 404,
