@@ -62,6 +62,10 @@ describe("createProblemHandler", () => {
     expect(toProblem(new IdempotencyError("REQUEST_IN_PROGRESS", "Wait."), request).status).toBe(425);
   });
 
+  it("refuses, when created, a status that is not an error status", () => {
+    expect(() => createProblemHandler({ statuses: { CARD_DECLINED: 4020 } })).toThrow(/CARD_DECLINED must be an integer from 400 to 599/);
+  });
+
   it("answers a validation error with its issues, without the rejected values", () => {
     const { toProblem } = setup();
     const zodLike = { name: "ZodError", issues: [{ code: "invalid_type", path: ["card", "number"], message: "Expected string", input: 4242424242424242 }] };

@@ -2,7 +2,7 @@
 import { classifyError } from "./classify";
 import type { ProblemIssue } from "./issues";
 import { consoleLogger, logProblem, type ProblemLogger } from "./log";
-import { DEFAULT_STATUSES, statusTitle, type StatusTable } from "./status-table";
+import { DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
@@ -60,6 +60,10 @@ const SERVER_ERROR_DETAIL = "The server could not complete the request. Quote th
  */
 export function createProblemHandler(options: ErrorHandlerOptions = {}) {
   const classifyOptions = { statuses: { ...DEFAULT_STATUSES, ...options.statuses } };
+  // A typo such as 4090 would otherwise surface as a throw inside the error handler, on the first such error.
+  for (const [code, status] of Object.entries(classifyOptions.statuses)) {
+    if (!isErrorStatus(status)) throw new TypeError(`error-handler: the status of ${code} must be an integer from 400 to 599, not ${String(status)}.`);
+  }
   const logger = options.logger ?? consoleLogger;
   const typeOf = options.typeOf ?? (() => "about:blank");
   const { metrics } = options;
