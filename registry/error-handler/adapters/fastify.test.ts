@@ -1,0 +1,47 @@
+import Fastify from "fastify";
+import { beforeAll, describe, expect, it } from "vitest";
+import { captureLogger } from "../testing/capture-logger";
+import { problemDetailsPlugin } from "./fastify";
+
+const { logger, lines } = captureLogger();
+const app = Fastify();
+// Registered before the routes, so the handlers cover them.
+beforeAll(async () => {
+  await app.register(problemDetailsPlugin, { logger });
+  app.post("/payments", async () => {
+    throw Object.assign(new Error("The first request with this key is still running."), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 1 });
+  });
+  app.post("/orders", { schema: { body: { type: "object", required: ["amount"], properties: { amount: { type: "number" } } } } }, async () => "created");
+  app.get("/report", async () => {
+    throw new Error("password authentication failed for postgres://app:hunter2@db/prod");
+  });
+});
+
+describe("fastify problemDetailsPlugin", () => {
+  it("answers a coded error with its status, code and Retry-After", async () => {
+    const res = await app.inject({ method: "POST", url: "/payments", payload: {} });
+    expect(res.statusCode).toBe(409);
+    expect(res.headers["content-type"]).toBe("application/problem+json");
+    expect(res.headers["retry-after"]).toBe("1");
+    expect(res.json()).toMatchObject({ code: "REQUEST_IN_PROGRESS", instance: "/payments" });
+  });
+
+  it("answers a schema validation failure with its issues", async () => {
+    const res = await app.inject({ method: "POST", url: "/orders", payload: { amount: "ten" } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: "VALIDATION_FAILED", issues: [{ path: ["amount"], message: "must be number", code: "type" }] });
+  });
+
+  it("keeps an unknown error's message in the log, under the requestId the client got", async () => {
+    const res = await app.inject({ method: "GET", url: "/report" });
+    expect(res.statusCode).toBe(500);
+    expect(res.body).not.toContain("hunter2");
+    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: res.json().requestId, error: { message: expect.stringContaining("hunter2") } });
+  });
+
+  it("answers an unknown route with a 404 problem", async () => {
+    const res = await app.inject({ method: "GET", url: "/nowhere" });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ code: "NOT_FOUND", instance: "/nowhere" });
+  });
+});

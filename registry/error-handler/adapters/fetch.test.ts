@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import type { ProblemBody } from "../problem";
+import { captureLogger } from "../testing/capture-logger";
+import { createProblemResponse } from "./fetch";
+
+const { logger, lines } = captureLogger();
+const toProblemResponse = createProblemResponse({ logger });
+
+/** A route handler as Next.js, Bun or Deno call it. */
+async function POST(request: Request): Promise<Response> {
+  try {
+    const body = (await request.json()) as { amount?: unknown };
+    if (typeof body.amount !== "number") throw { issues: [{ path: ["amount"], message: "Expected a number", code: "invalid_type" }] };
+    throw new Error(`insert into payments failed: postgres://app:hunter2@db/prod`);
+  } catch (err) {
+    return toProblemResponse(err, request);
+  }
+}
+
+const post = (body: string, headers: Record<string, string> = {}) =>
+  POST(new Request("https://api.example.com/payments?debug=1", { method: "POST", headers: { "content-type": "application/json", ...headers }, body }));
+
+describe("toProblemResponse", () => {
+  it("answers a validation error with 422 and its issues", async () => {
+    const res = await post('{"amount":"ten"}', { "x-request-id": "req_1" });
+    expect(res.status).toBe(422);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toMatchObject({ code: "VALIDATION_FAILED", requestId: "req_1", instance: "/payments", issues: [{ path: ["amount"] }] });
+  });
+
+  it("keeps an unknown error's message in the log, under the requestId the client got", async () => {
+    const res = await post('{"amount":10}', { "x-request-id": "<script>" });
+    const body = (await res.json()) as ProblemBody;
+    expect(res.status).toBe(500);
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.stringify(body)).not.toContain("hunter2");
+    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
+  });
+});

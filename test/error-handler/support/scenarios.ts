@@ -1,0 +1,79 @@
+// The errors every framework's app throws, and the checks every framework's answer must pass.
+import { expect } from "vitest";
+import type { LogLine } from "@/blocks/logger/testing/capture-logs";
+import type { ProblemBody } from "@/blocks/error-handler";
+
+/** Shaped like registry/idempotency's IdempotencyError, on purpose without importing it. */
+export class IdempotencyError extends Error {
+  override readonly name = "IdempotencyError";
+  readonly code: string;
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: string, message: string, retryAfterSeconds?: number) {
+    super(message);
+    this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Shaped like registry/rate-limiter's RateLimitError. */
+export function rateLimitError() {
+  return Object.assign(new Error("Too many requests for this key; retry after 12 seconds."), {
+    name: "RateLimitError",
+    code: "RATE_LIMITED",
+    status: 429,
+    retryAfterSeconds: 12,
+    headers: { "Retry-After": "12", "RateLimit-Policy": '"payments";q=10;w=60', RateLimit: '"payments";r=0;t=12' },
+  });
+}
+
+/** Shaped like a ZodError (an Error subclass: Hono hands only Errors to app.onError). */
+export function validationError() {
+  return Object.assign(new Error("[...]"), { name: "ZodError", issues: [{ code: "too_small", path: ["password"], message: "Too short", input: "hunter2" }] });
+}
+
+export const SECRETS = ["hunter2", "postgres://", "SELECT card_number", "sk_live_request_secret", "sk_live_client_config"];
+
+/** What a database driver or an HTTP client throws: internals in the message, credentials in its config. */
+export function unknownError() {
+  return Object.assign(new Error('query failed on postgres://user:hunter2@db/prod: SELECT card_number FROM cards WHERE user_id = $1'), {
+    code: "ECONNRESET",
+    config: { headers: { authorization: "Bearer sk_live_client_config" } },
+  });
+}
+
+/** Every request carries a credential that must never reach a log line. */
+export const REQUEST_HEADERS = { authorization: "Bearer sk_live_request_secret" };
+
+/** The answer as every driver reports it. */
+export type Answer = { status: number; headers: Record<string, string | undefined>; text: string };
+
+/**
+ * The checks every case shares: problem+json, the code, no secret and no stack in the body, and
+ * one log line for the error under the requestId the client got (and the logger block echoed).
+ */
+export function expectProblem(answer: Answer, lines: LogLine[], expected: { status: number; code: string }): ProblemBody {
+  expect(answer.status).toBe(expected.status);
+  expect(answer.headers["content-type"]).toBe("application/problem+json");
+  const body = JSON.parse(answer.text) as ProblemBody;
+  expect(body).toMatchObject({ type: "about:blank", status: expected.status, code: expected.code });
+  expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  for (const secret of SECRETS) expect(answer.text).not.toContain(secret);
+  expect(answer.text).not.toMatch(/\n\s+at /);
+  expect(answer.text).not.toContain("stack");
+  const echoed = answer.headers["x-request-id"];
+  if (echoed !== undefined) expect(body.requestId).toBe(echoed);
+  const line = lines.find((candidate) => candidate.requestId === body.requestId && candidate.code === expected.code);
+  expect(line, `a log line with requestId ${body.requestId}`).toBeDefined();
+  expect(line?.status).toBe(expected.status);
+  for (const logged of lines) expect(JSON.stringify(logged)).not.toContain("sk_live_request_secret");
+  return body;
+}
+
+/** The unknown error's log line: its name, message and code, and its stack only at debug. */
+export function expectServerErrorLogged(lines: LogLine[], requestId: string): void {
+  const error = lines.find((line) => line.requestId === requestId && line.level === "error");
+  expect(error?.error).toEqual({ name: "Error", message: unknownError().message, code: "ECONNRESET" });
+  expect(JSON.stringify(error)).not.toContain("sk_live_client_config");
+  const debug = lines.find((line) => line.requestId === requestId && line.level === "debug");
+  expect(debug?.stack).toMatch(/^Error: query failed/);
+}
