@@ -80,7 +80,7 @@ export class RedisStore implements IdempotencyStore {
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const k = this.keys(scope);
-    const found = await this.scripts.idempotencyCreate(k.record, k.index, k.member, requestHash, token, ttlMs);
+    const found = await this.scripts.idempotencyCreate(k.record, k.index, k.member, requestHash, token, lifetime(ttlMs));
     return found ? { status: "DUPLICATE", record: toRecord(scope, found) } : { status: "CREATED" };
   }
 
@@ -92,12 +92,12 @@ export class RedisStore implements IdempotencyStore {
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
     const k = this.keys(scope);
     const body = response === null ? [] : [response];
-    return (await this.scripts.idempotencyMark(k.record, k.index, token, "SUCCESS", ttlMs, k.member, ...body)) === 1;
+    return (await this.scripts.idempotencyMark(k.record, k.index, token, "SUCCESS", lifetime(ttlMs), k.member, ...body)) === 1;
   }
 
   async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.scripts.idempotencyMark(k.record, k.index, token, "FAILED", ttlMs, k.member)) === 1;
+    return (await this.scripts.idempotencyMark(k.record, k.index, token, "FAILED", lifetime(ttlMs), k.member)) === 1;
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
@@ -107,11 +107,11 @@ export class RedisStore implements IdempotencyStore {
 
   async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.scripts.idempotencyHeartbeat(k.record, k.index, token, ttlMs, k.member)) === 1;
+    return (await this.scripts.idempotencyHeartbeat(k.record, k.index, token, Math.ceil(ttlMs), k.member)) === 1;
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    return this.scripts.idempotencyIncrement(this.keys(scope).counter, ttlMs);
+    return this.scripts.idempotencyIncrement(this.keys(scope).counter, lifetime(ttlMs));
   }
 
   /**
@@ -137,7 +137,7 @@ export class RedisStore implements IdempotencyStore {
       candidates.map(async ({ member }) => {
         const scope = fromMember(member);
         const k = this.keys(scope);
-        const retryCount = await this.scripts.idempotencyRecover(k.record, k.counter, k.index, member, olderThanMs, maxRetries, ttlMs);
+        const retryCount = await this.scripts.idempotencyRecover(k.record, k.counter, k.index, member, olderThanMs, maxRetries, lifetime(ttlMs));
         return retryCount === null ? [] : [{ ...scope, retryCount, poisoned: retryCount >= maxRetries }];
       }),
     );
@@ -160,6 +160,11 @@ export class RedisStore implements IdempotencyStore {
   private indexKey(bucket: number): string {
     return `${this.prefix}{${this.table}:${bucket}}:processing`;
   }
+}
+
+/** PEXPIRE takes whole milliseconds, and 0 would delete the key at once. */
+function lifetime(ttlMs: number): number {
+  return Math.max(1, Math.ceil(ttlMs));
 }
 
 /** 32-bit FNV-1a over UTF-16 code units: stable, so a scope keeps its bucket across restarts and versions. */
