@@ -2,10 +2,12 @@
 // RedisStore's req/s on Express against the peers' Redis storages.
 //
 //   npx tsx bench/scenarios/scale-out-stores.ts            (round trips, then req/s; needs REDIS_URL, DATABASE_URL)
-//   SCALE_OUT_ONLY=round-trips npx tsx bench/scenarios/scale-out-stores.ts
+//   SCALE_OUT_ONLY=round-trips|cpu|peers npx tsx bench/scenarios/scale-out-stores.ts
+import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { Cluster, Redis } from "ioredis";
 import { IdempotencyHandler, type ExecuteContext } from "@/blocks/idempotency/handler";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { RedisStore } from "@/blocks/idempotency/stores/redis-store";
 import type { IdempotencyStore } from "@/blocks/idempotency/types";
 import { freshDynamoDbStore, startLocalDynamoDb } from "../../test/idempotency/support/dynamodb-store-harness";
@@ -86,6 +88,43 @@ export async function scaleOutRoundTrips(): Promise<ScaleOutTrips[]> {
   return rows;
 }
 
+/**
+ * This process's CPU per first request (create + complete), the store called alone and through the
+ * handler, 16 at a time: less sensitive to a loaded machine than req/s, and it shows where time goes.
+ */
+export async function scaleOutClientCpu(requests = 5_000): Promise<Array<{ name: string; cpuMicros: number }>> {
+  const redis = new Redis(assertLoopback(settings.redisUrl), { maxRetriesPerRequest: 1 });
+  const rows: Array<{ name: string; cpuMicros: number }> = [];
+  const measure = async (name: string, run: (key: string) => Promise<unknown>) => {
+    for (let i = 0; i < 500; i++) await run(`${runId}-cpu-${rows.length}-warm-${i}`);
+    const before = process.cpuUsage();
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < requests) await run(`${runId}-cpu-${rows.length}-${next++}`);
+    }));
+    const used = process.cpuUsage(before);
+    rows.push({ name, cpuMicros: Math.round((used.user + used.system) / requests) });
+    console.log(`  ${name.padEnd(40)} ${rows.at(-1)?.cpuMicros} us CPU per first request (client side)`);
+  };
+  try {
+    for (const [name, store] of [["MemoryStore", new MemoryStore()], ["RedisStore", new RedisStore(redis, { keyPrefix: `bench:${runId}:cpu:` })]] as const) {
+      await measure(`${name} alone`, async (key) => {
+        const scope = { operation: "POST /payments", userId: "u_bench", key };
+        const token = randomUUID();
+        await store.create({ scope, requestHash: "h", ttlMs: 60_000, token });
+        await store.markSuccess(scope, token, '{"id":"pay_1"}', 60_000);
+      });
+      const handler = new IdempotencyHandler(store);
+      await measure(`IdempotencyHandler + ${name}`, (key) =>
+        handler.execute({ operation: "POST /payments", userId: "u_bench", key, payload: { amount: 1000, currency: "EUR" } }, () => ({ id: "pay_1" })),
+      );
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return rows;
+}
+
 /** RedisStore on Express (both styles) and the two peers on their Redis storages, in alternation. */
 export async function scaleOutPeers(): Promise<Array<Measurement & { vsBlocks?: ReturnType<typeof versus> }>> {
   const routes: ServerWish[] = [
@@ -119,6 +158,10 @@ async function main(): Promise<void> {
     if (!only || only === "round-trips") {
       console.log("round trips per request (commands / API calls that reach the store):");
       await scaleOutRoundTrips();
+    }
+    if (!only || only === "cpu") {
+      console.log("\nclient CPU per first request:");
+      await scaleOutClientCpu();
     }
     if (!only || only === "peers") {
       for (const row of await scaleOutPeers()) {
