@@ -1,6 +1,7 @@
 // Starts a throwaway Redis Cluster of three masters on loopback ports with the machine's redis-server, and stops it.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -22,12 +23,23 @@ export type ClusterOptions = {
 };
 
 /**
- * Ports 17000-19999 are picked at random (the cluster bus uses port + 10000), so parallel runs and
- * other services rarely clash; a clash fails the start with the port named.
+ * Ports 17000-19999 are picked at random among free ones (the cluster bus uses port + 10000); test
+ * files start clusters in parallel, so a start that still collides is tried again on other ports.
  */
-export async function startRedisCluster({ serverArgs = ["--save", "", "--appendonly", "no"] }: ClusterOptions = {}): Promise<LocalRedisCluster> {
+export async function startRedisCluster(options: ClusterOptions = {}): Promise<LocalRedisCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
+async function startOnce({ serverArgs = ["--save", "", "--appendonly", "no"] }: ClusterOptions): Promise<LocalRedisCluster> {
+  let base = 17000 + Math.floor(Math.random() * 2997);
+  while (!(await allFree([base, base + 1, base + 2].flatMap((port) => [port, port + 10000])))) base = 17000 + Math.floor(Math.random() * 2997);
   const dir = await mkdtemp(join(tmpdir(), "idem-redis-cluster-"));
-  const base = 17000 + Math.floor(Math.random() * 2997);
   const ports = [base, base + 1, base + 2];
   const servers = new Map<number, ChildProcess>();
   const startServer = async (port: number) => {
@@ -81,6 +93,16 @@ export async function startRedisCluster({ serverArgs = ["--save", "", "--appendo
     },
     stop,
   };
+}
+
+async function allFree(ports: number[]): Promise<boolean> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once("error", () => resolve(false));
+      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+    });
+  return (await Promise.all(ports.map(free))).every(Boolean);
 }
 
 async function cli(port: number, ...args: string[]): Promise<string> {
