@@ -126,7 +126,7 @@ export async function scaleOutClientCpu(requests = 5_000): Promise<Array<{ name:
 }
 
 /** RedisStore on Express (both styles) and the two peers on their Redis storages, in alternation. */
-export async function scaleOutPeers(): Promise<Array<Measurement & { vsBlocks?: ReturnType<typeof versus> }>> {
+export async function scaleOutPeers(): Promise<Array<Measurement & { vsBlocks?: ReturnType<typeof versus> | undefined }>> {
   const routes: ServerWish[] = [
     { framework: "express", variant: "block", backend: "redis-store", style: "capture" },
     { framework: "express", variant: "block", backend: "redis-store", style: "wrapper" },
@@ -135,7 +135,7 @@ export async function scaleOutPeers(): Promise<Array<Measurement & { vsBlocks?: 
   ];
   const pool = openPool();
   const set = await startServerSet(pool, "scaleout", routes);
-  const rows: Array<Measurement & { vsBlocks?: ReturnType<typeof versus> }> = [];
+  const rows: Array<Measurement & { vsBlocks?: ReturnType<typeof versus> | undefined }> = [];
   try {
     for (const mode of ["fresh", "replay"] as LoadMode[]) {
       console.log(`\nRedisStore vs peers on Express, ${LOAD_MODES[mode]}:`);

@@ -38,7 +38,7 @@ describe("DynamoDbStore on dynalite", () => {
 
   it("answers a duplicate in one call when DynamoDB returns the winning item with the failed condition", async () => {
     // dynalite ignores ReturnValuesOnConditionCheckFailure; this client adds the item to the error as DynamoDB does.
-    const client = new DynamoDBClient({ endpoint: await local.client.config.endpoint?.().then((e) => `http://${e.hostname}:${e.port}`), region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    const client = new DynamoDBClient({ endpoint: local.endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
     let calls = 0;
     client.middlewareStack.add((next) => async (args) => (calls++, next(args)), { step: "initialize", name: "countCalls" });
     client.middlewareStack.add(

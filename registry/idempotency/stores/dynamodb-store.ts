@@ -16,14 +16,14 @@ import { PROCESSING_INDEX } from "./dynamodb-table";
 
 export type DynamoDbStoreOptions = {
   /** @default "idempotency_records" (create it from `dynamoDbTableDefinition`) */
-  table?: string;
+  table?: string | undefined;
   /**
    * Partitions of the `processing` index. Each takes about 1 000 writes/s, and recovery queries
    * each one, so raise it only for that many first requests per second. @default 8
    */
-  indexShards?: number;
+  indexShards?: number | undefined;
   /** The clock, in epoch milliseconds; tests pass a fake one. @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
 };
 
 const HELD = "#status = :processing AND #token = :token AND #expiresAt > :now";

@@ -13,16 +13,16 @@ import { CREATE, HEARTBEAT, INCREMENT, MARK, RECOVER, RELEASE } from "./redis-st
 
 export type RedisStoreOptions = {
   /** Namespace of the keys, like a table name. @default "idempotency_records" */
-  table?: string;
+  table?: string | undefined;
   /** Prepended to every key, e.g. "myapp:". No braces: they would change the hash slot. @default "" */
-  keyPrefix?: string;
+  keyPrefix?: string | undefined;
   /**
    * Scopes are spread over this many buckets; each bucket has its own hash slot and its own index
    * of running executions. Recovery reads every bucket, so keep it small; 256 spreads the load over
    * clusters of up to ~100 masters. Changing it on a live store orphans the records in flight.
    * @default 256
    */
-  buckets?: number;
+  buckets?: number | undefined;
 };
 
 type Fields = [string | null, string | null, string | null, string | null, string | null, string | null];
