@@ -1,5 +1,5 @@
 // Where a request's CPU goes: server process and PostgreSQL, per request, for the servers of a preset.
-// `npx tsx bench/cpu-per-request.ts floor|memory|memory-replay` (Linux: reads /proc). Used to explain missed targets.
+// `npx tsx bench/cpu-per-request.ts floor|memory|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
 import autocannon from "autocannon";
 import { settings } from "./config";
 import { PAYMENT_BODY } from "./load/load-plan";
@@ -19,6 +19,13 @@ const PRESETS: Record<string, ServerWish[]> = {
     { framework: "express", variant: "block", backend: "memory", style: "wrapper" },
     { framework: "express", variant: "block", backend: "memory", style: "capture" },
     { framework: "express", variant: "node-idempotency", backend: "memory" },
+  ],
+  /** Our RedisStore (no cache) against the peers' own Redis storages. */
+  redis: [
+    { framework: "express", variant: "block", backend: "redis-store", style: "wrapper" },
+    { framework: "express", variant: "block", backend: "redis-store", style: "capture" },
+    { framework: "express", variant: "express-idempotency", backend: "redis" },
+    { framework: "express", variant: "node-idempotency", backend: "redis" },
   ],
 };
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 20_000);

@@ -1,7 +1,8 @@
-// Builds our IdempotencyHandler for a server spec: MemoryStore, PostgresStore, or PostgresStore + RedisCache.
+// Builds our IdempotencyHandler for a server spec: MemoryStore, PostgresStore, PostgresStore + RedisCache, or RedisStore.
 import pg from "pg";
 import { Redis } from "ioredis";
 import { IdempotencyHandler, MemoryStore, PostgresStore, preparedStatements, RedisCache } from "@/blocks/idempotency";
+import { RedisStore } from "@/blocks/idempotency/stores/redis-store";
 import type { ServerSpec } from "./spec";
 
 export type Closable = { close(): Promise<void> };
@@ -9,6 +10,11 @@ export type Closable = { close(): Promise<void> };
 export async function blockHandler(spec: ServerSpec): Promise<{ handler: IdempotencyHandler } & Closable> {
   if (spec.backend === "memory") {
     return { handler: new IdempotencyHandler(new MemoryStore()), close: async () => {} };
+  }
+  if (spec.backend === "redis-store") {
+    const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1 });
+    const store = new RedisStore(redis, { keyPrefix: spec.redisPrefix });
+    return { handler: new IdempotencyHandler(store), close: async () => void redis.disconnect() };
   }
   if (spec.backend === "none" || spec.backend === "redis") throw new Error(`blocks has no "${spec.backend}" store.`);
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize });

@@ -7,9 +7,9 @@ export type Variant = "bare" | "block" | "floor" | "express-idempotency" | "node
 
 /**
  * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over
- * `preparedStatements(pool)`; for peers `redis` is their own Redis storage.
+ * `preparedStatements(pool)`; `redis-store` our RedisStore (no cache); for peers `redis` is their own Redis storage.
  */
-export type Backend = "none" | "memory" | "postgres" | "postgres-prepared" | "postgres+redis" | "redis";
+export type Backend = "none" | "memory" | "postgres" | "postgres-prepared" | "postgres+redis" | "redis" | "redis-store";
 
 /** How our block is mounted: the `idempotent(handler, { run })` wrapper or the capture middleware. */
 export type Style = "wrapper" | "capture";

@@ -148,7 +148,7 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
     expect(await handler.execute(payments(), async () => "again")).toEqual({ response: "charged", replayed: true });
   });
 
-  it("cleanupExpiredRecords frees an expired key for a new execution", async () => {
+  it.skipIf(kind.expiresByItself)("cleanupExpiredRecords frees an expired key for a new execution", async () => {
     const metrics = recordingMetrics();
     const handler = newHandler({ ttlMs: 60 * MINUTE, metrics });
     await handler.execute(payments(), async () => "first");

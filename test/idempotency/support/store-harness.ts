@@ -3,6 +3,8 @@ import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { PostgresStore, type SqlClient } from "@/blocks/idempotency/stores/postgres-store";
 import { preparedStatements, type PreparingClient } from "@/blocks/idempotency/stores/prepared-statements";
 import type { IdempotencyStore } from "@/blocks/idempotency/types";
+import { dynamoDbStoreKind } from "./dynamodb-store-harness";
+import { redisStoreKinds } from "./redis-store-harness";
 import { dropTables, openTestDatabase, testDatabaseNames, uniqueTableName, type TestDatabase } from "./services";
 
 /** A fresh, empty store plus a clock control: `advanceTime(ms)` makes every stored timestamp `ms` older. */
@@ -15,6 +17,11 @@ export type StoreHarness = {
 /** One factory per implementation; `open` is called once per test file, `fresh` once per test. */
 export type StoreKind = {
   name: string;
+  /**
+   * The backend deletes expired records on its own (Redis TTL, DynamoDB TTL), so the store's
+   * `cleanupExpiredRecords` has nothing to do and returns 0.
+   */
+  expiresByItself?: boolean;
   open(): Promise<{ fresh(): Promise<StoreHarness>; close(): Promise<void> }>;
 };
 
@@ -59,7 +66,13 @@ export const preparedPostgresStoreKinds: StoreKind[] = testDatabaseNames()
     },
   }));
 
-export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds];
+export const allStoreKinds: StoreKind[] = [
+  memoryStoreKind,
+  ...postgresStoreKinds,
+  ...preparedPostgresStoreKinds,
+  ...redisStoreKinds,
+  dynamoDbStoreKind,
+];
 
 /** A store on its own new table, so tests never see each other's rows. */
 export async function freshPostgresStore(client: SqlClient): Promise<StoreHarness & { store: PostgresStore }> {

@@ -1,0 +1,194 @@
+// RedisStore: the IdempotencyStore contract on Redis (ioredis), standalone or Redis Cluster.
+import type { Cluster, Redis } from "ioredis";
+import type {
+  CreateInput,
+  CreateResult,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RecoveredRecord,
+  RecoverInput,
+} from "../types";
+import { CREATE, HEARTBEAT, INCREMENT, MARK, RECOVER, RELEASE } from "./redis-store-scripts";
+
+export type RedisStoreOptions = {
+  /** Namespace of the keys, like a table name. @default "idempotency_records" */
+  table?: string | undefined;
+  /** Prepended to every key, e.g. "myapp:". No braces: they would change the hash slot. @default "" */
+  keyPrefix?: string | undefined;
+  /**
+   * Scopes are spread over this many buckets; each bucket has its own hash slot and its own index
+   * of running executions. Recovery reads every bucket, so keep it small; 256 spreads the load over
+   * clusters of up to ~100 masters. Changing it on a live store orphans the records in flight.
+   * @default 256
+   */
+  buckets?: number | undefined;
+};
+
+type Fields = [string | null, string | null, string | null, string | null, string | null, string | null];
+
+/** The scripts, as ioredis `defineCommand` adds them to the client (EVALSHA, falling back to EVAL once). */
+type ScriptedClient = {
+  idempotencyCreate(record: string, index: string, member: string, requestHash: string, token: string, ttlMs: number): Promise<Fields | null>;
+  idempotencyMark(record: string, index: string, token: string, outcome: string, ttlMs: number, member: string, ...response: string[]): Promise<number>;
+  idempotencyRelease(record: string, index: string, token: string, member: string): Promise<number>;
+  idempotencyHeartbeat(record: string, index: string, token: string, ttlMs: number, member: string): Promise<number>;
+  idempotencyIncrement(counter: string, ttlMs: number): Promise<number>;
+  idempotencyRecover(record: string, counter: string, index: string, member: string, olderThanMs: number, maxRetries: number, ttlMs: number): Promise<number | null>;
+};
+
+const SCRIPTS = {
+  idempotencyCreate: { numberOfKeys: 2, lua: CREATE },
+  idempotencyMark: { numberOfKeys: 2, lua: MARK },
+  idempotencyRelease: { numberOfKeys: 2, lua: RELEASE },
+  idempotencyHeartbeat: { numberOfKeys: 2, lua: HEARTBEAT },
+  idempotencyIncrement: { numberOfKeys: 1, lua: INCREMENT },
+  idempotencyRecover: { numberOfKeys: 3, lua: RECOVER },
+};
+
+const TABLE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * Every step is one Lua script (one round trip, atomic); every key of a scope carries the hash tag
+ * of its bucket, so the scripts run unchanged on Redis Cluster. Records expire through Redis's own
+ * TTL. What Redis loses on a crash (writes since the last fsync) is what this store loses: see
+ * STORES.md before choosing it for payments.
+ *
+ * @example
+ * const store = new RedisStore(new Redis(process.env.REDIS_URL));
+ * const store = new RedisStore(new Redis.Cluster([{ host: "10.0.0.1", port: 6379 }]));
+ */
+export class RedisStore implements IdempotencyStore {
+  readonly table: string;
+  private readonly redis: Redis | Cluster;
+  private readonly scripts: ScriptedClient;
+  private readonly prefix: string;
+  private readonly buckets: number;
+
+  constructor(redis: Redis | Cluster, options: RedisStoreOptions = {}) {
+    this.table = options.table ?? "idempotency_records";
+    const keyPrefix = options.keyPrefix ?? "";
+    if (!TABLE_NAME.test(this.table)) throw new Error(`Invalid RedisStore table "${this.table}": letters, digits, "_", "." and "-" only.`);
+    if (/[{}]/.test(keyPrefix)) throw new Error(`Invalid RedisStore keyPrefix "${keyPrefix}": braces would move every key into one hash slot.`);
+    this.buckets = options.buckets ?? 256;
+    if (!Number.isInteger(this.buckets) || this.buckets < 1) throw new Error(`Invalid RedisStore buckets: ${this.buckets}.`);
+    this.prefix = keyPrefix;
+    this.redis = redis;
+    for (const [name, script] of Object.entries(SCRIPTS)) redis.defineCommand(name, script);
+    this.scripts = redis as unknown as ScriptedClient;
+  }
+
+  async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
+    const k = this.keys(scope);
+    const found = await this.scripts.idempotencyCreate(k.record, k.index, k.member, requestHash, token, lifetime(ttlMs));
+    return found ? { status: "DUPLICATE", record: toRecord(scope, found) } : { status: "CREATED" };
+  }
+
+  async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+    const found = (await this.redis.hmget(this.keys(scope).record, "requestHash", "status", "response", "token", "expiresAt", "updatedAt")) as Fields;
+    return found[1] ? toRecord(scope, found) : undefined;
+  }
+
+  async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+    const k = this.keys(scope);
+    const body = response === null ? [] : [response];
+    return (await this.scripts.idempotencyMark(k.record, k.index, token, "SUCCESS", lifetime(ttlMs), k.member, ...body)) === 1;
+  }
+
+  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
+    const k = this.keys(scope);
+    return (await this.scripts.idempotencyMark(k.record, k.index, token, "FAILED", lifetime(ttlMs), k.member)) === 1;
+  }
+
+  async release(scope: IdempotencyScope, token: string): Promise<boolean> {
+    const k = this.keys(scope);
+    return (await this.scripts.idempotencyRelease(k.record, k.index, token, k.member)) === 1;
+  }
+
+  async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
+    const k = this.keys(scope);
+    return (await this.scripts.idempotencyHeartbeat(k.record, k.index, token, Math.ceil(ttlMs), k.member)) === 1;
+  }
+
+  async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
+    return this.scripts.idempotencyIncrement(this.keys(scope).counter, lifetime(ttlMs));
+  }
+
+  /**
+   * Two steps. First, read each bucket's index for the oldest heartbeats before the cutoff (on a
+   * cluster, each master answers for the buckets it holds); then take the `limit` oldest of all,
+   * each in one atomic script that re-checks it, so two concurrent runs never take one record.
+   * Cost: one small read per bucket plus at most `limit` scripts, whatever the number of records.
+   */
+  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+    if (limit <= 0) return [];
+    const [seconds, micros] = await this.redis.time();
+    const cutoff = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - olderThanMs;
+    const perBucket = await Promise.all(
+      Array.from({ length: this.buckets }, (_, bucket) =>
+        this.redis.zrangebyscore(this.indexKey(bucket), "-inf", `(${cutoff}`, "WITHSCORES", "LIMIT", 0, limit),
+      ),
+    );
+    const candidates = perBucket
+      .flatMap((pairs) => Array.from({ length: pairs.length / 2 }, (_, i) => ({ member: pairs[2 * i] as string, heartbeat: Number(pairs[2 * i + 1]) })))
+      .sort((a, b) => a.heartbeat - b.heartbeat)
+      .slice(0, limit);
+    const taken = await Promise.all(
+      candidates.map(async ({ member }) => {
+        const scope = fromMember(member);
+        const k = this.keys(scope);
+        const retryCount = await this.scripts.idempotencyRecover(k.record, k.counter, k.index, member, olderThanMs, maxRetries, lifetime(ttlMs));
+        return retryCount === null ? [] : [{ ...scope, retryCount, poisoned: retryCount >= maxRetries }];
+      }),
+    );
+    return taken.flat();
+  }
+
+  /** Nothing to do: Redis deletes each record and counter itself when its TTL ends, and never returns an expired one. */
+  async cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
+    return 0;
+  }
+
+  /** The keys of one scope; the `{table:bucket}` hash tag puts all three in one slot. */
+  private keys(scope: IdempotencyScope) {
+    const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
+    const bucket = fnv1a(member) % this.buckets;
+    const tag = `${this.prefix}{${this.table}:${bucket}}`;
+    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, index: `${tag}:processing` };
+  }
+
+  private indexKey(bucket: number): string {
+    return `${this.prefix}{${this.table}:${bucket}}:processing`;
+  }
+}
+
+/** PEXPIRE takes whole milliseconds, and 0 would delete the key at once. */
+function lifetime(ttlMs: number): number {
+  return Math.max(1, Math.ceil(ttlMs));
+}
+
+/** 32-bit FNV-1a over UTF-16 code units: stable, so a scope keeps its bucket across restarts and versions. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+function fromMember(member: string): IdempotencyScope {
+  const [operation, userId, key] = JSON.parse(member) as [string, string, string];
+  return { operation, userId, key };
+}
+
+function toRecord(scope: IdempotencyScope, [requestHash, status, response, token, expiresAt, updatedAt]: Fields): IdempotencyRecord {
+  return {
+    operation: scope.operation,
+    userId: scope.userId,
+    key: scope.key,
+    requestHash: requestHash as string,
+    status: status as IdempotencyRecord["status"],
+    response,
+    token: token as string,
+    expiresAt: new Date(Number(expiresAt)),
+    updatedAt: new Date(Number(updatedAt)),
+  };
+}

@@ -1,0 +1,87 @@
+// RedisStore for the shared suites: on REDIS_URL, and on a local three-master Redis Cluster started for the file.
+import { randomUUID } from "node:crypto";
+import { Cluster, Redis } from "ioredis";
+import { RedisStore } from "@/blocks/idempotency/stores/redis-store";
+import { redisUrl } from "./services";
+import { startRedisCluster } from "./redis-cluster";
+import type { StoreHarness, StoreKind } from "./store-harness";
+
+/**
+ * Redis's clock cannot move, so the harness moves the data instead, key by key in one script:
+ * every stored timestamp and index score `ms` earlier, every TTL `ms` shorter (deleted at zero),
+ * exactly what `ms` of waiting would do.
+ */
+const AGE_KEY = `
+local ms = tonumber(ARGV[1])
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'hash' then
+  redis.call('HINCRBY', KEYS[1], 'updatedAt', -ms)
+  redis.call('HINCRBY', KEYS[1], 'expiresAt', -ms)
+elseif kind == 'zset' then
+  local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+  for i = 1, #all, 2 do redis.call('ZADD', KEYS[1], tonumber(all[i + 1]) - ms, all[i]) end
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then
+  if ttl <= ms then redis.call('DEL', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ttl - ms) end
+end
+return 1`;
+
+type Client = Redis | Cluster;
+
+/** A store under its own key prefix, so tests (and other users of the shared Redis) never see each other's keys. */
+export function freshRedisStore(client: Client): StoreHarness & { store: RedisStore; prefix: string } {
+  const prefix = `test:idem:${randomUUID().slice(0, 8)}:`;
+  // Few buckets: the suites create a handful of keys, and recovery reads every bucket.
+  const store = new RedisStore(client, { keyPrefix: prefix, buckets: 16 });
+  const eachKey = async (apply: (key: string) => Promise<unknown>) => {
+    const nodes = client instanceof Cluster ? client.nodes("master") : [client];
+    for (const node of nodes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await node.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+        cursor = next;
+        for (const key of keys) await apply(key);
+      } while (cursor !== "0");
+    }
+  };
+  return {
+    store,
+    prefix,
+    advanceTime: (ms) => eachKey((key) => client.eval(AGE_KEY, 1, key, Math.round(ms))),
+    close: () => eachKey((key) => client.del(key)),
+  };
+}
+
+export const redisStandaloneKind: StoreKind = {
+  name: "RedisStore (REDIS_URL)",
+  expiresByItself: true,
+  async open() {
+    const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1, lazyConnect: true });
+    await redis.connect();
+    return { fresh: async () => freshRedisStore(redis), close: async () => void redis.disconnect() };
+  },
+};
+
+export const redisClusterKind: StoreKind = {
+  name: "RedisStore (local Redis Cluster, 3 masters)",
+  expiresByItself: true,
+  async open() {
+    const cluster = await startRedisCluster();
+    const client = new Cluster(cluster.ports.map((port) => ({ host: "127.0.0.1", port })), { redisOptions: { maxRetriesPerRequest: 1 } });
+    await new Promise<void>((resolve, reject) => {
+      client.once("ready", resolve);
+      client.once("error", reject);
+    });
+    return {
+      fresh: async () => freshRedisStore(client),
+      async close() {
+        client.disconnect();
+        await cluster.stop();
+      },
+    };
+  },
+};
+
+/** Only with REDIS_URL (i.e. in CI): the cluster uses the same machine's redis-server. */
+export const redisStoreKinds: StoreKind[] = redisUrl ? [redisStandaloneKind, redisClusterKind] : [];
