@@ -30,11 +30,12 @@ const expressDriver: HttpDriver = {
       next();
     });
     for (const route of routes) {
-      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (req: WithUser) => req.user!.id };
+      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (req: WithUser) => req.user!.id }) };
+      const method = (route.method ?? "POST").toLowerCase() as "post" | "put" | "patch" | "delete";
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
+        app[method](route.path, idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
       } else {
-        app.post(route.path, idempotency(handler, options), async (_req, res) => send(res, await route.logic()));
+        app[method](route.path, idempotency(handler, options), async (_req, res) => send(res, await route.logic()));
       }
     }
     app.use(frameworkErrorHandler);

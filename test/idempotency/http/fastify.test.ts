@@ -22,11 +22,12 @@ const fastifyDriver: HttpDriver = {
     });
     if (style === "capture") await app.register(idempotencyPlugin, { handler });
     for (const route of routes) {
-      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (request: WithUser) => request.user!.id };
+      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (request: WithUser) => request.user!.id }) };
+      const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
+        app.route({ method, url: route.path, handler: idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }) });
       } else {
-        app.post(route.path, { config: { idempotency: options } }, async (_request, reply) => send(reply, await route.logic()));
+        app.route({ method, url: route.path, config: { idempotency: options }, handler: async (_request, reply) => send(reply, await route.logic()) });
       }
     }
     return inject(app);
@@ -47,7 +48,7 @@ async function inject(app: ReturnType<typeof Fastify>): Promise<TestApp> {
   return {
     async request(request) {
       const { path, testId, init } = toFetchRequest(request);
-      const response = await app.inject({ method: "POST", url: path, headers: init.headers, payload: init.body });
+      const response = await app.inject({ method: init.method as "POST", url: path, headers: init.headers, payload: init.body });
       const headers = new Headers();
       for (const [name, value] of Object.entries(response.headers)) {
         for (const item of [value ?? []].flat()) headers.append(name, String(item));

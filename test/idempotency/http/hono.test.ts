@@ -26,11 +26,12 @@ const honoDriver: HttpDriver = {
       return c.json({ frameworkError: err.message }, status as 500);
     });
     for (const route of routes) {
-      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (c: Context<Env>) => c.get("user").id };
+      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (c: Context<Env>) => c.get("user").id }) };
+      const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
+        app.on(method, route.path, idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
       } else {
-        app.post(route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
+        app.on(method, route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
       }
     }
     return request(app, contexts);
