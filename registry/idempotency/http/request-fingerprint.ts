@@ -1,19 +1,21 @@
 // What an HTTP request's fingerprint covers: method, concrete path, canonical query and body.
+import { hashPayload } from "../fingerprint";
 /** The fingerprint's input for a request, before hashing. */
-export type RequestFingerprint = { method: string; path: string; query: Array<[string, string | null]>; body: unknown };
+export type RequestFingerprint = { method: string; path: string; query: Array<[string, string | null]>; bodyHash: string };
 
 /**
  * The input of the default fingerprint. The path is the concrete one (`/accounts/A/withdrawals`,
  * never the route's template), so one key sent to two resources is a conflict, never a replay.
+ * The body enters as its own hash, so it keeps the depth limit it has on its own.
  *
  * @example
  * requestFingerprint("POST", "/accounts/A/withdrawals?to=bob&amount=5", { note: "rent" });
- * // { method: "POST", path: "/accounts/A/withdrawals", query: [["amount", "5"], ["to", "bob"]], body: { note: "rent" } }
+ * // { method: "POST", path: "/accounts/A/withdrawals", query: [["amount", "5"], ["to", "bob"]], bodyHash: "9f2c…" }
  */
 export function requestFingerprint(method: string, url: string, body: unknown): RequestFingerprint {
   const start = url.indexOf("?");
   const path = start === -1 ? url : url.slice(0, start);
-  return { method: method.toUpperCase(), path, query: canonicalQuery(start === -1 ? "" : url.slice(start + 1)), body };
+  return { method: method.toUpperCase(), path, query: canonicalQuery(start === -1 ? "" : url.slice(start + 1)), bodyHash: hashPayload(body) };
 }
 
 /**

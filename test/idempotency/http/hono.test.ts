@@ -90,7 +90,7 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
       const form = await c.req.parseBody({ all: true });
       return c.json({ run: ++runs, fields: Object.keys(form) }, 201);
     });
-    const send = async (key: string, body: BodyInit, headers: Record<string, string> = {}) => {
+    const send = async (key: string, body: NonNullable<RequestInit["body"]>, headers: Record<string, string> = {}) => {
       const response = await app.request("/uploads", { method: "POST", body, headers: { "idempotency-key": key, ...headers } });
       return { status: response.status, body: (await response.json()) as { run?: number; error?: { code: string } } };
     };
