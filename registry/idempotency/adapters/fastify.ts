@@ -54,8 +54,8 @@ export function idempotent(handler: IdempotencyHandler, options: FastifyIdempote
   };
 }
 
-/** A protected request whose route is running: its response is captured in onSend. */
-type Running = { capture(response: HttpResponse | undefined): void; outcome: Promise<ProtectOutcome> };
+/** A protected request whose route is running: its response is captured in onSend, an error it threw in onError. */
+type Running = { capture(response: HttpResponse | undefined): void; threw(error: unknown): void; outcome: Promise<ProtectOutcome> };
 
 /** Marks, in a route's config, that the plugin wrapped its handler. */
 const WRAPPED = Symbol("idempotency.wrapped");
@@ -97,6 +97,10 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
       }
     });
 
+    app.addHook("onError", async function idempotencyOnError(request, _reply, error) {
+      running.get(request)?.threw(error);
+    });
+
     app.addHook("onSend", async function idempotencyOnSend(request, reply, payload) {
       const run = running.get(request);
       if (!run) return payload;
@@ -123,6 +127,7 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
     let started!: () => void;
     const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
     let capture!: Running["capture"];
+    let thrown: unknown;
     const response = new Promise<HttpResponse>((resolve, reject) => {
       capture = (captured) => (captured ? resolve(captured) : reject(new UncapturableResponseError("the route sent a stream or hijacked the reply")));
     });
@@ -132,11 +137,12 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
         started();
         return response;
       },
+      thrownError: () => thrown,
     });
     // Either the route may run now (its response arrives in onSend), or the answer is already known.
     const decided = await Promise.race([routeStarted, outcome]);
     if (!decided) {
-      running.set(request, { capture, outcome });
+      running.set(request, { capture, threw: (error) => (thrown = error), outcome });
       return routeHandler.call(this, request, reply);
     }
     if (decided.kind === "error") throw decided.error;

@@ -69,6 +69,7 @@ export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptio
         await next();
         return captureResponse(c);
       },
+      thrownError: () => c.error,
     });
     if (outcome.kind === "error") throw outcome.error;
     if (outcome.kind === "send") return send(c, outcome.response);

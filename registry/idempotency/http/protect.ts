@@ -28,6 +28,11 @@ export type ProtectedRequest = {
   setContext: (context: IdempotencyContext) => void;
   /** Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture: records what it sends). */
   produce: (signal: AbortSignal) => Promise<HttpResponse>;
+  /**
+   * Capture style: the error the route threw, when the framework turned it into the response
+   * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
+   */
+  thrownError?: () => unknown;
 };
 
 /**
@@ -102,7 +107,8 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: Idempote
           ran = true;
           context.outcome = "executing";
           produced = await produce(signal);
-          const verdict = route.classifyResponse(produced.status);
+          const thrown = request.thrownError?.();
+          const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
           if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
           return toStoredResponse(produced, route.replayHeaders);
         },

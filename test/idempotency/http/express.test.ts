@@ -17,6 +17,7 @@ import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 type WithUser = Request & { user?: { id: string } };
 
 const expressDriver: HttpDriver = {
+  captureSeesThrownErrors: false,
   async start({ handler, style, routes }) {
     const app = express();
     const contexts = new Map<string, () => IdempotencyContext | undefined>();

@@ -11,6 +11,7 @@ import { idempotencyPlugin, idempotent } from "@/blocks/idempotency/adapters/fas
 type WithUser = FastifyRequest & { user?: { id: string } };
 
 const fastifyDriver: HttpDriver = {
+  captureSeesThrownErrors: true,
   async start({ handler, style, routes }) {
     const app = Fastify();
     app.addHook("onRequest", async function authenticate(request: WithUser) {

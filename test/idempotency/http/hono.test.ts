@@ -12,6 +12,7 @@ import { idempotency, idempotent } from "@/blocks/idempotency/adapters/hono";
 type Env = { Variables: { user: { id: string } } };
 
 const honoDriver: HttpDriver = {
+  captureSeesThrownErrors: true,
   async start({ handler, style, routes }) {
     const app = new Hono<Env>();
     const contexts = new Map<string, () => IdempotencyContext | undefined>();

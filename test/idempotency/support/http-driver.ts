@@ -35,6 +35,8 @@ export type TestRoute = {
  * `{ frameworkError: err.message }`. Rejects when the adapter refuses the routes.
  */
 export type HttpDriver = {
+  /** True when the capture style sees an error the route throws (Hono's `c.error`, Fastify's onError); Express's does not. */
+  captureSeesThrownErrors: boolean;
   start(setup: { handler: IdempotencyHandler; style: Style; routes: TestRoute[] }): Promise<TestApp>;
 };
 

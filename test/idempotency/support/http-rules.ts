@@ -5,11 +5,11 @@ import { hashPayload } from "@/blocks/idempotency/fingerprint";
 import { requestFingerprint } from "@/blocks/idempotency/http/request-fingerprint";
 import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
 import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
-import { RouteError, type Style } from "./http-driver";
+import { RouteError, type HttpDriver, type Style } from "./http-driver";
 import { created, deferred, errorCode, type Harness } from "./http-harness";
 
 /** The HTTP rules, checked once per style on a MemoryStore. */
-export function rulesSuite(t: Harness, style: Style): void {
+export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
   const user = "u_1";
 
   it("answers 503 STORE_UNAVAILABLE when the store is down, without running the route", async () => {
@@ -294,6 +294,20 @@ export function rulesSuite(t: Harness, style: Style): void {
       expect([replay.status, replay.headers.get("location"), replay.context?.outcome]).toEqual([303, "/orders/o_1", "replayed"]);
       expect(route.runs).toBe(1);
     });
+
+    // Express's capture middleware never sees the error (Express hands it to the error handlers after the route).
+    if (style === "wrapper" || driver.captureSeesThrownErrors) {
+      it("point 17: takes isPermanentError in both styles: a thrown permanent error fails the key whatever status it was answered with", async () => {
+        const route = t.route(() => {
+          throw new RouteError(503, "card declined", true);
+        });
+        const { app } = await t.start(route);
+        const key = randomUUID();
+        expect((await app.request({ key, user })).status).toBe(503);
+        expect(errorCode(await app.request({ key, user }))).toBe("REQUEST_FAILED");
+        expect(route.runs).toBe(1);
+      });
+    }
 
     it("point 4: answers a request with credentials but no readable user 500, never the anonymous scope, and runs nothing", async () => {
       const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
