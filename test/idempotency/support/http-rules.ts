@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPayload } from "@/blocks/idempotency/fingerprint";
 import { requestFingerprint } from "@/blocks/idempotency/http/request-fingerprint";
 import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
+import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
 import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
 import { RouteError, type HttpDriver, type Style } from "./http-driver";
 import { created, deferred, errorCode, type Harness } from "./http-harness";
@@ -308,6 +309,17 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
         expect(route.runs).toBe(1);
       });
     }
+
+    it("point 16: logs a failed response's body as text, never a byte array, and no stack above debug", async () => {
+      const logger = recordingLogger();
+      const { app } = await t.start(t.route(() => ({ status: 402, body: { error: "card_declined" } })), { handler: { logger } });
+      await app.request({ key: randomUUID(), user });
+      const failure = logger.lines.find((line) => line.msg === "idempotency: permanent failure, key marked FAILED");
+      expect(failure?.err).toEqual({ name: "ErrorResponse", message: 'The route answered 402: {"error":"card_declined"}' });
+      const aboveDebug = JSON.stringify(logger.lines.filter((line) => line.level !== "debug"));
+      expect(aboveDebug).not.toContain('"type":"Buffer"');
+      expect(aboveDebug).not.toContain("stack");
+    });
 
     it("point 4: answers a request with credentials but no readable user 500, never the anonymous scope, and runs nothing", async () => {
       const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
