@@ -58,7 +58,7 @@ export type IdempotentOperation<T> = (signal: AbortSignal) => Promise<T> | T;
 
 const VISIBLE_ASCII_KEY = /^[\x21-\x7e]{1,255}$/;
 /** A UTF-16 surrogate without its pair: not Unicode text, and PostgreSQL folds every one into U+FFFD. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
 /** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
 const RELEASE_ATTEMPTS = 6;
