@@ -152,14 +152,7 @@ export class IdempotencyHandler {
    * counts as a transient failure: released for retry, or poisoned once the budget is spent.
    */
   async recoverStuckRecords({ timeoutInMs = 5 * 60_000, limit = 100 }: { timeoutInMs?: number; limit?: number } = {}) {
-    const { heartbeatIntervalMs } = this.settings;
-    // A live execution renews its record every interval: a shorter timeout would free (and let a
-    // duplicate re-run) operations that are still running.
-    if (heartbeatIntervalMs > 0 && !(timeoutInMs > heartbeatIntervalMs)) {
-      throw new RangeError(
-        `idempotency: the recovery timeout (${timeoutInMs} ms) must be longer than the heartbeat interval (${heartbeatIntervalMs} ms), or live executions are recovered; use several intervals (the default is 5 minutes against 1).`,
-      );
-    }
+    checkRecoveryTimeout(timeoutInMs, this.settings.heartbeatIntervalMs);
     const recovered = await this.callStore("recoverStuckRecords", () =>
       this.store.recoverStuckRecords({ olderThanMs: timeoutInMs, limit, maxRetries: this.maxRetries, ttlMs: this.ttlMs }),
     );
@@ -314,6 +307,23 @@ function checkScope({ operation, userId, key }: IdempotencyScope): IdempotencySc
     throw new IdempotencyError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   return { operation, userId, key };
+}
+
+/**
+ * A live execution renews its record every heartbeat interval: a shorter recovery timeout would
+ * free (and let a duplicate re-run) operations that are still running, and one under two intervals
+ * does so whenever a single beat is late.
+ */
+function checkRecoveryTimeout(timeoutInMs: number, heartbeatIntervalMs: number): void {
+  if (!(heartbeatIntervalMs > 0)) return;
+  if (!(timeoutInMs >= heartbeatIntervalMs)) {
+    throw new RangeError(
+      `idempotency: the recovery timeout (${timeoutInMs} ms) is shorter than the heartbeat interval (${heartbeatIntervalMs} ms), so it would recover executions that are still running; use several intervals (the defaults are 5 minutes and 1).`,
+    );
+  }
+  if (timeoutInMs < 2 * heartbeatIntervalMs) {
+    warnOnce(`idempotency: the recovery timeout (${timeoutInMs} ms) is under two heartbeat intervals (${heartbeatIntervalMs} ms): one late heartbeat lets recovery free a running execution.`);
+  }
 }
 
 /** Refused before any store sees it: a store that folds malformed text could put two users in one row. */

@@ -102,11 +102,16 @@ describe("point 16: a handler without a logger says so once", () => {
 });
 
 describe("point 18: recovery never frees a live execution", () => {
-  it("refuses a recovery timeout not longer than the heartbeat interval", async () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("refuses a recovery timeout shorter than the heartbeat interval, and warns under two intervals", async () => {
+    const emitWarning = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
     const handler = new IdempotencyHandler(new MemoryStore(), undefined, { logger: recordingLogger(), heartbeatIntervalMs: 60_000 });
-    await expect(handler.recoverStuckRecords({ timeoutInMs: 30_000 })).rejects.toThrow(/heartbeat interval/);
-    await expect(handler.recoverStuckRecords({ timeoutInMs: 60_000 })).rejects.toThrow(RangeError);
+    await expect(handler.recoverStuckRecords({ timeoutInMs: 30_000 })).rejects.toThrow(/shorter than the heartbeat interval/);
     await expect(handler.recoverStuckRecords({ timeoutInMs: 5 * 60_000 })).resolves.toEqual({ released: 0, poisoned: 0 });
+    expect(emitWarning).not.toHaveBeenCalled();
+    await expect(handler.recoverStuckRecords({ timeoutInMs: 90_000 })).resolves.toEqual({ released: 0, poisoned: 0 });
+    expect(emitWarning).toHaveBeenCalledWith(expect.stringContaining("two heartbeat intervals"), expect.anything());
   });
 
   it("accepts any timeout when the heartbeat is off", async () => {
