@@ -2,34 +2,16 @@
 import { levels, pino, stdTimeFunctions } from "pino";
 import type { DestinationStream, Level, Logger, LoggerOptions } from "pino";
 import { getLoggerContext } from "./context";
+import { serializeError } from "./redact-error";
 
-const SECRET_HEADERS = [
-  "authorization",
-  "proxy-authorization",
-  "cookie",
-  "set-cookie",
-  "x-api-key",
-  "Authorization",
-  "Proxy-Authorization",
-  "Cookie",
-  "Set-Cookie",
-  "X-Api-Key",
-];
+const SECRET_HEADERS = ["authorization", "proxy-authorization", "cookie", "set-cookie", "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"];
 
 /**
- * Where header objects show up in practice, each `*` matching exactly one level: a bare field,
- * `headers`, `req.headers`, axios's `err.config.headers` and `err.response.config.headers`, got's
- * `err.options.headers` and `err.response.request.options.headers`, undici's `err.headers`.
+ * Where credentials show up outside an error: as a bare field, in a `headers` object, or in one
+ * nested a level or two down (`req.headers`). Each `*` matches exactly one level. Errors go
+ * through `serializeError`, which reaches the deeper places HTTP clients keep headers.
  */
-const HEADER_PARENTS = ["", "headers.", "*.headers.", "*.*.headers.", "*.*.*.headers.", "*.*.*.*.headers."];
-
-/**
- * Fields that hold a whole request head as text or a flat list, so a header name cannot be picked
- * out: node's `ClientRequest._header` (axios's `err.request._header`, `err.response.request._header`)
- * and `outputData` (a head not yet flushed), and `IncomingMessage.rawHeaders`. Redacted whole.
- */
-const RAW_HEADS = ["_header", "outputData", "rawHeaders"];
-const RAW_HEAD_PARENTS = ["", "*.", "*.*.", "*.*.*."];
+const SECRET_PARENTS = ["", "*.", "headers.", "*.headers.", "*.*.headers."];
 
 /**
  * The paths pino censors as "[Redacted]". Add your own secrets to the lists above or here.
@@ -37,10 +19,7 @@ const RAW_HEAD_PARENTS = ["", "*.", "*.*.", "*.*.*."];
  * @example
  * createLogger({ redact: [...REDACT_PATHS, "body.password", "*.apiKey"] });
  */
-export const REDACT_PATHS: readonly string[] = [
-  ...HEADER_PARENTS.flatMap((parent) => SECRET_HEADERS.map((name) => `${parent}["${name}"]`)),
-  ...RAW_HEAD_PARENTS.flatMap((parent) => RAW_HEADS.map((name) => `${parent}${name}`)),
-];
+export const REDACT_PATHS: readonly string[] = SECRET_PARENTS.flatMap((parent) => SECRET_HEADERS.map((name) => `${parent}["${name}"]`));
 
 type LevelOrSilent = Level | "silent";
 
@@ -75,6 +54,7 @@ export function createLogger(options: LoggerOptions = {}, destination?: Destinat
       formatters: { level: (label) => ({ level: label }) },
       timestamp: stdTimeFunctions.isoTime,
       redact: [...REDACT_PATHS],
+      serializers: { err: serializeError },
       mixin: contextFields,
       ...options,
     },
