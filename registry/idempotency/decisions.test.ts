@@ -19,13 +19,13 @@ function setup(options: IdempotencyHandlerOptions & { cache?: IdempotencyCache; 
   const metrics = recordingMetrics();
   const store = options.store ?? new MemoryStore({ now: () => clock.now });
   const handler = new IdempotencyHandler(store, options.cache, { heartbeatIntervalMs: 0, maxRetries: 2, logger, metrics, ...options });
-  /** The lines `act` wrote, so each decision is checked on its own. */
+  /** The decision lines `act` wrote, so each decision is checked on its own (the debug lines holding stacks are checked apart). */
   const linesOf = async (act: () => Promise<unknown>): Promise<LogLine[]> => {
     const from = logger.lines.length;
     await act();
-    return logger.lines.slice(from);
+    return logger.lines.slice(from).filter((line) => !line.msg.endsWith("(stack)"));
   };
-  return { clock, store, handler, metrics, linesOf };
+  return { clock, store, handler, metrics, linesOf, logger };
 }
 
 const line = (level: string, msg: string, fields: Record<string, unknown>) => expect.objectContaining({ level, msg: `idempotency: ${msg}`, ...fields });
@@ -84,7 +84,7 @@ describe("every handler decision is logged with { key, userId, operation, status
     const lines = await linesOf(() => outcome(handler.execute(payment(), () => Promise.reject(new ValidationError("bad card")), { isPermanentError })));
     expect(lines).toEqual([
       line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
-      line("info", "permanent failure, key marked FAILED", { ...scope, status: "FAILED", err: expect.any(ValidationError) }),
+      line("info", "permanent failure, key marked FAILED", { ...scope, status: "FAILED", err: { name: "ValidationError", message: "bad card" } }),
     ]);
     expect(metrics.total("executions", { operation: scope.operation, outcome: "permanent_failure" })).toBe(1);
 
@@ -183,3 +183,32 @@ describe("every handler decision is logged with { key, userId, operation, status
     expect(metrics.total("storeErrors", { method: "create" })).toBe(1);
   });
 });
+
+// Regression (issue 12, points 3 and 16): a client error's headers (axios keeps Authorization in
+// `err.config.headers` and `err.request._header`) and a stack at info reached the logs.
+describe("a failed operation's error in the logs", () => {
+  it("is { name, message, code } at the decision's level, and its stack only on a debug line", async () => {
+    const { handler, logger } = setup();
+    const axiosLike = Object.assign(new Error("Request failed with status code 502"), {
+      name: "AxiosError",
+      code: "ERR_BAD_RESPONSE",
+      config: { headers: { Authorization: "Bearer secret-token" } },
+      request: { _header: "POST /charge HTTP/1.1\r\nAuthorization: Bearer secret-token\r\n\r\n" },
+      response: { status: 502, data: Buffer.from("bad gateway") },
+    });
+    await outcome(handler.execute(payment(), () => Promise.reject(axiosLike)));
+    const decision = logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry");
+    expect(decision?.err).toEqual({ name: "AxiosError", message: "Request failed with status code 502", code: "ERR_BAD_RESPONSE" });
+    const stack = logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry (stack)");
+    expect(stack).toMatchObject({ level: "debug", err: { name: "AxiosError", stack: expect.stringContaining("AxiosError") } });
+    expect(JSON.stringify(logger.lines)).not.toContain("secret-token");
+    expect(JSON.stringify(logger.lines)).not.toContain('"type":"Buffer"');
+  });
+
+  it("is summarised whatever was thrown", async () => {
+    const { handler, logger } = setup();
+    await outcome(handler.execute(payment(), () => Promise.reject("a string")));
+    expect(logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry")?.err).toEqual({ name: "string", message: "a string" });
+  });
+});
+

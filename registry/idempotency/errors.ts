@@ -30,6 +30,8 @@ export type IdempotencyErrorOptions = {
   cause?: unknown;
   /** For REQUEST_IN_PROGRESS: how long the client should wait before it retries. */
   retryAfterSeconds?: number;
+  /** For REQUEST_FAILED: what the failed execution answered, when it was kept with the key. */
+  response?: unknown;
 };
 
 /**
@@ -44,11 +46,14 @@ export class IdempotencyError extends Error {
   override readonly name = "IdempotencyError";
   readonly code: IdempotencyErrorCode;
   readonly retryAfterSeconds: number | undefined;
+  /** For REQUEST_FAILED: the failed execution's answer (over HTTP, its status and body), if it was kept. */
+  readonly response: unknown;
 
   constructor(code: IdempotencyErrorCode, message: string, options: IdempotencyErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.response = options.response;
   }
 
   /** The response body every adapter sends: `{ error: { code, message } }`. */

@@ -1,4 +1,4 @@
-// IdempotencyHandler: runs an operation at most once per (operation, userId, key) and replays its result.
+// IdempotencyHandler: runs an operation once per (operation, userId, key) and replays its result to retries.
 import { randomUUID } from "node:crypto";
 import { IdempotencyError } from "./errors";
 import { hashPayload } from "./fingerprint";
@@ -6,9 +6,11 @@ import { holdLease } from "./lease";
 import { silentLogger, type IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { keyFields, Observer } from "./observer";
+import { isCachedRecord } from "./caches/cached-record";
 import { noopCache } from "./caches/noop-cache";
 import { completeSuccess, settleFailure, type Settlement } from "./settle";
-import type { CachedRecord, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
+import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
+import { warnOnce } from "./utils/warn-once";
 import { sleep, withTimeout } from "./utils/with-timeout";
 
 export type IdempotencyHandlerOptions = {
@@ -41,6 +43,11 @@ export type ExecuteOptions = {
    * the key is freed for the next request without spending its retry budget, and nothing replays.
    */
   isUnrecordable?: (err: unknown) => boolean;
+  /**
+   * What to keep with a key that this error fails for good (JSON-safe, e.g. the HTTP error response):
+   * later calls get it as `REQUEST_FAILED`'s `response`. @default nothing is kept
+   */
+  failureResponse?: (err: unknown) => unknown;
 };
 
 /** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
@@ -50,13 +57,18 @@ export type ExecuteResult<T> = { response: T; replayed: boolean };
 export type IdempotentOperation<T> = (signal: AbortSignal) => Promise<T> | T;
 
 const VISIBLE_ASCII_KEY = /^[\x21-\x7e]{1,255}$/;
+/** A UTF-16 surrogate without its pair: not Unicode text, and PostgreSQL folds every one into U+FFFD. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
 /** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
 const RELEASE_ATTEMPTS = 6;
 const RELEASE_BACKOFF_MS = 500;
 
 /**
- * Runs operations exactly once per scope against an `IdempotencyStore`, with an optional cache.
+ * Runs an operation once per scope against an `IdempotencyStore`, with an optional cache: a
+ * recorded result is replayed, never re-run. It runs again only where it cannot have been recorded
+ * (a crash after its side effect and before its result was stored, a result the store could not
+ * take); an operation that must not repeat even then makes its side effect idempotent too.
  *
  * @example
  * const handler = new IdempotencyHandler(new PostgresStore(pool), new RedisCache(redis), { logger });
@@ -70,6 +82,8 @@ export class IdempotencyHandler {
   readonly ttlMs: number;
   readonly maxRetries: number;
   private readonly cache: IdempotencyCache;
+  /** The store's table (or a name of this handler's own), so stores sharing one cache stay apart. */
+  private readonly cacheNamespace: string;
   private readonly observer: Observer;
   private readonly settings: Required<Omit<IdempotencyHandlerOptions, "logger" | "metrics">>;
 
@@ -82,6 +96,12 @@ export class IdempotencyHandler {
   ) {
     this.store = store;
     this.cache = cache ?? noopCache;
+    this.cacheNamespace = store.table ?? `handler:${randomUUID()}`;
+    if (!options.logger) {
+      warnOnce(
+        "idempotency: IdempotencyHandler has no `logger`, so store outages, lost leases and unrecorded results go unseen. Pass `{ logger }` (pino, the logger block, or createLoggerAdapter).",
+      );
+    }
     this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
     this.settings = {
       ttlMs: positive("ttlMs", options.ttlMs ?? 86_400_000),
@@ -132,6 +152,7 @@ export class IdempotencyHandler {
    * counts as a transient failure: released for retry, or poisoned once the budget is spent.
    */
   async recoverStuckRecords({ timeoutInMs = 5 * 60_000, limit = 100 }: { timeoutInMs?: number; limit?: number } = {}) {
+    checkRecoveryTimeout(timeoutInMs, this.settings.heartbeatIntervalMs);
     const recovered = await this.callStore("recoverStuckRecords", () =>
       this.store.recoverStuckRecords({ olderThanMs: timeoutInMs, limit, maxRetries: this.maxRetries, ttlMs: this.ttlMs }),
     );
@@ -199,7 +220,9 @@ export class IdempotencyHandler {
     }
     if (record.status === "FAILED") {
       this.observer.decision("info", "idempotency: rejected a retry of a failed request", fields);
-      throw new IdempotencyError("REQUEST_FAILED", "The request with this Idempotency-Key failed permanently; use a new key to try again.");
+      throw new IdempotencyError("REQUEST_FAILED", "The request with this Idempotency-Key failed permanently; use a new key to try again.", {
+        response: deserialize(record.response),
+      });
     }
     this.observer.decision("info", "idempotency: rejected a duplicate still in progress", fields);
     throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", {
@@ -244,13 +267,25 @@ export class IdempotencyHandler {
   private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {
     if (this.cache === noopCache) return undefined;
     try {
-      const cached = await withTimeout(this.cache.get(scope), this.settings.cacheTimeoutMs, "cache.get");
+      const cached = await withTimeout(this.cache.get(this.cacheScope(scope)), this.settings.cacheTimeoutMs, "cache.get");
+      if (cached !== undefined && cached !== null && !isCachedRecord(cached)) {
+        // Trusting it would answer every retry with a 500 until it expired, while the store holds the answer.
+        this.observer.decision("warn", "idempotency: cache held a malformed record; reading the store", keyFields(scope, "CACHE_ERROR"), "cacheErrors", {
+          method: "get",
+        });
+        this.observer.count("cacheMisses", { operation: scope.operation });
+        return undefined;
+      }
       this.observer.count(cached ? "cacheHits" : "cacheMisses", { operation: scope.operation });
-      return cached;
+      return cached ?? undefined;
     } catch (err) {
       this.observer.decision("warn", "idempotency: cache read failed", { ...scope, status: "CACHE_ERROR", err }, "cacheErrors", { method: "get" });
       return undefined;
     }
+  }
+
+  private cacheScope(scope: IdempotencyScope): CacheScope {
+    return { namespace: this.cacheNamespace, operation: scope.operation, userId: scope.userId, key: scope.key };
   }
 
   /** Caches only completed records, and never past the store's own expiry (minus a clock-skew margin). */
@@ -258,7 +293,7 @@ export class IdempotencyHandler {
     const safeTtl = Math.min(ttlMs, this.ttlMs) - CACHE_EXPIRY_MARGIN_MS;
     if (safeTtl <= 0 || this.cache === noopCache) return;
     try {
-      await withTimeout(this.cache.set(scope, record, safeTtl), this.settings.cacheTimeoutMs, "cache.set");
+      await withTimeout(this.cache.set(this.cacheScope(scope), record, safeTtl), this.settings.cacheTimeoutMs, "cache.set");
     } catch (err) {
       this.observer.decision("warn", "idempotency: cache write failed", { ...scope, status: "CACHE_ERROR", err }, "cacheErrors", { method: "set" });
     }
@@ -266,12 +301,35 @@ export class IdempotencyHandler {
 }
 
 function checkScope({ operation, userId, key }: IdempotencyScope): IdempotencyScope {
-  if (typeof operation !== "string" || operation === "") throw new TypeError("idempotency: `operation` must be a non-empty string.");
-  if (typeof userId !== "string" || userId === "") throw new TypeError("idempotency: `userId` must be a non-empty string.");
+  checkScopeString("operation", operation);
+  checkScopeString("userId", userId);
   if (typeof key !== "string" || !VISIBLE_ASCII_KEY.test(key)) {
     throw new IdempotencyError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   return { operation, userId, key };
+}
+
+/**
+ * A live execution renews its record every heartbeat interval: a shorter recovery timeout would
+ * free (and let a duplicate re-run) operations that are still running, and one under two intervals
+ * does so whenever a single beat is late.
+ */
+function checkRecoveryTimeout(timeoutInMs: number, heartbeatIntervalMs: number): void {
+  if (!(heartbeatIntervalMs > 0)) return;
+  if (!(timeoutInMs >= heartbeatIntervalMs)) {
+    throw new RangeError(
+      `idempotency: the recovery timeout (${timeoutInMs} ms) is shorter than the heartbeat interval (${heartbeatIntervalMs} ms), so it would recover executions that are still running; use several intervals (the defaults are 5 minutes and 1).`,
+    );
+  }
+  if (timeoutInMs < 2 * heartbeatIntervalMs) {
+    warnOnce(`idempotency: the recovery timeout (${timeoutInMs} ms) is under two heartbeat intervals (${heartbeatIntervalMs} ms): one late heartbeat lets recovery free a running execution.`);
+  }
+}
+
+/** Refused before any store sees it: a store that folds malformed text could put two users in one row. */
+function checkScopeString(name: string, value: unknown): void {
+  if (typeof value !== "string" || value === "") throw new TypeError(`idempotency: \`${name}\` must be a non-empty string.`);
+  if (LONE_SURROGATE.test(value)) throw new TypeError(`idempotency: \`${name}\` must be well-formed Unicode (it holds a lone surrogate).`);
 }
 
 function toCached(record: IdempotencyRecord): CachedRecord {

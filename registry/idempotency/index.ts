@@ -20,6 +20,7 @@ export { postgresSchema, postgresSchemaStatements } from "./stores/postgres-sche
 export { RedisCache } from "./caches/redis-cache";
 export type { RedisCacheOptions, RedisLike } from "./caches/redis-cache";
 export { noopCache } from "./caches/noop-cache";
+export { isCachedRecord } from "./caches/cached-record";
 export { LeaseLostError } from "./lease";
 export { IDEMPOTENCY_METRICS, noopMetrics } from "./metrics";
 export type { IdempotencyMetrics, IdempotencyCounter, IdempotencyHistogram, MetricLabels } from "./metrics";
@@ -27,6 +28,7 @@ export type { IdempotencyLogger, LogMethod } from "./logger";
 export { RecordStatus } from "./types";
 export type {
   CachedRecord,
+  CacheScope,
   CreateInput,
   CreateResult,
   IdempotencyCache,

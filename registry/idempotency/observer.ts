@@ -50,7 +50,19 @@ export class Observer {
     }
   }
 
+  /**
+   * An `err` field is logged as `{ name, message, code }`, never the whole object: client errors
+   * (axios, got) carry the request's headers, bearer token included. Its stack goes to a debug line.
+   */
   log(level: Level, msg: string, fields: DecisionFields): void {
+    if (fields.err === undefined) return this.write(level, msg, fields);
+    const err = errorSummary(fields.err);
+    this.write(level, msg, { ...fields, err });
+    const stack = (fields.err as { stack?: unknown } | null)?.stack;
+    if (typeof stack === "string") this.write("debug", `${msg} (stack)`, { ...fields, err: { ...err, stack } });
+  }
+
+  private write(level: Level, msg: string, fields: DecisionFields): void {
     const write = this.logger[level] ?? (level === "debug" ? undefined : this.logger.info);
     if (!write) return;
     try {
@@ -59,4 +71,23 @@ export class Observer {
       // A broken logger must never change the outcome of a request.
     }
   }
+}
+
+/**
+ * What a log line keeps of an error: enough to recognise it, nothing it happens to carry.
+ *
+ * @example
+ * errorSummary(axiosError); // { name: "AxiosError", message: "Request failed with status code 502", code: "ERR_BAD_RESPONSE" }
+ */
+export function errorSummary(err: unknown): { name: string; message: string; code?: string | number } {
+  if (typeof err !== "object" || err === null) return { name: typeof err, message: String(err) };
+  const { name, message, code } = err as { name?: unknown; message?: unknown; code?: unknown };
+  // `class CardDeclined extends Error {}` inherits the name "Error": its class says more.
+  const className = err.constructor?.name;
+  const summary: { name: string; message: string; code?: string | number } = {
+    name: typeof name === "string" && !(name === "Error" && className) ? name : (className ?? "Object"),
+    message: typeof message === "string" ? message : "",
+  };
+  if (typeof code === "string" || typeof code === "number") summary.code = code;
+  return summary;
 }

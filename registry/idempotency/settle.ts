@@ -18,6 +18,8 @@ export type FailureOutcome = "permanent_failure" | "transient_failure" | "poison
 export type FailureClassifiers = {
   isPermanentError?: (err: unknown) => boolean;
   isUnrecordable?: (err: unknown) => boolean;
+  /** What to keep with a key this error marks FAILED (see ExecuteOptions). */
+  failureResponse?: (err: unknown) => unknown;
 };
 
 /**
@@ -42,7 +44,7 @@ export async function settleFailure(s: Settlement, err: unknown, classifiers: Fa
       return "unrecordable";
     }
     if (permanent) {
-      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs));
+      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs, kept(s, err, classifiers.failureResponse)));
       observer.decision("info", "idempotency: permanent failure, key marked FAILED", { ...scope, status: "FAILED", err }, "executions", {
         ...labels,
         outcome: "permanent_failure",
@@ -57,7 +59,7 @@ export async function settleFailure(s: Settlement, err: unknown, classifiers: Fa
     }
     const retryCount = await call(s, "incrementRetryCount", s.store.incrementRetryCount(scope, s.settings.ttlMs));
     if (retryCount >= s.settings.maxRetries) {
-      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs));
+      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs, kept(s, err, classifiers.failureResponse)));
       observer.decision("warn", "idempotency: retry budget spent, key poisoned", { ...scope, status: "FAILED", retryCount, err }, "poisoned", labels);
       observer.count("executions", { ...labels, outcome: "poisoned" });
       return "poisoned";
@@ -124,6 +126,17 @@ function serialize(result: unknown): string | null {
   if (result === undefined) return null;
   const json = JSON.stringify(result);
   return json === undefined ? null : json;
+}
+
+/** The serialized answer to keep with a failed key; a keeper that throws keeps nothing rather than lose the failure. */
+function kept(s: Settlement, err: unknown, failureResponse?: (err: unknown) => unknown): string | null {
+  if (!failureResponse) return null;
+  try {
+    return serialize(failureResponse(err));
+  } catch (keeperErr) {
+    s.observer.log("warn", "idempotency: failureResponse threw; the failed key keeps no response", { ...s.scope, status: "PROCESSING", err: keeperErr });
+    return null;
+  }
 }
 
 function classify(s: Settlement, err: unknown, name: keyof FailureClassifiers, classifier?: (err: unknown) => boolean): boolean {

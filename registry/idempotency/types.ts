@@ -67,11 +67,18 @@ export type RecoveredRecord = IdempotencyScope & { retryCount: number; poisoned:
  * 4. Maintenance touches at most `limit` rows per call, through an index.
  */
 export interface IdempotencyStore {
+  /**
+   * Where the records live (a table name, a key prefix). A shared cache namespaces its keys with
+   * it, so two stores never answer from each other's entries; a store without one gets a
+   * namespace of its own per handler.
+   */
+  readonly table?: string | undefined;
   create(input: CreateInput): Promise<CreateResult>;
   /** The live (unexpired) record of a scope, if any. */
   get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined>;
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean>;
-  markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean>;
+  /** `response`: what the failed execution answered (serialized), kept so retries can be told or replayed it. */
+  markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response?: string | null): Promise<boolean>;
   /** Deletes the record so the client's next retry executes again. */
   release(scope: IdempotencyScope, token: string): Promise<boolean>;
   /** Adds one to the scope's retry counter and returns the new count. */
@@ -93,8 +100,14 @@ export type CachedRecord = {
   response: string | null;
 };
 
-/** A read-through cache of completed records. Errors may be thrown; the handler swallows them. */
+/** A scope as the cache sees it: `namespace` names the store (its table), so stores sharing a cache stay apart. */
+export type CacheScope = IdempotencyScope & { namespace: string };
+
+/**
+ * A read-through cache of completed records. Errors may be thrown; the handler swallows them, and
+ * checks what `get` returns before using it (anything that is not a CachedRecord is a miss).
+ */
 export interface IdempotencyCache {
-  get(scope: IdempotencyScope): Promise<CachedRecord | undefined>;
-  set(scope: IdempotencyScope, record: CachedRecord, ttlMs: number): Promise<void>;
+  get(scope: CacheScope): Promise<unknown>;
+  set(scope: CacheScope, record: CachedRecord, ttlMs: number): Promise<void>;
 }

@@ -1,5 +1,6 @@
 // The logger block's public surface. Framework middlewares live in ./middleware/<framework>.
 export { createLogger, logger, REDACT_PATHS } from "./logger";
+export { serializeError } from "./redact-error";
 export { getLoggerContext, runWithLoggerContext } from "./context";
 export type { LoggerContext } from "./context";
 export { REQUEST_ID_HEADER, resolveRequestId } from "./request-id";

@@ -72,6 +72,51 @@ describe("createLogger", () => {
     expect(JSON.stringify(lines)).not.toMatch(/Bearer|sid=|Basic/);
   });
 
+  // Issue 12, point 3: a failed axios call logged whole carried the bearer token in places the
+  // redaction missed (`err.request._header`, `err.response.config.headers`).
+  it.each([
+    [
+      "axios (config, response.config, the request head of node's ClientRequest)",
+      {
+        config: { headers: { Authorization: "Bearer T0KEN", "X-Api-Key": "T0KEN" } },
+        request: { _header: "POST /charge HTTP/1.1\r\nAuthorization: Bearer T0KEN\r\n\r\n", _redirectable: { _options: { headers: { authorization: "Bearer T0KEN" } } } },
+        response: {
+          status: 502,
+          config: { headers: { Authorization: "Bearer T0KEN" } },
+          request: { _header: "POST /charge HTTP/1.1\r\nAuthorization: Bearer T0KEN\r\n\r\n" },
+        },
+      },
+    ],
+    [
+      "got (options, response.request.options)",
+      {
+        options: { headers: { authorization: "Bearer T0KEN", cookie: "sid=T0KEN" } },
+        response: { request: { options: { headers: { authorization: "Bearer T0KEN" } } } },
+      },
+    ],
+    ["undici and fetch (a response error's headers, a cause)", { headers: { "set-cookie": ["sid=T0KEN"] }, cause: { headers: { authorization: "Bearer T0KEN" } } }],
+    [
+      "node's http (a ClientRequest's head, unflushed output, an IncomingMessage's raw headers)",
+      { req: { _header: "GET / HTTP/1.1\r\nCookie: sid=T0KEN\r\n\r\n", outputData: [{ data: "Authorization: Bearer T0KEN" }], res: { rawHeaders: ["Set-Cookie", "sid=T0KEN"] } } },
+    ],
+  ])("redacts the header locations of %s", (_, err) => {
+    const { logger, lines } = captureLogs();
+    logger.error({ err: Object.assign(new Error("request failed"), err) }, "outgoing call failed");
+    expect(lines[0]).toMatchObject({ err: { message: "request failed" } });
+    expect(JSON.stringify(lines)).not.toContain("T0KEN");
+  });
+
+  it("redacts the head of a real node ClientRequest", async () => {
+    const { request } = await import("node:http");
+    const req = request({ host: "127.0.0.1", port: 9, headers: { authorization: "Bearer T0KEN" } });
+    req.on("error", () => {});
+    req.flushHeaders();
+    const { logger, lines } = captureLogs();
+    logger.error({ err: Object.assign(new Error("connect ECONNREFUSED"), { request: req }) }, "outgoing call failed");
+    req.destroy();
+    expect(JSON.stringify(lines)).not.toContain("T0KEN");
+  });
+
   it("stamps requestId from the context on lines of child loggers too, and lets an explicit field win", () => {
     const { logger, lines } = captureLogs();
     runWithLoggerContext("req-7", () => {

@@ -2,12 +2,14 @@
 import { levels, pino, stdTimeFunctions } from "pino";
 import type { DestinationStream, Level, Logger, LoggerOptions } from "pino";
 import { getLoggerContext } from "./context";
+import { serializeError } from "./redact-error";
 
 const SECRET_HEADERS = ["authorization", "proxy-authorization", "cookie", "set-cookie", "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"];
 
 /**
- * Where credentials show up in practice: as a bare field, in a `headers` object, or in one nested
- * a level or two down (`req.headers`, `err.config.headers`). Each `*` matches exactly one level.
+ * Where credentials show up outside an error: as a bare field, in a `headers` object, or in one
+ * nested a level or two down (`req.headers`). Each `*` matches exactly one level. Errors go
+ * through `serializeError`, which reaches the deeper places HTTP clients keep headers.
  */
 const SECRET_PARENTS = ["", "*.", "headers.", "*.headers.", "*.*.headers."];
 
@@ -52,6 +54,7 @@ export function createLogger(options: LoggerOptions = {}, destination?: Destinat
       formatters: { level: (label) => ({ level: label }) },
       timestamp: stdTimeFunctions.isoTime,
       redact: [...REDACT_PATHS],
+      serializers: { err: serializeError },
       mixin: contextFields,
       ...options,
     },

@@ -1,17 +1,22 @@
-// Scenario 7: property-based hostile input over HTTP (keys, headers, bodies): a documented 4xx with a code, never a 500.
+// Scenario 7: property-based hostile input over HTTP (keys, headers, bodies, paths, queries, credentials): a documented
+// 4xx with a code, never a 500 (but for a request whose credentials the route cannot read: a setup error, never anonymous).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PAYLOAD_DEPTH } from "../../registry/idempotency/fingerprint";
 import {
+  authorizationValue,
   bareKey,
   escapeNonAscii,
   invalidKeyHeader,
   isJson,
   jsonObject,
   malformedJson,
+  queryParameters,
+  queryString,
   quotedKey,
   rawKeyBytes,
   serializeObject,
+  twoPathSegments,
   unicodeValue,
 } from "./support/bad-input-arbitraries";
 import { FiguresCollector, doubleExecutions, sum } from "./support/figures";
@@ -63,9 +68,10 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
     let worker: WorkerProcess;
     const answers: HttpAnswer[] = [];
 
-    /** Each property run gets its own user, so generated keys never meet a record from another run. */
-    const post = async (request: Omit<HttpRequest, "port">, user = `run-${run}`) => {
-      const answer = await send({ port: worker.port, body: { amount: 1 }, ...request, headers: { "x-user-id": user, ...request.headers } });
+    /** Each property run gets its own user, so generated keys never meet a record from another run; `null` sends no user. */
+    const post = async (request: Omit<HttpRequest, "port">, user: string | null = `run-${run}`) => {
+      const headers = user === null ? request.headers : { "x-user-id": user, ...request.headers };
+      const answer = await send({ port: worker.port, body: { amount: 1 }, ...request, ...(headers && { headers }) });
       figures.record(answer.status, answer.ms, isReplay(answer));
       answers.push(answer);
       return answer;
@@ -181,9 +187,52 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
       });
     });
 
-    it("never answered 5xx, and left no record PROCESSING", async () => {
+    describe("paths, queries and credentials (issue 12)", () => {
+      const withdrawals = (account: string, query = "") => `/accounts/${account}/withdrawals${query && `?${query}`}`;
+
+      it("answers one key sent to two accounts 409, never the first account's replay, under one bounded operation", async () => {
+        await property(twoPathSegments, async ([a, b]) => {
+          const key = `path-${run}`;
+          const first = await post({ key, path: withdrawals(a) });
+          expect([first.status, outcomeOf(first), first.headers["x-idempotency-operation"]]).toEqual([201, "executed", "POST /accounts/:account/withdrawals"]);
+          expectRefused(await post({ key, path: withdrawals(b) }), 409, "KEY_REUSED_WITH_DIFFERENT_REQUEST");
+          const again = await post({ key, path: withdrawals(a) });
+          expect([again.status, outcomeOf(again), again.text]).toEqual([201, "replayed", first.text]);
+          expect(await executionsOf(db.pool, db.effectsTable, key, `run-${run}`)).toBe(1);
+        });
+      });
+
+      it("replays the same query in any parameter order, and answers a changed value 409", async () => {
+        await property(queryParameters, async (parameters) => {
+          const key = `query-${run}`;
+          const first = await post({ key, path: withdrawals("acct", queryString(parameters)) });
+          await expectExecutedThenReplayed(first, await post({ key, path: withdrawals("acct", queryString([...parameters].reverse())) }), key);
+          const changed = parameters.map(([name, value], i): [string, string] => [name, i === 0 ? `${value}x` : value]);
+          expectRefused(await post({ key, path: withdrawals("acct", queryString(changed)) }), 409, "KEY_REUSED_WITH_DIFFERENT_REQUEST");
+        });
+      });
+
+      it("refuses credentials it cannot read as a user (500 IDEMPOTENCY_SETUP): never the anonymous scope, nothing runs", async () => {
+        await property(authorizationValue, async (authorization) => {
+          const key = `credentials-${run}`;
+          expectRefused(await post({ key, path: "/signed-in/payments", headers: { authorization } }, null), 500, "IDEMPOTENCY_SETUP");
+          expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(0);
+        });
+      });
+
+      it("scopes a request with a readable user to that user, whatever its Authorization value", async () => {
+        await property(fc.tuple(authorizationValue, authorizationValue), async ([first, second]) => {
+          const key = `signed-in-${run}`;
+          const executed = await post({ key, path: "/signed-in/payments", headers: { authorization: first } });
+          await expectExecutedThenReplayed(executed, await post({ key, path: "/signed-in/payments", headers: { authorization: second } }), key);
+        });
+      });
+    });
+
+    it("never answered 5xx (but the deliberate setup errors), and left no record PROCESSING", async () => {
       expect(answers.length).toBeGreaterThan(0);
-      expect(answers.filter((answer) => answer.status >= 500 || answer.status <= 0).map((answer) => `${answer.status} ${answer.text}`)).toEqual([]);
+      const unexpected = answers.filter((answer) => (answer.status >= 500 && errorCode(answer) !== "IDEMPOTENCY_SETUP") || answer.status <= 0);
+      expect(unexpected.map((answer) => `${answer.status} ${answer.text}`)).toEqual([]);
       expect((await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0).toBe(0);
       expect(worker.logged({ status: "ROUTE_ERROR" })).toEqual([]);
       expect(worker.alive).toBe(true);

@@ -6,7 +6,9 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions } from "../http/route-options";
+import { IdempotencySetupError } from "../http/user-id";
+import { warnOnce } from "../http/warn-once";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types its locals through this global namespace.
@@ -20,20 +22,37 @@ declare global {
 
 export type ExpressRouteOptions = IdempotencyRouteOptions<Request>;
 
-export type ExpressIdempotentOptions = WrapperRouteOptions<Request> & {
+export type ExpressIdempotentOptions = ExpressRouteOptions & {
   /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
   run: (req: Request, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
 };
 
 const expressDefaults: FrameworkDefaults<Request> = {
   userIdOf: (req) => (req as { user?: { id?: unknown } }).user?.id,
-  // The route's path template keeps one operation per route; mounted without a route, the concrete path.
-  operationOf: (req) => `${req.method} ${req.baseUrl}${req.route ? String(req.route.path) : req.path}`,
+  operationOf,
   bodyOf: (req) => req.body,
 };
 
 /**
- * Wrapper style: a route handler that runs `run` at most once per key and replays its result.
+ * `"<METHOD> <route path template>"`. Express shows a route's own template (`req.route.path`) but
+ * a router's mount path only as concrete text (`req.baseUrl` is "/accounts/A", not
+ * "/accounts/:id"), so a mount stays out of the name as `<router>`: an operation holding ids would
+ * give every URL its own metric labels and scope.
+ */
+function operationOf(req: Request): string {
+  if (!req.route) {
+    throw new IdempotencySetupError(
+      "idempotency: the Express adapter ran outside a route (mounted with app.use), where the route's path template is unknown. Put it on the route (`app.post(path, idempotency(...), handler)`) or pass `getOperation`.",
+    );
+  }
+  const path = String(req.route.path);
+  if (req.baseUrl === "") return `${req.method} ${path}`;
+  warnOnce(`idempotency: the route ${path} is mounted on a router whose path Express does not expose as a template; its operation is "${req.method} <router>${path}". Pass \`getOperation\` to name it.`);
+  return `${req.method} <router>${path}`;
+}
+
+/**
+ * Wrapper style: a route handler that runs `run` once per key and replays its result to retries.
  * Mount a body parser first: the fingerprint covers `req.body`, and without one every body looks the same.
  *
  * @example
@@ -87,7 +106,10 @@ export function idempotency(handler: IdempotencyHandler, options: ExpressRouteOp
 
 function requestOf(req: Request, res: Response): Omit<ProtectedRequest, "produce"> {
   return {
+    method: req.method,
+    url: req.originalUrl,
     keyHeader: req.headers[IDEMPOTENCY_KEY_HEADER],
+    hasCredentials: req.headers.authorization !== undefined,
     setContext: (context) => (res.locals.idempotency = context),
   };
 }

@@ -4,8 +4,9 @@ import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { protectRoute, UncapturableResponseError, type Protect, type ProtectOutcome } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions } from "../http/route-options";
+import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
+import type { FrameworkDefaults, IdempotencyRouteOptions } from "../http/route-options";
+import { IdempotencySetupError } from "../http/user-id";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -20,7 +21,7 @@ declare module "fastify" {
 
 export type FastifyRouteOptions = IdempotencyRouteOptions<FastifyRequest>;
 
-export type FastifyIdempotentOptions = WrapperRouteOptions<FastifyRequest> & {
+export type FastifyIdempotentOptions = FastifyRouteOptions & {
   /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
   run: (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
 };
@@ -29,12 +30,13 @@ export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: Idempote
 
 const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
   userIdOf: (request) => (request as { user?: { id?: unknown } }).user?.id,
-  operationOf: (request) => `${request.method} ${request.routeOptions.url ?? request.url}`,
+  // The route's template, prefixes included; a request that matched no route has none.
+  operationOf: (request) => `${request.method} ${request.routeOptions.url ?? "<unmatched>"}`,
   bodyOf: (request) => request.body,
 };
 
 /**
- * Wrapper style: a route handler that runs `run` at most once per key and replays its result.
+ * Wrapper style: a route handler that runs `run` once per key and replays its result to retries.
  *
  * @example
  * app.post("/payments", idempotent(handler, {
@@ -46,24 +48,24 @@ export function idempotent(handler: IdempotencyHandler, options: FastifyIdempote
   const { run, ...routeOptions } = options;
   const protect = protectRoute(handler, routeOptions, fastifyDefaults);
   return async function idempotentRoute(request, reply) {
-    const outcome = await protect(request, {
-      keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
-      setContext: (context) => (request.idempotency = context),
-      produce: async (signal) => toHttpResponse(await run(request, reply, signal)),
-    });
+    const outcome = await protect(request, { ...requestOf(request), produce: async (signal) => toHttpResponse(await run(request, reply, signal)) });
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(reply, outcome.response) : reply;
   };
 }
 
-/** A protected request whose route is running: its response is captured in onSend. */
-type Running = { capture(response: HttpResponse | undefined): void; outcome: Promise<ProtectOutcome> };
+/** A protected request whose route is running: its response is captured in onSend, an error it threw in onError. */
+type Running = { capture(response: HttpResponse | undefined): void; threw(error: unknown): void; outcome: Promise<ProtectOutcome> };
+
+/** Marks, in a route's config, that the plugin wrapped its handler. */
+const WRAPPED = Symbol("idempotency.wrapped");
 
 /**
  * Capture style: routes with `config: { idempotency }` are protected, and what they send is
- * recorded in `onSend` and replayed; error responses are never recorded. Registered without
- * encapsulation, so it covers the routes of the instance it is registered on. Authenticate in an
- * `onRequest` hook: this plugin reads the user in `preHandler`.
+ * recorded in `onSend` and replayed; error responses are never recorded. The plugin wraps each
+ * such route's handler as the route is declared, so it decides (and reads the user) after every
+ * `onRequest` and `preHandler` hook, whatever order plugins were registered in. Register it with
+ * `await`, before the routes it protects (a route declared earlier answers 500 with that fix).
  *
  * @example
  * await app.register(idempotencyPlugin, { handler, getUserId: (request) => request.user.id });
@@ -75,44 +77,28 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
   async function idempotencyPlugin(app: FastifyInstance, { handler, ...defaults }: IdempotencyPluginOptions) {
     // Declared up front so every request object has the same shape (Fastify's advice for speed).
     if (!app.hasRequestDecorator("idempotency")) app.decorateRequest("idempotency", undefined);
-    const protections = new WeakMap<object, Protect<FastifyRequest>>();
     const running = new WeakMap<FastifyRequest, Running>();
-    const protectionOf = (config: FastifyRouteOptions | true) => {
-      const routeOptions = config === true ? defaults : config;
-      let protect = protections.get(routeOptions);
-      if (!protect) {
-        protect = protectRoute(handler, { ...defaults, ...routeOptions }, fastifyDefaults);
-        protections.set(routeOptions, protect);
-      }
-      return protect;
-    };
 
-    // Resolving at registration makes a misconfigured route fail at startup; routes registered
-    // before the plugin finished loading are resolved on their first request instead.
-    app.addHook("onRoute", (route) => void (route.config?.idempotency && protectionOf(route.config.idempotency)));
-
-    app.addHook("preHandler", async function idempotencyPreHandler(request, reply) {
-      const config = request.routeOptions.config.idempotency;
+    // Resolved as the route is declared, so a misconfigured route fails at startup.
+    app.addHook("onRoute", (route) => {
+      const config = route.config?.idempotency;
       if (!config) return;
-      let started!: () => void;
-      const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
-      let capture!: Running["capture"];
-      const response = new Promise<HttpResponse>((resolve, reject) => {
-        capture = (captured) => (captured ? resolve(captured) : reject(new UncapturableResponseError("the route sent a stream or hijacked the reply")));
-      });
-      const outcome = protectionOf(config)(request, {
-        keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
-        setContext: (context) => (request.idempotency = context),
-        produce: () => {
-          started();
-          return response;
-        },
-      });
-      // Either the route may run now (its response arrives in onSend), or the answer is already known.
-      const decided = await Promise.race([routeStarted, outcome]);
-      if (!decided) return void running.set(request, { capture, outcome });
-      if (decided.kind === "error") throw decided.error;
-      if (decided.response) return send(reply, decided.response);
+      const protect = protectRoute(handler, config === true ? defaults : { ...defaults, ...config }, fastifyDefaults);
+      route.handler = capturingHandler(protect, route.handler, running);
+      route.config = { ...route.config, [WRAPPED]: true } as NonNullable<typeof route.config>;
+    });
+
+    app.addHook("preHandler", async function idempotencyGuard(request) {
+      const config = request.routeOptions.config as { idempotency?: unknown; [WRAPPED]?: boolean };
+      if (config.idempotency && !config[WRAPPED]) {
+        throw new IdempotencySetupError(
+          `idempotency: the route ${request.routeOptions.url} has \`config.idempotency\` but was declared before idempotencyPlugin loaded, so it is not protected. \`await app.register(idempotencyPlugin, ...)\` before declaring it.`,
+        );
+      }
+    });
+
+    app.addHook("onError", async function idempotencyOnError(request, _reply, error) {
+      running.get(request)?.threw(error);
     });
 
     app.addHook("onSend", async function idempotencyOnSend(request, reply, payload) {
@@ -134,6 +120,45 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
   },
   { [Symbol.for("skip-override")]: true, [Symbol.for("fastify.display-name")]: "idempotency" },
 );
+
+/** The route's handler behind the idempotency decision: it runs only when the decision lets it. */
+function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteHandlerMethod, running: WeakMap<FastifyRequest, Running>): RouteHandlerMethod {
+  return async function idempotentHandler(this: FastifyInstance, request, reply) {
+    let started!: () => void;
+    const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
+    let capture!: Running["capture"];
+    let thrown: unknown;
+    const response = new Promise<HttpResponse>((resolve, reject) => {
+      capture = (captured) => (captured ? resolve(captured) : reject(new UncapturableResponseError("the route sent a stream or hijacked the reply")));
+    });
+    const outcome = protect(request, {
+      ...requestOf(request),
+      produce: () => {
+        started();
+        return response;
+      },
+      thrownError: () => thrown,
+    });
+    // Either the route may run now (its response arrives in onSend), or the answer is already known.
+    const decided = await Promise.race([routeStarted, outcome]);
+    if (!decided) {
+      running.set(request, { capture, threw: (error) => (thrown = error), outcome });
+      return routeHandler.call(this, request, reply);
+    }
+    if (decided.kind === "error") throw decided.error;
+    return decided.response ? send(reply, decided.response) : reply;
+  };
+}
+
+function requestOf(request: FastifyRequest): Omit<ProtectedRequest, "produce"> {
+  return {
+    method: request.method,
+    url: request.url,
+    keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
+    hasCredentials: request.headers.authorization !== undefined,
+    setContext: (context) => (request.idempotency = context),
+  };
+}
 
 function payloadBytes(payload: unknown): Buffer | undefined {
   if (payload === undefined || payload === null) return Buffer.alloc(0);

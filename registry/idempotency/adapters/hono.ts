@@ -6,8 +6,10 @@ import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
+import { createHash } from "node:crypto";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions } from "../http/route-options";
+import { decodeUtf8 } from "../http/stored-response";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -18,7 +20,7 @@ declare module "hono" {
 
 export type HonoRouteOptions = IdempotencyRouteOptions<Context>;
 
-export type HonoIdempotentOptions = WrapperRouteOptions<Context> & {
+export type HonoIdempotentOptions = HonoRouteOptions & {
   /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
   run: (c: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
 };
@@ -31,7 +33,7 @@ const honoDefaults: FrameworkDefaults<Context> = {
 };
 
 /**
- * Wrapper style: a handler that runs `run` at most once per key and replays its result.
+ * Wrapper style: a handler that runs `run` once per key and replays its result to retries.
  *
  * @example
  * app.post("/payments", idempotent(handler, {
@@ -67,6 +69,7 @@ export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptio
         await next();
         return captureResponse(c);
       },
+      thrownError: () => c.error,
     });
     if (outcome.kind === "error") throw outcome.error;
     if (outcome.kind === "send") return send(c, outcome.response);
@@ -74,7 +77,14 @@ export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptio
 }
 
 function requestOf(c: Context): Omit<ProtectedRequest, "produce"> {
-  return { keyHeader: c.req.header(IDEMPOTENCY_KEY_HEADER), setContext: (context) => c.set("idempotency", context) };
+  const url = new URL(c.req.url);
+  return {
+    method: c.req.method,
+    url: url.pathname + url.search,
+    keyHeader: c.req.header(IDEMPOTENCY_KEY_HEADER),
+    hasCredentials: c.req.header("authorization") !== undefined,
+    setContext: (context) => c.set("idempotency", context),
+  };
 }
 
 /** Reads the handler's response into bytes, and puts an identical one back for the client. */
@@ -100,16 +110,33 @@ function send(c: Context, response: HttpResponse): Response {
   return c.body(new Uint8Array(response.body), status, response.headers);
 }
 
-/** JSON, form or text, read through Hono's body cache so the handler can read the body again. */
+/**
+ * The body as the fingerprint sees it, read through Hono's body cache so the handler can read it
+ * again: JSON parsed (so member order does not matter), a multipart form as its entries in order
+ * with each file's bytes hashed (the boundary changes on every send), anything else as its exact
+ * bytes (text when they are valid UTF-8), so no two different bodies look alike.
+ */
 async function parsedBody(c: Context): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
-  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) return c.req.parseBody();
-  const text = await c.req.text();
-  if (text === "" || !/[/+]json\b/i.test(type)) return text === "" ? undefined : text;
+  if (/^multipart\/form-data/i.test(type)) return formEntries(await c.req.formData());
+  const bytes = Buffer.from(await c.req.arrayBuffer());
+  if (bytes.length === 0) return undefined;
+  const text = decodeUtf8(bytes);
+  if (!/[/+]json\b/i.test(type)) return text ?? { base64: bytes.toString("base64") };
   try {
+    if (text === undefined) throw new SyntaxError("not UTF-8");
     return JSON.parse(text);
   } catch {
     // Without this a malformed body would reach onError as a SyntaxError, i.e. a 500.
-    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON.");
+    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON (UTF-8).");
   }
+}
+
+async function formEntries(form: FormData): Promise<unknown[]> {
+  const entries: unknown[] = [];
+  for (const [name, value] of form.entries()) {
+    if (typeof value === "string") entries.push([name, value]);
+    else entries.push([name, { file: value.name, type: value.type, sha256: createHash("sha256").update(Buffer.from(await value.arrayBuffer())).digest("hex") }]);
+  }
+  return entries;
 }

@@ -1,4 +1,4 @@
-// The HTTP layer the Express, Fastify and Hono adapters share: key header, options, flow, errors and replay.
+// The HTTP layer every adapter shares: key header, options, fingerprint, flow, errors and replay.
 export { captureNodeResponse } from "./capture-node-response";
 export type { NodeResponseCapture } from "./capture-node-response";
 export { classifyResponseStatus } from "./classify-response";
@@ -10,11 +10,14 @@ export type { HttpHeaders, HttpResponse, RouteResult } from "./http-response";
 export { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "./key-header";
 export type { HeaderValue } from "./key-header";
 export { protectRoute, UncapturableResponseError } from "./protect";
+export { canonicalQuery, requestFingerprint } from "./request-fingerprint";
+export type { RequestFingerprint } from "./request-fingerprint";
 export type { Protect, ProtectedRequest, ProtectOutcome } from "./protect";
 export { resolveRouteOptions } from "./route-options";
 export type {
   FrameworkDefaults,
   GetBody,
+  GetFingerprint,
   GetOperation,
   GetUserId,
   IdempotencyRouteOptions,
@@ -22,5 +25,6 @@ export type {
   ResolvedRouteOptions,
   WrapperRouteOptions,
 } from "./route-options";
-export { DEFAULT_REPLAY_HEADERS, fromStoredResponse, replayableHeaders, toStoredResponse } from "./stored-response";
+export { DEFAULT_REPLAY_HEADERS, isStoredResponse, replayableHeaders, replayResponse, toStoredResponse } from "./stored-response";
+export { ANONYMOUS_USER_ID, IdempotencySetupError } from "./user-id";
 export type { StoredResponse } from "./stored-response";

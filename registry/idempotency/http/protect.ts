@@ -1,4 +1,4 @@
-// The request flow every adapter shares: decide, run the route at most once, and say what to send.
+// The request flow every adapter shares: decide, run the route once per key, and say what to send.
 import { IdempotencyError, isIdempotencyError } from "../errors";
 import { hashPayload } from "../fingerprint";
 import type { IdempotencyHandler } from "../handler";
@@ -6,8 +6,9 @@ import type { IdempotencyContext } from "./context";
 import { idempotencyErrorResponse } from "./error-response";
 import type { HttpResponse } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
-import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions } from "./route-options";
-import { fromStoredResponse, toStoredResponse, type StoredResponse } from "./stored-response";
+import { requestFingerprint } from "./request-fingerprint";
+import { resolveRouteOptions, type FrameworkDefaults, type IdempotencyRouteOptions } from "./route-options";
+import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
 /** Thrown by an adapter's capture when the route streams its response: it goes out as it is, unrecorded. */
@@ -15,12 +16,23 @@ export class UncapturableResponseError extends Error {
   override readonly name = "UncapturableResponseError";
 }
 
-/** What one request hands over: its key header, where its context lives, and how to run the route once. */
+/** What one request hands over: what identifies it, where its context lives, and how to run the route once. */
 export type ProtectedRequest = {
+  /** The request method, e.g. "POST". */
+  method: string;
+  /** The request target as received, path and query: `/accounts/A/withdrawals?to=bob` (Express `req.originalUrl`). */
+  url: string;
   keyHeader: HeaderValue;
+  /** True when the request carries an Authorization header: then it must have a user, never the anonymous scope. */
+  hasCredentials: boolean;
   setContext: (context: IdempotencyContext) => void;
   /** Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture: records what it sends). */
   produce: (signal: AbortSignal) => Promise<HttpResponse>;
+  /**
+   * Capture style: the error the route threw, when the framework turned it into the response
+   * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
+   */
+  thrownError?: () => unknown;
 };
 
 /**
@@ -35,15 +47,14 @@ export type ProtectOutcome =
   | { kind: "error"; error: unknown };
 
 /** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */
-class UnstoredResponse extends Error {
+class ErrorResponse extends Error {
+  override readonly name = "ErrorResponse";
   readonly response: HttpResponse;
   readonly permanent: boolean;
 
-  constructor(
-    response: HttpResponse,
-    permanent: boolean,
-  ) {
-    super(`The route answered ${response.status}; error responses are never stored for replay.`);
+  constructor(response: HttpResponse, permanent: boolean) {
+    // The message is what a log line shows of it: the status and the start of the body, as text.
+    super(`The route answered ${response.status}: ${response.body.toString("utf8", 0, 200)}`);
     this.response = response;
     this.permanent = permanent;
   }
@@ -55,20 +66,26 @@ class UnstoredResponse extends Error {
  *
  * @example
  * const protect = protectRoute(handler, { requireKey: true }, expressDefaults);
- * const outcome = await protect(req, { keyHeader: req.headers["idempotency-key"], setContext, produce });
+ * const outcome = await protect(req, { method: req.method, url: req.originalUrl, keyHeader, hasCredentials, setContext, produce });
  */
-export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>) {
+export function protectRoute<Req>(handler: IdempotencyHandler, options: IdempotencyRouteOptions<Req>, framework: FrameworkDefaults<Req>) {
   const route = resolveRouteOptions(options, framework);
-  const isPermanentError = (err: unknown) => (err instanceof UnstoredResponse ? err.permanent : route.isPermanentError(err));
-  const isUnrecordable = (err: unknown) => err instanceof UncapturableResponseError;
+  const executeOptions = {
+    isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
+    isUnrecordable: (err: unknown) => err instanceof UncapturableResponseError,
+    // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
+    failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
+  };
+  const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
-  return async function protect(req: Req, { keyHeader, setContext, produce }: ProtectedRequest): Promise<ProtectOutcome> {
+  return async function protect(req: Req, request: ProtectedRequest): Promise<ProtectOutcome> {
+    const { keyHeader, setContext, produce } = request;
     const context: IdempotencyContext = { key: undefined, userId: undefined, operation: undefined, requestHash: undefined, outcome: "pending" };
     setContext(context);
     let ran = false;
     try {
       context.operation = route.getOperation(req);
-      context.userId = await route.getUserId(req);
+      context.userId = await route.getUserId(req, request.hasCredentials);
       const key = parseIdempotencyKey(keyHeader);
       if (key === undefined) {
         if (route.requireKey) throw new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header.");
@@ -78,7 +95,10 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
       }
       context.key = key;
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
-      context.requestHash = hashPayload(await route.getBody(req));
+      const fingerprint = route.getFingerprint
+        ? await route.getFingerprint(req)
+        : requestFingerprint(request.method, request.url, await route.getBody(req));
+      context.requestHash = hashPayload(fingerprint);
       let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
       const { response, replayed } = await handler.execute<StoredResponse>(
@@ -87,14 +107,15 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
           ran = true;
           context.outcome = "executing";
           produced = await produce(signal);
-          const verdict = route.classifyResponse(produced.status);
-          if (verdict !== "success") throw new UnstoredResponse(produced, verdict === "permanent");
+          const thrown = request.thrownError?.();
+          const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
+          if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
           return toStoredResponse(produced, route.replayHeaders);
         },
-        { isPermanentError, isUnrecordable },
+        executeOptions,
       );
       context.outcome = replayed ? "replayed" : "executed";
-      return replayed ? { kind: "send", response: fromStoredResponse(response) } : { kind: "ran", response: produced };
+      return replayed ? { kind: "send", response: replay(response) } : { kind: "ran", response: produced };
     } catch (err) {
       return outcomeOfError(context, ran, err);
     }
@@ -111,10 +132,16 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
       return { kind: "ran", response: undefined };
     }
     if (ran && !unprotected) context.outcome = "failed";
-    if (err instanceof UnstoredResponse) return { kind: "ran", response: err.response };
+    if (err instanceof ErrorResponse) return { kind: "ran", response: err.response };
     if (isIdempotencyError(err)) {
-      if (!ran) context.outcome = "rejected";
-      return { kind: "send", response: idempotencyErrorResponse(err, route.statusMap) };
+      if (ran) return { kind: "send", response: idempotencyErrorResponse(err, route.statusMap) };
+      context.outcome = "rejected";
+      const failed = err.code === "REQUEST_FAILED" && isStoredResponse(err.response) ? err.response : undefined;
+      if (failed && route.replayFailures) {
+        context.outcome = "replayed";
+        return { kind: "send", response: replay(failed) };
+      }
+      return { kind: "send", response: idempotencyErrorResponse(err, route.statusMap, failed && { originalStatus: failed.status }) };
     }
     return { kind: "error", error: err };
   }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { FrameworkDefaults } from "./route-options";
+import { ANONYMOUS_USER_ID } from "./user-id";
 
 type Req = { user?: { id: string } };
 const framework: FrameworkDefaults<Req> = { userIdOf: (req) => req.user?.id, operationOf: () => "POST /payments", bodyOf: () => ({}) };
@@ -21,23 +22,47 @@ describe("resolveRouteOptions", () => {
 
   it("uses the framework's user by default", async () => {
     const route = (await load())({}, framework);
-    expect(await route.getUserId({ user: { id: "u_1" } })).toBe("u_1");
+    expect(await route.getUserId({ user: { id: "u_1" } }, true)).toBe("u_1");
     expect(emitWarning).not.toHaveBeenCalled();
   });
 
   it("falls back to the anonymous user with one warning outside production", async () => {
     process.env.NODE_ENV = "development";
     const route = (await load())({}, framework);
-    expect(await route.getUserId({})).toBe("anonymous");
-    expect(await route.getUserId({})).toBe("anonymous");
+    expect(await route.getUserId({}, false)).toBe(ANONYMOUS_USER_ID);
+    expect(await route.getUserId({}, false)).toBe(ANONYMOUS_USER_ID);
     expect(emitWarning).toHaveBeenCalledTimes(1);
     expect(emitWarning).toHaveBeenCalledWith(expect.stringContaining("anonymous"), expect.objectContaining({ code: "IDEMPOTENCY_SETUP" }));
   });
 
   it("stays quiet about the anonymous user when the route allows it", async () => {
     const route = (await load())({ allowAnonymous: true }, framework);
-    expect(await route.getUserId({})).toBe("anonymous");
+    expect(await route.getUserId({}, false)).toBe(ANONYMOUS_USER_ID);
     expect(emitWarning).not.toHaveBeenCalled();
+  });
+
+  // Regression (issue 12, point 4): hono/jwt and @fastify/jwt set a user the default lookup misses.
+  it("refuses a request with credentials but no readable user as a setup error, warned once, never anonymous", async () => {
+    const route = (await load())({ allowAnonymous: true }, framework);
+    await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP", message: expect.stringContaining("getUserId") });
+    await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP" });
+    expect(emitWarning).toHaveBeenCalledTimes(1);
+  });
+
+  // Regression (issue 12, point 6): the anonymous scope used to be "anonymous", a possible real id.
+  it("keeps the anonymous scope apart from every real user id", async () => {
+    const resolve = await load();
+    expect(await resolve({}, framework).getUserId({ user: { id: "anonymous" } }, false)).toBe("anonymous");
+    expect(ANONYMOUS_USER_ID).not.toBe("anonymous");
+    await expect(resolve({}, framework).getUserId({ user: { id: ANONYMOUS_USER_ID } }, false)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP" });
+    await expect(resolve({ getUserId: () => ANONYMOUS_USER_ID }, framework).getUserId({}, false)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP" });
+  });
+
+  it("refuses a replay marker that is not a header name", async () => {
+    const resolve = await load();
+    expect(() => resolve({ replayedHeader: "Idempotent Replayed" }, framework)).toThrow(/replayedHeader/);
+    expect(resolve({ replayedHeader: false }, framework).replayedHeader).toBeUndefined();
+    expect(resolve({}, framework).replayedHeader).toBe("idempotent-replayed");
   });
 
   it("refuses a route without getUserId in production, unless it allows anonymous", async () => {

@@ -2,56 +2,78 @@
 import type { IdempotencyStatusMap } from "../errors";
 import { classifyResponseStatus, type ClassifyResponse } from "./classify-response";
 import { replayableHeaders } from "./stored-response";
-import { warnOnce } from "./warn-once";
+import { frameworkUserId, routeUserId, type UserLookup } from "./user-id";
 
 export type GetUserId<Req> = (req: Req) => string | Promise<string>;
 export type GetOperation<Req> = (req: Req) => string;
 export type GetBody<Req> = (req: Req) => unknown;
+export type GetFingerprint<Req> = (req: Req) => unknown;
 export type IsPermanentError = (err: unknown) => boolean;
 
 /** What every style of every adapter accepts; `Req` is the framework's request (or Hono's context). */
 export type IdempotencyRouteOptions<Req> = {
-  /** The authenticated user the key belongs to. @default the framework's user id (`req.user.id`, `c.get("user").id`), else "anonymous" */
+  /** The authenticated user the key belongs to. @default the framework's user id (`req.user.id`, `c.get("user").id`), else the anonymous scope */
   getUserId?: GetUserId<Req>;
-  /** Scopes keys to one operation. @default `"<METHOD> <route path>"`, e.g. "POST /payments/:id/refunds" */
+  /**
+   * Scopes keys to one operation, and labels metrics: keep it free of concrete path segments (ids),
+   * or label sets grow without bound. @default `"<METHOD> <route path template>"`, e.g. "POST /payments/:id/refunds"
+   */
   getOperation?: GetOperation<Req>;
-  /** What the fingerprint covers: leave out fields that change between retries (timestamps, trace ids). @default the parsed body */
+  /** The body part of the fingerprint: leave out fields that change between retries (timestamps, trace ids). @default the parsed body */
   getBody?: GetBody<Req>;
+  /**
+   * Replaces the whole fingerprint input (method, concrete path, query and `getBody`): two requests
+   * under one key are the same request exactly when these values are equal (as canonical JSON).
+   */
+  getFingerprint?: GetFingerprint<Req>;
+  /** True for a thrown error that can never succeed on retry: the key is marked FAILED. @default every thrown error is transient */
+  isPermanentError?: IsPermanentError;
   /** Answer 400 IDEMPOTENCY_KEY_MISSING instead of running the route unprotected. @default false */
   requireKey?: boolean;
-  /** Per-code status overrides, e.g. `{ REQUEST_IN_PROGRESS: 425 }`. */
+  /** Per-code status overrides, e.g. `{ KEY_REUSED_WITH_DIFFERENT_REQUEST: 422 }`. */
   statusMap?: IdempotencyStatusMap;
-  /** Allows the shared "anonymous" user without `getUserId` when NODE_ENV is "production". @default false */
+  /** Allows the shared anonymous scope without `getUserId` when NODE_ENV is "production". @default false */
   allowAnonymous?: boolean;
   /** Headers to replay besides Content-Type, Content-Encoding, Content-Language, Location, ETag, Link and Cache-Control. */
   replayHeaders?: readonly string[];
   /** Which responses are stored and which free or fail the key. @default classifyResponseStatus */
   classifyResponse?: ClassifyResponse;
+  /**
+   * Retries of a permanently failed key get the failed response itself, byte for byte (as Stripe
+   * and the IETF draft do), instead of 409 REQUEST_FAILED naming its status. @default false
+   */
+  replayFailures?: boolean;
+  /** The header that marks a replay (value `true`); `false` sends none. @default "Idempotent-Replayed" */
+  replayedHeader?: string | false;
 };
 
-/** Wrapper style sees the errors its `run` throws; capture style only sees responses, so it has no `isPermanentError`. */
-export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req> & {
-  /** True for errors that can never succeed on retry: the key is marked FAILED. @default every error is transient */
-  isPermanentError?: IsPermanentError;
-};
+/** Both styles take the same options; the name stays for code written against the wrapper style. */
+export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req>;
 
 /** How an adapter reads its framework's defaults. */
 export type FrameworkDefaults<Req> = {
   userIdOf: (req: Req) => unknown;
+  /** The route's template, never a concrete path: throw an IdempotencySetupError where it cannot be seen. */
   operationOf: (req: Req) => string;
   bodyOf: (req: Req) => unknown;
 };
 
 export type ResolvedRouteOptions<Req> = {
-  getUserId: GetUserId<Req>;
+  getUserId: UserLookup<Req>;
   getOperation: GetOperation<Req>;
   getBody: GetBody<Req>;
+  getFingerprint: GetFingerprint<Req> | undefined;
   requireKey: boolean;
   statusMap: IdempotencyStatusMap;
   replayHeaders: ReadonlySet<string>;
   classifyResponse: ClassifyResponse;
   isPermanentError: IsPermanentError;
+  replayFailures: boolean;
+  /** Lower-case, or undefined when replays are not marked. */
+  replayedHeader: string | undefined;
 };
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * Fills in the defaults. In production, refuses a route with neither `getUserId` nor
@@ -61,33 +83,27 @@ export type ResolvedRouteOptions<Req> = {
  * @example
  * const route = resolveRouteOptions({ requireKey: true }, expressDefaults);
  */
-export function resolveRouteOptions<Req>(options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>): ResolvedRouteOptions<Req> {
+export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, framework: FrameworkDefaults<Req>): ResolvedRouteOptions<Req> {
   if (!options.getUserId && !options.allowAnonymous && process.env.NODE_ENV === "production") {
     throw new Error(
-      "idempotency: a route needs `getUserId` in production (or `allowAnonymous: true`): without it, keys of requests with no authenticated user share one \"anonymous\" scope.",
+      "idempotency: a route needs `getUserId` in production (or `allowAnonymous: true`): without it, keys of requests with no authenticated user share one anonymous scope.",
     );
   }
+  const replayedHeader = options.replayedHeader ?? "Idempotent-Replayed";
+  if (replayedHeader !== false && !HEADER_NAME.test(replayedHeader)) {
+    throw new TypeError(`idempotency: \`replayedHeader\` must be a header name or false, got ${JSON.stringify(replayedHeader)}.`);
+  }
   return {
-    getUserId: options.getUserId ?? defaultUserId(framework, options.allowAnonymous === true),
+    getUserId: options.getUserId ? routeUserId(options.getUserId) : frameworkUserId(framework.userIdOf, options.allowAnonymous === true),
     getOperation: options.getOperation ?? framework.operationOf,
     getBody: options.getBody ?? framework.bodyOf,
+    getFingerprint: options.getFingerprint,
     requireKey: options.requireKey ?? false,
     statusMap: options.statusMap ?? {},
     replayHeaders: replayableHeaders(options.replayHeaders),
     classifyResponse: options.classifyResponse ?? classifyResponseStatus,
     isPermanentError: options.isPermanentError ?? (() => false),
-  };
-}
-
-function defaultUserId<Req>(framework: FrameworkDefaults<Req>, allowAnonymous: boolean): GetUserId<Req> {
-  return function frameworkUserId(req) {
-    const id = framework.userIdOf(req);
-    if ((typeof id === "string" && id !== "") || typeof id === "number") return String(id);
-    if (!allowAnonymous) {
-      warnOnce(
-        'idempotency: a request had no authenticated user and its route has no `getUserId`, so its key is scoped to the shared "anonymous" user. Pass `getUserId` (or `allowAnonymous: true`).',
-      );
-    }
-    return "anonymous";
+    replayFailures: options.replayFailures ?? false,
+    replayedHeader: replayedHeader === false ? undefined : replayedHeader.toLowerCase(),
   };
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { fromStoredResponse, replayableHeaders, toStoredResponse } from "./stored-response";
+import { replayableHeaders, replayResponse, toStoredResponse } from "./stored-response";
 
 const roundTrip = (body: Buffer) => {
   const stored = toStoredResponse({ status: 200, headers: {}, body }, replayableHeaders());
   // The handler keeps the stored response as JSON text: go through it as the store does.
-  return { stored, replayed: fromStoredResponse(JSON.parse(JSON.stringify(stored))).body };
+  return { stored, replayed: replayResponse(JSON.parse(JSON.stringify(stored)), replayableHeaders()).body };
 };
 
 describe("stored responses", () => {
@@ -49,4 +49,19 @@ describe("stored responses", () => {
       expect(() => replayableHeaders([name])).toThrow(TypeError);
     },
   );
+
+  it("applies the allow-list again on replay: a stored Set-Cookie (from an older version or a shared cache) never goes out", () => {
+    const stored = { status: 201, headers: { "set-cookie": ["session=secret"], location: "/p/1" }, body: "{}", encoding: "utf8" as const };
+    expect(replayResponse(stored, replayableHeaders()).headers).toEqual({ location: "/p/1" });
+  });
+
+  it("marks a replay with the route's replay header, and with none when it has none", () => {
+    const stored = { status: 201, headers: {}, body: "{}", encoding: "utf8" as const };
+    expect(replayResponse(stored, replayableHeaders(), "idempotent-replayed").headers).toEqual({ "idempotent-replayed": "true" });
+    expect(replayResponse(stored, replayableHeaders()).headers).toEqual({});
+  });
+
+  it("refuses a recorded value that is not a stored response", () => {
+    expect(() => replayResponse({ status: "201" } as never, replayableHeaders())).toThrow(TypeError);
+  });
 });

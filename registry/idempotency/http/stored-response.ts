@@ -56,26 +56,49 @@ export function toStoredResponse(response: HttpResponse, replayable: ReadonlySet
   for (const [name, value] of Object.entries(response.headers)) {
     if (replayable.has(name)) headers[name] = value;
   }
-  const text = utf8(response.body);
+  const text = decodeUtf8(response.body);
   return text === undefined
     ? { status: response.status, headers, body: response.body.toString("base64"), encoding: "base64" }
     : { status: response.status, headers, body: text, encoding: "utf8" };
 }
 
 /**
- * The response to send for a replay: the same status, bytes and replayable headers.
+ * The response to send for a replay: the same status and bytes, the headers the route allows
+ * today (checked again on every replay, whether the record came from the store or a cache), and
+ * the replay marker when the route sends one.
  *
  * @example
- * fromStoredResponse({ status: 201, headers: {}, body: "{}", encoding: "utf8" }).body; // <Buffer 7b 7d>
+ * replayResponse({ status: 201, headers: { "set-cookie": "s=1" }, body: "{}", encoding: "utf8" }, replayableHeaders(), "idempotent-replayed");
+ * // { status: 201, headers: { "idempotent-replayed": "true" }, body: <Buffer 7b 7d> }
  */
-export function fromStoredResponse(stored: StoredResponse): HttpResponse {
-  return { status: stored.status, headers: { ...stored.headers }, body: Buffer.from(stored.body, stored.encoding) };
+export function replayResponse(stored: StoredResponse, replayable: ReadonlySet<string>, marker?: string): HttpResponse {
+  if (!isStoredResponse(stored)) throw new TypeError("idempotency: the recorded response is not a stored HTTP response.");
+  const headers: HttpHeaders = {};
+  for (const [name, value] of Object.entries(stored.headers)) {
+    if (replayable.has(name)) headers[name] = value;
+  }
+  if (marker) headers[marker] = "true";
+  return { status: stored.status, headers, body: Buffer.from(stored.body, stored.encoding) };
+}
+
+/** True for what `toStoredResponse` returns: a record written by other code (or an older version) is not trusted blindly. */
+export function isStoredResponse(value: unknown): value is StoredResponse {
+  if (typeof value !== "object" || value === null) return false;
+  const { status, headers, body, encoding } = value as Record<string, unknown>;
+  return (
+    Number.isInteger(status) &&
+    typeof headers === "object" &&
+    headers !== null &&
+    typeof body === "string" &&
+    (encoding === "utf8" || encoding === "base64")
+  );
 }
 
 // `fatal` refuses invalid UTF-8 and `ignoreBOM` keeps a BOM: either would otherwise change the bytes.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-function utf8(bytes: Buffer): string | undefined {
+/** The bytes as text when they are valid UTF-8, else undefined (never a lossy U+FFFD). */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
     return decoder.decode(bytes);
   } catch {

@@ -1,9 +1,9 @@
 // MemoryStore's own promise beyond the shared contract: it stays bounded.
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryStore } from "./memory-store";
 
-const scope = (key: string) => ({ operation: "op", userId: "u", key });
+const scope = (key: string, userId = "u") => ({ operation: "op", userId, key });
 
 describe("MemoryStore bounds", () => {
   it("evicts expired, then the oldest completed records, when full", async () => {
@@ -47,3 +47,49 @@ describe("MemoryStore bounds", () => {
     expect(clockReads).toBeLessThan(20);
   });
 });
+
+// Regression (issue 12, point 8): one user's flood of keys evicted other users' completed records
+// (their retries ran again), refused everyone once full, and reset their retry budgets.
+describe("MemoryStore under one user's flood", () => {
+  const completed = async (store: MemoryStore, key: string, userId: string) => {
+    const token = randomUUID();
+    await store.create({ scope: scope(key, userId), requestHash: "h", ttlMs: 60_000, token });
+    await store.markSuccess(scope(key, userId), token, '"charged"', 60_000);
+  };
+
+  it("evicts only the flooding user's records, never another user's unexpired completed record", async () => {
+    const store = new MemoryStore({ maxRecords: 100 });
+    await completed(store, "alice-order", "alice");
+    for (let i = 0; i < 1_000; i++) await completed(store, `flood-${i}`, "mallory");
+    expect(await store.get(scope("alice-order", "alice"))).toMatchObject({ status: "SUCCESS", response: '"charged"' });
+    // And others can still create: the flood does not refuse everyone.
+    expect(await store.create({ scope: scope("bob-order", "bob"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toEqual({ status: "CREATED" });
+  });
+
+  it("keeps other users' retry counters when the flooder fills the counters", async () => {
+    const store = new MemoryStore({ maxRecords: 50 });
+    await store.incrementRetryCount(scope("alice-order", "alice"), 60_000);
+    for (let i = 0; i < 500; i++) await store.incrementRetryCount(scope(`flood-${i}`, "mallory"), 60_000);
+    expect(await store.incrementRetryCount(scope("alice-order", "alice"), 60_000)).toBe(2);
+  });
+});
+
+describe("MemoryStore in production", () => {
+  const nodeEnv = process.env.NODE_ENV;
+  afterEach(() => {
+    process.env.NODE_ENV = nodeEnv;
+    vi.restoreAllMocks();
+  });
+
+  it("warns once that it is for development", async () => {
+    vi.resetModules();
+    const emitWarning = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    process.env.NODE_ENV = "production";
+    const { MemoryStore: FreshMemoryStore } = await import("./memory-store");
+    new FreshMemoryStore();
+    new FreshMemoryStore();
+    expect(emitWarning).toHaveBeenCalledTimes(1);
+    expect(emitWarning).toHaveBeenCalledWith(expect.stringContaining("development"), expect.anything());
+  });
+});
+

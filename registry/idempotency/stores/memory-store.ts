@@ -8,19 +8,25 @@ import type {
   RecoveredRecord,
   RecoverInput,
 } from "../types";
+import { warnOnce } from "../utils/warn-once";
 
 export type MemoryStoreOptions = {
-  /** Records kept at most; when full, expired then oldest completed records are evicted. @default 10_000 */
+  /**
+   * Records kept at most. When full, expired records go first, then the oldest completed records
+   * of the user who holds the most, so one user's flood of keys never evicts anyone else's. @default 10_000
+   */
   maxRecords?: number;
   /** The clock, in epoch milliseconds; tests pass a fake one. @default Date.now */
   now?: () => number;
 };
 
-type Counter = { count: number; expiresAt: number };
+type Counter = { count: number; expiresAt: number; userId: string };
 
 /**
- * Keeps records in a Map. Nothing is shared between processes, so use it only where one process
- * serves every request (development, tests, single-instance tools).
+ * For development and tests: keeps records in a Map of this one process. Nothing is shared between
+ * processes and everything is lost on restart, so a retry that reaches another instance (or comes
+ * after a deploy) runs the operation again. Production uses PostgresStore; created with
+ * NODE_ENV=production, this store warns once.
  *
  * @example
  * const handler = new IdempotencyHandler(new MemoryStore({ maxRecords: 1_000 }));
@@ -28,6 +34,9 @@ type Counter = { count: number; expiresAt: number };
 export class MemoryStore implements IdempotencyStore {
   private readonly records = new Map<string, IdempotencyRecord>();
   private readonly counters = new Map<string, Counter>();
+  /** Which records and counters each user holds, oldest first: eviction takes from the biggest holder. */
+  private readonly recordsByUser = new Owners();
+  private readonly countersByUser = new Owners();
   private readonly maxRecords: number;
   private readonly now: () => number;
   /** No record expires before this instant, so a full store skips the sweep for expired records until then. */
@@ -36,13 +45,16 @@ export class MemoryStore implements IdempotencyStore {
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
     this.now = options.now ?? Date.now;
+    if (process.env.NODE_ENV === "production") {
+      warnOnce("idempotency: MemoryStore is for development and tests: its records live in one process and vanish on restart, so retries that reach another instance run again. Use PostgresStore in production.");
+    }
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const recordId = id(scope);
     const existing = this.records.get(recordId);
     if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: { ...existing } };
-    this.records.delete(recordId);
+    if (existing) this.drop(recordId, existing);
     this.makeRoom();
     const now = new Date(this.now());
     this.earliestExpiry = Math.min(this.earliestExpiry, now.getTime() + ttlMs);
@@ -58,6 +70,7 @@ export class MemoryStore implements IdempotencyStore {
       expiresAt: new Date(now.getTime() + ttlMs),
       updatedAt: now,
     });
+    this.recordsByUser.add(scope.userId, recordId);
     return { status: "CREATED" };
   }
 
@@ -70,12 +83,12 @@ export class MemoryStore implements IdempotencyStore {
     return this.settle(scope, token, (record) => Object.assign(record, { status: "SUCCESS", response, ...this.stamp(ttlMs) }));
   }
 
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
-    return this.settle(scope, token, (record) => Object.assign(record, { status: "FAILED", ...this.stamp(ttlMs) }));
+  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+    return this.settle(scope, token, (record) => Object.assign(record, { status: "FAILED", response, ...this.stamp(ttlMs) }));
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.settle(scope, token, () => this.records.delete(id(scope)));
+    return this.settle(scope, token, (record) => this.drop(id(scope), record));
   }
 
   async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
@@ -101,7 +114,7 @@ export class MemoryStore implements IdempotencyStore {
       const retryCount = this.bump(record, ttlMs);
       const poisoned = retryCount >= maxRetries;
       if (poisoned) Object.assign(record, { status: "FAILED", ...this.stamp(ttlMs) });
-      else this.records.delete(id(record));
+      else this.drop(id(record), record);
       return { operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned };
     });
   }
@@ -111,9 +124,19 @@ export class MemoryStore implements IdempotencyStore {
     const current = this.counters.get(key);
     const count = current && current.expiresAt > this.now() ? current.count + 1 : 1;
     this.counters.delete(key);
-    this.counters.set(key, { count, expiresAt: this.now() + ttlMs });
-    if (this.counters.size > this.maxRecords) this.counters.delete(this.counters.keys().next().value as string);
+    this.counters.set(key, { count, expiresAt: this.now() + ttlMs, userId: scope.userId });
+    this.countersByUser.add(scope.userId, key);
+    if (this.counters.size > this.maxRecords) {
+      // Forgetting a counter resets a key's retry budget: make the biggest holder pay, never a bystander.
+      const victim = this.countersByUser.oldestOfBiggest(() => true);
+      if (victim) this.dropCounter(victim.owner, victim.id);
+    }
     return count;
+  }
+
+  private dropCounter(userId: string, key: string): void {
+    this.counters.delete(key);
+    this.countersByUser.remove(userId, key);
   }
 
 
@@ -122,7 +145,7 @@ export class MemoryStore implements IdempotencyStore {
     for (const [key, record] of this.records) {
       if (deleted >= limit) break;
       if (!this.isLive(record)) {
-        this.records.delete(key);
+        this.drop(key, record);
         deleted++;
       }
     }
@@ -130,7 +153,7 @@ export class MemoryStore implements IdempotencyStore {
     for (const [key, counter] of this.counters) {
       if (countersDeleted >= limit) break;
       if (counter.expiresAt <= this.now()) {
-        this.counters.delete(key);
+        this.dropCounter(counter.userId, key);
         countersDeleted++;
       }
     }
@@ -159,31 +182,65 @@ export class MemoryStore implements IdempotencyStore {
     return { updatedAt: new Date(now), expiresAt: new Date(now + ttlMs) };
   }
 
+  private drop(recordId: string, record: IdempotencyRecord): void {
+    this.records.delete(recordId);
+    this.recordsByUser.remove(record.userId, recordId);
+  }
+
   /**
-   * Evicts expired records first, then the oldest completed ones; running executions are never evicted.
-   * It frees 1 % of the store at a time: a Map keeps the slots of deleted entries until it grows, and
-   * walking past them on every create would make each request O(records) once the store is full.
+   * Evicts expired records first, then the oldest completed records of the user who holds the most:
+   * under one user's flood, only that user's records go (a bystander's evicted record would let its
+   * retry run again). Running executions are never evicted. It frees 1 % of the store at a time: a
+   * Map keeps the slots of deleted entries until it grows, and walking past them on every create
+   * would make each request O(records) once the store is full.
    */
   private makeRoom(): void {
     if (this.records.size < this.maxRecords) return;
     if (this.now() >= this.earliestExpiry) this.evictExpired();
     const target = this.maxRecords - Math.max(1, Math.floor(this.maxRecords / 100));
-    for (const [key, record] of this.records) {
-      if (this.records.size <= target) return;
-      if (record.status !== "PROCESSING") this.records.delete(key);
+    while (this.records.size > target) {
+      const victim = this.recordsByUser.oldestOfBiggest((recordId) => this.records.get(recordId)?.status !== "PROCESSING");
+      if (!victim) break;
+      this.drop(victim.id, this.records.get(victim.id) as IdempotencyRecord);
     }
     if (this.records.size >= this.maxRecords) {
-      throw new Error(`MemoryStore is full: ${this.maxRecords} executions are in progress.`);
+      throw new Error(`MemoryStore is full: ${this.maxRecords} records, and the biggest holder's are all in progress.`);
     }
   }
 
   private evictExpired(): void {
     let earliest = Infinity;
     for (const [key, record] of this.records) {
-      if (!this.isLive(record)) this.records.delete(key);
+      if (!this.isLive(record)) this.drop(key, record);
       else earliest = Math.min(earliest, record.expiresAt.getTime());
     }
     this.earliestExpiry = earliest;
+  }
+}
+
+/** Ids grouped by the user who owns them, each group oldest first. */
+class Owners {
+  private readonly byOwner = new Map<string, Set<string>>();
+
+  add(owner: string, id: string): void {
+    const ids = this.byOwner.get(owner) ?? new Set<string>();
+    ids.delete(id);
+    ids.add(id);
+    this.byOwner.set(owner, ids);
+  }
+
+  remove(owner: string, id: string): void {
+    const ids = this.byOwner.get(owner);
+    if (ids?.delete(id) && ids.size === 0) this.byOwner.delete(owner);
+  }
+
+  /** The oldest id that `evictable` accepts, of the owner holding the most ids. */
+  oldestOfBiggest(evictable: (id: string) => boolean): { owner: string; id: string } | undefined {
+    let biggest: [string, Set<string>] | undefined;
+    for (const entry of this.byOwner) if (!biggest || entry[1].size > biggest[1].size) biggest = entry;
+    if (!biggest) return undefined;
+    for (const id of biggest[1]) if (evictable(id)) return { owner: biggest[0], id };
+    return undefined;
   }
 }
 

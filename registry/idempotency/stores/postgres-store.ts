@@ -106,11 +106,11 @@ export class PostgresStore implements IdempotencyStore {
     );
   }
 
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
+  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
     return this.owned(
-      `UPDATE ${this.table} SET status = 'FAILED', updated_at = now(), expires_at = now() + $5${MS}
+      `UPDATE ${this.table} SET status = 'FAILED', response = $6, updated_at = now(), expires_at = now() + $5${MS}
        WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
-      [...scopeParams(scope), token, ttlMs],
+      [...scopeParams(scope), token, ttlMs, response],
     );
   }
 

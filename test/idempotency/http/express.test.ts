@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import express, { type ErrorRequestHandler, type Request, type Response } from "express";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
@@ -17,6 +17,7 @@ import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 type WithUser = Request & { user?: { id: string } };
 
 const expressDriver: HttpDriver = {
+  captureSeesThrownErrors: false,
   async start({ handler, style, routes }) {
     const app = express();
     const contexts = new Map<string, () => IdempotencyContext | undefined>();
@@ -30,11 +31,12 @@ const expressDriver: HttpDriver = {
       next();
     });
     for (const route of routes) {
-      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (req: WithUser) => req.user!.id };
+      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (req: WithUser) => req.user!.id }) };
+      const method = (route.method ?? "POST").toLowerCase() as "post" | "put" | "patch" | "delete";
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
+        app[method](route.path, idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
       } else {
-        app.post(route.path, idempotency(handler, options), async (_req, res) => send(res, await route.logic()));
+        app[method](route.path, idempotency(handler, options), async (_req, res) => send(res, await route.logic()));
       }
     }
     app.use(frameworkErrorHandler);
@@ -125,3 +127,48 @@ describe("Express capture", () => {
     expect(runs).toBe(2);
   });
 });
+
+// Issue 12, point 2: under a router mounted at "/accounts/:id", `req.baseUrl` is the concrete
+// "/accounts/A": every URL became its own operation (unbounded metric labels, 503 on a huge segment).
+describe("Express operation names never hold a concrete path segment", () => {
+  const apps: TestApp[] = [];
+  afterEach(async () => void (await Promise.all(apps.splice(0).map((app) => app.close()))));
+
+  async function start(mount: (app: express.Express, protect: RequestHandler) => void) {
+    const handler = new IdempotencyHandler(new MemoryStore());
+    const app = express();
+    const contexts = new Map<string, () => IdempotencyContext | undefined>();
+    app.use((req, res, next) => (contexts.set(req.get("x-test-id") ?? "", () => res.locals.idempotency), next()));
+    mount(app, idempotency(handler, { getUserId: () => "u_1" }));
+    app.use(frameworkErrorHandler);
+    const testApp = await listen(app, contexts);
+    apps.push(testApp);
+    return testApp;
+  }
+
+  it("names a route under a router mounted with a parameter by its own template, the mount left out", async () => {
+    const app = await start((app, protect) => {
+      const router = express.Router();
+      router.post("/withdrawals", protect, (_req, res) => void res.status(201).json({ ok: true }));
+      app.use("/accounts/:id", router);
+    });
+    const operations = new Set<unknown>();
+    for (const account of ["A", "B", "x".repeat(6_000)]) {
+      const response = await app.request({ key: randomUUID(), path: `/accounts/${account}/withdrawals` });
+      expect(response.status).toBe(201);
+      operations.add(response.context?.operation);
+    }
+    expect([...operations]).toEqual(["POST <router>/withdrawals"]);
+  });
+
+  it("refuses, as a setup error with the fix, to guess an operation where no route is matched yet (app.use)", async () => {
+    const app = await start((app, protect) => {
+      app.use(protect);
+      app.post("/payments", (_req, res) => void res.status(201).json({ ok: true }));
+    });
+    const response = await app.request({ key: randomUUID() });
+    expect(response.status).toBe(500);
+    expect(response.json()).toEqual({ frameworkError: expect.stringContaining("getOperation") });
+  });
+});
+

@@ -11,6 +11,7 @@ import { idempotencyPlugin, idempotent } from "@/blocks/idempotency/adapters/fas
 type WithUser = FastifyRequest & { user?: { id: string } };
 
 const fastifyDriver: HttpDriver = {
+  captureSeesThrownErrors: true,
   async start({ handler, style, routes }) {
     const app = Fastify();
     app.addHook("onRequest", async function authenticate(request: WithUser) {
@@ -22,11 +23,12 @@ const fastifyDriver: HttpDriver = {
     });
     if (style === "capture") await app.register(idempotencyPlugin, { handler });
     for (const route of routes) {
-      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (request: WithUser) => request.user!.id };
+      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (request: WithUser) => request.user!.id }) };
+      const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
+        app.route({ method, url: route.path, handler: idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }) });
       } else {
-        app.post(route.path, { config: { idempotency: options } }, async (_request, reply) => send(reply, await route.logic()));
+        app.route({ method, url: route.path, config: { idempotency: options }, handler: async (_request, reply) => send(reply, await route.logic()) });
       }
     }
     return inject(app);
@@ -47,7 +49,7 @@ async function inject(app: ReturnType<typeof Fastify>): Promise<TestApp> {
   return {
     async request(request) {
       const { path, testId, init } = toFetchRequest(request);
-      const response = await app.inject({ method: "POST", url: path, headers: init.headers, payload: init.body });
+      const response = await app.inject({ method: init.method as "POST", url: path, headers: init.headers, payload: init.body });
       const headers = new Headers();
       for (const [name, value] of Object.entries(response.headers)) {
         for (const item of [value ?? []].flat()) headers.append(name, String(item));
@@ -98,3 +100,44 @@ describe("Fastify capture", () => {
     expect(runs).toBe(2);
   });
 });
+
+// Issue 12, point 15: with the plugin registered before an auth plugin whose preHandler sets
+// `request.user`, every request to the route answered 500 ("Cannot read properties of null").
+describe("Fastify capture reads the user after every preHandler", () => {
+  const apps: TestApp[] = [];
+  afterEach(async () => void (await Promise.all(apps.splice(0).map((app) => app.close()))));
+
+  it("protects a route whose user is set by a preHandler registered after the plugin", async () => {
+    const app = Fastify();
+    await app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: (request: WithUser) => request.user!.id });
+    app.addHook("preHandler", async function authenticate(request: WithUser) {
+      request.user = { id: String(request.headers["x-user-id"]) };
+    });
+    let runs = 0;
+    app.post("/payments", { config: { idempotency: { requireKey: true } } }, async (_request, reply) => reply.code(201).send({ run: ++runs }));
+    const testApp = await inject(app);
+    apps.push(testApp);
+    const key = randomUUID();
+    const first = await testApp.request({ key, user: "u_1" });
+    const replay = await testApp.request({ key, user: "u_1" });
+    const otherUser = await testApp.request({ key, user: "u_2" });
+    const missingKey = await testApp.request({ user: "u_1" });
+    expect([first.status, replay.status, otherUser.status, missingKey.status]).toEqual([201, 201, 201, 400]);
+    expect([replay.context?.outcome, otherUser.json()]).toEqual(["replayed", { run: 2 }]);
+  });
+
+  it("answers a route declared before the plugin loaded with a setup error naming the fix, never unprotected", async () => {
+    const app = Fastify();
+    app.setErrorHandler((err: Error, _request, reply) => reply.code(500).send({ frameworkError: err.message }));
+    void app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: () => "u_1" });
+    let runs = 0;
+    app.post("/payments", { config: { idempotency: true } }, async () => ({ run: ++runs }));
+    const testApp = await inject(app);
+    apps.push(testApp);
+    const response = await testApp.request({ key: randomUUID() });
+    expect(response.status).toBe(500);
+    expect(response.json()).toEqual({ frameworkError: expect.stringContaining("await app.register(idempotencyPlugin") });
+    expect(runs).toBe(0);
+  });
+});
+

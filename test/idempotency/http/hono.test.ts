@@ -12,6 +12,7 @@ import { idempotency, idempotent } from "@/blocks/idempotency/adapters/hono";
 type Env = { Variables: { user: { id: string } } };
 
 const honoDriver: HttpDriver = {
+  captureSeesThrownErrors: true,
   async start({ handler, style, routes }) {
     const app = new Hono<Env>();
     const contexts = new Map<string, () => IdempotencyContext | undefined>();
@@ -26,11 +27,12 @@ const honoDriver: HttpDriver = {
       return c.json({ frameworkError: err.message }, status as 500);
     });
     for (const route of routes) {
-      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (c: Context<Env>) => c.get("user").id };
+      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (c: Context<Env>) => c.get("user").id }) };
+      const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
+        app.on(method, route.path, idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
       } else {
-        app.post(route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
+        app.on(method, route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
       }
     }
     return request(app, contexts);
@@ -78,3 +80,54 @@ describe("Hono capture", () => {
     expect(response.context?.operation).toBe("POST /orders/:id/refunds");
   });
 });
+
+// Issue 12, point 7: the body fingerprint left out uploaded file contents, invalid UTF-8 bytes and
+// repeated form fields, so a different request under one key replayed the first one's answer.
+describe("Hono fingerprints every byte of a body it does not parse as JSON", () => {
+  async function start() {
+    const app = new Hono();
+    let runs = 0;
+    app.post("/uploads", idempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }), async (c) => {
+      const form = await c.req.parseBody({ all: true });
+      return c.json({ run: ++runs, fields: Object.keys(form) }, 201);
+    });
+    const send = async (key: string, body: NonNullable<RequestInit["body"]>, headers: Record<string, string> = {}) => {
+      const response = await app.request("/uploads", { method: "POST", body, headers: { "idempotency-key": key, ...headers } });
+      return { status: response.status, body: (await response.json()) as { run?: number; error?: { code: string } } };
+    };
+    return { send, runs: () => runs };
+  }
+  const form = (entries: Array<[string, string | Blob]>) => {
+    const data = new FormData();
+    for (const [name, value] of entries) data.append(name, value);
+    return data;
+  };
+
+  it("answers a second upload with other file contents 409, and replays the same file sent again", async () => {
+    const { send, runs } = await start();
+    const key = randomUUID();
+    expect((await send(key, form([["receipt", new File(["first scan"], "r.pdf")]]))).status).toBe(201);
+    expect((await send(key, form([["receipt", new File(["other scan"], "r.pdf")]]))).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+    // A new boundary, the same form: the same request.
+    expect(await send(key, form([["receipt", new File(["first scan"], "r.pdf")]]))).toEqual({ status: 201, body: { run: 1, fields: ["receipt"] } });
+    expect(runs()).toBe(1);
+  });
+
+  it("answers repeated form fields that differ 409", async () => {
+    const { send } = await start();
+    const key = randomUUID();
+    await send(key, "tag=a&tag=b", { "content-type": "application/x-www-form-urlencoded" });
+    expect((await send(key, "tag=c&tag=b", { "content-type": "application/x-www-form-urlencoded" })).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+    const multipartKey = randomUUID();
+    await send(multipartKey, form([["tag", "a"], ["tag", "b"]]));
+    expect((await send(multipartKey, form([["tag", "c"], ["tag", "b"]]))).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+  });
+
+  it("answers two bodies with different invalid UTF-8 bytes 409", async () => {
+    const { send } = await start();
+    const key = randomUUID();
+    await send(key, new Uint8Array([0x61, 0xff]), { "content-type": "text/plain" });
+    expect((await send(key, new Uint8Array([0x61, 0xfe]), { "content-type": "text/plain" })).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+  });
+});
+

@@ -1,6 +1,6 @@
 // The IdempotencyCache contract, written once and run against every cache implementation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CachedRecord, IdempotencyCache, IdempotencyScope } from "@/blocks/idempotency/types";
+import type { CachedRecord, CacheScope, IdempotencyCache } from "@/blocks/idempotency/types";
 
 export type CacheKind = {
   name: string;
@@ -18,8 +18,8 @@ export function describeCacheContract(kind: CacheKind): void {
     let cache: IdempotencyCache;
     let close: () => Promise<void>;
     let n = 0;
-    const scope = (): IdempotencyScope => ({ operation: "payments:create", userId: "u_1", key: `cache-${Date.now()}-${++n}` });
-    const expectRemembered = (actual: CachedRecord | undefined, expected: CachedRecord) =>
+    const scope = (): CacheScope => ({ namespace: "idempotency_records", operation: "payments:create", userId: "u_1", key: `cache-${Date.now()}-${++n}` });
+    const expectRemembered = (actual: unknown, expected: CachedRecord) =>
       kind.remembers ? expect(actual).toEqual(expected) : expect(actual).toBeUndefined();
 
     beforeAll(async () => {
@@ -45,6 +45,13 @@ export function describeCacheContract(kind: CacheKind): void {
       await cache.set(s, success, 60_000);
       expect(await cache.get({ ...s, userId: "u_2" })).toBeUndefined();
       expect(await cache.get({ ...s, operation: "refunds:create" })).toBeUndefined();
+    });
+
+    // Regression (issue 12, point 9): two handlers on different tables sharing one Redis answered from each other's entries.
+    it("never answers for another store (namespace)", async () => {
+      const s = scope();
+      await cache.set(s, success, 60_000);
+      expect(await cache.get({ ...s, namespace: "other_records" })).toBeUndefined();
     });
 
     it("forgets a record once its TTL has passed, and stores nothing for a TTL of zero", async () => {

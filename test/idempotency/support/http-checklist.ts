@@ -24,6 +24,7 @@ export function checklistSuite(t: Harness): void {
     expect(replay.headers.get("location")).toBe("/payments/pay_1");
     // In-process requests (Hono's app.request) carry no Content-Length; over a socket it must fit the body.
     expect(replay.headers.get("content-length") ?? String(replay.body.length)).toBe(String(first.body.length));
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(route.runs).toBe(1);
   });
 
@@ -177,7 +178,8 @@ export function checklistSuite(t: Harness): void {
       }
       return created(run);
     });
-    const { app, handler } = await t.start(route);
+    // No heartbeat: the handler refuses a recovery timeout shorter than its interval, and this one is 0.
+    const { app, handler } = await t.start(route, { handler: { heartbeatIntervalMs: 0 } });
     const key = randomUUID();
     const crashed = app.request({ key, user });
     await entered.promise;
@@ -234,6 +236,7 @@ export function checklistSuite(t: Harness): void {
       const first = await app.request({ key, user });
       const replay = await app.request({ key, user });
       expect(replay.body.equals(first.body)).toBe(true);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
       expect(cacheHits).toHaveLength(1);
       expect(route.runs).toBe(1);
     });

@@ -49,5 +49,5 @@ export function runHttpConformance(driver: HttpDriver): void {
     describe.each(styles)("%s style", (style) => checklistSuite(harness(driver, style, () => open())));
   });
 
-  describe.each(styles)("%s style, any store", { timeout: SUITE_TEST_TIMEOUT_MS }, (style) => rulesSuite(harness(driver, style, memoryFixture), style));
+  describe.each(styles)("%s style, any store", { timeout: SUITE_TEST_TIMEOUT_MS }, (style) => rulesSuite(harness(driver, style, memoryFixture), style, driver));
 }

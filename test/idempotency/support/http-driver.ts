@@ -10,11 +10,16 @@ export type Style = "wrapper" | "capture";
 /** What a test route answers. An object body goes out as JSON, a string as text; `stream` pipes chunks instead. */
 export type RouteReply = { status?: number; body?: unknown; headers?: Record<string, string>; stream?: string[] };
 
-/** Route options every framework takes as they are (the driver adds `getUserId`, and `isPermanentError` in wrapper style). */
+/** Route options every framework takes as they are (the driver adds `getUserId` and `isPermanentError`). */
 export type NeutralRouteOptions = Omit<IdempotencyRouteOptions<unknown>, "getUserId" | "getOperation" | "getBody">;
 
+export type Method = "POST" | "PUT" | "PATCH" | "DELETE";
+
 export type TestRoute = {
+  /** The framework's path template, e.g. "/accounts/:id/withdrawals" (the same syntax in all three). */
   path: string;
+  /** @default "POST" */
+  method?: Method;
   /** The route's logic, with its side effect: it is what must run exactly once. */
   logic: () => Promise<RouteReply> | RouteReply;
   options: NeutralRouteOptions;
@@ -24,11 +29,14 @@ export type TestRoute = {
 
 /**
  * Builds an app for one test: an auth step that sets the framework's user (`req.user`,
- * `request.user`, `c.set("user")`) to `{ id: <x-user-id header> }`, one POST route per `TestRoute`
+ * `request.user`, `c.set("user")`) to `{ id: <x-user-id header> }` (and nothing for an
+ * Authorization header: that is a token the default lookup cannot read), one route per `TestRoute`
  * in the given style, and an error handler answering `err.status ?? err.statusCode ?? 500` with
  * `{ frameworkError: err.message }`. Rejects when the adapter refuses the routes.
  */
 export type HttpDriver = {
+  /** True when the capture style sees an error the route throws (Hono's `c.error`, Fastify's onError); Express's does not. */
+  captureSeesThrownErrors: boolean;
   start(setup: { handler: IdempotencyHandler; style: Style; routes: TestRoute[] }): Promise<TestApp>;
 };
 
@@ -37,7 +45,17 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-export type TestRequest = { path?: string; key?: string; user?: string; body?: unknown; rawJson?: string };
+export type TestRequest = {
+  /** @default "POST" */
+  method?: Method;
+  /** Path and query, e.g. "/accounts/A/withdrawals?to=bob". @default "/payments" */
+  path?: string;
+  key?: string;
+  user?: string;
+  body?: unknown;
+  rawJson?: string;
+  headers?: Record<string, string>;
+};
 
 export type TestResponse = {
   status: number;
@@ -49,13 +67,13 @@ export type TestResponse = {
 };
 
 /** The fetch-style request a driver sends for a `TestRequest`; `testId` lets the app report the request's context. */
-export function toFetchRequest(request: TestRequest): { path: string; testId: string; init: { method: string; headers: Record<string, string>; body: string } } {
+export function toFetchRequest(request: TestRequest): { path: string; testId: string; init: { method: string; headers: Record<string, string>; body: string; redirect: "manual" } } {
   const testId = randomUUID();
-  const headers: Record<string, string> = { "content-type": "application/json", "x-test-id": testId };
+  const headers: Record<string, string> = { "content-type": "application/json", "x-test-id": testId, ...request.headers };
   if (request.key !== undefined) headers["idempotency-key"] = request.key;
   if (request.user !== undefined) headers["x-user-id"] = request.user;
   const body = request.rawJson ?? JSON.stringify(request.body ?? { amount: 100, currency: "EUR" });
-  return { path: request.path ?? "/payments", testId, init: { method: "POST", headers, body } };
+  return { path: request.path ?? "/payments", testId, init: { method: request.method ?? "POST", headers, body, redirect: "manual" } };
 }
 
 export function testResponse(status: number, headers: Headers, body: Buffer, context: IdempotencyContext | undefined): TestResponse {
@@ -85,7 +103,7 @@ export class RouteError extends Error {
   }
 }
 
-/** The `isPermanentError` of every wrapper-style test route (capture style sees responses, not errors). */
+/** The `isPermanentError` of every test route (in capture style the framework turns thrown errors into responses first). */
 export function isPermanentRouteError(err: unknown): boolean {
   return err instanceof RouteError && err.permanent;
 }

@@ -2,12 +2,15 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPayload } from "@/blocks/idempotency/fingerprint";
-import type { IdempotencyStore } from "@/blocks/idempotency/types";
-import { RouteError, type Style } from "./http-driver";
+import { requestFingerprint } from "@/blocks/idempotency/http/request-fingerprint";
+import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
+import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
+import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
+import { RouteError, type HttpDriver, type Style } from "./http-driver";
 import { created, deferred, errorCode, type Harness } from "./http-harness";
 
 /** The HTTP rules, checked once per style on a MemoryStore. */
-export function rulesSuite(t: Harness, style: Style): void {
+export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
   const user = "u_1";
 
   it("answers 503 STORE_UNAVAILABLE when the store is down, without running the route", async () => {
@@ -107,7 +110,7 @@ export function rulesSuite(t: Harness, style: Style): void {
     it("accepts it with allowAnonymous, reading the framework's user", async () => {
       const { app } = await t.start(t.route(created, { defaultUserId: true, options: { allowAnonymous: true } }));
       expect((await app.request({ key: randomUUID(), user: "u_7" })).context?.userId).toBe("u_7");
-      expect((await app.request({ key: randomUUID() })).context?.userId).toBe("anonymous");
+      expect((await app.request({ key: randomUUID() })).context?.userId).toBe(ANONYMOUS_USER_ID);
     });
   });
 
@@ -127,14 +130,14 @@ export function rulesSuite(t: Harness, style: Style): void {
       await app.request({ key, user, body, path: "/refunds" }),
     ].map((response) => response.context);
     const scope = { userId: user, operation: "POST /payments" };
-    const requestHash = hashPayload(body);
+    const requestHash = hashPayload(requestFingerprint("POST", "/payments", body));
     expect(outcomes).toEqual([
       { ...scope, key: undefined, requestHash: undefined, outcome: "skipped" },
       { ...scope, key, requestHash, outcome: "executed" },
       { ...scope, key, requestHash, outcome: "replayed" },
-      { ...scope, key, requestHash: hashPayload({ amount: 5 }), outcome: "rejected" },
+      { ...scope, key, requestHash: hashPayload(requestFingerprint("POST", "/payments", { amount: 5 })), outcome: "rejected" },
       { ...scope, key: undefined, requestHash: undefined, outcome: "rejected" },
-      { ...scope, operation: "POST /refunds", key, requestHash, outcome: "failed" },
+      { ...scope, operation: "POST /refunds", key, requestHash: hashPayload(requestFingerprint("POST", "/refunds", body)), outcome: "failed" },
     ]);
   });
 
@@ -165,4 +168,178 @@ export function rulesSuite(t: Harness, style: Style): void {
     for (let retry = 0; retry < 4; retry++) expect((await app.request({ key, user })).body.toString()).toBe("chunk 1, chunk 2");
     expect(route.runs).toBe(5);
   });
+
+  describe("issue 12: what identifies a request, and what a replay says", () => {
+    const withdraw = (run: number) => ({ status: 201, body: { withdrawal: `w_${run}` } });
+
+    it("point 1: answers one key sent to /accounts/A then /accounts/B 409, never A's replay", async () => {
+      const route = t.route(withdraw, { path: "/accounts/:id/withdrawals" });
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      expect((await app.request({ key, user, path: "/accounts/A/withdrawals" })).status).toBe(201);
+      const other = await app.request({ key, user, path: "/accounts/B/withdrawals" });
+      expect([other.status, errorCode(other)]).toEqual([409, "KEY_REUSED_WITH_DIFFERENT_REQUEST"]);
+      expect((await app.request({ key, user, path: "/accounts/A/withdrawals" })).json()).toEqual({ withdrawal: "w_1" });
+      expect(route.runs).toBe(1);
+    });
+
+    it("point 1: answers one key sent to DELETE /items/1 then /items/2 409", async () => {
+      const route = t.route(() => ({ status: 200, body: { deleted: true } }), { path: "/items/:id", method: "DELETE" });
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      expect((await app.request({ key, user, method: "DELETE", path: "/items/1" })).status).toBe(200);
+      expect(errorCode(await app.request({ key, user, method: "DELETE", path: "/items/2" }))).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+      expect(route.runs).toBe(1);
+    });
+
+    it("point 1: answers one key sent with ?to=alice then ?to=bob 409, and replays the same query in any parameter order", async () => {
+      const route = t.route(created, { path: "/transfers" });
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      expect((await app.request({ key, user, path: "/transfers?to=alice&amount=5" })).status).toBe(201);
+      expect(errorCode(await app.request({ key, user, path: "/transfers?to=bob&amount=5" }))).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+      const reordered = await app.request({ key, user, path: "/transfers?amount=5&to=alice" });
+      expect([reordered.status, reordered.context?.outcome]).toEqual([201, "replayed"]);
+      expect(route.runs).toBe(1);
+    });
+
+    it("point 1: lets getFingerprint replace the whole fingerprint input", async () => {
+      const route = t.route(withdraw, { path: "/accounts/:id/withdrawals", options: { getFingerprint: () => "one withdrawal whatever the account" } });
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      await app.request({ key, user, path: "/accounts/A/withdrawals", body: { amount: 1 } });
+      const replay = await app.request({ key, user, path: "/accounts/B/withdrawals", body: { amount: 2 } });
+      expect([replay.status, replay.context?.outcome]).toEqual([201, "replayed"]);
+      expect(route.runs).toBe(1);
+    });
+
+    it("point 2: names the operation after the route's template, never a concrete path segment", async () => {
+      const route = t.route(withdraw, { path: "/accounts/:id/withdrawals" });
+      const { app } = await t.start(route);
+      // Long, but under Fastify's own limit on a path parameter (100 characters, then 414).
+      const long = "x".repeat(90);
+      for (const path of ["/accounts/A/withdrawals", `/accounts/${long}/withdrawals`]) {
+        const response = await app.request({ key: randomUUID(), user, path });
+        expect([response.status, response.context?.operation]).toEqual([201, "POST /accounts/:id/withdrawals"]);
+      }
+    });
+
+    it("point 14: marks every replay with Idempotent-Replayed: true, and never a first response", async () => {
+      const { app } = await t.start(t.route(created));
+      const key = randomUUID();
+      const first = await app.request({ key, user });
+      const replay = await app.request({ key, user });
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.body.equals(first.body)).toBe(true);
+    });
+
+    it("point 14: renames the replay marker, or drops it, with replayedHeader", async () => {
+      const renamed = t.route(created, { path: "/renamed", options: { replayedHeader: "X-Replayed" } });
+      const dropped = t.route(created, { path: "/dropped", options: { replayedHeader: false } });
+      const { app } = await t.start([renamed, dropped]);
+      const key = randomUUID();
+      await app.request({ key, user, path: "/renamed" });
+      const replay = await app.request({ key, user, path: "/renamed" });
+      expect([replay.headers.get("x-replayed"), replay.headers.get("idempotent-replayed")]).toEqual(["true", null]);
+      await app.request({ key, user, path: "/dropped" });
+      const unmarked = await app.request({ key, user, path: "/dropped" });
+      expect([unmarked.context?.outcome, unmarked.headers.get("idempotent-replayed")]).toEqual(["replayed", null]);
+    });
+
+    it("point 9: a replay from the cache gets the allow-list and the marker too: a cached Set-Cookie never goes out", async () => {
+      const cached: { record?: unknown } = {};
+      const cache: IdempotencyCache = { get: async () => cached.record, set: async () => {} };
+      const { app } = await t.start(t.route(created), { cache });
+      const key = randomUUID();
+      const first = await app.request({ key, user });
+      // What only the cache holds (another version or app wrote it): a cookie, and a Location the store never saw.
+      const stored = { status: 201, headers: { "set-cookie": ["session=stolen"], location: "/from-cache" }, body: first.body.toString(), encoding: "utf8" };
+      cached.record = { requestHash: first.context?.requestHash, status: "SUCCESS", response: JSON.stringify(stored) };
+      const replay = await app.request({ key, user });
+      expect(replay.headers.get("set-cookie")).toBeNull();
+      expect([replay.headers.get("location"), replay.headers.get("idempotent-replayed")]).toEqual(["/from-cache", "true"]);
+      expect(replay.body.equals(first.body)).toBe(true);
+    });
+
+    it("point 13: a failed key keeps its status: retries get 409 REQUEST_FAILED naming the original 402", async () => {
+      const route = t.route(() => ({ status: 402, body: { error: "card_declined" } }));
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      expect((await app.request({ key, user })).status).toBe(402);
+      const retry = await app.request({ key, user });
+      expect(retry.status).toBe(409);
+      expect(retry.json()).toMatchObject({ error: { code: "REQUEST_FAILED", originalStatus: 402 } });
+      expect(route.runs).toBe(1);
+    });
+
+    it("point 13: replays the failed response itself, byte for byte, with replayFailures", async () => {
+      const route = t.route(() => ({ status: 422, body: { error: "amount_too_large", zebra: 1, apple: 2 } }), { options: { replayFailures: true } });
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      const failed = await app.request({ key, user });
+      const replay = await app.request({ key, user });
+      expect([failed.status, replay.status]).toEqual([422, 422]);
+      expect(replay.body.equals(failed.body)).toBe(true);
+      expect(replay.headers.get("content-type")).toBe(failed.headers.get("content-type"));
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(route.runs).toBe(1);
+    });
+
+    it("point 17: treats a status below 400 as success: a 303 is recorded and replayed", async () => {
+      const route = t.route((run) => ({ status: 303, body: "", headers: { location: `/orders/o_${run}` } }));
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      await app.request({ key, user });
+      const replay = await app.request({ key, user });
+      expect([replay.status, replay.headers.get("location"), replay.context?.outcome]).toEqual([303, "/orders/o_1", "replayed"]);
+      expect(route.runs).toBe(1);
+    });
+
+    // Express's capture middleware never sees the error (Express hands it to the error handlers after the route).
+    if (style === "wrapper" || driver.captureSeesThrownErrors) {
+      it("point 17: takes isPermanentError in both styles: a thrown permanent error fails the key whatever status it was answered with", async () => {
+        const route = t.route(() => {
+          throw new RouteError(503, "card declined", true);
+        });
+        const { app } = await t.start(route);
+        const key = randomUUID();
+        expect((await app.request({ key, user })).status).toBe(503);
+        expect(errorCode(await app.request({ key, user }))).toBe("REQUEST_FAILED");
+        expect(route.runs).toBe(1);
+      });
+    }
+
+    it("point 16: logs a failed response's body as text, never a byte array, and no stack above debug", async () => {
+      const logger = recordingLogger();
+      const { app } = await t.start(t.route(() => ({ status: 402, body: { error: "card_declined" } })), { handler: { logger } });
+      await app.request({ key: randomUUID(), user });
+      const failure = logger.lines.find((line) => line.msg === "idempotency: permanent failure, key marked FAILED");
+      expect(failure?.err).toEqual({ name: "ErrorResponse", message: 'The route answered 402: {"error":"card_declined"}' });
+      const aboveDebug = JSON.stringify(logger.lines.filter((line) => line.level !== "debug"));
+      expect(aboveDebug).not.toContain('"type":"Buffer"');
+      expect(aboveDebug).not.toContain("stack");
+    });
+
+    it("point 4: answers a request with credentials but no readable user 500, never the anonymous scope, and runs nothing", async () => {
+      const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
+      const { app } = await t.start(route);
+      const response = await app.request({ key: randomUUID(), headers: { authorization: "Bearer eyJhbGciOi.alice" } });
+      expect(response.status).toBe(500);
+      expect(response.json()).toEqual({ frameworkError: expect.stringContaining("getUserId") });
+      expect(route.runs).toBe(0);
+    });
+
+    it("point 6: keeps the anonymous scope apart from a real user whose id is \"anonymous\"", async () => {
+      const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      const nobody = await app.request({ key });
+      const named = await app.request({ key, user: "anonymous" });
+      expect([nobody.context?.userId, named.context?.userId]).toEqual([ANONYMOUS_USER_ID, "anonymous"]);
+      expect(named.context?.outcome).toBe("executed");
+      expect(route.runs).toBe(2);
+    });
+  });
 }
+

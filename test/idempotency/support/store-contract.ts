@@ -105,6 +105,17 @@ export function describeStoreContract(kind: StoreKind): void {
         expect(await store.get(s)).toMatchObject({ status: "FAILED" });
       });
 
+      // Issue 12, point 13: a failed key keeps what the failed execution answered (e.g. its 402), bytes intact.
+      it("keeps the failed response with a FAILED record, and none when none is given", async () => {
+        const kept = '{"status":402,"body":"{\\"z\\":1,\\"a\\":2}"}';
+        const withResponse = scope();
+        await store.markFailed(withResponse, await create(withResponse), TTL, kept);
+        expect(await store.get(withResponse)).toMatchObject({ status: "FAILED", response: kept });
+        const without = scope();
+        await store.markFailed(without, await create(without), TTL);
+        expect(await store.get(without)).toMatchObject({ status: "FAILED", response: null });
+      });
+
       it("releases (deletes) only for the token holder, after which the key can be created again", async () => {
         const s = scope();
         const token = await create(s);

@@ -76,3 +76,29 @@ export function isJson(text: string): boolean {
     return false;
   }
 }
+
+/** A path segment as a client sends it (percent-encoded unicode), within Fastify's 100-character parameter limit. */
+export const pathSegment = fc
+  .string({ unit: "grapheme", minLength: 1, maxLength: 12 })
+  .map(encodeURIComponent)
+  .filter((segment) => segment.length <= 100 && segment !== "." && segment !== "..");
+
+/** Two different segments: the same route, two resources. */
+export const twoPathSegments = fc.tuple(pathSegment, pathSegment).filter(([a, b]) => a !== b);
+
+/** 2 to 6 query parameters with distinct names, encoded as a client would. */
+export const queryParameters = fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ unit: "grapheme", maxLength: 12 })), {
+  minLength: 2,
+  maxLength: 6,
+  selector: ([name]) => name,
+});
+
+export function queryString(parameters: Array<[string, string]>): string {
+  return parameters.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join("&");
+}
+
+/** Authorization header values Node's client sends: schemes and tokens of visible ASCII, junk included. */
+export const authorizationValue = fc.oneof(
+  fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII), minLength: 1, maxLength: 200 }).map((token) => `Bearer ${token}`),
+  fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII, " "), minLength: 1, maxLength: 300 }).filter((value) => value.trim() !== ""),
+);

@@ -1,0 +1,38 @@
+// What an HTTP request's fingerprint covers: method, concrete path, canonical query and body.
+import { hashPayload } from "../fingerprint";
+/** The fingerprint's input for a request, before hashing. */
+export type RequestFingerprint = { method: string; path: string; query: Array<[string, string | null]>; bodyHash: string };
+
+/**
+ * The input of the default fingerprint. The path is the concrete one (`/accounts/A/withdrawals`,
+ * never the route's template), so one key sent to two resources is a conflict, never a replay.
+ * The body enters as its own hash, so it keeps the depth limit it has on its own.
+ *
+ * @example
+ * requestFingerprint("POST", "/accounts/A/withdrawals?to=bob&amount=5", { note: "rent" });
+ * // { method: "POST", path: "/accounts/A/withdrawals", query: [["amount", "5"], ["to", "bob"]], bodyHash: "9f2c…" }
+ */
+export function requestFingerprint(method: string, url: string, body: unknown): RequestFingerprint {
+  const start = url.indexOf("?");
+  const path = start === -1 ? url : url.slice(0, start);
+  return { method: method.toUpperCase(), path, query: canonicalQuery(start === -1 ? "" : url.slice(start + 1)), bodyHash: hashPayload(body) };
+}
+
+/**
+ * The query's parameters sorted by name, as sent: not decoded, because decoding folds distinct
+ * bytes (`%FF` and `%FE` both become U+FFFD) and could make two requests look alike. A stable sort
+ * keeps repeated names in order (`?tag=a&tag=b` differs from `?tag=b&tag=a`); a name without `=`
+ * has the value null (`?a` differs from `?a=`).
+ *
+ * @example
+ * canonicalQuery("b=2&a=1&a=0"); // [["a", "1"], ["a", "0"], ["b", "2"]]
+ */
+export function canonicalQuery(query: string): Array<[string, string | null]> {
+  const pairs: Array<[string, string | null]> = [];
+  for (const part of query.split("&")) {
+    if (part === "") continue;
+    const equals = part.indexOf("=");
+    pairs.push(equals === -1 ? [part, null] : [part.slice(0, equals), part.slice(equals + 1)]);
+  }
+  return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
