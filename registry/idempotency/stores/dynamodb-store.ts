@@ -79,19 +79,20 @@ export class DynamoDbStore implements IdempotencyStore {
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+    return this.complete(scope, token, "SUCCESS", response, ttlMs);
+  }
+
+  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+    return this.complete(scope, token, "FAILED", response, ttlMs);
+  }
+
+  /** Ends the holder's execution with its outcome, keeping the response (success or failure) when there is one. */
+  private complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
     const now = this.now();
     const body = response === null ? { set: "", remove: ", #response", values: {} } : { set: ", #response = :response", remove: "", values: { ":response": response } };
     return this.fenced(scope, token, now, {
       UpdateExpression: `SET #status = :done, #updatedAt = :now, #expiresAt = :expiresAt, #ttl = :ttl${body.set} REMOVE #shard${body.remove}`,
-      values: { ":done": "SUCCESS", ...this.expiryValues(now, ttlMs), ...body.values },
-    });
-  }
-
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
-    const now = this.now();
-    return this.fenced(scope, token, now, {
-      UpdateExpression: "SET #status = :done, #updatedAt = :now, #expiresAt = :expiresAt, #ttl = :ttl REMOVE #shard",
-      values: { ":done": "FAILED", ...this.expiryValues(now, ttlMs) },
+      values: { ":done": status, ...this.expiryValues(now, ttlMs), ...body.values },
     });
   }
 

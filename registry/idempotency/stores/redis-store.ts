@@ -95,9 +95,10 @@ export class RedisStore implements IdempotencyStore {
     return (await this.scripts.idempotencyMark(k.record, k.index, token, "SUCCESS", lifetime(ttlMs), k.member, ...body)) === 1;
   }
 
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number): Promise<boolean> {
+  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.scripts.idempotencyMark(k.record, k.index, token, "FAILED", lifetime(ttlMs), k.member)) === 1;
+    const body = response === null ? [] : [response];
+    return (await this.scripts.idempotencyMark(k.record, k.index, token, "FAILED", lifetime(ttlMs), k.member, ...body)) === 1;
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
