@@ -8,6 +8,7 @@ import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { keyFields, Observer } from "./observer";
 import { noopCache } from "./caches/noop-cache";
 import { completeSuccess, settleFailure, type Settlement } from "./settle";
+import { executeInTransaction, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
 import type { CachedRecord, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { sleep, withTimeout } from "./utils/with-timeout";
 
@@ -66,7 +67,7 @@ const RELEASE_BACKOFF_MS = 500;
  *   { isPermanentError: (err) => err instanceof CardDeclinedError },
  * );
  */
-export class IdempotencyHandler {
+export class IdempotencyHandler<Tx = never> {
   readonly ttlMs: number;
   readonly maxRetries: number;
   private readonly cache: IdempotencyCache;
@@ -75,8 +76,9 @@ export class IdempotencyHandler {
 
   private readonly store: IdempotencyStore;
 
+  /** `Tx`: the transaction object of the store's client (see `executeInTransaction`). */
   constructor(
-    store: IdempotencyStore,
+    store: IdempotencyStore | TransactionalStore<Tx>,
     cache?: IdempotencyCache,
     options: IdempotencyHandlerOptions = {},
   ) {
@@ -125,6 +127,18 @@ export class IdempotencyHandler {
     }
     this.observer.decision("debug", "idempotency: lock acquired", keyFields(scope, "PROCESSING"));
     return this.run(scope, requestHash, token, operation, options);
+  }
+
+  /**
+   * Like `execute`, for an operation whose writes go to the store's own database: the record, the
+   * writes (made on `tx`, the client's transaction) and the result commit in one transaction.
+   */
+  async executeInTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions = {}): Promise<ExecuteResult<T>> {
+    const scope = checkScope(context);
+    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
+    const { store, observer, settings } = this;
+    const core = { store, observer, settings, readCache: this.readCache.bind(this), writeCache: this.writeCache.bind(this), answerDuplicate: this.answerDuplicate.bind(this) };
+    return executeInTransaction(core, scope, requestHash, operation, options);
   }
 
   /**

@@ -1,0 +1,73 @@
+// PostgresStore on node-postgres (`pg`): a Pool or a Client, with transactions for executeInTransaction.
+import type { Client, Pool, PoolClient } from "pg";
+import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
+
+/**
+ * A Pool lends one connection per transaction. A Client is one connection, so its transactions run
+ * one after another (a Pool suits a server; a Client suits a script or a test).
+ *
+ * @example
+ * const store = new PostgresStore(pgClient(new pg.Pool({ connectionString: process.env.DATABASE_URL })));
+ * await handler.executeInTransaction(context, async (tx) => tx.query("INSERT INTO orders ...", [...]));
+ */
+export function pgClient(pool: Pool): TransactionalSqlClient<PoolClient>;
+export function pgClient(client: Client): TransactionalSqlClient<Client>;
+export function pgClient(db: Pool | Client): TransactionalSqlClient<PoolClient | Client> {
+  let previous: Promise<unknown> = Promise.resolve();
+  return {
+    query: (text, params) => db.query(text, params),
+    async transaction(work) {
+      if (!isPool(db)) {
+        // One connection: queue behind the previous transaction so their statements never interleave.
+        const next = previous.then(() => inTransaction(db, work));
+        previous = next.catch(() => {});
+        return outcome(await next);
+      }
+      const connection = await db.connect();
+      const ended = await inTransaction(connection, work);
+      // A connection whose BEGIN, COMMIT or ROLLBACK failed may be broken or mid-transaction: destroy it.
+      connection.release(ended.clean ? undefined : toError(ended.error));
+      return outcome(ended);
+    },
+  };
+}
+
+type Ended<T> = { ok: true; result: T; clean: true } | { ok: false; error: unknown; clean: boolean };
+
+/** Never rejects: says how the transaction ended and whether the connection is left clean. */
+async function inTransaction<C extends PoolClient | Client, T>(connection: C, work: (sql: SqlClient, tx: C) => Promise<T>): Promise<Ended<T>> {
+  try {
+    await connection.query("BEGIN");
+  } catch (error) {
+    return { ok: false, error, clean: false };
+  }
+  let result: T;
+  try {
+    result = await work({ query: (text, params) => connection.query(text, params) }, connection);
+  } catch (error) {
+    const clean = await connection.query("ROLLBACK").then(
+      () => true,
+      () => false,
+    );
+    return { ok: false, error, clean };
+  }
+  try {
+    await connection.query("COMMIT");
+  } catch (error) {
+    return { ok: false, error, clean: false };
+  }
+  return { ok: true, result, clean: true };
+}
+
+function outcome<T>(ended: Ended<T>): T {
+  if (!ended.ok) throw ended.error;
+  return ended.result;
+}
+
+function isPool(db: Pool | Client): db is Pool {
+  return "totalCount" in db;
+}
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
