@@ -288,11 +288,12 @@ function deserialize<T>(serialized: string | null): T {
 
 const LOCK_NOT_AVAILABLE = "55P03";
 
-/** The SQLSTATE of a driver error, wherever the client put it (`code`, an ORM's `cause`, Prisma's `meta`). */
+/** The SQLSTATE of a driver error, wherever the client put it. */
 export function sqlState(err: unknown, depth = 0): string | undefined {
   if (typeof err !== "object" || err === null || depth > 4) return undefined;
-  const { code, originalCode, cause, meta } = err as { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: unknown };
-  // The driver's own error sits deepest: an ORM's wrapper may carry a code of its own (Prisma's "P2010").
+  const { code, originalCode, cause, meta, driverAdapterError } = err as Record<string, unknown>;
+  // The driver's own error sits deepest: an ORM's wrapper may carry a code of its own (Prisma's "P2010",
+  // whose driver error is at `meta.driverAdapterError.cause`; Drizzle's is at `cause`).
   const own = [originalCode, code].find((candidate) => typeof candidate === "string" && /^[0-9A-Z]{5}$/.test(candidate)) as string | undefined;
-  return sqlState(cause, depth + 1) ?? sqlState(meta, depth + 1) ?? own;
+  return sqlState(cause, depth + 1) ?? sqlState(meta, depth + 1) ?? sqlState(driverAdapterError, depth + 1) ?? own;
 }

@@ -17,6 +17,8 @@ export type ClientKind = {
   /** The client and how the reliability worker / SIGKILL child names it. */
   client: ClientName;
   database: "postgres" | "pglite";
+  /** One connection (PGlite, a pg Client): a duplicate queues behind the whole first transaction instead of its row lock. */
+  oneConnection: boolean;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind has its own transaction type.
   open(): Promise<OpenedClient<any>>;
 };
@@ -133,11 +135,12 @@ const ON_PGLITE: Array<[ClientName, string]> = [
 
 /** Every client adapter on every database it supports here: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const clientKinds: ClientKind[] = [
-  ...ON_PGLITE.map(([client, label]) => ({ name: `${label} (PGlite)`, client, database: "pglite" as const, open: () => openClient(client) })),
+  ...ON_PGLITE.map(([client, label]) => ({ name: `${label} (PGlite)`, client, database: "pglite" as const, oneConnection: true, open: () => openClient(client) })),
   ...(process.env.DATABASE_URL ? ON_POSTGRES : []).map(([client, label]) => ({
     name: `${label} (DATABASE_URL)`,
     client,
     database: "postgres" as const,
+    oneConnection: client === "pg-client",
     open: () => openClient(client),
   })),
 ];

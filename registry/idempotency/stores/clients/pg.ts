@@ -13,16 +13,23 @@ import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
 export function pgClient(pool: Pool): TransactionalSqlClient<PoolClient>;
 export function pgClient(client: Client): TransactionalSqlClient<Client>;
 export function pgClient(db: Pool | Client): TransactionalSqlClient<PoolClient | Client> {
-  let previous: Promise<unknown> = Promise.resolve();
+  if (!isPool(db)) {
+    // One connection: every statement and transaction waits for the one before, so a statement never
+    // lands inside another caller's open transaction.
+    let previous: Promise<unknown> = Promise.resolve();
+    const queued = <T>(run: () => Promise<T>): Promise<T> => {
+      const next = previous.then(run);
+      previous = next.catch(() => {});
+      return next;
+    };
+    return {
+      query: (text, params) => queued(() => db.query(text, params)),
+      transaction: async (work) => outcome(await queued(() => inTransaction(db, work))),
+    };
+  }
   return {
     query: (text, params) => db.query(text, params),
     async transaction(work) {
-      if (!isPool(db)) {
-        // One connection: queue behind the previous transaction so their statements never interleave.
-        const next = previous.then(() => inTransaction(db, work));
-        previous = next.catch(() => {});
-        return outcome(await next);
-      }
       const connection = await db.connect();
       const ended = await inTransaction(connection, work);
       // A connection whose BEGIN, COMMIT or ROLLBACK failed may be broken or mid-transaction: destroy it.
@@ -65,6 +72,7 @@ function outcome<T>(ended: Ended<T>): T {
 }
 
 function isPool(db: Pool | Client): db is Pool {
+  // Only a Pool counts its connections.
   return "totalCount" in db;
 }
 
