@@ -4,7 +4,6 @@ import type {
   CreateResult,
   IdempotencyRecord,
   IdempotencyScope,
-  IdempotencyStore,
   RecoveredRecord,
   RecoverInput,
 } from "../types";
