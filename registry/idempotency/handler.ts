@@ -67,7 +67,7 @@ const RELEASE_BACKOFF_MS = 500;
  *   { isPermanentError: (err) => err instanceof CardDeclinedError },
  * );
  */
-export class IdempotencyHandler<Tx = never> {
+export class IdempotencyHandler<Tx = unknown> {
   readonly ttlMs: number;
   readonly maxRetries: number;
   private readonly cache: IdempotencyCache;

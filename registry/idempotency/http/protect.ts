@@ -19,8 +19,8 @@ export class UncapturableResponseError extends Error {
 export type ProtectedRequest = {
   keyHeader: HeaderValue;
   setContext: (context: IdempotencyContext) => void;
-  /** Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture: records what it sends). */
-  produce: (signal: AbortSignal) => Promise<HttpResponse>;
+  /** Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture: records what it sends). `tx`: with `transaction: true`. */
+  produce: (signal: AbortSignal, tx?: unknown) => Promise<HttpResponse>;
 };
 
 /**
@@ -81,18 +81,17 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
       context.requestHash = hashPayload(await route.getBody(req));
       let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
-      const { response, replayed } = await handler.execute<StoredResponse>(
-        scope,
-        async (signal) => {
-          ran = true;
-          context.outcome = "executing";
-          produced = await produce(signal);
-          const verdict = route.classifyResponse(produced.status);
-          if (verdict !== "success") throw new UnstoredResponse(produced, verdict === "permanent");
-          return toStoredResponse(produced, route.replayHeaders);
-        },
-        { isPermanentError, isUnrecordable },
-      );
+      const operation = async (signal: AbortSignal, tx?: unknown) => {
+        ran = true;
+        context.outcome = "executing";
+        produced = await produce(signal, tx);
+        const verdict = route.classifyResponse(produced.status);
+        if (verdict !== "success") throw new UnstoredResponse(produced, verdict === "permanent");
+        return toStoredResponse(produced, route.replayHeaders);
+      };
+      const { response, replayed } = options.transaction
+        ? await handler.executeInTransaction<StoredResponse>(scope, (tx, signal) => operation(signal, tx), { isPermanentError })
+        : await handler.execute<StoredResponse>(scope, operation, { isPermanentError, isUnrecordable });
       context.outcome = replayed ? "replayed" : "executed";
       return replayed ? { kind: "send", response: fromStoredResponse(response) } : { kind: "ran", response: produced };
     } catch (err) {

@@ -1,6 +1,7 @@
 // The options a protected route takes, and their resolution (defaults, checks) once, when the route is created.
 import type { IdempotencyStatusMap } from "../errors";
 import { classifyResponseStatus, type ClassifyResponse } from "./classify-response";
+import type { RouteResult } from "./http-response";
 import { replayableHeaders } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
@@ -33,7 +34,17 @@ export type IdempotencyRouteOptions<Req> = {
 export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req> & {
   /** True for errors that can never succeed on retry: the key is marked FAILED. @default every error is transient */
   isPermanentError?: IsPermanentError;
+  /** Runs `run` with the record in one database transaction (`handler.executeInTransaction`), handing it the transaction. @default false */
+  transaction?: boolean | undefined;
 };
+
+/**
+ * Wrapper style's `run(...request, signal)`; with `transaction: true`, also the transaction of the
+ * store's client, for writes that commit with the idempotency record (see TRANSACTIONS.md).
+ */
+export type WrapperRun<Args extends unknown[], Tx> =
+  | { transaction?: false | undefined; run: (...args: [...Args, signal: AbortSignal]) => RouteResult | Promise<RouteResult> }
+  | { transaction: true; run: (...args: [...Args, signal: AbortSignal, tx: Tx]) => RouteResult | Promise<RouteResult> };
 
 /** How an adapter reads its framework's defaults. */
 export type FrameworkDefaults<Req> = {
