@@ -31,7 +31,12 @@ export function pgClient(db: Pool | Client): TransactionalSqlClient<PoolClient |
     query: (text, params) => db.query(text, params),
     async transaction(work) {
       const connection = await db.connect();
+      // A checked-out client whose connection dies emits 'error', which kills the process when nobody
+      // listens (the pool only listens to idle ones); the statement in flight rejects with it anyway.
+      const ignore = () => {};
+      connection.on("error", ignore);
       const ended = await inTransaction(connection, work);
+      connection.off("error", ignore);
       // A connection whose BEGIN, COMMIT or ROLLBACK failed may be broken or mid-transaction: destroy it.
       connection.release(ended.clean ? undefined : toError(ended.error));
       return outcome(ended);
