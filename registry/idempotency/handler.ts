@@ -9,6 +9,7 @@ import { keyFields, Observer } from "./observer";
 import { isCachedRecord } from "./caches/cached-record";
 import { noopCache } from "./caches/noop-cache";
 import { completeSuccess, settleFailure, type Settlement } from "./settle";
+import { executeInTransaction, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
 import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { warnOnce } from "./utils/warn-once";
 import { sleep, withTimeout } from "./utils/with-timeout";
@@ -78,7 +79,7 @@ const RELEASE_BACKOFF_MS = 500;
  *   { isPermanentError: (err) => err instanceof CardDeclinedError },
  * );
  */
-export class IdempotencyHandler {
+export class IdempotencyHandler<Tx = unknown> {
   readonly ttlMs: number;
   readonly maxRetries: number;
   private readonly cache: IdempotencyCache;
@@ -89,8 +90,9 @@ export class IdempotencyHandler {
 
   private readonly store: IdempotencyStore;
 
+  /** `Tx`: the transaction object of the store's client (see `executeInTransaction`). */
   constructor(
-    store: IdempotencyStore,
+    store: IdempotencyStore | TransactionalStore<Tx>,
     cache?: IdempotencyCache,
     options: IdempotencyHandlerOptions = {},
   ) {
@@ -151,6 +153,18 @@ export class IdempotencyHandler {
    * Frees keys whose execution stopped sending heartbeats (a crashed or frozen worker). Each one
    * counts as a transient failure: released for retry, or poisoned once the budget is spent.
    */
+  /**
+   * Like `execute`, for an operation whose writes go to the store's own database: the record, the
+   * writes (made on `tx`, the client's transaction) and the result commit in one transaction.
+   */
+  async executeInTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions = {}): Promise<ExecuteResult<T>> {
+    const scope = checkScope(context);
+    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
+    const { store, observer, settings } = this;
+    const core = { store, observer, settings, readCache: this.readCache.bind(this), writeCache: this.writeCache.bind(this), answerDuplicate: this.answerDuplicate.bind(this) };
+    return executeInTransaction(core, scope, requestHash, operation, options);
+  }
+
   async recoverStuckRecords({ timeoutInMs = 5 * 60_000, limit = 100 }: { timeoutInMs?: number; limit?: number } = {}) {
     checkRecoveryTimeout(timeoutInMs, this.settings.heartbeatIntervalMs);
     const recovered = await this.callStore("recoverStuckRecords", () =>

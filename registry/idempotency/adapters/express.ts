@@ -6,7 +6,7 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
 
@@ -22,10 +22,8 @@ declare global {
 
 export type ExpressRouteOptions = IdempotencyRouteOptions<Request>;
 
-export type ExpressIdempotentOptions = ExpressRouteOptions & {
-  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
-  run: (req: Request, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
-};
+/** `run(req, signal)` is the route's logic; side effects belong in it. `signal` aborts if another execution takes the key over. */
+export type ExpressIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Request> & WrapperRun<[req: Request], Tx>;
 
 const expressDefaults: FrameworkDefaults<Request> = {
   userIdOf: (req) => (req as { user?: { id?: unknown } }).user?.id,
@@ -62,13 +60,13 @@ function operationOf(req: Request): string {
  *   run: async (req) => ({ status: 201, body: await charge(req.body) }),
  * }));
  */
-export function idempotent(handler: IdempotencyHandler, options: ExpressIdempotentOptions): RequestHandler {
-  const { run, ...routeOptions } = options;
+export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: ExpressIdempotentOptions<Tx>): RequestHandler {
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & { run: (req: Request, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, expressDefaults);
   return async function idempotentRoute(req, res, next) {
     const outcome = await protect(req, {
       ...requestOf(req, res),
-      produce: async (signal) => toHttpResponse(await run(req, signal)),
+      produce: async (signal, tx) => toHttpResponse(await run(req, signal, tx as Tx)),
     });
     if (outcome.kind === "error") next(outcome.error);
     else if (outcome.response) send(res, outcome.response);

@@ -5,7 +5,7 @@ import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
 declare module "fastify" {
@@ -21,10 +21,8 @@ declare module "fastify" {
 
 export type FastifyRouteOptions = IdempotencyRouteOptions<FastifyRequest>;
 
-export type FastifyIdempotentOptions = FastifyRouteOptions & {
-  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
-  run: (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
-};
+/** `run(request, reply, signal)` is the route's logic; side effects belong in it. `signal` aborts if another execution takes the key over. */
+export type FastifyIdempotentOptions<Tx = unknown> = WrapperRouteOptions<FastifyRequest> & WrapperRun<[request: FastifyRequest, reply: FastifyReply], Tx>;
 
 export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: IdempotencyHandler };
 
@@ -44,11 +42,13 @@ const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
  *   run: async (request) => ({ status: 201, body: await charge(request.body) }),
  * }));
  */
-export function idempotent(handler: IdempotencyHandler, options: FastifyIdempotentOptions): RouteHandlerMethod {
-  const { run, ...routeOptions } = options;
+export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: FastifyIdempotentOptions<Tx>): RouteHandlerMethod {
+  const { run, ...routeOptions } = options as WrapperRouteOptions<FastifyRequest> & {
+    run: (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult>;
+  };
   const protect = protectRoute(handler, routeOptions, fastifyDefaults);
   return async function idempotentRoute(request, reply) {
-    const outcome = await protect(request, { ...requestOf(request), produce: async (signal) => toHttpResponse(await run(request, reply, signal)) });
+    const outcome = await protect(request, { ...requestOf(request), produce: async (signal, tx) => toHttpResponse(await run(request, reply, signal, tx as Tx)) });
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(reply, outcome.response) : reply;
   };

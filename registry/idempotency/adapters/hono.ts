@@ -8,7 +8,7 @@ import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/htt
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
 
 declare module "hono" {
@@ -20,10 +20,8 @@ declare module "hono" {
 
 export type HonoRouteOptions = IdempotencyRouteOptions<Context>;
 
-export type HonoIdempotentOptions = HonoRouteOptions & {
-  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
-  run: (c: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
-};
+/** `run(c, signal)` is the route's logic; side effects belong in it. `signal` aborts if another execution takes the key over. */
+export type HonoIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Context> & WrapperRun<[c: Context], Tx>;
 
 const honoDefaults: FrameworkDefaults<Context> = {
   userIdOf: (c) => (c.get("user" as never) as { id?: unknown } | undefined)?.id,
@@ -41,11 +39,11 @@ const honoDefaults: FrameworkDefaults<Context> = {
  *   run: async (c) => ({ status: 201, body: await charge(await c.req.json()) }),
  * }));
  */
-export function idempotent(handler: IdempotencyHandler, options: HonoIdempotentOptions) {
-  const { run, ...routeOptions } = options;
+export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: HonoIdempotentOptions<Tx>) {
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (c: Context, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, honoDefaults);
   return async function idempotentRoute(c: Context): Promise<Response> {
-    const outcome = await protect(c, { ...requestOf(c), produce: async (signal) => toHttpResponse(await run(c, signal)) });
+    const outcome = await protect(c, { ...requestOf(c), produce: async (signal, tx) => toHttpResponse(await run(c, signal, tx as Tx)) });
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(c, outcome.response) : c.res;
   };

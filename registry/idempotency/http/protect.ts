@@ -7,7 +7,7 @@ import { idempotencyErrorResponse } from "./error-response";
 import type { HttpResponse } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
 import { requestFingerprint } from "./request-fingerprint";
-import { resolveRouteOptions, type FrameworkDefaults, type IdempotencyRouteOptions } from "./route-options";
+import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions } from "./route-options";
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
@@ -27,7 +27,7 @@ export type ProtectedRequest = {
   hasCredentials: boolean;
   setContext: (context: IdempotencyContext) => void;
   /** Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture: records what it sends). */
-  produce: (signal: AbortSignal) => Promise<HttpResponse>;
+  produce: (signal: AbortSignal, tx?: unknown) => Promise<HttpResponse>;
   /**
    * Capture style: the error the route threw, when the framework turned it into the response
    * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
@@ -68,7 +68,7 @@ class ErrorResponse extends Error {
  * const protect = protectRoute(handler, { requireKey: true }, expressDefaults);
  * const outcome = await protect(req, { method: req.method, url: req.originalUrl, keyHeader, hasCredentials, setContext, produce });
  */
-export function protectRoute<Req>(handler: IdempotencyHandler, options: IdempotencyRouteOptions<Req>, framework: FrameworkDefaults<Req>) {
+export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>) {
   const route = resolveRouteOptions(options, framework);
   const executeOptions = {
     isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
@@ -76,6 +76,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: Idempote
     // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
     failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
   };
+  const inTransaction = options.transaction === true;
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
   return async function protect(req: Req, request: ProtectedRequest): Promise<ProtectOutcome> {
@@ -101,19 +102,18 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: Idempote
       context.requestHash = hashPayload(fingerprint);
       let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
-      const { response, replayed } = await handler.execute<StoredResponse>(
-        scope,
-        async (signal) => {
-          ran = true;
-          context.outcome = "executing";
-          produced = await produce(signal);
-          const thrown = request.thrownError?.();
-          const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
-          if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
-          return toStoredResponse(produced, route.replayHeaders);
-        },
-        executeOptions,
-      );
+      const operation = async (signal: AbortSignal, tx?: unknown) => {
+        ran = true;
+        context.outcome = "executing";
+        produced = await produce(signal, tx);
+        const thrown = request.thrownError?.();
+        const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
+        if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
+        return toStoredResponse(produced, route.replayHeaders);
+      };
+      const { response, replayed } = inTransaction
+        ? await handler.executeInTransaction<StoredResponse>(scope, (tx, signal) => operation(signal, tx), executeOptions)
+        : await handler.execute<StoredResponse>(scope, operation, executeOptions);
       context.outcome = replayed ? "replayed" : "executed";
       return replayed ? { kind: "send", response: replay(response) } : { kind: "ran", response: produced };
     } catch (err) {

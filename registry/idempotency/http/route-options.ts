@@ -1,6 +1,7 @@
 // The options a protected route takes, and their resolution (defaults, checks) once, when the route is created.
 import type { IdempotencyStatusMap } from "../errors";
 import { classifyResponseStatus, type ClassifyResponse } from "./classify-response";
+import type { RouteResult } from "./http-response";
 import { replayableHeaders } from "./stored-response";
 import { frameworkUserId, routeUserId, type UserLookup } from "./user-id";
 
@@ -47,8 +48,19 @@ export type IdempotencyRouteOptions<Req> = {
   replayedHeader?: string | false;
 };
 
-/** Both styles take the same options; the name stays for code written against the wrapper style. */
-export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req>;
+/** Both styles take the same options; wrapper style may also run in one database transaction. */
+export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req> & {
+  /** Runs `run` with the record in one database transaction (`handler.executeInTransaction`), handing it the transaction. @default false */
+  transaction?: boolean | undefined;
+};
+
+/**
+ * Wrapper style's `run(...request, signal)`; with `transaction: true`, also the transaction of the
+ * store's client, for writes that commit with the idempotency record (see the README's transactional mode).
+ */
+export type WrapperRun<Args extends unknown[], Tx> =
+  | { transaction?: false | undefined; run: (...args: [...Args, signal: AbortSignal]) => RouteResult | Promise<RouteResult> }
+  | { transaction: true; run: (...args: [...Args, signal: AbortSignal, tx: Tx]) => RouteResult | Promise<RouteResult> };
 
 /** How an adapter reads its framework's defaults. */
 export type FrameworkDefaults<Req> = {

@@ -4,15 +4,25 @@ import type {
   CreateResult,
   IdempotencyRecord,
   IdempotencyScope,
-  IdempotencyStore,
   RecoveredRecord,
   RecoverInput,
 } from "../types";
+import type { TransactionalStore } from "../transactional";
 import { checkTableName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
 
 /** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
 export type SqlClient = {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+};
+
+/**
+ * A client that can also run work in one transaction: `sql` runs the store's statements inside it and
+ * `tx` is the client's own transaction object (a `pg` PoolClient, a Drizzle tx, ...), handed to the
+ * operation of `executeInTransaction`. Commits when `work` resolves, rolls back when it rejects.
+ * The adapters in `./clients/` make one from each client.
+ */
+export type TransactionalSqlClient<Tx> = SqlClient & {
+  transaction<T>(work: (sql: SqlClient, tx: Tx) => Promise<T>): Promise<T>;
 };
 
 export type PostgresStoreOptions = {
@@ -45,14 +55,15 @@ const CREATE_ATTEMPTS = 5;
  * @example
  * const store = new PostgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
  */
-export class PostgresStore implements IdempotencyStore {
+export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
   readonly table: string;
   private readonly retries: string;
 
-  private readonly client: SqlClient;
+  private readonly client: SqlClient | TransactionalSqlClient<Tx>;
 
+  /** `client`: a `pg` Pool or PGlite as they are, or any client through its adapter in `./clients/` (needed for transactions). */
   constructor(
-    client: SqlClient,
+    client: SqlClient | TransactionalSqlClient<Tx>,
     options: PostgresStoreOptions = {},
   ) {
     this.client = client;
@@ -63,6 +74,25 @@ export class PostgresStore implements IdempotencyStore {
   /** Creates the tables and indexes if they are missing (tests, quick starts; production uses the migration). */
   async createSchema(): Promise<void> {
     for (const statement of postgresSchemaStatements(this.table)) await this.client.query(statement);
+  }
+
+  /**
+   * Runs `work` in one transaction of the client, with a store whose statements run inside it and the
+   * client's own transaction object (for `executeInTransaction`).
+   */
+  transaction<T>(work: (store: PostgresStore<Tx>, tx: Tx) => Promise<T>): Promise<T> {
+    const client = this.client;
+    if (!("transaction" in client)) {
+      return Promise.reject(
+        new TypeError("PostgresStore: this client has no transaction(); wrap it with its adapter from stores/clients/ (e.g. pgClient(pool)) to use executeInTransaction."),
+      );
+    }
+    return client.transaction((sql, tx) => work(new PostgresStore<Tx>(sql, { table: this.table }), tx));
+  }
+
+  /** Inside a transaction: how long a statement waits for a row lock (a duplicate's uncommitted record) before failing. */
+  async setLockTimeout(ms: number): Promise<void> {
+    await this.client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, Math.round(ms))}ms`]);
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {

@@ -1,0 +1,45 @@
+// PostgresStore on Drizzle ORM (over node-postgres or postgres.js), with transactions for executeInTransaction.
+import type { SQLWrapper } from "drizzle-orm";
+import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
+
+/** What the adapter uses of a Drizzle PostgreSQL database: `execute` and `transaction`. */
+type DrizzleDatabase = {
+  execute(query: SQLWrapper): PromiseLike<unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Drizzle transaction; DrizzleTransaction<Db> recovers its type.
+  transaction<T>(work: (tx: any) => Promise<T>): Promise<T>;
+};
+
+/** The `tx` Drizzle hands to `db.transaction(async (tx) => ...)`. */
+export type DrizzleTransaction<Db extends DrizzleDatabase> = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/**
+ * @example
+ * const db = drizzle(pool); // or drizzle(postgres(url))
+ * const store = new PostgresStore(drizzleClient(db));
+ * await handler.executeInTransaction(context, (tx) => tx.insert(orders).values(order));
+ */
+export function drizzleClient<Db extends DrizzleDatabase>(db: Db): TransactionalSqlClient<DrizzleTransaction<Db>> {
+  return {
+    ...on(db),
+    transaction: (work) => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), tx)),
+  };
+}
+
+function on(db: Pick<DrizzleDatabase, "execute">): SqlClient {
+  return {
+    async query(text, params = []) {
+      const result = await db.execute(rawQuery(text, params));
+      // node-postgres answers a result with `rows`; postgres.js answers the rows themselves.
+      return { rows: Array.isArray(result) ? result : (result as { rows: unknown[] }).rows };
+    },
+  };
+}
+
+/**
+ * The store's SQL text and its $n parameters as Drizzle sends them (what `sql` builds, reduced to the
+ * one method `execute` calls), so this file imports only Drizzle's types.
+ */
+function rawQuery(sql: string, params: unknown[]): SQLWrapper {
+  const query = { toQuery: () => ({ sql, params }) };
+  return { getSQL: () => query } as unknown as SQLWrapper;
+}

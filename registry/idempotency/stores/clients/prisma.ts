@@ -1,0 +1,32 @@
+// PostgresStore on Prisma (7, with a PostgreSQL driver adapter such as @prisma/adapter-pg), with interactive transactions.
+import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
+
+/** What the adapter uses of a PrismaClient: raw SQL and interactive transactions. */
+type PrismaLike = {
+  $queryRawUnsafe(query: string, ...values: unknown[]): PromiseLike<unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Prisma transaction; PrismaTransaction<Client> recovers its type.
+  $transaction<R>(work: (tx: any) => Promise<R>, options?: PrismaTransactionOptions): PromiseLike<R>;
+};
+
+/** Prisma's own interactive-transaction limits. Its default `timeout` (5 s) also bounds the protected operation. */
+export type PrismaTransactionOptions = { maxWait?: number; timeout?: number };
+
+/** The `tx` Prisma hands to `prisma.$transaction(async (tx) => ...)`. */
+export type PrismaTransaction<Client extends PrismaLike> = Parameters<Parameters<Client["$transaction"]>[0]>[0];
+
+/**
+ * @example
+ * const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL }) });
+ * const store = new PostgresStore(prismaClient(prisma, { timeout: 30_000 }));
+ * await handler.executeInTransaction(context, (tx) => tx.order.create({ data: order }));
+ */
+export function prismaClient<Client extends PrismaLike>(prisma: Client, options: PrismaTransactionOptions = {}): TransactionalSqlClient<PrismaTransaction<Client>> {
+  return {
+    ...on(prisma),
+    transaction: async (work) => prisma.$transaction((tx: PrismaTransaction<Client>) => work(on(tx as Pick<PrismaLike, "$queryRawUnsafe">), tx), options),
+  };
+}
+
+function on(prisma: Pick<PrismaLike, "$queryRawUnsafe">): SqlClient {
+  return { query: async (text, params = []) => ({ rows: (await prisma.$queryRawUnsafe(text, ...params)) as unknown[] }) };
+}

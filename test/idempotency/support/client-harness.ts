@@ -1,0 +1,157 @@
+// Each database client behind its adapter (stores/clients/), on DATABASE_URL and, where the client runs on it, PGlite.
+import type { SqlClient, TransactionalSqlClient } from "@/blocks/idempotency/stores/postgres-store";
+import { freshPostgresStore, type StoreKind } from "./store-harness";
+
+/** One client, opened once per test file. */
+export type OpenedClient<Tx> = {
+  /** The adapter, as a user builds it for PostgresStore. */
+  client: TransactionalSqlClient<Tx>;
+  /** A business write in the client's own idiom, on its own transaction object: one row in `table`. */
+  write(tx: Tx, table: string, key: string): Promise<unknown>;
+  close(): Promise<void>;
+};
+
+export type ClientKind = {
+  /** e.g. "postgres.js (DATABASE_URL)" */
+  name: string;
+  /** The client and how the reliability worker / SIGKILL child names it. */
+  client: ClientName;
+  database: "postgres" | "pglite";
+  /** One connection (PGlite, a pg Client): a duplicate queues behind the whole first transaction instead of its row lock. */
+  oneConnection: boolean;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind has its own transaction type.
+  open(): Promise<OpenedClient<any>>;
+};
+
+export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "kysely";
+
+/** Opens one client on DATABASE_URL (`url`) or an in-memory PGlite. */
+export async function openClient(name: ClientName, url = process.env.DATABASE_URL ?? ""): Promise<OpenedClient<unknown>> {
+  switch (name) {
+    case "pg-pool": {
+      const { default: pg } = await import("pg");
+      const { pgClient } = await import("@/blocks/idempotency/stores/clients/pg");
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      pool.on("error", () => {});
+      return opened(pgClient(pool), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => pool.end());
+    }
+    case "pg-client": {
+      const { default: pg } = await import("pg");
+      const { pgClient } = await import("@/blocks/idempotency/stores/clients/pg");
+      const connection = new pg.Client({ connectionString: url });
+      connection.on("error", () => {});
+      await connection.connect();
+      return opened(pgClient(connection), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => connection.end());
+    }
+    case "pglite": {
+      const db = await openPglite();
+      const { pgliteClient } = await import("@/blocks/idempotency/stores/clients/pglite");
+      return opened(pgliteClient(db), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => db.close());
+    }
+    case "postgres-js": {
+      const { default: postgres } = await import("postgres");
+      const { postgresJsClient } = await import("@/blocks/idempotency/stores/clients/postgres-js");
+      const sql = postgres(url, { max: 10, onnotice: () => {} });
+      return opened(postgresJsClient(sql), (tx, table, key) => tx`INSERT INTO ${tx(table)} (key) VALUES (${key})`, () => sql.end({ timeout: 1 }));
+    }
+    case "drizzle-pg": {
+      const { default: pg } = await import("pg");
+      const { drizzle } = await import("drizzle-orm/node-postgres");
+      const { drizzleClient } = await import("@/blocks/idempotency/stores/clients/drizzle");
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      pool.on("error", () => {});
+      const writes = await drizzleWrites();
+      return opened(drizzleClient(drizzle(pool)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => pool.end());
+    }
+    case "drizzle-postgres-js": {
+      const { default: postgres } = await import("postgres");
+      const { drizzle } = await import("drizzle-orm/postgres-js");
+      const { drizzleClient } = await import("@/blocks/idempotency/stores/clients/drizzle");
+      const sql = postgres(url, { max: 10, onnotice: () => {} });
+      const writes = await drizzleWrites();
+      return opened(drizzleClient(drizzle(sql)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => sql.end({ timeout: 1 }));
+    }
+    case "drizzle-pglite": {
+      const db = await openPglite();
+      const { drizzle } = await import("drizzle-orm/pglite");
+      const { drizzleClient } = await import("@/blocks/idempotency/stores/clients/drizzle");
+      const writes = await drizzleWrites();
+      return opened(drizzleClient(drizzle(db)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => db.close());
+    }
+    case "prisma": {
+      const { PrismaClient } = await import("../clients/prisma/generated/client");
+      const { PrismaPg } = await import("@prisma/adapter-pg");
+      const { prismaClient } = await import("@/blocks/idempotency/stores/clients/prisma");
+      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+      return opened(
+        prismaClient(prisma, { maxWait: 10_000, timeout: 30_000 }),
+        (tx, table, key) => tx.$executeRawUnsafe(`INSERT INTO ${table} (key) VALUES ($1)`, key),
+        () => prisma.$disconnect(),
+      );
+    }
+    case "kysely": {
+      const { default: pg } = await import("pg");
+      const { Kysely, PostgresDialect } = await import("kysely");
+      const { kyselyClient } = await import("@/blocks/idempotency/stores/clients/kysely");
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      pool.on("error", () => {});
+      const db = new Kysely<Record<string, { key: string }>>({ dialect: new PostgresDialect({ pool }) });
+      return opened(kyselyClient(db), (trx, table, key) => trx.insertInto(table).values({ key }).execute(), () => db.destroy());
+    }
+  }
+}
+
+/** Keeps each kind's transaction type between its adapter and its write. */
+function opened<Tx>(client: TransactionalSqlClient<Tx>, write: (tx: Tx, table: string, key: string) => Promise<unknown>, close: () => Promise<unknown>): OpenedClient<unknown> {
+  return { client, write: write as OpenedClient<unknown>["write"], close: async () => void (await close()) } as OpenedClient<unknown>;
+}
+
+async function openPglite() {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const db = new PGlite();
+  await db.waitReady;
+  return db;
+}
+
+/** Drizzle writes through a table object; one per test table, built at run time. */
+async function drizzleWrites() {
+  const { pgTable, serial, text } = await import("drizzle-orm/pg-core");
+  return (table: string) => pgTable(table, { id: serial("id").primaryKey(), key: text("key").notNull() });
+}
+
+const ON_POSTGRES: Array<[ClientName, string]> = [
+  ["pg-pool", "pg Pool"],
+  ["pg-client", "pg Client"],
+  ["postgres-js", "postgres.js"],
+  ["drizzle-pg", "Drizzle over node-postgres"],
+  ["drizzle-postgres-js", "Drizzle over postgres.js"],
+  ["prisma", "Prisma with @prisma/adapter-pg"],
+  ["kysely", "Kysely (PostgresDialect)"],
+];
+const ON_PGLITE: Array<[ClientName, string]> = [
+  ["pglite", "PGlite"],
+  ["drizzle-pglite", "Drizzle over PGlite"],
+];
+
+/** Every client adapter on every database it supports here: PGlite always, PostgreSQL when DATABASE_URL is set. */
+export const clientKinds: ClientKind[] = [
+  ...ON_PGLITE.map(([client, label]) => ({ name: `${label} (PGlite)`, client, database: "pglite" as const, oneConnection: true, open: () => openClient(client) })),
+  ...(process.env.DATABASE_URL ? ON_POSTGRES : []).map(([client, label]) => ({
+    name: `${label} (DATABASE_URL)`,
+    client,
+    database: "postgres" as const,
+    oneConnection: client === "pg-client",
+    open: () => openClient(client),
+  })),
+];
+
+/** The store contract over a client adapter: PostgresStore on the adapter's `query`. */
+export function clientStoreKind(kind: ClientKind): StoreKind {
+  return {
+    name: `PostgresStore via ${kind.name}`,
+    async open() {
+      const { client, close } = await kind.open();
+      return { fresh: () => freshPostgresStore(client as SqlClient), close };
+    },
+  };
+}
