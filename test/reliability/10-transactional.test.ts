@@ -28,7 +28,7 @@ async function committedKeys(db: ScenarioDb) {
 
 describe.skipIf(missingServices())("[DATABASE_URL] 9. transactional routes (record and writes in one commit)", () => {
   const figures = new FiguresCollector(
-    9,
+    10,
     `transaction: true routes: ${PROCESSES} processes x ${KEYS} keys x ${SENDS_PER_KEY} concurrent sends, then the PostgreSQL link cut (blackhole, reset) mid-load`,
   );
   const workers: WorkerProcess[] = [];
