@@ -43,13 +43,13 @@ function paymentsApp(handler: IdempotencyHandler, charge: Charge) {
 
 /** A charge function that counts its calls; `behave` decides what call number n does. */
 function cardProcessor(behave: (call: number) => Promise<void> | void = () => {}) {
-  const processor = {
+  const processor: { calls: number; charge: Charge } = {
     calls: 0,
-    charge: (async (amount) => {
+    charge: async (amount) => {
       const call = ++processor.calls;
       await behave(call);
       return { id: `pay_${call}`, amount };
-    }) as Charge,
+    },
   };
   return processor;
 }
