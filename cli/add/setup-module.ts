@@ -11,6 +11,8 @@ export type SetupChoices = {
   /** The logger block is (or is being) added: its pino logger is used instead of the console. */
   loggerBlock: boolean;
   client?: DatabaseClient;
+  /** The migration's table, when not the default one. */
+  table?: string | undefined;
 };
 
 export type SetupFile = { target: string; content: string };
@@ -154,7 +156,7 @@ function setupModule(choices: SetupChoices): string {
     `export function createIdempotency(clients: { db?: Database${cache ? "; redis?: Redis | null" : ""} } = {}): IdempotencySetup {`,
     "  const db = clients.db ?? connectDatabase();",
     ...(cache ? ["  const redis = clients.redis === undefined ? connectRedis() : clients.redis;"] : []),
-    `  const handler = new IdempotencyHandler(new PostgresStore(db), ${cache ? "redis ? new RedisCache(redis) : undefined" : "undefined"}, { logger${metrics ? ", metrics" : ""} });`,
+    `  const handler = new IdempotencyHandler(new PostgresStore(db${choices.table && choices.table !== "idempotency_records" ? `, { table: "${choices.table}" }` : ""}), ${cache ? "redis ? new RedisCache(redis) : undefined" : "undefined"}, { logger${metrics ? ", metrics" : ""} });`,
     "  let maintenance: { stop(): void } | undefined;",
     "  let closing: Promise<void> | undefined;",
     "  const close = () =>",
