@@ -29,11 +29,13 @@ export function checkRequiredVersions(input: { root: string; registry: Registry;
   }
 }
 
+/** Looks in the project, then up through enclosing packages (a workspaces root hoists), never past them. */
 function installedVersion(root: string, name: string): string | undefined {
   for (let dir = root; ; dir = path.dirname(dir)) {
     const file = path.join(dir, "node_modules", name, "package.json");
     if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version;
-    if (path.dirname(dir) === dir) return undefined;
+    const parent = path.dirname(dir);
+    if (parent === dir || !existsSync(path.join(parent, "package.json"))) return undefined;
   }
 }
 

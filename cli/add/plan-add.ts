@@ -66,7 +66,7 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const skip = excludedFeatureFiles(blocks, features);
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
   const loggerBlock = blocks.some((block) => block.name === "logger") || lock.blocks.logger !== undefined;
-  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table } }) : [];
+  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table }, tests }) : [];
   const files = [...vendored, ...setup];
   const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features);
   const migrations = blocks

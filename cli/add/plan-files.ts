@@ -93,12 +93,12 @@ export async function planFiles(input: {
  * @example
  * await planSetupFiles({ root, config, choices: { frameworks: ["express"], features: new Set(), loggerBlock: false } });
  */
-export async function planSetupFiles(input: { root: string; config: BlocksConfig; choices: SetupChoices }): Promise<PlannedFile[]> {
+export async function planSetupFiles(input: { root: string; config: BlocksConfig; choices: SetupChoices; tests: boolean }): Promise<PlannedFile[]> {
   const { renderSetup } = await import("./setup-module.js");
   const files: PlannedFile[] = [];
   for (const file of renderSetup(input.config, input.choices)) {
     const absolute = insideProject(input.root, file.target);
-    if ((await readIfExists(absolute)) !== undefined) continue;
+    if ((await readIfExists(absolute)) !== undefined || (!input.tests && file.target.endsWith(".test.ts"))) continue;
     files.push({ block: "idempotency", source: "(generated)", target: file.target, absolute, content: file.content, hash: contentHash(file.content), state: "create", owned: true });
   }
   return files;
