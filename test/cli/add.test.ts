@@ -226,4 +226,16 @@ describe("blocks add: features, versions and the build", () => {
     expect(again.files.map((file) => file.target)).not.toContain("src/idempotency-setup.ts");
     expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toBe("// mine\n");
   });
+
+  it("renders the README's snippets in the project's import style", async () => {
+    const hono = await initialised();
+    await add(hono);
+    const readme = readFileSync(path.join(hono, "src/blocks/idempotency/README.md"), "utf8");
+    expect(readme).toContain('from "~/blocks/idempotency";');
+    expect(readme).toContain('from "~/blocks/idempotency/adapters/hono";');
+    expect(readme).not.toContain('from "@/blocks/idempotency";');
+    const nodenext = await initialised("express-nodenext");
+    await add(nodenext);
+    expect(readFileSync(path.join(nodenext, "src/blocks/idempotency/README.md"), "utf8")).toContain('from "@/blocks/idempotency/index.js";');
+  });
 });
