@@ -8,8 +8,11 @@ import { loadRegistry, type Registry, type RegistryBlock } from "../registry/man
 import { checkFrameworks, detectFrameworks, resolveBlocks } from "../registry/resolve.js";
 import { logger } from "../utils/logger.js";
 import { choose } from "../utils/prompt.js";
+import { checkRequiredVersions } from "./check-versions.js";
+import { chooseFeatures, excludedFeatureFiles } from "./choose-features.js";
+import { planBuild, type BuildPlan } from "./plan-build.js";
 import { planDependencies, type DependencyPlan } from "./plan-dependencies.js";
-import { planFiles, type PlannedFile } from "./plan-files.js";
+import { planFiles, planSetupFiles, type PlannedFile } from "./plan-files.js";
 
 export type AddPlanOptions = {
   blocks: string[];
@@ -21,6 +24,10 @@ export type AddPlanOptions = {
   registry?: string;
   yes?: boolean;
   dryRun?: boolean;
+  /** `--cache redis|none`: the Redis cache (installs ioredis). Default: on when the project declares ioredis. */
+  cache?: string;
+  /** `--metrics prometheus|none`: Prometheus metrics (installs prom-client). Default: on when the project declares prom-client. */
+  metrics?: string;
 };
 
 export type AddPlan = {
@@ -31,9 +38,13 @@ export type AddPlan = {
   blocks: RegistryBlock[];
   frameworks: string[];
   tests: boolean;
+  /** Chosen optional features ("cache", "metrics"). */
+  features: string[];
   files: PlannedFile[];
   dependencies: DependencyPlan;
   migrations: MigrationPlan[];
+  /** What keeps the vendored tests out of the project's build output. */
+  build: BuildPlan;
 };
 
 /**
@@ -49,9 +60,15 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const blocks = resolveBlocks(registry, options.blocks);
   const declared = declaredPackages(pkg);
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
+  checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
+  const features = await chooseFeatures(blocks, declared, { flags: { cache: options.cache, metrics: options.metrics }, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
-  const files = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests } });
-  const dependencies = planDependencies(registry, blocks, files, frameworks, declared);
+  const skip = excludedFeatureFiles(blocks, features);
+  const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
+  const loggerBlock = blocks.some((block) => block.name === "logger") || lock.blocks.logger !== undefined;
+  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table }, tests }) : [];
+  const files = [...vendored, ...setup];
+  const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features);
   const migrations = blocks
     .filter((block) => block.migration)
     .map((block) =>
@@ -63,7 +80,8 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
         lock,
       }),
     );
-  return { root, config, registry, lock, blocks, frameworks, tests, files, dependencies, migrations };
+  const build = tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
+  return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, build };
 }
 
 /** `--framework` wins; else the frameworks the project declares; else ask, or core only with --yes. */

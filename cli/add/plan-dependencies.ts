@@ -6,6 +6,7 @@ export type DependencyPlan = { dependencies: string[]; devDependencies: string[]
 
 /**
  * Framework packages themselves are never installed: a framework is only chosen because the project has it.
+ * A chosen feature's packages (ioredis, prom-client) are runtime dependencies: production code imports them.
  *
  * @example
  * planDependencies(registry, blocks, files, ["express"], declared);
@@ -17,12 +18,16 @@ export function planDependencies(
   files: PlannedFile[],
   frameworks: string[],
   declared: Set<string>,
+  features: Set<string> = new Set(),
 ): DependencyPlan {
   const runtime = new Map<string, string>();
   const dev = new Map<string, string>();
   for (const block of blocks) {
     for (const [name, range] of Object.entries(block.dependencies ?? {})) runtime.set(name, range);
     for (const [name, range] of Object.entries(block.devDependencies ?? {})) dev.set(name, range);
+    for (const [feature, { dependencies }] of Object.entries(block.features ?? {})) {
+      if (features.has(feature)) for (const [name, range] of Object.entries(dependencies ?? {})) runtime.set(name, range);
+    }
   }
   const usedFrameworks = frameworks.filter((framework) =>
     blocks.some((block) => block.files.some((file) => file.framework === framework && files.some((planned) => planned.source === file.path))),

@@ -6,6 +6,7 @@ import { lockedHash, type Lock } from "../config/lock-file.js";
 import type { Registry, RegistryBlock } from "../registry/manifest.js";
 import { selectFiles, selectTemplates, type FileSelection } from "../registry/resolve.js";
 import { contentHash, insideProject, readIfExists } from "../utils/files.js";
+import type { SetupChoices } from "./setup-module.js";
 
 /**
  * create: new file. update: unchanged by the user, registry moved on. unchanged: identical already.
@@ -25,6 +26,8 @@ export type PlannedFile = {
   state: FileState;
   /** What is on disk now, for the diff shown before anything is replaced. */
   current?: string | undefined;
+  /** Written once for the user to own (the wiring module): never replaced, never recorded in the lock. */
+  owned?: boolean;
 };
 
 type Entry = { block: string; source: string; target: string; registryPath?: string | undefined };
@@ -41,11 +44,13 @@ export async function planFiles(input: {
   lock: Lock;
   blocks: RegistryBlock[];
   selection: FileSelection;
+  /** Registry paths left out (files of features the user did not choose). */
+  skip?: ReadonlySet<string>;
 }): Promise<PlannedFile[]> {
   const { root, config, registry } = input;
   const posix = path.posix;
   const entries: Entry[] = input.blocks.flatMap((block) => [
-    ...selectFiles(block, input.selection).map((file) => ({
+    ...selectFiles(block, input.selection).filter((file) => !input.skip?.has(file.path)).map((file) => ({
       block: block.name,
       source: file.path,
       registryPath: file.path,
@@ -62,20 +67,39 @@ export async function planFiles(input: {
   );
   // ts-morph (and the TypeScript it carries) takes most of a second to load: only commands that rewrite pay for it.
   const { transformSource } = await import("../transforms/transform.js");
+  const { renderReadme } = await import("./render-readme.js");
   const files: PlannedFile[] = [];
   for (const entry of entries) {
     const absolute = insideProject(root, entry.target);
     const text = await readFile(path.join(registry.root, entry.source), "utf8");
-    const content = transformSource(text, entry.source, {
+    const ctx = {
       from: { registryPath: entry.registryPath, block: entry.registryPath ? entry.block : undefined, target: entry.target },
       planned,
       alias: config.alias ?? undefined,
       blocksDir: posix.normalize(config.dir),
       moduleStyle: config.moduleStyle,
-    });
+    };
+    const content = entry.source.endsWith(".md") ? renderReadme(text, ctx) : transformSource(text, entry.source, ctx);
     const current = await readIfExists(absolute);
     const hash = contentHash(content);
     files.push({ ...entry, absolute, content, hash, current, state: stateOf(current, hash, lockedHash(input.lock, entry.target)) });
+  }
+  return files;
+}
+
+/**
+ * The wiring module, its test and the cron entry: planned only where no such file exists yet.
+ *
+ * @example
+ * await planSetupFiles({ root, config, choices: { frameworks: ["express"], features: new Set(), loggerBlock: false } });
+ */
+export async function planSetupFiles(input: { root: string; config: BlocksConfig; choices: SetupChoices; tests: boolean }): Promise<PlannedFile[]> {
+  const { renderSetup } = await import("./setup-module.js");
+  const files: PlannedFile[] = [];
+  for (const file of renderSetup(input.config, input.choices)) {
+    const absolute = insideProject(input.root, file.target);
+    if ((await readIfExists(absolute)) !== undefined || (!input.tests && file.target.endsWith(".test.ts"))) continue;
+    files.push({ block: "idempotency", source: "(generated)", target: file.target, absolute, content: file.content, hash: contentHash(file.content), state: "create", owned: true });
   }
   return files;
 }

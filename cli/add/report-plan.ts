@@ -21,6 +21,8 @@ export function reportPlan(plan: AddPlan, replace: Replace, { dryRun }: { dryRun
   const style = config.moduleStyle === "nodenext" ? "with .js suffixes" : "extensionless";
   logger.log(`${highlighter.path(plan.blocks.map((block) => block.name).join(", "))} -> ${highlighter.path(config.dir)} (${imports}, ${style})`);
   logger.log(`frameworks: ${plan.frameworks.join(", ") || "none (core only)"}${plan.tests ? "" : ", without tests"}`);
+  const offered = plan.blocks.flatMap((block) => Object.keys(block.features ?? {}));
+  if (offered.length) logger.log(`features: ${offered.map((name) => `${name} ${plan.features.includes(name) ? "on" : "off"}`).join(", ")} (--${offered.join(", --")} to choose)`);
   logger.break();
   const unchanged = plan.files.filter((file) => file.state === "unchanged");
   for (const file of plan.files.filter((candidate) => candidate.state !== "unchanged")) {
@@ -33,6 +35,12 @@ export function reportPlan(plan: AddPlan, replace: Replace, { dryRun }: { dryRun
       : migration.files.map((file) => `  + ${highlighter.success("migration")} ${file.path}`).join("\n");
     logger.log(line);
     for (const note of migration.notes) logger.warn(note);
+  }
+  if (plan.build.kind !== "none" || plan.build.message) {
+    logger.break();
+    const line = `build: ${plan.build.kind === "edit" ? (dryRun ? "would write " : "writes ") : ""}${plan.build.message}`;
+    if (plan.build.kind === "manual") logger.warn(line);
+    else logger.log(line);
   }
   const commands = installCommands(config.packageManager, plan.dependencies);
   if (commands.length) {
@@ -50,6 +58,7 @@ export function reportPlan(plan: AddPlan, replace: Replace, { dryRun }: { dryRun
 }
 
 function describe(file: PlannedFile, replace: Replace): string {
+  if (file.owned) return highlighter.success("yours    ");
   if (file.state === "create") return highlighter.success("create   ");
   if (file.state === "update") return highlighter.info("update   ");
   return shouldWrite(file, replace) ? highlighter.error("overwrite") : highlighter.warn("keep     ");
@@ -69,6 +78,8 @@ export function planJson(plan: AddPlan, replace: Replace, outcome: { dryRun: boo
     dir: plan.config.dir,
     blocks: plan.blocks.map((block) => block.name),
     frameworks: plan.frameworks,
+    features: plan.features,
+    build: plan.build.kind === "edit" ? { kind: "edit", message: plan.build.message, files: plan.build.edits.map((edit) => edit.file) } : plan.build,
     files: plan.files.map((file) => ({ target: file.target, source: file.source, state: file.state, write: shouldWrite(file, replace) })),
     dependencies: plan.dependencies,
     install: { commands: installCommands(plan.config.packageManager, plan.dependencies).map((command) => command.join(" ")), ran: outcome.installed },

@@ -28,13 +28,19 @@ export function shouldWrite(file: PlannedFile, replace: { modified: boolean; con
 export async function writePlan(plan: AddPlan, replace: { modified: boolean; conflicts: boolean }): Promise<{ written: string[] }> {
   const files = plan.files.filter((file) => shouldWrite(file, replace));
   const migrationFiles = plan.migrations.flatMap((migration) => migration.files);
-  const targets = [...files.map((file) => file.absolute), ...migrationFiles.map((file) => path.join(plan.root, file.path))];
+  const buildEdits = plan.build.kind === "edit" ? plan.build.edits : [];
+  const targets = [
+    ...files.map((file) => file.absolute),
+    ...migrationFiles.map((file) => path.join(plan.root, file.path)),
+    ...buildEdits.map((edit) => path.join(plan.root, edit.file)),
+  ];
   for (const target of targets) await assertWritable(target);
 
   for (const file of files) await writeProjectFile(file.absolute, file.content);
   for (const file of migrationFiles) await writeProjectFile(path.join(plan.root, file.path), file.content);
+  for (const edit of buildEdits) await writeProjectFile(path.join(plan.root, edit.file), edit.content);
   await writeLock(plan.root, nextLock(plan, new Set(files)));
-  return { written: [...files.map((file) => file.target), ...migrationFiles.map((file) => file.path)] };
+  return { written: [...files.map((file) => file.target), ...migrationFiles.map((file) => file.path), ...buildEdits.map((edit) => edit.file)] };
 }
 
 function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
@@ -42,7 +48,7 @@ function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
   for (const block of plan.blocks) {
     const previous = lock.blocks[block.name];
     const files = { ...previous?.files };
-    for (const file of plan.files.filter((candidate) => candidate.block === block.name)) {
+    for (const file of plan.files.filter((candidate) => candidate.block === block.name && !candidate.owned)) {
       // A kept edit keeps its old hash (it stays "modified"); a kept stranger's file is never adopted.
       if (written.has(file) || file.state === "unchanged") files[file.target] = file.hash;
     }

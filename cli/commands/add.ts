@@ -4,6 +4,7 @@ import { installDependencies } from "../add/install.js";
 import { planAdd, type AddPlan, type AddPlanOptions } from "../add/plan-add.js";
 import { planJson, reportPlan, type Replace } from "../add/report-plan.js";
 import { shouldWrite, writePlan } from "../add/write-plan.js";
+import { execCommand, localExecCommand } from "../project/package-manager.js";
 import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
@@ -28,7 +29,8 @@ export async function runAdd(options: AddOptions) {
   }
   const replace = await decideConflicts(plan, options);
   reportPlan(plan, replace, { dryRun: false });
-  const writes = plan.files.filter((file) => shouldWrite(file, replace)).length + plan.migrations.reduce((n, m) => n + m.files.length, 0);
+  const buildEdits = plan.build.kind === "edit" ? plan.build.edits.length : 0;
+  const writes = plan.files.filter((file) => shouldWrite(file, replace)).length + plan.migrations.reduce((n, m) => n + m.files.length, 0) + buildEdits;
   const install = options.install !== false;
   const packages = install ? plan.dependencies.dependencies.length + plan.dependencies.devDependencies.length : 0;
   logger.break();
@@ -60,12 +62,15 @@ async function decideConflicts(plan: AddPlan, options: AddOptions): Promise<Repl
 }
 
 function nextSteps(plan: AddPlan): void {
+  const exec = execCommand(plan.config.packageManager);
   logger.break();
   logger.log("Next:");
   for (const migration of plan.migrations) {
-    logger.log(`  - create the table: ${highlighter.code("npx blocks migrate --apply")} (DATABASE_URL), or run ${migration.existing ?? migration.files[0]?.path}`);
+    logger.log(`  - create the table: ${highlighter.code(`${exec} blocks migrate --apply`)} (DATABASE_URL), or run ${migration.existing ?? migration.files[0]?.path}`);
   }
-  if (plan.tests) logger.log(`  - run the block's tests: ${highlighter.code(`npx vitest run ${plan.config.dir}`)}`);
+  const setup = plan.files.find((file) => file.owned && file.target.endsWith("-setup.ts"));
+  if (setup) logger.log(`  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`);
+  if (plan.tests) logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${plan.config.dir}`)}`);
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
 }
 
@@ -75,6 +80,8 @@ export const add = new Command("add")
   .option("-y, --yes", "answer every prompt with its default (keeps files you changed)")
   .option("-o, --overwrite", "replace files you changed since `add` (a diff is shown first)")
   .option("--framework <names>", "adapters to add, comma-separated: express, fastify, hono, or none (default: detected from package.json)")
+  .option("--cache <choice>", "Redis cache: redis or none (default: redis when package.json declares ioredis)")
+  .option("--metrics <choice>", "Prometheus metrics: prometheus or none (default: prometheus when package.json declares prom-client)")
   .option("--no-tests", "leave the block's tests out")
   .option("--no-install", "do not install npm packages (they are listed instead)")
   .option("--table <name>", "table name for the migration", undefined)

@@ -37,7 +37,10 @@ export async function runDiff(options: DiffOptions) {
       throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
     }
     const block = findBlock(registry, name);
-    const files = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests } });
+    // Files of features left out at `add` (never recorded) are not "new": the user chose not to have them.
+    const recorded = Object.keys(locked.files);
+    const skip = new Set(Object.values(block.features ?? {}).flatMap((feature) => feature.files ?? []).filter((file) => !recorded.some((target) => target.endsWith(`/${file}`))));
+    const files = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip });
     for (const file of files) {
       const recorded = locked.files[file.target];
       if (file.current === undefined) {

@@ -2,12 +2,15 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
+import prompts from "prompts";
 import { CONFIG_FILE, readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { aliasFor, aliasRoots, preferredRoot } from "../project/detect-alias.js";
 import { addPathsAlias } from "../project/edit-tsconfig.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
-import { detectPackageManager } from "../project/package-manager.js";
+import { detectPackageManager, execCommand } from "../project/package-manager.js";
+import { workspacePackages } from "../project/workspaces.js";
+import { BlocksError } from "../utils/errors.js";
 import { loadTsconfig, type TsconfigInfo } from "../project/tsconfig.js";
 import { insideProject, toPosix, writeProjectFile } from "../utils/files.js";
 import { handleError } from "../utils/handle-error.js";
@@ -22,12 +25,18 @@ export type InitOptions = { cwd?: string; yes?: boolean; force?: boolean; dir?: 
  * const { config } = await runInit({ cwd: "/app", yes: true });
  * config.alias; // "@/blocks" when tsconfig maps "@/*" to "./src/*"
  */
-export async function runInit(options: InitOptions): Promise<{ ok: true; created: boolean; config: BlocksConfig }> {
-  const root = path.resolve(options.cwd ?? process.cwd());
-  const pkg = await readPackageJson(root);
+export async function runInit(options: InitOptions): Promise<{ ok: true; created: boolean; config: BlocksConfig; root: string }> {
+  let root = path.resolve(options.cwd ?? process.cwd());
+  let pkg = await readPackageJson(root);
+  const workspaces = options.cwd === undefined ? workspacePackages(root, pkg) : [];
+  if (workspaces.length > 0) {
+    root = path.join(root, await chooseWorkspace(workspaces));
+    pkg = await readPackageJson(root);
+    logger.info(`Workspace: ${highlighter.path(toPosix(path.relative(process.cwd(), root)) || ".")}`);
+  }
   if (existsSync(path.join(root, CONFIG_FILE)) && !options.force) {
     logger.info(`${CONFIG_FILE} already exists; keeping it (pass --force to detect and write it again).`);
-    return { ok: true, created: false, config: await readConfig(root) };
+    return { ok: true, created: false, config: await readConfig(root), root };
   }
   const tsconfig = await loadTsconfig(root);
   if (!tsconfig) logger.warn("No tsconfig.json: imports will be extensionless and relative.");
@@ -53,8 +62,28 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
   logger.log(`migrations:      ${config.database.migrations} (${config.database.layout})`);
   if (!(await decide({ message: `Write ${CONFIG_FILE} with these settings?`, flag: "--yes" }, options.yes))) cancelled();
   await writeProjectFile(path.join(root, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`);
-  logger.success(`Wrote ${CONFIG_FILE}. Next: ${highlighter.code("npx blocks add idempotency")}`);
-  return { ok: true, created: true, config };
+  const where = root === path.resolve(options.cwd ?? process.cwd()) ? "" : ` --cwd ${toPosix(path.relative(process.cwd(), root))}`;
+  logger.success(`Wrote ${CONFIG_FILE}. Next: ${highlighter.code(`${execCommand(config.packageManager)} blocks add idempotency${where}`)}`);
+  return { ok: true, created: true, config, root };
+}
+
+/**
+ * At a workspaces root the blocks belong in one package: ask which, or (no terminal) fail naming each --cwd.
+ * `--yes` does not pick one: a config written for the root would plan installs there.
+ */
+async function chooseWorkspace(workspaces: string[]): Promise<string> {
+  const list = workspaces.join(", ");
+  if (!canPrompt()) {
+    throw new BlocksError("WORKSPACE_ROOT", `This is a workspaces root (packages: ${list}); blocks go into one package.`, {
+      suggestion: `Pass --cwd <package>, e.g. \`blocks init --cwd ${workspaces[0]}\` (or --cwd . to use the root itself).`,
+    });
+  }
+  const { picked } = await prompts(
+    { type: "select", name: "picked", message: "This is a workspaces root. Which package gets the blocks?", choices: workspaces.map((value) => ({ title: value, value })) },
+    { onCancel: () => cancelled() },
+  );
+  if (typeof picked !== "string") cancelled();
+  return picked;
 }
 
 /** With --yes (or no terminal to ask) the project keeps relative imports and its tsconfig untouched. */

@@ -52,3 +52,23 @@ export function installCommand(manager: PackageManager, packages: string[], dev:
   const devFlag = { npm: "--save-dev", pnpm: "-D", yarn: "-D", bun: "--dev" }[manager];
   return [manager, verb, ...(dev ? [devFlag] : []), ...packages];
 }
+
+/**
+ * How the project runs a package's bin, installed or not: the "Next:" hints use it.
+ *
+ * @example
+ * execCommand("pnpm"); // "pnpm dlx"
+ */
+export function execCommand(manager: PackageManager): string {
+  return { npm: "npx", pnpm: "pnpm dlx", yarn: "yarn dlx", bun: "bunx" }[manager];
+}
+
+/**
+ * How the project runs a bin it has installed (vitest after `add`).
+ *
+ * @example
+ * localExecCommand("pnpm"); // "pnpm exec"
+ */
+export function localExecCommand(manager: PackageManager): string {
+  return { npm: "npx", pnpm: "pnpm exec", yarn: "yarn", bun: "bunx" }[manager];
+}

@@ -30,6 +30,24 @@ export type RegistryBlock = {
   templates?: RegistryTemplate[];
   /** Blocks with a schema: `add` and `migrate` render their migration (default table name). */
   migration?: { table: string };
+  /** Optional parts the user chooses at `add` (e.g. `cache`, `metrics`): their packages and files come only when chosen. */
+  features?: Record<string, RegistryFeature>;
+  /** `package -> minimum version` the block's adapters need (e.g. `hono: "4.8.0"` for `hono/route`); checked at `add`. */
+  requires?: Record<string, string>;
+  /** `add` writes the wiring module the user owns (handler, clients, maintenance) for this block. */
+  setup?: boolean;
+};
+
+/** One optional part of a block: chosen with `--<name> <choice>` or at the prompt; `--yes` picks it when a `detect` package is declared. */
+export type RegistryFeature = {
+  description: string;
+  /** The value that turns it on (`--cache redis`); "none" turns it off. */
+  choice: string;
+  detect?: string[];
+  /** Installed as `dependencies` only when chosen: production code imports them. */
+  dependencies?: Record<string, string>;
+  /** Registry paths (also listed in, or derived into, `files`) copied only when chosen. */
+  files?: string[];
 };
 
 /** A framework is "used" when the project declares one of `packages`; its dev typings come along. */

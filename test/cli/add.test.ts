@@ -24,15 +24,22 @@ describe("blocks add", () => {
     const result = await add(dir);
     expect(result.frameworks).toEqual(["hono"]);
     expect(result.files.every((file) => file.state === "create" && file.write)).toBe(true);
-    expect(result.files.map((file) => file.target)).toContain("src/blocks/idempotency/examples/metrics-hono.ts");
-    expect(result.files.map((file) => file.target)).not.toContain("src/blocks/idempotency/examples/metrics-express.ts");
+    const targets = result.files.map((file) => file.target);
+    expect(targets).toEqual(expect.arrayContaining(["src/blocks/idempotency/adapters/hono.test.ts", "src/blocks/idempotency/maintenance.ts", "src/idempotency-setup.ts"]));
+    expect(targets).not.toContain("src/blocks/idempotency/adapters/express.test.ts");
+    // Metrics were not chosen (no prom-client in package.json): its files and package stay out.
+    expect(targets).not.toContain("src/blocks/idempotency/utils/prometheus-metrics.ts");
     const job = readFileSync(path.join(dir, "src/jobs/idempotency-maintenance.ts"), "utf8");
-    expect(job).toContain(`from "~/blocks/idempotency";`);
+    expect(job).toContain(`from "../idempotency-setup";`);
+    const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
+    expect(setup).toContain(`from "./blocks/idempotency";`);
+    expect(setup).not.toContain("ioredis");
     const lock = lockOf(dir);
     const handler = readFileSync(path.join(dir, "src/blocks/idempotency/handler.ts"), "utf8");
     expect(lock.blocks.idempotency.files["src/blocks/idempotency/handler.ts"]).toBe(contentHash(handler));
     expect(existsSync(path.join(dir, lock.migrations.idempotency_records))).toBe(true);
-    expect(result.install.commands).toContain("npm install --save-dev @electric-sql/pglite@^0.5.17 @types/pg@^8.23.1 ioredis@^5.11.1 vitest@^4.1.12");
+    expect(result.install.commands).toEqual(["npm install pg@^8.23.1", "npm install --save-dev @electric-sql/pglite@^0.5.17 @types/pg@^8.23.1 vitest@^4.1.12"]);
+    expect(lockOf(dir).blocks.idempotency.files).not.toHaveProperty("src/idempotency-setup.ts");
   });
 
   it("skips identical files on a second run, and writes nothing", async () => {
@@ -132,5 +139,103 @@ describe("blocks add", () => {
     const error = await rejection(add(dir, options));
     expect(error.code).toBe(code);
     expect(error.suggestion).toBeTruthy();
+  });
+});
+
+describe("blocks add: features, versions and the build", () => {
+  const packageJson = (dir: string) => path.join(dir, "package.json");
+  const edit = (dir: string, change: (pkg: Record<string, Record<string, string>>) => void) => {
+    const pkg = JSON.parse(readFileSync(packageJson(dir), "utf8"));
+    change(pkg);
+    writeFileSync(packageJson(dir), JSON.stringify(pkg));
+  };
+
+  it("--cache redis --metrics prometheus install ioredis and prom-client as dependencies and copy the metrics files", async () => {
+    const dir = await initialised();
+    const result = await add(dir, { cache: "redis", metrics: "prometheus" });
+    expect(result.features).toEqual(["cache", "metrics"]);
+    expect(result.dependencies.dependencies).toEqual(["ioredis@^5.11.1", "pg@^8.23.1", "prom-client@^15.1.3"]);
+    expect(result.files.map((file) => file.target)).toContain("src/blocks/idempotency/utils/prometheus-metrics.ts");
+    const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
+    expect(setup).toContain("new RedisCache(redis)");
+    expect(setup).toContain("export async function metricsRoute(c: Context)");
+  });
+
+  it("--yes turns a feature on when the project already declares its package", async () => {
+    const dir = await initialised();
+    edit(dir, (pkg) => ((pkg.dependencies ??= {}).ioredis = "^5.0.0"));
+    const result = await add(dir);
+    expect(result.features).toEqual(["cache"]);
+    expect(result.dependencies.dependencies).toEqual(["pg@^8.23.1"]);
+  });
+
+  it("refuses an unknown feature choice", async () => {
+    const error = await rejection(add(await initialised(), { cache: "memcached" }));
+    expect(error.code).toBe("INVALID_OPTION");
+    expect(error.suggestion).toContain("--cache redis");
+  });
+
+  it("refuses a framework older than the adapter needs, before writing anything", async () => {
+    const dir = await initialised();
+    edit(dir, (pkg) => ((pkg.dependencies ??= {}).hono = "^4.6.0"));
+    const error = await rejection(add(dir));
+    expect(error.code).toBe("UNSUPPORTED_VERSION");
+    expect(error.message).toContain("hono 4.8.0 or later");
+    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+  });
+
+  it("a `tsc` build on tsconfig.json gets tsconfig.build.json excluding the tests, and the script uses it", async () => {
+    const dir = await initialised("express-nodenext");
+    const result = await add(dir);
+    expect(result.build).toMatchObject({ kind: "edit", files: ["tsconfig.build.json", "package.json"] });
+    expect(JSON.parse(readFileSync(path.join(dir, "tsconfig.build.json"), "utf8")).exclude).toEqual([
+      "node_modules",
+      "dist",
+      "src/blocks/**/*.test.ts",
+      "src/blocks/**/testing/**",
+      "src/idempotency-setup.test.ts",
+    ]);
+    expect(JSON.parse(readFileSync(packageJson(dir), "utf8")).scripts.build).toBe("tsc -p tsconfig.build.json");
+  });
+
+  it("an existing build config gains the excludes; a solution-style one gets the fix as a message and is left alone", async () => {
+    const dir = await initialised("express-nodenext");
+    writeFileSync(path.join(dir, "tsconfig.build.json"), JSON.stringify({ extends: "./tsconfig.json", exclude: ["node_modules", "dist"] }));
+    edit(dir, (pkg) => (pkg.scripts = { build: "tsc -p tsconfig.build.json" }));
+    await add(dir);
+    expect(JSON.parse(readFileSync(path.join(dir, "tsconfig.build.json"), "utf8")).exclude).toContain("src/blocks/**/*.test.ts");
+
+    const solution = await initialised("express-nodenext");
+    writeFileSync(path.join(solution, "tsconfig.build.json"), JSON.stringify({ files: [], references: [{ path: "./tsconfig.app.json" }] }));
+    edit(solution, (pkg) => (pkg.scripts = { build: "tsc -p tsconfig.build.json" }));
+    const result = await add(solution);
+    expect(result.build).toMatchObject({ kind: "manual", message: expect.stringContaining("solution-style") });
+    expect(readFileSync(path.join(solution, "tsconfig.build.json"), "utf8")).not.toContain("test");
+  });
+
+  it("with no build script nothing is edited, and the output says why", async () => {
+    const result = await add(await initialised());
+    expect(result.build).toMatchObject({ kind: "none", message: expect.stringContaining("no build script") });
+  });
+
+  it("never replaces the wiring module the user owns", async () => {
+    const dir = await initialised();
+    await add(dir);
+    writeFileSync(path.join(dir, "src/idempotency-setup.ts"), "// mine\n");
+    const again = await add(dir, { overwrite: true });
+    expect(again.files.map((file) => file.target)).not.toContain("src/idempotency-setup.ts");
+    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toBe("// mine\n");
+  });
+
+  it("renders the README's snippets in the project's import style", async () => {
+    const hono = await initialised();
+    await add(hono);
+    const readme = readFileSync(path.join(hono, "src/blocks/idempotency/README.md"), "utf8");
+    expect(readme).toContain('from "~/blocks/idempotency";');
+    expect(readme).toContain('from "~/blocks/idempotency/adapters/hono";');
+    expect(readme).not.toContain('from "@/blocks/idempotency";');
+    const nodenext = await initialised("express-nodenext");
+    await add(nodenext);
+    expect(readFileSync(path.join(nodenext, "src/blocks/idempotency/README.md"), "utf8")).toContain('from "@/blocks/idempotency/index.js";');
   });
 });

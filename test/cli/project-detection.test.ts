@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { runInit } from "../../cli/commands/init.js";
 import { detectMigrations } from "../../cli/migrate/detect-layout.js";
 import { aliasFor, aliasRoots } from "../../cli/project/detect-alias.js";
-import { detectPackageManager, installCommand } from "../../cli/project/package-manager.js";
+import { detectPackageManager, execCommand, installCommand } from "../../cli/project/package-manager.js";
+import { workspacePackages } from "../../cli/project/workspaces.js";
 import { loadTsconfig } from "../../cli/project/tsconfig.js";
 import { tempProject } from "./helpers.js";
 
@@ -102,5 +103,31 @@ describe("migrations layout", () => {
     mkdirSync(path.join(dir, "prisma"));
     writeFileSync(path.join(dir, "prisma/schema.prisma"), "");
     expect(detectMigrations(dir, none)).toEqual({ layout: "prisma", migrations: "prisma/migrations" });
+  });
+});
+
+describe("workspaces", () => {
+  it("lists npm/yarn and pnpm workspace packages", () => {
+    const dir = tempProject("npm-workspaces");
+    expect(workspacePackages(dir, { workspaces: ["apps/*", "packages/*"] } as never)).toEqual(["apps/api", "packages/shared"]);
+    expect(workspacePackages(dir, { workspaces: { packages: ["apps/*"] } } as never)).toEqual(["apps/api"]);
+    writeFileSync(path.join(dir, "pnpm-workspace.yaml"), "packages:\n  - 'packages/*'\n  - \"apps/api\" # the api\n");
+    expect(workspacePackages(dir, {})).toEqual(["apps/api", "packages/shared"]);
+  });
+
+  it("init at a workspaces root without a terminal fails naming --cwd and writes nothing", async () => {
+    const dir = tempProject("npm-workspaces");
+    const spy = vi.spyOn(process, "cwd").mockReturnValue(dir);
+    try {
+      const rootError = (await runInit({ yes: true }).catch((err: unknown) => err)) as { code?: string; suggestion?: string };
+      expect(rootError.code).toBe("WORKSPACE_ROOT");
+      expect(rootError.suggestion).toContain("--cwd apps/api");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("the Next hints run bins with the project's package manager", () => {
+    expect(["npm", "pnpm", "yarn", "bun"].map((manager) => execCommand(manager as never))).toEqual(["npx", "pnpm dlx", "yarn dlx", "bunx"]);
   });
 });

@@ -1,4 +1,5 @@
-// Express, ESM + NodeNext (relative imports need .js), @/* alias inherited through `extends`.
+// Express, ESM + NodeNext (relative imports need .js), @/* alias inherited through `extends`, a Passport-style
+// user type, strict flags, and a `tsc` build script with outDir: add splits out tsconfig.build.json.
 import { fixtureSuite } from "./fixture-suite.js";
 
 fixtureSuite({
@@ -6,5 +7,8 @@ fixtureSuite({
   alias: "@/blocks",
   moduleStyle: "nodenext",
   framework: "express",
-  jobImport: '"@/blocks/idempotency/index.js"',
+  jobImport: '"../idempotency-setup.js"',
+  dependencies: ["express", "pg"],
+  absent: ["ioredis", "prom-client"],
+  build: { outDir: "dist" },
 });

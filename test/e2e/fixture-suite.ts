@@ -1,16 +1,25 @@
 // The scenario every fixture goes through: init, add, tsc, vendored tests, then the safety checks.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blocks, copyFixture, inProject } from "./harness.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { blocks, command, copyFixture, inProject } from "./harness.js";
 
 export type FixtureExpectations = {
   fixture: string;
   alias: string | null;
   moduleStyle: "nodenext" | "extensionless";
   framework: string;
-  /** How the maintenance job must import the block in this project. */
+  /** How the cron entry must import the wiring module in this project. */
   jobImport: string;
+  /** Extra `add` flags (feature choices), and the runtime dependencies they must bring. */
+  addArgs?: string[];
+  dependencies: string[];
+  /** Packages that must NOT be installed at all (features left off). */
+  absent: string[];
+  /** TypeScript 7 dropped node10 resolution: the compilerOptions a TS 7 user of this project sets instead. */
+  ts7Options?: Record<string, string>;
+  /** The project has a tsc build: after `add` it passes and emits no test file. */
+  build?: { outDir: string };
 };
 
 /**
@@ -55,22 +64,46 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       expect(existsSync(file("migrations"))).toBe(false);
     });
 
-    it("add idempotency --yes vendors the block, installs its packages, and tsc --noEmit passes", async () => {
-      const run = await blocks(dir, ["add", "idempotency", "--yes"]);
+    it("add idempotency --yes vendors the block and its wiring, puts runtime packages in dependencies, and strict tsc --noEmit passes", async () => {
+      const run = await blocks(dir, ["add", "idempotency", "--yes", ...(expected.addArgs ?? [])]);
       expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout).toContain("src/idempotency-setup.ts");
       expect(existsSync(file("src/blocks/idempotency/index.ts"))).toBe(true);
       expect(readFileSync(file("src/jobs/idempotency-maintenance.ts"), "utf8")).toContain(`from ${expected.jobImport};`);
-      const devDependencies = JSON.parse(readFileSync(file("package.json"), "utf8")).devDependencies;
-      expect(devDependencies).toHaveProperty("vitest");
+      const pkg = JSON.parse(readFileSync(file("package.json"), "utf8"));
+      expect(pkg.devDependencies).toHaveProperty("vitest");
+      expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(expected.dependencies));
+      for (const name of expected.absent) {
+        expect(pkg.dependencies).not.toHaveProperty(name);
+        expect(pkg.devDependencies).not.toHaveProperty(name);
+      }
       const tsc = await inProject(dir, "tsc", ["--noEmit"]);
       expect(tsc.exitCode, tsc.stdout).toBe(0);
     });
 
-    it("the vendored block tests pass inside the project", async () => {
+    it("the vendored code, tests and wiring also type-check under TypeScript 7", async () => {
+      const tsc7 = inject("tsc7");
+      expect(tsc7, "typescript@7 could not be installed").not.toBe("");
+      const config = expected.ts7Options ? "tsconfig.ts7.json" : "tsconfig.json";
+      if (expected.ts7Options) writeFileSync(file(config), JSON.stringify({ extends: "./tsconfig.json", compilerOptions: expected.ts7Options }));
+      const tsc = await command(dir, tsc7, ["-p", config, "--noEmit"]);
+      expect(tsc.exitCode, tsc.stdout).toBe(0);
+    });
+
+    it("the vendored block tests and the wiring's test pass inside the project", async () => {
       // PGlite's first queries compile its WASM paths; on a loaded CI machine that alone can pass vitest's 5 s default.
-      const vitest = await inProject(dir, "vitest", ["run", "src/blocks", "--testTimeout=60000", "--hookTimeout=60000"]);
+      const vitest = await inProject(dir, "vitest", ["run", "src", "--testTimeout=60000", "--hookTimeout=60000"]);
       expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
       expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
+      expect(vitest.stdout).toContain("idempotency-setup.test.ts");
+    });
+
+    it.runIf(expected.build)("the project's build passes and emits no test or test helper", async () => {
+      const build = await command(dir, "npm", ["run", "build"]);
+      expect(build.exitCode, build.stdout + build.stderr).toBe(0);
+      const emitted = readdirSync(file(expected.build?.outDir ?? "dist"), { recursive: true }).map(String);
+      expect(emitted).toContain(path.join("blocks", "idempotency", "handler.js"));
+      expect(emitted.filter((name) => name.includes(".test.") || name.includes("testing"))).toEqual([]);
     });
 
     it("a local edit survives a second add, and diff shows it", async () => {

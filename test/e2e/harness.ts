@@ -35,8 +35,13 @@ export function blocks(cwd: string, args: string[], env: Record<string, string |
 }
 
 /** Runs a tool installed in the fixture (tsc, vitest) through npx, without prompting to download. */
-export function inProject(cwd: string, command: string, args: string[]): Promise<Run> {
-  return run("npx", ["--no-install", command, ...args], cwd, { CI: "true" });
+export function inProject(cwd: string, command: string, args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return run("npx", ["--no-install", command, ...args], cwd, { CI: "true", ...env });
+}
+
+/** Runs any command in the fixture (npm, node) with the suite's npm settings. */
+export function command(cwd: string, file: string, args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return run(file, args, cwd, env);
 }
 
 export type Run = { exitCode: number; stdout: string; stderr: string };

@@ -1,4 +1,4 @@
-// Hono, bundler resolution, ~/* alias.
+// Hono, bundler resolution, ~/* alias, JWT claims as the context's user, strict flags, Redis cache and metrics chosen.
 import { fixtureSuite } from "./fixture-suite.js";
 
 fixtureSuite({
@@ -6,5 +6,8 @@ fixtureSuite({
   alias: "~/blocks",
   moduleStyle: "extensionless",
   framework: "hono",
-  jobImport: '"~/blocks/idempotency"',
+  jobImport: '"../idempotency-setup"',
+  addArgs: ["--cache", "redis", "--metrics", "prometheus"],
+  dependencies: ["hono", "pg", "ioredis", "prom-client"],
+  absent: [],
 });

@@ -10,7 +10,7 @@ export type PreparingClient = {
 /**
  * Wraps a `pg` Pool so every statement is prepared once per connection and then only executed.
  * PostgreSQL otherwise plans each `create` again; on a busy database that planning is a large part
- * of a first request's cost (see bench/results/latest.md). Behaviour is unchanged.
+ * of a first request's cost. Behaviour is unchanged.
  *
  * Give it to PostgresStore only: it prepares every distinct text it sees, and the store's are a fixed
  * few. Not for PGlite (it has no named statements), nor behind PgBouncer in transaction mode before

@@ -1,9 +1,11 @@
-// The maintenance-job stub: both jobs run under an advisory lock, a held lock skips the run, timers never hold the process.
+// Maintenance: both jobs run under an advisory lock, a held lock skips the run, timers never hold the process.
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { IdempotencyHandler, PostgresStore, postgresSchemaStatements } from "@/blocks/idempotency";
-import { runMaintenanceOnce, startMaintenance, type LockClient } from "../../templates/idempotency/maintenance-job";
+import { IdempotencyHandler } from "./handler";
+import { runMaintenanceOnce, startMaintenance, type LockClient } from "./maintenance";
+import { postgresSchemaStatements } from "./stores/postgres-schema";
+import { PostgresStore } from "./stores/postgres-store";
 
 describe("maintenance job", () => {
   let db: PGlite;

@@ -1,5 +1,6 @@
-// The idempotency block's maintenance: recovery every 5 minutes and cleanup every hour, one instance at a time.
-import type { IdempotencyHandler, SqlClient } from "@/blocks/idempotency";
+// Maintenance of the idempotency records: recovery every 5 minutes and cleanup every hour, one instance at a time.
+import type { IdempotencyHandler } from "./handler";
+import type { SqlClient } from "./stores/postgres-store";
 
 /**
  * A `pg` Pool (one connection is checked out to hold the lock) or a single connection (pg.Client, PGlite).
