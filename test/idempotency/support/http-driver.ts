@@ -29,6 +29,8 @@ export type TestRoute = {
  * `{ frameworkError: err.message }`. Rejects when the adapter refuses the routes.
  */
 export type HttpDriver = {
+  /** `false` for an adapter with no framework user (fetch): there `getUserId` is always required. */
+  frameworkUser?: false;
   start(setup: { handler: IdempotencyHandler; style: Style; routes: TestRoute[] }): Promise<TestApp>;
 };
 
