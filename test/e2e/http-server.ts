@@ -25,6 +25,8 @@ export async function startServer(cwd: string, command: string, args: string[], 
     cwd,
     reject: false,
     stdin: "ignore",
+    // Its own process group, so stop() also ends what it spawns (npx -> next start -> next-server).
+    detached: true,
     all: true,
     env: { PORT: String(port), NO_COLOR: "1", NEXT_TELEMETRY_DISABLED: "1" },
   });
@@ -32,7 +34,12 @@ export async function startServer(cwd: string, command: string, args: string[], 
   child.all?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {
-    child.kill("SIGTERM");
+    if (child.exitCode !== null || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
     await child;
   };
   const deadline = Date.now() + timeoutMs;
