@@ -64,7 +64,7 @@ function fits(entry: { framework?: string }, selection: FileSelection): boolean 
  * Checks `--framework` values against the manifest.
  *
  * @example
- * checkFrameworks(registry, ["koa"]); // throws UNKNOWN_FRAMEWORK
+ * checkFrameworks(registry, ["sveltekit"]); // throws UNKNOWN_FRAMEWORK
  */
 export function checkFrameworks(registry: Registry, names: string[]): string[] {
   for (const name of names) {

@@ -132,7 +132,7 @@ describe("blocks add", () => {
     ["INVALID_CONFIG", (dir: string) => writeFileSync(path.join(dir, "blocks.json"), `{ "dir": "/etc" }`), {}],
     ["INVALID_CONFIG", (dir: string) => writeFileSync(path.join(dir, "blocks.json"), "{ not json"), {}],
     ["UNKNOWN_BLOCK", () => {}, { blocks: ["cache"] }],
-    ["UNKNOWN_FRAMEWORK", () => {}, { framework: ["koa"] }],
+    ["UNKNOWN_FRAMEWORK", () => {}, { framework: ["sveltekit"] }],
   ])("reports %s with a suggestion", async (code, breakIt, options) => {
     const dir = await initialised();
     breakIt(dir);

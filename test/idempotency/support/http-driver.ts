@@ -37,6 +37,8 @@ export type TestRoute = {
 export type HttpDriver = {
   /** True when the capture style sees an error the route throws (Hono's `c.error`, Fastify's onError); Express's does not. */
   captureSeesThrownErrors: boolean;
+  /** `false` for an adapter with no framework user (fetch): there `getUserId` is always required. */
+  frameworkUser?: false;
   start(setup: { handler: IdempotencyHandler; style: Style; routes: TestRoute[] }): Promise<TestApp>;
 };
 

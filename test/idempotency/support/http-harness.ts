@@ -25,6 +25,7 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
   });
   const t = {
     style,
+    driver,
     fixture: undefined as unknown as StoreFixture,
     /** A POST /payments route (unless `extra.path` says otherwise) whose logic counts its runs and answers `respond(run)`. */
     route(respond: (run: number) => RouteReply | Promise<RouteReply>, extra: Partial<TestRoute> = {}) {

@@ -107,11 +107,17 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       await expect(t.start(t.route(created, { defaultUserId: true }))).rejects.toThrow(/getUserId/);
     });
 
-    it("accepts it with allowAnonymous, reading the framework's user", async () => {
-      const { app } = await t.start(t.route(created, { defaultUserId: true, options: { allowAnonymous: true } }));
-      expect((await app.request({ key: randomUUID(), user: "u_7" })).context?.userId).toBe("u_7");
-      expect((await app.request({ key: randomUUID() })).context?.userId).toBe(ANONYMOUS_USER_ID);
-    });
+    if (t.driver.frameworkUser === false) {
+      it("refuses a route without getUserId even with allowAnonymous: there is no framework user to fall back on", async () => {
+        await expect(t.start(t.route(created, { defaultUserId: true, options: { allowAnonymous: true } }))).rejects.toThrow(/getUserId/);
+      });
+    } else {
+      it("accepts it with allowAnonymous, reading the framework's user", async () => {
+        const { app } = await t.start(t.route(created, { defaultUserId: true, options: { allowAnonymous: true } }));
+        expect((await app.request({ key: randomUUID(), user: "u_7" })).context?.userId).toBe("u_7");
+        expect((await app.request({ key: randomUUID() })).context?.userId).toBe(ANONYMOUS_USER_ID);
+      });
+    }
   });
 
   it("sets the context on every outcome", async () => {

@@ -1,0 +1,177 @@
+// Fetch-standard adapter (Next.js route handlers, Bun.serve, Deno.serve, Remix actions): `withIdempotency()` and `idempotent()`.
+import { IdempotencyError } from "../errors";
+import type { IdempotencyHandler } from "../handler";
+import type { IdempotencyContext } from "../http/context";
+import { toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
+import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
+import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import type { FrameworkDefaults, GetOperation, GetUserId, WrapperRouteOptions } from "../http/route-options";
+import { IdempotencySetupError } from "../http/user-id";
+
+/**
+ * A fetch handler knows neither the user nor its route's path template, so both are required:
+ * `getOperation` names the route (`"POST /api/orders/[id]/refunds"`), never its concrete URL.
+ */
+export type FetchRouteOptions = WrapperRouteOptions<Request> & {
+  getUserId: GetUserId<Request>;
+  getOperation: GetOperation<Request>;
+};
+
+/** A route as Next.js, Bun and Deno call it; `context` is what the runtime passes second (Next.js: `{ params }`). */
+export type FetchRoute<Context> = (request: Request, context: Context) => Response | Promise<Response>;
+
+export type FetchIdempotentOptions<Context> = FetchRouteOptions & {
+  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
+  run: (request: Request, context: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
+};
+
+const contexts = new WeakMap<Request, IdempotencyContext>();
+
+/**
+ * The idempotency decision for a request a protected route has seen (fetch requests have no
+ * place of their own for it), e.g. for an access log.
+ *
+ * @example
+ * const response = await POST(request, context);
+ * logger.info({ idempotency: getIdempotencyContext(request) }, "payment request");
+ */
+export function getIdempotencyContext(request: Request): IdempotencyContext | undefined {
+  return contexts.get(request);
+}
+
+/**
+ * What identifies a request, read in one place: the method and route name scope the key; the
+ * concrete path and query are what the request targets (for the fingerprint).
+ */
+const fetchDefaults: FrameworkDefaults<Request> = {
+  userIdOf: () => undefined,
+  operationOf: (request) => {
+    throw new IdempotencySetupError(`idempotency: ${request.method} route has no \`getOperation\`; a fetch route cannot see its path template.`);
+  },
+  bodyOf: parsedBody,
+};
+
+/**
+ * Wraps a fetch route that returns a `Response`: the first response is recorded byte for byte
+ * (status, body, replayable headers) and every retry with the same key gets it again, without
+ * running the route. A response marked as a stream (`text/event-stream`, `Transfer-Encoding: chunked`)
+ * goes out unrecorded and frees the key; any other body is read to its end.
+ *
+ * @example
+ * // app/api/orders/[id]/refunds/route.ts (Next.js App Router)
+ * export const POST = withIdempotency(handler, {
+ *   getUserId: async () => (await auth()).userId,
+ *   getOperation: () => "POST /api/orders/[id]/refunds",
+ *   requireKey: true,
+ * }, async (request, { params }: { params: Promise<{ id: string }> }) => {
+ *   return Response.json(await refund((await params).id, await request.json()), { status: 201 });
+ * });
+ *
+ * // Bun.serve({ fetch: withIdempotency(handler, options, route) }) and Deno.serve(...) take it the same way.
+ */
+export function withIdempotency<Context = unknown>(
+  handler: IdempotencyHandler,
+  options: FetchRouteOptions,
+  route: FetchRoute<Context>,
+): (request: Request, context: Context) => Promise<Response> {
+  const protect = protectFetchRoute(handler, options);
+  return async function idempotentFetchRoute(request, context) {
+    let original: Response | undefined;
+    const outcome = await protect(request, {
+      ...requestOf(request),
+      produce: async () => {
+        original = await route(request, context);
+        return readResponse(original);
+      },
+    });
+    if (outcome.kind === "error") throw outcome.error;
+    // `undefined`: the route streamed, so its own response goes out as it is.
+    return outcome.response ? toResponse(outcome.response) : original!;
+  };
+}
+
+/**
+ * Wrapper style: `run` returns `{ status?, body, headers? }`, serialized once; retries replay those bytes.
+ *
+ * @example
+ * export const POST = idempotent(handler, {
+ *   getUserId: async () => (await auth()).userId,
+ *   getOperation: () => "POST /api/payments",
+ *   isPermanentError: (err) => err instanceof CardDeclinedError,
+ *   run: async (request) => ({ status: 201, body: await charge(await request.json()) }),
+ * });
+ */
+export function idempotent<Context = unknown>(
+  handler: IdempotencyHandler,
+  options: FetchIdempotentOptions<Context>,
+): (request: Request, context: Context) => Promise<Response> {
+  const { run, ...routeOptions } = options;
+  const protect = protectFetchRoute(handler, routeOptions);
+  return async function idempotentFetchRoute(request, context) {
+    const outcome = await protect(request, {
+      ...requestOf(request),
+      produce: async (signal) => toHttpResponse(await run(request, context, signal)),
+    });
+    if (outcome.kind === "error") throw outcome.error;
+    return toResponse(outcome.response!);
+  };
+}
+
+function protectFetchRoute(handler: IdempotencyHandler, options: FetchRouteOptions) {
+  // Checked at run time too: a JavaScript caller, or a cast, gets the fix instead of a shared anonymous scope.
+  if (typeof options.getUserId !== "function" || typeof options.getOperation !== "function") {
+    throw new TypeError("idempotency: a fetch route needs `getUserId` and `getOperation` (there is no framework user or route template to read them from).");
+  }
+  return protectRoute(handler, options, fetchDefaults);
+}
+
+function requestOf(request: Request): Omit<ProtectedRequest, "produce"> {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    url: url.pathname + url.search,
+    keyHeader: request.headers.get(IDEMPOTENCY_KEY_HEADER),
+    hasCredentials: request.headers.has("authorization"),
+    setContext: (context) => contexts.set(request, context),
+  };
+}
+
+/** Reads the route's response into bytes; the client gets a copy built from them, as a retry later does. */
+async function readResponse(response: Response): Promise<HttpResponse> {
+  // A response marked as a stream may never end, so reading it to record it could hang the request.
+  if (response.headers.get("transfer-encoding") === "chunked" || response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    throw new UncapturableResponseError("the route returned a streaming response");
+  }
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: HttpHeaders = Object.fromEntries(response.headers);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  return { status: response.status, headers, body };
+}
+
+function toResponse(response: HttpResponse): Response {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    for (const item of [value].flat()) headers.append(name, item);
+  }
+  // A Response may not carry a body with 204, 205 or 304.
+  const empty = response.body.length === 0 || [204, 205, 304].includes(response.status);
+  return new Response(empty ? null : new Uint8Array(response.body), { status: response.status, headers });
+}
+
+/** JSON, form or text, read from a clone so the route can still read the body itself. */
+async function parsedBody(request: Request): Promise<unknown> {
+  const type = request.headers.get("content-type") ?? "";
+  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) {
+    // Pairs, not an object: a repeated field (`tag=a&tag=b`) is part of what was asked for.
+    return [...(await request.clone().formData())].map(([name, value]) => [name, typeof value === "string" ? value : { file: value.name, size: value.size }]);
+  }
+  const text = await request.clone().text();
+  if (text === "") return undefined;
+  if (!/[/+]json\b/i.test(type)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON.");
+  }
+}

@@ -1,0 +1,137 @@
+// Koa 3 adapter: `idempotent()` wraps a route that returns its result; `idempotency()` captures an ordinary route.
+import { Stream } from "node:stream";
+import type { Context, Middleware } from "koa";
+import type { IdempotencyHandler } from "../handler";
+import { classifyResponseStatus } from "../http/classify-response";
+import type { IdempotencyContext } from "../http/context";
+import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
+import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import type { FrameworkDefaults, WrapperRouteOptions } from "../http/route-options";
+import { IdempotencySetupError } from "../http/user-id";
+
+declare module "koa" {
+  interface DefaultState {
+    /** Set on every request a protected route sees. */
+    idempotency?: IdempotencyContext;
+  }
+}
+
+/** Both styles see the errors the route throws (`ctx.throw(422)`), so both take `isPermanentError`. */
+export type KoaRouteOptions = WrapperRouteOptions<Context>;
+
+export type KoaIdempotentOptions = KoaRouteOptions & {
+  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
+  run: (ctx: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
+};
+
+/**
+ * What identifies a request, read in one place: the method and @koa/router's route template scope
+ * the key; the concrete path and query are what the request targets (for the fingerprint).
+ */
+const koaDefaults: FrameworkDefaults<Context> = {
+  userIdOf: (ctx) => (ctx.state as { user?: { id?: unknown } }).user?.id,
+  operationOf: (ctx) => {
+    // @koa/router's template of the matched route, prefix included; never the concrete path.
+    const routeTemplate = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+    const method = ctx.method;
+    if (routeTemplate === undefined) {
+      throw new IdempotencySetupError(`idempotency: a ${method} request reached a protected route with no @koa/router route template: mount it on a router route (router.post(path, ...)) or pass \`getOperation\`.`);
+    }
+    return `${method} ${String(routeTemplate)}`;
+  },
+  bodyOf: (ctx) => (ctx.request as { body?: unknown }).body,
+};
+
+/**
+ * Wrapper style: route middleware that runs `run` at most once per key and replays its result.
+ * Mount a body parser first (`@koa/bodyparser`): the fingerprint covers `ctx.request.body`.
+ *
+ * @example
+ * router.post("/payments", idempotent(handler, {
+ *   getUserId: (ctx) => ctx.state.user.id,
+ *   requireKey: true,
+ *   run: async (ctx) => ({ status: 201, body: await charge(ctx.request.body) }),
+ * }));
+ */
+export function idempotent(handler: IdempotencyHandler, options: KoaIdempotentOptions): Middleware {
+  const { run, ...routeOptions } = options;
+  const protect = protectRoute(handler, withKoaErrors(routeOptions), koaDefaults);
+  return async function idempotentRoute(ctx) {
+    const outcome = await protect(ctx, { ...requestOf(ctx), produce: async (signal) => toHttpResponse(await run(ctx, signal)) });
+    if (outcome.kind === "error") throw outcome.error;
+    send(ctx, outcome.response!);
+  };
+}
+
+/**
+ * Capture style: middleware before an ordinary route. It records what the route leaves in
+ * `ctx.status`, `ctx.body` and its headers, and replays it; error statuses are never recorded, and
+ * a stream body goes out unrecorded. Koa sends the response only after this returns, so the record
+ * is written before the client can retry.
+ *
+ * @example
+ * router.post("/payments", idempotency(handler, { getUserId: (ctx) => ctx.state.user.id }), async (ctx) => {
+ *   ctx.status = 201;
+ *   ctx.body = await charge(ctx.request.body);
+ * });
+ */
+export function idempotency(handler: IdempotencyHandler, options: KoaRouteOptions = {}): Middleware {
+  const protect = protectRoute(handler, withKoaErrors(options), koaDefaults);
+  return async function idempotencyMiddleware(ctx, next) {
+    const outcome = await protect(ctx, {
+      ...requestOf(ctx),
+      produce: async () => {
+        await next();
+        return captureResponse(ctx);
+      },
+    });
+    if (outcome.kind === "error") throw outcome.error;
+    if (outcome.kind === "send") send(ctx, outcome.response);
+  };
+}
+
+/**
+ * Koa errors carry their status (`ctx.throw(404)`, http-errors): unless the route says otherwise,
+ * one that will not pass on retry (a 4xx but 408 and 429) fails the key, as the same response would.
+ */
+function withKoaErrors(options: KoaRouteOptions): KoaRouteOptions {
+  const classify = options.classifyResponse ?? classifyResponseStatus;
+  const isPermanentError = options.isPermanentError ?? ((err: unknown) => {
+    const status = (err as { status?: unknown } | null)?.status;
+    return typeof status === "number" && classify(status) === "permanent";
+  });
+  return { ...options, isPermanentError };
+}
+
+function requestOf(ctx: Context): Omit<ProtectedRequest, "produce"> {
+  return {
+    method: ctx.method,
+    url: ctx.originalUrl,
+    keyHeader: ctx.headers[IDEMPOTENCY_KEY_HEADER],
+    hasCredentials: ctx.headers.authorization !== undefined,
+    setContext: (context) => (ctx.state.idempotency = context),
+  };
+}
+
+/** Turns what the route left on `ctx` into bytes, and puts those same bytes back as the body Koa sends. */
+function captureResponse(ctx: Context): HttpResponse {
+  const body: unknown = ctx.body;
+  if (body instanceof Stream) throw new UncapturableResponseError("the route set a stream as the body");
+  let bytes: Buffer;
+  if (body === undefined || body === null) bytes = Buffer.alloc(0);
+  else if (typeof body === "string") bytes = Buffer.from(body, "utf8");
+  else if (body instanceof Uint8Array) bytes = Buffer.from(body);
+  // What Koa itself would send for an object; its Content-Type was set when the route assigned it.
+  else bytes = Buffer.from(JSON.stringify(body), "utf8");
+  if (bytes.length > 0) ctx.body = bytes;
+  return { status: ctx.status, headers: normalizeHeaders(ctx.response.headers), body: bytes };
+}
+
+function send(ctx: Context, response: HttpResponse): void {
+  ctx.status = response.status;
+  ctx.set(response.headers);
+  // A Buffer goes out as it is, and Koa keeps the Content-Type set above; the status set first stays
+  // explicit, so an empty body does not turn it into a 204.
+  ctx.body = response.body.length > 0 ? response.body : null;
+}

@@ -1,0 +1,189 @@
+// NestJS 11 adapter: `@Idempotent(options)` marks a route, `IdempotencyInterceptor` protects it after the guards ran.
+import { Readable } from "node:stream";
+import {
+  HttpException,
+  Inject,
+  Injectable,
+  SetMetadata,
+  StreamableFile,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from "@nestjs/common";
+import { Reflector } from "@nestjs/core";
+import { lastValueFrom, of, type Observable } from "rxjs";
+import type { IdempotencyHandler } from "../handler";
+import { classifyResponseStatus } from "../http/classify-response";
+import type { IdempotencyContext } from "../http/context";
+import { normalizeHeaders, toHttpResponse, type HttpResponse } from "../http/http-response";
+import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
+import { protectRoute, UncapturableResponseError, type Protect } from "../http/protect";
+import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions } from "../http/route-options";
+import { IdempotencySetupError } from "../http/user-id";
+
+/** The DI token the interceptor takes its `IdempotencyHandler` from. */
+export const IDEMPOTENCY_HANDLER = "IdempotencyHandler";
+
+const IDEMPOTENT_ROUTE = "idempotency:route";
+
+/** What the interceptor reads from the request of either platform (Express or Fastify). */
+export type NestHttpRequest = {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+  /** Set by the app's guard (Passport sets `request.user`). */
+  user?: unknown;
+  /** The decision for this request, set on every request a protected route sees. */
+  idempotency?: IdempotencyContext;
+  /** Express: the matched route, below `baseUrl`. */
+  route?: { path?: unknown };
+  baseUrl?: string;
+  originalUrl?: string;
+  /** Fastify: the matched route's options. */
+  routeOptions?: { url?: string };
+};
+
+/** The route options of DESIGN, `isPermanentError` included; `Req` is your platform's request type. */
+export type NestRouteOptions<Req extends object = NestHttpRequest> = WrapperRouteOptions<Req>;
+
+/** The response calls both platforms share (Express `Response`, Fastify `FastifyReply`). */
+type PlatformResponse = {
+  statusCode: number;
+  status(code: number): unknown;
+  getHeaders(): Record<string, string | number | readonly string[] | undefined>;
+  header(name: string, value: string | readonly string[]): unknown;
+  setHeader?(name: string, value: string | readonly string[]): unknown;
+};
+
+/**
+ * What identifies a request, read in one place: the method and the route template (global prefix
+ * included) scope the key; the concrete path and query are what the request targets (for the fingerprint).
+ */
+/** The route's template: Fastify's `routeOptions.url`, or Express's mount path and route path (Nest mounts no routers). */
+function routeTemplateOf(request: NestHttpRequest): string | undefined {
+  const express = request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;
+  return request.routeOptions?.url ?? express;
+}
+
+const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
+  userIdOf: (request) => (request.user as { id?: unknown } | undefined)?.id,
+  operationOf: (request) => {
+    const routeTemplate = routeTemplateOf(request);
+    if (routeTemplate === undefined) throw new IdempotencySetupError(`idempotency: cannot read the route template of a ${request.method} request; pass \`getOperation\` to @Idempotent.`);
+    return `${request.method} ${routeTemplate}`;
+  },
+  bodyOf: (request) => request.body,
+};
+
+/**
+ * Marks a route (or every route of a controller) as idempotent. Its options are checked here,
+ * at start-up: in production a route without `getUserId` (or `allowAnonymous`) fails to load.
+ * Without `isPermanentError`, a thrown `HttpException` fails the key when its status would
+ * (4xx but 408 and 429); any other error frees the key for a retry.
+ *
+ * @example
+ * @Post()
+ * @UseGuards(AuthGuard)
+ * @Idempotent({ getUserId: (req: AuthedRequest) => req.user.id, requireKey: true })
+ * create(@Body() body: CreatePaymentDto) {
+ *   return this.payments.charge(body);
+ * }
+ */
+export function Idempotent<Req extends object = NestHttpRequest>(options: NestRouteOptions<Req> = {}): MethodDecorator & ClassDecorator {
+  resolveRouteOptions(options, nestDefaults as unknown as FrameworkDefaults<Req>);
+  return SetMetadata(IDEMPOTENT_ROUTE, options);
+}
+
+/**
+ * Protects the routes marked `@Idempotent()`. Interceptors run after guards, so the user a guard
+ * sets is the key's scope. Register it first (outermost) so it records what other interceptors
+ * (e.g. ClassSerializerInterceptor) made of the route's value; the value is serialized once and
+ * those bytes go out, now and on every replay.
+ *
+ * @example
+ * @Module({
+ *   providers: [
+ *     { provide: IDEMPOTENCY_HANDLER, useFactory: (pool: Pool) => new IdempotencyHandler(new PostgresStore(pool)), inject: [PG_POOL] },
+ *     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+ *   ],
+ * })
+ * export class AppModule {}
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  readonly #handler: IdempotencyHandler;
+  readonly #reflector: Reflector;
+  readonly #routes = new WeakMap<object, Protect<NestHttpRequest>>();
+
+  constructor(@Inject(IDEMPOTENCY_HANDLER) handler: IdempotencyHandler, @Inject(Reflector) reflector: Reflector) {
+    this.#handler = handler;
+    this.#reflector = reflector;
+  }
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const options = this.#reflector.getAllAndOverride<NestRouteOptions | undefined>(IDEMPOTENT_ROUTE, [context.getHandler(), context.getClass()]);
+    if (!options || context.getType() !== "http") return next.handle();
+    const request = context.switchToHttp().getRequest<NestHttpRequest>();
+    const response = context.switchToHttp().getResponse<PlatformResponse>();
+    let value: unknown;
+    const outcome = await this.#protect(options)(request, {
+      method: request.method,
+      url: request.originalUrl ?? request.url,
+      keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
+      hasCredentials: request.headers.authorization !== undefined,
+      setContext: (idempotency) => (request.idempotency = idempotency),
+      produce: async () => {
+        value = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        return responseOf(value, response);
+      },
+    });
+    if (outcome.kind === "error") throw outcome.error;
+    if (outcome.kind === "ran") return of(outcome.response ? send(response, outcome.response) : value);
+    if (request.idempotency?.outcome === "replayed") return of(send(response, outcome.response));
+    // An idempotency decision: a Nest exception, so the app's exception filters format it as they do any other.
+    setHeaders(response, outcome.response);
+    throw new HttpException(JSON.parse(outcome.response.body.toString("utf8")) as object, outcome.response.status);
+  }
+
+  #protect(options: NestRouteOptions): Protect<NestHttpRequest> {
+    let protect = this.#routes.get(options);
+    if (!protect) {
+      protect = protectRoute(this.#handler, withHttpExceptions(options), nestDefaults);
+      this.#routes.set(options, protect);
+    }
+    return protect;
+  }
+}
+
+/** An HttpException fails the key when the same status as a response would; other errors are transient. */
+function withHttpExceptions(options: NestRouteOptions): NestRouteOptions {
+  const classify = options.classifyResponse ?? classifyResponseStatus;
+  const isPermanentError = options.isPermanentError ?? ((err: unknown) => err instanceof HttpException && classify(err.getStatus()) === "permanent");
+  return { ...options, isPermanentError };
+}
+
+/** Serializes the route's value the way it will go out; a stream or file is never recorded. */
+function responseOf(value: unknown, response: PlatformResponse): HttpResponse {
+  if (value instanceof StreamableFile || value instanceof Readable) throw new UncapturableResponseError("the route returned a stream");
+  return toHttpResponse({ status: response.statusCode, headers: normalizeHeaders(response.getHeaders()), body: value });
+}
+
+/** Sets status and headers, and hands Nest the exact bytes: a StreamableFile goes out unserialized on both platforms. */
+function send(response: PlatformResponse, http: HttpResponse): StreamableFile | undefined {
+  setHeaders(response, http);
+  if (http.body.length === 0) return undefined;
+  return new StreamableFile(http.body, { length: http.body.length });
+}
+
+/** Adds the headers the response lacks: after the route ran it has its own (Fastify would repeat a Set-Cookie set twice). */
+function setHeaders(response: PlatformResponse, http: HttpResponse): void {
+  response.status(http.status);
+  const present = response.getHeaders();
+  for (const [name, value] of Object.entries(http.headers)) {
+    if (present[name] !== undefined) continue;
+    // Express's `res.header` would rewrite a Content-Type (adding a charset); `setHeader` keeps it as recorded.
+    if (response.setHeader) response.setHeader(name, value);
+    else response.header(name, value);
+  }
+}

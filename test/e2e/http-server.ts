@@ -1,0 +1,54 @@
+// Starts a fixture project's server on a free 127.0.0.1 port, waits until it answers, and stops it.
+import { createServer } from "node:net";
+import { execa } from "execa";
+
+export type RunningServer = { base: string; output(): string; stop(): Promise<void> };
+
+/** A port nothing listens on right now (the OS picks it; the server binds it a moment later). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * Runs `command` in the project with PORT set, and resolves once `GET <readyPath>` answers 200.
+ *
+ * @example
+ * const server = await startServer(dir, "node", ["dist/server.js"], "/runs");
+ */
+export async function startServer(cwd: string, command: string, args: string[], readyPath: string, timeoutMs = 60_000): Promise<RunningServer> {
+  const port = await freePort();
+  const child = execa(command, args.map((arg) => arg.replace("$PORT", String(port))), {
+    cwd,
+    reject: false,
+    stdin: "ignore",
+    // Its own process group, so stop() also ends what it spawns (npx -> next start -> next-server).
+    detached: true,
+    all: true,
+    env: { PORT: String(port), NO_COLOR: "1", NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  let output = "";
+  child.all?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+    await child;
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    const ready = await fetch(base + readyPath).then((response) => response.ok, () => false);
+    if (ready) return { base, output: () => output, stop };
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await stop();
+  throw new Error(`The server did not answer ${readyPath} within ${timeoutMs} ms:\n${output.slice(-3000)}`);
+}
