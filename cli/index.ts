@@ -6,6 +6,8 @@ import { diff } from "./commands/diff.js";
 import { init } from "./commands/init.js";
 import { list } from "./commands/list.js";
 import { migrate } from "./commands/migrate.js";
+import { registryCommand } from "./commands/registry.js";
+import { update } from "./commands/update.js";
 import { cliVersion } from "./utils/package-root.js";
 
 process.on("SIGINT", () => process.exit(130));
@@ -20,6 +22,8 @@ const program = new Command()
   .addCommand(add)
   .addCommand(migrate)
   .addCommand(list)
-  .addCommand(diff);
+  .addCommand(diff)
+  .addCommand(update)
+  .addCommand(registryCommand);
 
 await program.parseAsync(process.argv);

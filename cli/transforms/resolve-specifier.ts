@@ -1,5 +1,6 @@
 // Maps one import specifier of a registry file to what it must be in the project, via the planned file set.
 import path from "node:path";
+import { isModuleSpecifier } from "../config/module-specifier.js";
 import { BlocksError } from "../utils/errors.js";
 import type { ModuleStyle } from "../project/tsconfig.js";
 
@@ -49,6 +50,12 @@ export function rewriteSpecifier(specifier: string, ctx: ImportContext): string 
   const { target, block } = ctx.planned.get(hit.registryPath) as { target: string; block: string };
   const fromAlias = posix.relative(ctx.blocksDir, target);
   if (viaAlias && ctx.alias && block !== ctx.from.block && !fromAlias.startsWith("..")) {
+    // The alias lands inside a string literal of generated code: never paste one that could end it.
+    if (!isModuleSpecifier(ctx.alias)) {
+      throw new BlocksError("INVALID_CONFIG", `The import alias ${JSON.stringify(ctx.alias)} is not a plain module specifier.`, {
+        suggestion: 'Set "alias" in blocks.json to a prefix such as "@/blocks" (no quotes, spaces or newlines), or null for relative imports.',
+      });
+    }
     return `${ctx.alias}/${format(fromAlias, hit.directory, ctx.moduleStyle)}`;
   }
   let rel = posix.relative(posix.dirname(ctx.from.target), target);
