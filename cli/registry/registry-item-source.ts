@@ -1,5 +1,5 @@
 // `blocks add <file-or-url>`: reads a registry item (as `blocks registry build` writes it) and makes it a block.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,16 +22,27 @@ type Item = { name?: unknown; type?: unknown; description?: unknown; dependencie
 export async function addItems(registry: Registry, sources: string[]): Promise<Registry> {
   const blocks = [...registry.blocks];
   const mapping: Record<string, string> = { ...registry.sources };
+  // A registry folder of its own: the items' blocks as files, the other blocks and the templates as
+  // links to the shipped ones, so every registry path (and `@/blocks/...` import) means what it always does.
   const folder = mkdtempSync(path.join(tmpdir(), "blocks-item-"));
   process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
-  for (const source of sources) {
-    const block = materialize(registry, await readItem(source), source, folder);
+  const root = path.join(folder, "registry");
+  mkdirSync(root);
+  symlinkSync(path.join(path.dirname(registry.root), "templates"), path.join(folder, "templates"));
+  const items: Array<{ source: string; item: Item }> = [];
+  for (const source of sources) items.push({ source, item: await readItem(source) });
+  const replaced = new Set(items.map(({ item }) => item.name));
+  for (const entry of readdirSync(registry.root)) {
+    if (!replaced.has(entry)) symlinkSync(path.join(registry.root, entry), path.join(root, entry));
+  }
+  for (const { source, item } of items) {
+    const block = materialize({ ...registry, root }, item, source);
     const at = blocks.findIndex((candidate) => candidate.name === block.name);
     if (at >= 0) blocks.splice(at, 1, block);
     else blocks.push(block);
     mapping[source] = block.name;
   }
-  const next: Registry = { ...registry, blocks, sources: mapping };
+  const next: Registry = { ...registry, root, blocks, sources: mapping };
   const { loadSchemas } = await import("../migrate/schemas.js");
   await loadSchemas({ ...next, blocks: blocks.filter((block) => Object.values(mapping).includes(block.name)) });
   return next;
@@ -53,7 +64,7 @@ async function readItem(source: string): Promise<Item> {
   }
 }
 
-function materialize(registry: Registry, item: Item, source: string, folder: string): RegistryBlock {
+function materialize(registry: Registry, item: Item, source: string): RegistryBlock {
   if (item.type !== "registry:item" || typeof item.name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(item.name) || !Array.isArray(item.files)) {
     throw invalid(source, 'is not a registry item: it needs "type": "registry:item", a lower-case "name" and "files"');
   }
@@ -65,15 +76,13 @@ function materialize(registry: Registry, item: Item, source: string, folder: str
     if (!isInsideFolder(file.target.replace(/^~\//, ""))) throw invalid(source, `has the target ${JSON.stringify(file.target)}, which leads outside the project`);
     const relative = blockPath(name, file.target, meta?.dir);
     if (!isInsideFolder(relative)) throw invalid(source, `has the target ${JSON.stringify(file.target)}, which leads outside the project`);
-    const absolute = path.join(folder, name, relative);
+    const absolute = path.join(registry.root, name, relative);
     mkdirSync(path.dirname(absolute), { recursive: true });
     writeFileSync(absolute, file.content);
-    const tagged = tagFile(`${name}/${relative}`, frameworks);
-    return { ...tagged, path: path.relative(registry.root, absolute).split(path.sep).join("/"), target: tagged.path };
+    return tagFile(`${name}/${relative}`, frameworks);
   });
-  const migration = meta?.migration?.schema
-    ? { ...meta.migration, schema: path.relative(registry.root, path.join(folder, meta.migration.schema)) }
-    : undefined;
+  const schema = meta?.migration?.schema;
+  const migration = schema && isInsideFolder(schema) && schema.startsWith(`${name}/`) ? meta.migration : undefined;
   return {
     name,
     description: typeof item.description === "string" ? item.description : `${name} (from ${source})`,
