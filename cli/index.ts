@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { add } from "./commands/add.js";
 import { diff } from "./commands/diff.js";
+import { doctor } from "./commands/doctor.js";
 import { init } from "./commands/init.js";
 import { list } from "./commands/list.js";
 import { migrate } from "./commands/migrate.js";
@@ -24,6 +25,7 @@ const program = new Command()
   .addCommand(list)
   .addCommand(diff)
   .addCommand(update)
+  .addCommand(doctor)
   .addCommand(registryCommand);
 
 await program.parseAsync(process.argv);
