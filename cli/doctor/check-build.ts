@@ -27,5 +27,6 @@ export function checkBuild(root: string, blocksDir: string, scripts: Record<stri
   const text = readFileSync(file, "utf8");
   const line = text.slice(0, Math.max(0, text.indexOf('"include"'))).split("\n").length;
   const example = toPosix(path.relative(root, tests[0] as string));
-  return [finding("tests-in-build", toPosix(path.relative(root, file)), line, `the build compiles ${tests.length} vendored test file(s), e.g. ${example}`)];
+  const fix = `Exclude the vendored tests from ${path.basename(file)}: "exclude": ["${blocksDir}/**/*.test.ts", "${blocksDir}/**/testing/**"] (tsc then emits no test file).`;
+  return [finding("tests-in-build", toPosix(path.relative(root, file)), line, `the build compiles ${tests.length} vendored test file(s), e.g. ${example}`, fix)];
 }

@@ -28,6 +28,6 @@ export type Finding = {
  * @example
  * finding("route-user-id", "src/app.ts", 12, "POST /orders: idempotent() without getUserId");
  */
-export function finding(rule: Rule, file: string, line: number, message: string): Finding {
-  return { rule, file, line, message, fix: RULES[rule] };
+export function finding(rule: Rule, file: string, line: number, message: string, fix: string = RULES[rule]): Finding {
+  return { rule, file, line, message, fix };
 }
