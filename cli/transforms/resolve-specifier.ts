@@ -44,7 +44,7 @@ export function rewriteSpecifier(specifier: string, ctx: ImportContext): string 
   const hit = findPlanned(base, ctx.planned);
   if (!hit) {
     throw new BlocksError("UNRESOLVED_IMPORT", `${ctx.from.registryPath ?? ctx.from.target} imports "${specifier}", which is not among the files being added.`, {
-      suggestion: "List the imported file in registry/registry.json for every framework selection that copies the importer.",
+      suggestion: "The registry derives file lists from block folders: keep the imported file in the block, and framework-specific files importing only what every selection copies.",
     });
   }
   const { target, block } = ctx.planned.get(hit.registryPath) as { target: string; block: string };
