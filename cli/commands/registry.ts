@@ -3,6 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command } from "commander";
 import { isInsideFolder } from "../config/module-specifier.js";
+import { checkBlockImports } from "../registry/check-imports.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { buildItem } from "../registry/registry-item.js";
 import { BlocksError } from "../utils/errors.js";
@@ -23,6 +24,15 @@ export async function runRegistryBuild(options: RegistryBuildOptions) {
   const dir = options.dir ?? "src/blocks";
   if (!isInsideFolder(dir)) throw new BlocksError("INVALID_CONFIG", `--dir must be a project-relative folder without "../" (got ${dir}).`);
   const registry = await loadRegistry(options.registry);
+  // An item is only as good as its imports: refuse to publish a block that would not compile somewhere.
+  for (const block of registry.blocks) {
+    const problems = await checkBlockImports(registry, block);
+    if (problems.length) {
+      throw new BlocksError("INVALID_REGISTRY", `Block "${block.name}" has imports that do not resolve or packages it does not declare:\n  ${problems.join("\n  ")}`, {
+        suggestion: "Declare the package in the block's block.json, or move the imported file so every framework selection copies it.",
+      });
+    }
+  }
   const out = path.resolve(options.cwd ?? process.cwd(), options.out);
   await mkdir(out, { recursive: true });
   const written: string[] = [];

@@ -11,6 +11,7 @@ import { checkConfig } from "../../cli/config/blocks-config.js";
 import { isModuleSpecifier } from "../../cli/config/module-specifier.js";
 import { upSection } from "../../cli/migrate/apply-migration.js";
 import { detectMigrations } from "../../cli/migrate/detect-layout.js";
+import { rewriteSpecifier } from "../../cli/transforms/resolve-specifier.js";
 import { insideProject } from "../../cli/utils/files.js";
 import { rejection, tempProject } from "./helpers.js";
 
@@ -87,6 +88,17 @@ describe("the import alias is a module specifier (issue 12, point 12)", () => {
     for (const alias of ['@/x"; process.exit(1); "', "@/x'", "@/x\nconsole.log(1)", "@/ x", "@/x`", "@/${x}", "./x", "@/x\\y"]) {
       expect(isModuleSpecifier(alias), JSON.stringify(alias)).toBe(false);
     }
+  });
+
+  it("the import rewrite itself refuses to paste an alias that is not a module specifier", () => {
+    const ctx = {
+      from: { registryPath: "jobs/x.ts", block: "jobs", target: "src/jobs/x.ts" },
+      planned: new Map([["idempotency/index.ts", { target: "src/blocks/idempotency/index.ts", block: "idempotency" }]]),
+      blocksDir: "src/blocks",
+      moduleStyle: "extensionless" as const,
+    };
+    expect(rewriteSpecifier("@/blocks/idempotency", { ...ctx, alias: "~/blocks" })).toBe("~/blocks/idempotency");
+    expect(() => rewriteSpecifier("@/blocks/idempotency", { ...ctx, alias: '~/blocks"; evil(); "' })).toThrow(/not a plain module specifier/);
   });
 
   it("a quote in blocks.json's alias is refused before any file is written", async () => {

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runRegistryBuild } from "../../cli/commands/registry.js";
 import { checkBlockImports } from "../../cli/registry/check-imports.js";
 import { tagFile } from "../../cli/registry/derive-files.js";
 import { loadRegistry } from "../../cli/registry/manifest.js";
@@ -42,7 +43,7 @@ describe("the derived registry", async () => {
 });
 
 describe("the import check", () => {
-  it("names a core file importing an adapter, a missing file, an undeclared package and a runtime devDependency", async () => {
+  it("names a core file importing an adapter, a missing file, an undeclared package and a runtime devDependency; registry build refuses it", async () => {
     const root = mkdtempSync(path.join(tmpdir(), "blocks-registry-"));
     try {
       const write = (file: string, text: string) => {
@@ -62,6 +63,8 @@ describe("the import check", () => {
       expect(problems).toContain('imports "vitest" at runtime, but it is only a devDependency');
       expect(problems).not.toContain("index.test.ts");
       expect(problems).not.toContain('"pg"');
+      const refused = await runRegistryBuild({ out: path.join(root, "out"), registry: root }).catch((err: { code?: string }) => err);
+      expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
