@@ -1,5 +1,6 @@
 // `blocks update [block...]`: brings vendored copies to the registry's version by a three-way merge per file.
 import { Command } from "commander";
+import { installCommands } from "../add/install.js";
 import { writeLock } from "../config/lock-file.js";
 import { pruneBases, recordBases } from "../update/base-store.js";
 import { nextLock, planUpdate, type UpdatedFile, type UpdatePlan, type UpdateStatus } from "../update/plan-update.js";
@@ -52,6 +53,7 @@ export async function runUpdate(options: UpdateOptions) {
     written,
     files: plan.files.map(({ block, target, status, conflicts }) => ({ block, target, status, ...(conflicts ? { conflicts } : {}) })),
     conflicts: needsYou,
+    install: installCommands(plan.packageManager, plan.packages).map((command) => command.join(" ")),
   });
   if (options.dryRun) {
     logger.info("Dry run: nothing was written.");
@@ -67,6 +69,8 @@ export async function runUpdate(options: UpdateOptions) {
   await recordBases(plan.root, plan.files.flatMap((file) => (file.base === undefined ? [] : [{ content: file.base }])));
   await writeLock(plan.root, lock);
   await pruneBases(plan.root, lock);
+  const install = installCommands(plan.packageManager, plan.packages);
+  if (install.length) logger.warn(`The registry's version needs packages you do not declare; install them: ${install.map((command) => command.join(" ")).join(" && ")}`);
   if (needsYou.length) logger.error(`${needsYou.length} file(s) need you: ${needsYou.join(", ")}`);
   else logger.success(writes.length ? `Updated ${writes.length} file(s) and blocks.lock.json.` : "Already up to date.");
   return result(writes.length > 0);

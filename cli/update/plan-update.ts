@@ -1,6 +1,8 @@
 // Decides, file by file, what `blocks update` does: replace, merge, add, or leave alone and say why.
 import path from "node:path";
-import { readConfig } from "../config/blocks-config.js";
+import { planDependencies, type DependencyPlan } from "../add/plan-dependencies.js";
+import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
+import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { readLock, type Lock } from "../config/lock-file.js";
 import { planFiles, type PlannedFile } from "../add/plan-files.js";
 import { loadRegistry } from "../registry/manifest.js";
@@ -31,7 +33,15 @@ export type UpdatedFile = {
   base?: string;
 };
 
-export type UpdatePlan = { root: string; lock: Lock; blocks: string[]; files: UpdatedFile[] };
+export type UpdatePlan = {
+  root: string;
+  lock: Lock;
+  blocks: string[];
+  files: UpdatedFile[];
+  /** Packages the registry's version needs that package.json does not declare (listed, not installed). */
+  packages: DependencyPlan;
+  packageManager: BlocksConfig["packageManager"];
+};
 
 /**
  * @example
@@ -48,18 +58,24 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     throw new BlocksError("UNKNOWN_BLOCK", "No block has been added to this project yet.", { suggestion: "Run `blocks add <block>` first." });
   }
   const files: UpdatedFile[] = [];
+  const everyPlanned: PlannedFile[] = [];
+  const frameworks = new Set<string>();
   for (const name of names) {
     const block = findBlock(registry, name);
     const locked = lock.blocks[name];
     if (!locked) throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
     const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests } });
+    everyPlanned.push(...planned);
+    for (const framework of locked.frameworks) frameworks.add(framework);
     for (const file of planned) files.push(await decideFile(root, file, locked.files[file.target]));
     const kept = new Set(planned.map((file) => file.target));
     for (const target of Object.keys(locked.files).filter((candidate) => !kept.has(candidate))) {
       files.push({ block: name, target, status: "dropped" });
     }
   }
-  return { root, lock, blocks: names, files };
+  const blocks = names.map((name) => findBlock(registry, name));
+  const packages = planDependencies(registry, blocks, everyPlanned, [...frameworks], declaredPackages(await readPackageJson(root)));
+  return { root, lock, blocks: names, files, packages, packageManager: config.packageManager };
 }
 
 async function decideFile(root: string, file: PlannedFile, recorded: string | undefined): Promise<UpdatedFile> {

@@ -119,6 +119,15 @@ describe("blocks update", () => {
     expect(project.read("context.ts")).toMatch(/^\/\/ ours\n[\s\S]*\/\/ upstream 1\n\/\/ upstream 2\n$/);
   });
 
+  it("lists (does not install) a package the registry's version needs and the project does not declare", async () => {
+    const project = await withLogger();
+    const declaration = path.join(project.registry.root, "logger/block.json");
+    const block = JSON.parse(readFileSync(declaration, "utf8"));
+    writeFileSync(declaration, JSON.stringify({ ...block, dependencies: { ...block.dependencies, "pino-pretty": "^13.0.0" } }));
+    const result = await project.update();
+    expect(result.install.join(" ")).toContain("pino-pretty@^13.0.0");
+  });
+
   it("without a terminal and without --yes, fails naming the flag and writes nothing", async () => {
     const project = await withLogger();
     project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
