@@ -3,9 +3,12 @@
 import { Command } from "commander";
 import { add } from "./commands/add.js";
 import { diff } from "./commands/diff.js";
+import { doctor } from "./commands/doctor.js";
 import { init } from "./commands/init.js";
 import { list } from "./commands/list.js";
 import { migrate } from "./commands/migrate.js";
+import { registryCommand } from "./commands/registry.js";
+import { update } from "./commands/update.js";
 import { cliVersion } from "./utils/package-root.js";
 
 process.on("SIGINT", () => process.exit(130));
@@ -20,6 +23,9 @@ const program = new Command()
   .addCommand(add)
   .addCommand(migrate)
   .addCommand(list)
-  .addCommand(diff);
+  .addCommand(diff)
+  .addCommand(update)
+  .addCommand(doctor)
+  .addCommand(registryCommand);
 
 await program.parseAsync(process.argv);

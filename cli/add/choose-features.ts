@@ -3,7 +3,7 @@ import type { RegistryBlock } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import { canPrompt, decide } from "../utils/prompt.js";
 
-/** `--cache redis|none`, `--metrics prometheus|none`: feature name -> the value given on the command line. */
+/** `--cache redis|none`, `--store redis|dynamodb|postgres`, ...: flag name -> the value given on the command line. */
 export type FeatureFlags = Record<string, string | undefined>;
 
 /**
@@ -19,26 +19,28 @@ export async function chooseFeatures(
   options: { flags: FeatureFlags; yes?: boolean | undefined; dryRun?: boolean | undefined },
 ): Promise<Set<string>> {
   const chosen = new Set<string>();
-  for (const block of blocks) {
-    for (const [name, feature] of Object.entries(block.features ?? {})) {
-      const flag = options.flags[name];
-      const detected = (feature.detect ?? []).some((pkg) => declared.has(pkg));
-      let on: boolean;
-      if (flag !== undefined) {
-        if (flag !== feature.choice && flag !== "none") {
-          throw new BlocksError("INVALID_OPTION", `--${name} takes "${feature.choice}" or "none", not "${flag}".`, {
-            suggestion: `Pass --${name} ${feature.choice} (${feature.description}) or --${name} none.`,
-          });
-        }
-        on = flag === feature.choice;
-      } else if (options.yes || options.dryRun || !canPrompt()) {
-        on = detected;
-      } else {
-        const packages = Object.keys(feature.dependencies ?? {}).join(", ");
-        on = await decide({ message: `${feature.description}? (installs ${packages})`, flag: `--${name} ${feature.choice}|none` }, false);
+  const features = blocks.flatMap((block) => Object.entries(block.features ?? {}));
+  for (const [name, feature] of features) {
+    const flagName = feature.flag ?? name;
+    const flag = options.flags[flagName];
+    const detected = (feature.detect ?? []).some((pkg) => declared.has(pkg));
+    let on: boolean;
+    if (flag !== undefined) {
+      // Features that share a flag (`--store redis|dynamodb`) each answer to their own value.
+      const accepted = [...new Set([...features.filter(([n, f]) => (f.flag ?? n) === flagName).map(([, f]) => f.choice), feature.off ?? "none"])];
+      if (!accepted.includes(flag)) {
+        throw new BlocksError("INVALID_OPTION", `--${flagName} takes ${accepted.map((value) => `"${value}"`).join(", ")}, not "${flag}".`, {
+          suggestion: `Pass --${flagName} ${feature.choice} (${feature.description}) or --${flagName} ${feature.off ?? "none"}.`,
+        });
       }
-      if (on) chosen.add(name);
+      on = flag === feature.choice;
+    } else if (feature.prompt === false || options.yes || options.dryRun || !canPrompt()) {
+      on = detected;
+    } else {
+      const packages = Object.keys(feature.dependencies ?? {}).join(", ");
+      on = await decide({ message: `${feature.description}? (installs ${packages})`, flag: `--${flagName} ${feature.choice}|${feature.off ?? "none"}` }, false);
     }
+    if (on) chosen.add(name);
   }
   return chosen;
 }

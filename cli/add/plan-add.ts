@@ -28,6 +28,10 @@ export type AddPlanOptions = {
   cache?: string;
   /** `--metrics prometheus|none`: Prometheus metrics (installs prom-client). Default: on when the project declares prom-client. */
   metrics?: string;
+  /** `--store redis|dynamodb|postgres`: a store besides PostgreSQL (RedisStore, DynamoDbStore), with its packages. Default: PostgreSQL only. */
+  store?: string;
+  /** `--client drizzle|kysely|postgres-js|prisma|none`: the database-client adapter to copy. Default: the ones the project declares. */
+  client?: string;
 };
 
 export type AddPlan = {
@@ -55,13 +59,13 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const root = path.resolve(options.cwd ?? process.cwd());
   const pkg = await readPackageJson(root);
   const config = await readConfig(root);
-  const registry = await loadRegistry(options.registry);
+  const registry = await loadRegistry(options.registry, { items: options.blocks });
   const lock = await readLock(root);
   const blocks = resolveBlocks(registry, options.blocks);
   const declared = declaredPackages(pkg);
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
   checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
-  const features = await chooseFeatures(blocks, declared, { flags: { cache: options.cache, metrics: options.metrics }, yes: options.yes, dryRun: options.dryRun });
+  const features = await chooseFeatures(blocks, declared, { flags: { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client }, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
   const skip = excludedFeatureFiles(blocks, features);
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });

@@ -1,6 +1,7 @@
 // Applies a decided plan: checks every target is writable, writes files and migrations, records the lock.
 import path from "node:path";
 import { writeLock, type Lock } from "../config/lock-file.js";
+import { recordBases } from "../update/base-store.js";
 import { assertWritable, writeProjectFile } from "../utils/files.js";
 import { cliVersion } from "../utils/package-root.js";
 import type { AddPlan } from "./plan-add.js";
@@ -39,6 +40,7 @@ export async function writePlan(plan: AddPlan, replace: { modified: boolean; con
   for (const file of files) await writeProjectFile(file.absolute, file.content);
   for (const file of migrationFiles) await writeProjectFile(path.join(plan.root, file.path), file.content);
   for (const edit of buildEdits) await writeProjectFile(path.join(plan.root, edit.file), edit.content);
+  await recordBases(plan.root, plan.files.filter((file) => shouldWrite(file, replace) || file.state === "unchanged"));
   await writeLock(plan.root, nextLock(plan, new Set(files)));
   return { written: [...files.map((file) => file.target), ...migrationFiles.map((file) => file.path), ...buildEdits.map((edit) => edit.file)] };
 }

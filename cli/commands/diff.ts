@@ -63,8 +63,8 @@ function report(changes: Array<{ file: string; status: DiffStatus; patch: string
     return;
   }
   const labels: Record<DiffStatus, string> = {
-    edited: highlighter.warn("edited by you"),
-    outdated: highlighter.info("registry has a newer version (`blocks add` updates it)"),
+    edited: highlighter.warn("edited by you (`blocks update` merges the registry's changes into it)"),
+    outdated: highlighter.info("registry has a newer version (`blocks update` brings it in)"),
     missing: highlighter.error("deleted locally"),
     new: highlighter.success("in the registry, not added yet"),
   };
@@ -76,7 +76,7 @@ function report(changes: Array<{ file: string; status: DiffStatus; patch: string
 }
 
 export const diff = new Command("diff")
-  .description("show what changed in the vendored files against what the registry would write now")
+  .description("show what changed in the vendored files against what the registry would write now; exits 0 when none, 1 when there are differences, 2 on an error")
   .argument("[block]", "one block (default: every added block)")
   .option("--json", "print the changes as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")
@@ -87,7 +87,9 @@ export const diff = new Command("diff")
     try {
       const result = await runDiff({ ...opts, block });
       if (opts.json) printJson(result);
+      // For scripts, as diff(1): 0 no differences, 1 differences, 2 trouble.
+      if (result.changes.length > 0) process.exitCode = 1;
     } catch (err) {
-      handleError(err, opts);
+      handleError(err, opts, 2);
     }
   });

@@ -4,11 +4,12 @@ import path from "node:path";
 import { Command } from "commander";
 import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
-import { applyMigration, type ApplyResult } from "../migrate/apply-migration.js";
+import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry } from "../registry/manifest.js";
+import { BlocksError } from "../utils/errors.js";
 import { assertWritable, insideProject, writeProjectFile } from "../utils/files.js";
 import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
@@ -49,7 +50,9 @@ export async function runMigrate(options: MigrateOptions) {
   const applied: ApplyResult[] = [];
   if (options.apply) {
     for (const plan of plans) {
-      const result = await applyMigration(options.databaseUrl ?? process.env.DATABASE_URL, plan);
+      const file = migrationFile(plan);
+      if (!file) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
+      const result = await applyMigration(options.databaseUrl ?? process.env.DATABASE_URL, plan, { root, file });
       logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
       applied.push(result);
     }
@@ -79,10 +82,10 @@ async function writeMigrations(root: string, plans: MigrationPlan[], lock: Await
 }
 
 export const migrate = new Command("migrate")
-  .description("write the PostgreSQL migration for the added blocks (records table, unique constraint, retry counters, indexes)")
+  .description("write the PostgreSQL migration of every added block that has a table; --apply runs the file on disk")
   .option("-t, --table <name>", "table name (lower-case identifier, optionally schema-qualified)")
   .option("-p, --print", "print the SQL to stdout and write nothing")
-  .option("--apply", "also run it on DATABASE_URL, in one transaction (safe to repeat)")
+  .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction")
   .option("--database-url <url>", "database to apply to (default: $DATABASE_URL)")
   .option("--json", "print the result as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

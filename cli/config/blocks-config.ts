@@ -2,6 +2,7 @@
 import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
 import { readIfExists } from "../utils/files.js";
+import { isInsideFolder, isModuleSpecifier } from "./module-specifier.js";
 import { isPackageManager, type PackageManager } from "../project/package-manager.js";
 import type { ModuleStyle } from "../project/tsconfig.js";
 
@@ -48,11 +49,11 @@ export async function readConfig(root: string): Promise<BlocksConfig> {
 export function checkConfig(raw: unknown): BlocksConfig {
   const config = raw as Partial<BlocksConfig> | null;
   if (typeof config !== "object" || config === null) throw invalid(`${CONFIG_FILE} must hold a JSON object.`);
-  if (typeof config.dir !== "string" || config.dir === "" || path.isAbsolute(config.dir)) {
-    throw invalid(`"dir" must be a folder relative to the project, e.g. "src/blocks".`);
+  if (typeof config.dir !== "string" || !isInsideFolder(config.dir) || path.isAbsolute(config.dir)) {
+    throw invalid(`"dir" must be a folder inside the project, without "../", e.g. "src/blocks" (got ${JSON.stringify(config.dir)}).`);
   }
-  if (config.alias !== null && (typeof config.alias !== "string" || config.alias.endsWith("/"))) {
-    throw invalid(`"alias" must be an import prefix without a trailing slash (e.g. "@/blocks"), or null.`);
+  if (config.alias !== null && (typeof config.alias !== "string" || config.alias.endsWith("/") || !isModuleSpecifier(config.alias))) {
+    throw invalid(`"alias" must be an import prefix such as "@/blocks" (letters, digits, "@", "~", "#", "/", "-", "_", "."; no quotes, spaces or trailing slash), or null (got ${JSON.stringify(config.alias)}).`);
   }
   if (config.moduleStyle !== "nodenext" && config.moduleStyle !== "extensionless") {
     throw invalid(`"moduleStyle" must be "nodenext" or "extensionless".`);
@@ -61,6 +62,9 @@ export function checkConfig(raw: unknown): BlocksConfig {
   const database = config.database;
   if (database?.dialect !== "postgresql" || typeof database.migrations !== "string" || !MIGRATION_LAYOUTS.includes(database.layout)) {
     throw invalid(`"database" must be { "dialect": "postgresql", "migrations": "<folder>", "layout": "${MIGRATION_LAYOUTS.join('" | "')}" }.`);
+  }
+  if (!isInsideFolder(database.migrations)) {
+    throw invalid(`"database.migrations" must be a folder inside the project, without "../" (got ${JSON.stringify(database.migrations)}).`);
   }
   return config as BlocksConfig;
 }

@@ -1,7 +1,7 @@
 // blocks.lock.json: what `add` wrote, with content hashes, so later runs can tell user edits from stale copies.
 import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
-import { readIfExists, writeProjectFile } from "../utils/files.js";
+import { insideProject, readIfExists, writeProjectFile } from "../utils/files.js";
 
 export const LOCK_FILE = "blocks.lock.json";
 
@@ -55,7 +55,7 @@ export async function writeLock(root: string, lock: Lock): Promise<void> {
     ),
     migrations: lock.migrations,
   };
-  await writeProjectFile(path.join(root, LOCK_FILE), `${JSON.stringify(sorted, null, 2)}\n`);
+  await writeProjectFile(insideProject(root, LOCK_FILE), `${JSON.stringify(sorted, null, 2)}\n`);
 }
 
 /**

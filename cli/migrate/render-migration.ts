@@ -2,9 +2,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Lock } from "../config/lock-file.js";
-import { packageRoot } from "../utils/package-root.js";
+import { insideProject } from "../utils/files.js";
 import type { MigrationTarget } from "./detect-layout.js";
-import { SCHEMAS, validTable } from "./schemas.js";
+import { schemaOf, validTable, type BlockSchema } from "./schemas.js";
 
 export type RenderedFile = { path: string; content: string };
 
@@ -30,10 +30,16 @@ export type MigrationInput = { root: string; block: string; table: string; targe
  * plan.files[0]?.path; // "migrations/20260101120000_create_idempotency_records.sql"
  */
 export function planMigration(input: MigrationInput): MigrationPlan {
-  const schema = SCHEMAS[input.block];
-  if (!schema) throw new Error(`blocks: no schema is known for block "${input.block}".`);
-  const table = validTable(input.table);
-  const statements = schema.up(table);
+  // The folder first (the drizzle journal is read from it), then every file: neither `add` nor `migrate` writes outside the project.
+  insideProject(input.root, input.target.migrations);
+  const plan = renderMigration(input, schemaOf(input.block));
+  for (const file of plan.files) insideProject(input.root, file.path);
+  return plan;
+}
+
+function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationPlan {
+  const table = validTable(input.block, input.table);
+  const statements = schema.module.schemaStatements(table);
   const sql = statements.map((statement) => `${statement};\n`).join("\n");
   const base = { block: input.block, table, target: input.target, statements, sql, notes: [] as string[] };
   const existing = findExisting(input, table);
@@ -42,11 +48,11 @@ export function planMigration(input: MigrationInput): MigrationPlan {
   const now = input.now ?? new Date();
   const slug = `create_${table.replace(/\./g, "_")}`;
   const dir = input.target.migrations;
-  const title = `Create ${table} (idempotency records, retry counters and the indexes the maintenance jobs use).`;
+  const title = `Create ${table} (${schema.title}).`;
   const plain = render(schema.template, { title, up: sql.trimEnd() });
   switch (input.target.layout) {
     case "node-pg-migrate": {
-      const down = schema.down(table).map((statement) => `${statement};`).join("\n");
+      const down = schema.module.dropStatements(table).map((statement) => `${statement};`).join("\n");
       return { ...base, files: [{ path: `${dir}/${now.getTime()}_${slug.replace(/_/g, "-")}.sql`, content: render(schema.nodePgMigrateTemplate, { title, up: sql.trimEnd(), down }) }] };
     }
     case "prisma":
@@ -95,7 +101,7 @@ function findExisting(input: MigrationInput, table: string): string | undefined 
 }
 
 function render(template: string, values: Record<string, string>): string {
-  const text = readFileSync(path.join(packageRoot(), "templates", template), "utf8");
+  const text = readFileSync(template, "utf8");
   return text.replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? "");
 }
 

@@ -1,41 +1,116 @@
-// The schemas the CLI can migrate, each rendered from its block's single source of DDL.
-import { checkTableName, postgresSchemaStatements, retryTableName } from "../../registry/idempotency/stores/postgres-schema.js";
+// Each block's schema, loaded from the module its block.json names: the CLI knows no block by name.
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Registry } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
+import { packageRoot } from "../utils/package-root.js";
+
+/** What a block's schema module exports (e.g. registry/idempotency/stores/postgres-schema.ts). */
+export type SchemaModule = {
+  schemaStatements(table?: string): string[];
+  dropStatements(table: string): string[];
+  schemaTables(table: string): string[];
+  checkTableName(table: string): string;
+};
 
 export type BlockSchema = {
-  /** Templates (relative to templates/) for the plain and node-pg-migrate layouts. */
+  module: SchemaModule;
+  /** Absolute template files for the plain and node-pg-migrate layouts. */
   template: string;
   nodePgMigrateTemplate: string;
-  up(table: string): string[];
-  down(table: string): string[];
-  /** The tables whose presence means the migration already ran. */
-  tables(table: string): string[];
+  /** What the tables hold, for the migration's first line. */
+  title: string;
 };
 
-export const SCHEMAS: Record<string, BlockSchema> = {
-  idempotency: {
-    template: "idempotency/migration.sql",
-    nodePgMigrateTemplate: "idempotency/migration.node-pg-migrate.sql",
-    up: (table) => postgresSchemaStatements(table),
-    down: (table) => [`DROP TABLE IF EXISTS ${retryTableName(table)}`, `DROP TABLE IF EXISTS ${table}`],
-    tables: (table) => [table, retryTableName(table)],
-  },
-};
+const loaded = new Map<string, BlockSchema>();
+
+/**
+ * Loads the schema module of every block that declares one, so planning a migration stays synchronous.
+ *
+ * @example
+ * await loadSchemas(registry); // then schemaOf("idempotency")
+ */
+export async function loadSchemas(registry: Registry): Promise<void> {
+  for (const block of registry.blocks) {
+    const migration = block.migration;
+    if (!migration?.schema) continue;
+    const fromRegistry = (file: string | undefined, fallback: string) => path.resolve(registry.root, file ?? fallback);
+    loaded.set(block.name, {
+      module: await importSchema(path.resolve(registry.root, migration.schema), registry.root),
+      template: fromRegistry(migration.template, "../templates/migration.sql"),
+      nodePgMigrateTemplate: fromRegistry(migration.nodePgMigrateTemplate, "../templates/migration.node-pg-migrate.sql"),
+      title: migration.title ?? `the ${block.name} block's tables`,
+    });
+  }
+}
+
+/**
+ * The loaded schema of a block (after `loadRegistry`).
+ *
+ * @example
+ * schemaOf("idempotency").module.schemaStatements("billing.idempotency_records");
+ */
+export function schemaOf(block: string): BlockSchema {
+  const schema = loaded.get(block);
+  if (!schema) {
+    throw new BlocksError("INVALID_REGISTRY", `Block "${block}" has a migration but names no schema module.`, {
+      suggestion: `Add "migration": { "schema": "${block}/<name>-schema.ts", ... } to registry/${block}/block.json.`,
+    });
+  }
+  return schema;
+}
 
 /**
  * Validates a table name with the block's own rule, as a BlocksError the CLI can report.
  *
  * @example
- * validTable("billing.idempotency_records"); // returns it
- * validTable("Robert'); DROP TABLE"); // throws INVALID_TABLE_NAME
+ * validTable("idempotency", "billing.idempotency_records"); // returns it
+ * validTable("idempotency", "Robert'); DROP TABLE"); // throws INVALID_TABLE_NAME
  */
-export function validTable(table: string): string {
+export function validTable(block: string, table: string): string {
   try {
-    return checkTableName(table);
+    return schemaOf(block).module.checkTableName(table);
   } catch (cause) {
+    if ((cause as { code?: unknown }).code === "INVALID_REGISTRY") throw cause;
     throw new BlocksError("INVALID_TABLE_NAME", `"${table}" is not a valid table name.`, {
       cause,
-      suggestion: 'Use lower-case letters, digits and underscores, optionally schema-qualified: --table billing.idempotency_records',
+      suggestion: "Use lower-case letters, digits and underscores, optionally schema-qualified: --table billing.idempotency_records",
     });
+  }
+}
+
+/**
+ * From dist, the shipped registry's schema modules are compiled beside the CLI (tsconfig.build.json);
+ * from source (tsx, vitest) the .ts imports directly; any other registry folder is transpiled once
+ * with the TypeScript compiler ts-morph carries. Schema modules import nothing, so each stands alone.
+ */
+async function importSchema(file: string, registryRoot: string): Promise<SchemaModule> {
+  if (!existsSync(file)) throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not exist.`);
+  const here = fileURLToPath(import.meta.url);
+  const compiled = path.join(packageRoot(), "dist", path.relative(packageRoot(), file)).replace(/\.ts$/, ".js");
+  const shipped = path.resolve(registryRoot) === path.join(packageRoot(), "registry");
+  let module: Partial<SchemaModule>;
+  if (here.endsWith(".ts")) module = (await import(pathToFileURL(file).href)) as Partial<SchemaModule>;
+  else if (shipped && existsSync(compiled)) module = (await import(pathToFileURL(compiled).href)) as Partial<SchemaModule>;
+  else module = await transpileAndImport(file);
+  for (const name of ["schemaStatements", "dropStatements", "schemaTables", "checkTableName"] as const) {
+    if (typeof module[name] !== "function") throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${name}().`);
+  }
+  return module as SchemaModule;
+}
+
+async function transpileAndImport(file: string): Promise<Partial<SchemaModule>> {
+  const { ts } = await import("ts-morph");
+  const output = ts.transpileModule(await readFile(file, "utf8"), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const dir = await mkdtemp(path.join(tmpdir(), "blocks-schema-"));
+  try {
+    const target = path.join(dir, "schema.mjs");
+    await writeFile(target, output.outputText);
+    return (await import(pathToFileURL(target).href)) as Partial<SchemaModule>;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,23 @@
-// The registry manifest (registry/registry.json): its types, and loading it with every path checked.
+// The registry: registry.json (frameworks) plus one `<block>/block.json` per block, files derived from the folder.
+//
+// registry/registry.json: { "version": 1, "frameworks": { "<name>": { "packages": [...], "devDependencies"?: {...} } } }
+//   (a legacy "blocks" array of full block entries, with "files", is still read, for registries not yet converted).
+// registry/<block>/block.json, every path relative to the registry folder:
+//   name, description                       required
+//   dependencies, devDependencies           { package: range }: what the vendored runtime code / its tests import
+//   registryDependencies                    other blocks added first
+//   templates                               [{ template: "../templates/...", target: "../jobs/x.ts", framework? }]
+//   migration                               { table, schema: "<block>/<module>-schema.ts", title?, template?, nodePgMigrateTemplate? }
+//                                           the schema module imports nothing and exports schemaStatements(table?),
+//                                           dropStatements(table), schemaTables(table) and checkTableName(table)
+//   files                                   optional; derived from the folder when absent (see derive-files.ts)
+//   anything else (e.g. "features")          carried through unchanged
+import { existsSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
+import { DECLARATION_FILE, deriveFiles } from "./derive-files.js";
 
 /** One file of a block; `path` is relative to the registry folder, and lands at `<dir>/<target ?? path>`. */
 export type RegistryFile = {
@@ -17,6 +32,17 @@ export type RegistryFile = {
 /** A file rendered from templates/: `template` is relative to the registry folder, `target` to `<dir>`. */
 export type RegistryTemplate = { template: string; target: string; framework?: string };
 
+/** A block's schema: the module (registry-relative) that renders its DDL, and how its migration file looks. */
+export type RegistryMigration = {
+  table: string;
+  schema?: string;
+  /** What the tables hold, for the migration's title line. */
+  title?: string;
+  /** Registry-relative templates with {{title}}, {{up}} (and {{down}}) for the plain and node-pg-migrate layouts. */
+  template?: string;
+  nodePgMigrateTemplate?: string;
+};
+
 export type RegistryBlock = {
   name: string;
   description: string;
@@ -29,7 +55,7 @@ export type RegistryBlock = {
   files: RegistryFile[];
   templates?: RegistryTemplate[];
   /** Blocks with a schema: `add` and `migrate` render their migration (default table name). */
-  migration?: { table: string };
+  migration?: RegistryMigration;
   /** Optional parts the user chooses at `add` (e.g. `cache`, `metrics`): their packages and files come only when chosen. */
   features?: Record<string, RegistryFeature>;
   /** `package -> minimum version` the block's adapters need (e.g. `hono: "4.8.0"` for `hono/route`); checked at `add`. */
@@ -41,8 +67,14 @@ export type RegistryBlock = {
 /** One optional part of a block: chosen with `--<name> <choice>` or at the prompt; `--yes` picks it when a `detect` package is declared. */
 export type RegistryFeature = {
   description: string;
-  /** The value that turns it on (`--cache redis`); "none" turns it off. */
+  /** The value that turns it on (`--cache redis`); `off` (default "none") turns it off. */
   choice: string;
+  /** The command-line flag, when several features share one (`--store redis|dynamodb`). @default the feature's name */
+  flag?: string;
+  /** The value that turns it off. @default "none" */
+  off?: string;
+  /** `false`: never asked; on exactly when a `detect` package is declared (or the flag says so). */
+  prompt?: boolean;
   detect?: string[];
   /** Installed as `dependencies` only when chosen: production code imports them. */
   dependencies?: Record<string, string>;
@@ -59,6 +91,8 @@ export type Registry = {
   root: string;
   frameworks: Record<string, RegistryFramework>;
   blocks: RegistryBlock[];
+  /** What `blocks add <file-or-url>` was given -> the name of the block loaded from it. */
+  sources?: Record<string, string>;
 };
 
 /**
@@ -72,43 +106,96 @@ export function defaultRegistryDir(): string {
 }
 
 /**
+ * Loads the registry; arguments of `blocks add` that are registry-item files or URLs become blocks too.
+ *
  * @example
  * const registry = await loadRegistry(); // or loadRegistry("/path/to/other/registry")
  * registry.blocks.map((block) => block.name); // ["idempotency", "logger"]
+ * await loadRegistry(undefined, { items: ["./idempotency.json"] }); // + the block in that item
  */
-export async function loadRegistry(dir = defaultRegistryDir()): Promise<Registry> {
-  const file = path.join(dir, "registry.json");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(file, "utf8"));
-  } catch (cause) {
-    throw invalid(`Cannot read the registry manifest ${file}.`, cause);
-  }
-  return checkRegistry(raw, path.resolve(dir));
+export async function loadRegistry(dir = defaultRegistryDir(), options: { items?: string[] | undefined } = {}): Promise<Registry> {
+  const root = path.resolve(dir);
+  const raw = await readJson(path.join(root, "registry.json"));
+  const registry = await readRegistry(raw, root);
+  const { loadSchemas } = await import("../migrate/schemas.js");
+  await loadSchemas(registry);
+  const items = (options.items ?? []).filter(isItemSource);
+  if (items.length === 0) return registry;
+  const { addItems } = await import("./registry-item-source.js");
+  return addItems(registry, items);
 }
 
-function checkRegistry(raw: unknown, root: string): Registry {
-  const manifest = raw as Partial<Registry>;
-  if (manifest?.version !== 1 || !Array.isArray(manifest.blocks) || typeof manifest.frameworks !== "object") {
-    throw invalid('The registry manifest needs "version": 1, a "frameworks" object and a "blocks" array.');
+/**
+ * Whether an argument of `blocks add` names a registry item (a `.json` file or an http(s) URL) rather than a block.
+ *
+ * @example
+ * isItemSource("./out/idempotency.json"); // true
+ */
+export function isItemSource(argument: string): boolean {
+  return /^https?:\/\//.test(argument) || argument.endsWith(".json");
+}
+
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch (cause) {
+    throw invalid(`Cannot read ${file}.`, cause);
   }
-  for (const block of manifest.blocks) {
-    if (typeof block?.name !== "string" || !Array.isArray(block.files)) throw invalid(`Every block needs a "name" and a "files" array.`);
-    for (const file of block.files) {
-      if (typeof file?.path !== "string") throw invalid(`Block "${block.name}" lists a file without a "path".`);
-      if (file.framework !== undefined && !(file.framework in manifest.frameworks)) {
-        throw invalid(`Block "${block.name}": ${file.path} names the unknown framework "${file.framework}".`);
-      }
-      within(root, path.resolve(root, file.path), block.name);
-    }
-    for (const template of block.templates ?? []) {
-      if (typeof template?.template !== "string" || typeof template.target !== "string") {
-        throw invalid(`Block "${block.name}": every template needs "template" and "target".`);
-      }
-      within(path.dirname(root), path.resolve(root, template.template), block.name);
-    }
+}
+
+/** registry.json's header, then every block: legacy entries first, then each folder with a block.json. */
+async function readRegistry(raw: unknown, root: string): Promise<Registry> {
+  const manifest = raw as Partial<Registry> | null;
+  if (manifest?.version !== 1 || typeof manifest.frameworks !== "object" || manifest.frameworks === null) {
+    throw invalid('registry.json needs "version": 1 and a "frameworks" object.');
   }
-  return { version: 1, root, frameworks: manifest.frameworks, blocks: manifest.blocks };
+  const registry: Registry = { version: 1, root, frameworks: manifest.frameworks, blocks: [] };
+  const folders = readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(root, entry.name, DECLARATION_FILE)))
+    .map((entry) => entry.name)
+    .sort();
+  const blocks = [...(Array.isArray(manifest.blocks) ? manifest.blocks : [])];
+  for (const folder of folders) blocks.push(await readDeclaration(registry, folder));
+  for (const block of blocks) {
+    checkBlock(registry, block);
+    if (registry.blocks.some((other) => other.name === block.name)) throw invalid(`Two blocks are named "${block.name}".`);
+    registry.blocks.push(block);
+  }
+  return registry;
+}
+
+async function readDeclaration(registry: Registry, folder: string): Promise<RegistryBlock> {
+  const file = path.join(registry.root, folder, DECLARATION_FILE);
+  const declaration = (await readJson(file)) as Partial<RegistryBlock> | null;
+  if (typeof declaration?.name !== "string" || typeof declaration.description !== "string") {
+    throw invalid(`${file} needs a "name" and a "description".`);
+  }
+  if (declaration.name !== folder) throw invalid(`${file} names the block "${declaration.name}"; it must match its folder "${folder}".`);
+  const files = declaration.files ?? deriveFiles(registry.root, folder, Object.keys(registry.frameworks));
+  return { ...declaration, name: declaration.name, description: declaration.description, files };
+}
+
+function checkBlock(registry: Registry, block: RegistryBlock): void {
+  const { root, frameworks } = registry;
+  if (typeof block?.name !== "string" || !Array.isArray(block.files)) throw invalid(`Every block needs a "name" and a "files" array.`);
+  for (const file of block.files) {
+    if (typeof file?.path !== "string") throw invalid(`Block "${block.name}" lists a file without a "path".`);
+    if (file.framework !== undefined && !(file.framework in frameworks)) {
+      throw invalid(`Block "${block.name}": ${file.path} names the unknown framework "${file.framework}".`);
+    }
+    within(root, path.resolve(root, file.path), block.name);
+  }
+  for (const template of block.templates ?? []) {
+    if (typeof template?.template !== "string" || typeof template.target !== "string") {
+      throw invalid(`Block "${block.name}": every template needs "template" and "target".`);
+    }
+    within(path.dirname(root), path.resolve(root, template.template), block.name);
+  }
+  const migration = block.migration;
+  for (const source of [migration?.schema, migration?.template, migration?.nodePgMigrateTemplate]) {
+    if (source !== undefined) within(path.dirname(root), path.resolve(root, source), block.name);
+  }
+  if (migration && typeof migration.table !== "string") throw invalid(`Block "${block.name}": "migration" needs a default "table".`);
 }
 
 /** Sources stay inside the registry (templates: inside its package): a manifest cannot make the CLI read arbitrary files. */
@@ -118,5 +205,5 @@ function within(folder: string, absolute: string, block: string): void {
 }
 
 function invalid(message: string, cause?: unknown): BlocksError {
-  return new BlocksError("INVALID_REGISTRY", message, { cause, suggestion: "Fix registry/registry.json (or the folder given to --registry)." });
+  return new BlocksError("INVALID_REGISTRY", message, { cause, suggestion: "Fix registry.json or the block's block.json (or the folder given to --registry)." });
 }

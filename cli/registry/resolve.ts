@@ -26,7 +26,8 @@ export function resolveBlocks(registry: Registry, names: string[]): RegistryBloc
  * findBlock(registry, "cache"); // throws UNKNOWN_BLOCK listing the blocks that exist
  */
 export function findBlock(registry: Registry, name: string): RegistryBlock {
-  const block = registry.blocks.find((candidate) => candidate.name === name);
+  const wanted = registry.sources?.[name] ?? name;
+  const block = registry.blocks.find((candidate) => candidate.name === wanted);
   if (block) return block;
   const known = registry.blocks.map((candidate) => candidate.name);
   throw new BlocksError("UNKNOWN_BLOCK", `There is no block named "${name}".`, {

@@ -1,5 +1,6 @@
 // Maps one import specifier of a registry file to what it must be in the project, via the planned file set.
 import path from "node:path";
+import { isModuleSpecifier } from "../config/module-specifier.js";
 import { BlocksError } from "../utils/errors.js";
 import type { ModuleStyle } from "../project/tsconfig.js";
 
@@ -43,12 +44,18 @@ export function rewriteSpecifier(specifier: string, ctx: ImportContext): string 
   const hit = findPlanned(base, ctx.planned);
   if (!hit) {
     throw new BlocksError("UNRESOLVED_IMPORT", `${ctx.from.registryPath ?? ctx.from.target} imports "${specifier}", which is not among the files being added.`, {
-      suggestion: "List the imported file in registry/registry.json for every framework selection that copies the importer.",
+      suggestion: "The registry derives file lists from block folders: keep the imported file in the block, and framework-specific files importing only what every selection copies.",
     });
   }
   const { target, block } = ctx.planned.get(hit.registryPath) as { target: string; block: string };
   const fromAlias = posix.relative(ctx.blocksDir, target);
   if (viaAlias && ctx.alias && block !== ctx.from.block && !fromAlias.startsWith("..")) {
+    // The alias lands inside a string literal of generated code: never paste one that could end it.
+    if (!isModuleSpecifier(ctx.alias)) {
+      throw new BlocksError("INVALID_CONFIG", `The import alias ${JSON.stringify(ctx.alias)} is not a plain module specifier.`, {
+        suggestion: 'Set "alias" in blocks.json to a prefix such as "@/blocks" (no quotes, spaces or newlines), or null for relative imports.',
+      });
+    }
     return `${ctx.alias}/${format(fromAlias, hit.directory, ctx.moduleStyle)}`;
   }
   let rel = posix.relative(posix.dirname(ctx.from.target), target);

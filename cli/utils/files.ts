@@ -1,6 +1,6 @@
 // File-system helpers that keep every write inside the project and turn OS errors into clear ones.
 import { createHash } from "node:crypto";
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { access, constants, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BlocksError } from "./errors.js";
@@ -26,7 +26,9 @@ export function toPosix(p: string): string {
 }
 
 /**
- * Resolves `relative` against `root` and refuses anything that lands outside it, symlinks included.
+ * Resolves `relative` against `root` and refuses anything that lands outside it: `../`, absolute
+ * paths, and symlinks (of the file or any folder on the way) that lead out, dangling ones included,
+ * because writing through a dangling link creates the file wherever it points.
  *
  * @example
  * insideProject("/app", "src/blocks/idempotency/index.ts"); // "/app/src/blocks/idempotency/index.ts"
@@ -34,13 +36,23 @@ export function toPosix(p: string): string {
  */
 export function insideProject(root: string, relative: string): string {
   const absolute = path.resolve(root, relative);
+  if (!isWithin(root, absolute)) throw outside(root, relative, "it is outside the project");
   const realRoot = realpathSync(root);
-  if (!isWithin(root, absolute) || !isWithin(realRoot, realpathSync(nearestExisting(absolute)))) {
-    throw new BlocksError("TARGET_OUTSIDE_PROJECT", `Refusing to write ${relative}: it is outside the project at ${root}.`, {
-      suggestion: "Check the registry entry's path or target and the `dir` in blocks.json; blocks only write inside the project.",
-    });
+  const existing = nearestExisting(absolute);
+  let real: string;
+  try {
+    real = realpathSync(existing);
+  } catch {
+    throw outside(root, relative, `${path.relative(root, existing)} is a symlink to nothing (a dangling link would create the file wherever it points)`);
   }
+  if (!isWithin(realRoot, real)) throw outside(root, relative, `${path.relative(root, existing) || "."} is a symlink that leads to ${real}`);
   return absolute;
+}
+
+function outside(root: string, relative: string, why: string): BlocksError {
+  return new BlocksError("TARGET_OUTSIDE_PROJECT", `Refusing to write ${relative}: ${why}; blocks only write inside the project at ${root}.`, {
+    suggestion: "Check the `dir` and `database.migrations` in blocks.json, the registry entry's target, and any symlink on the path.",
+  });
 }
 
 function isWithin(root: string, candidate: string): boolean {
@@ -48,10 +60,20 @@ function isWithin(root: string, candidate: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
+/** The deepest path that exists as an entry, a dangling symlink included (lstat, not stat). */
 function nearestExisting(absolute: string): string {
   let current = absolute;
-  while (!existsSync(current)) current = path.dirname(current);
+  while (!lexists(current)) current = path.dirname(current);
   return current;
+}
+
+function lexists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-// Reports any error as message, cause and suggestion (or as JSON with --json), then exits 1.
+// Reports any error as message, cause and suggestion (or as JSON with --json), then exits 1 (or the code given).
 import { BlocksError, describeCause, isBlocksError } from "./errors.js";
 import { highlighter } from "./highlighter.js";
 import { printJson } from "./logger.js";
@@ -7,7 +7,7 @@ import { printJson } from "./logger.js";
  * @example
  * runAdd(options).catch((err) => handleError(err, options));
  */
-export function handleError(err: unknown, options: { json?: boolean } = {}): never {
+export function handleError(err: unknown, options: { json?: boolean | undefined } = {}, exitCode = 1): never {
   const error = isBlocksError(err)
     ? err
     : new BlocksError("UNEXPECTED", "Something unexpected went wrong.", {
@@ -22,5 +22,5 @@ export function handleError(err: unknown, options: { json?: boolean } = {}): nev
     if (cause) process.stderr.write(`  ${highlighter.dim("cause:")} ${cause}\n`);
     if (error.suggestion) process.stderr.write(`  ${highlighter.info("→")} ${error.suggestion}\n`);
   }
-  process.exit(1);
+  process.exit(exitCode);
 }

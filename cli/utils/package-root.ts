@@ -3,6 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** The npm name (the bin stays `blocks`): "blocks" belongs to another package on the registry. */
+export const PACKAGE_NAME = "backend-blocks";
+
 let cached: string | undefined;
 
 /**
@@ -26,7 +29,7 @@ export function packageRoot(): string {
 function isOwnPackage(dir: string): boolean {
   const file = path.join(dir, "package.json");
   if (!existsSync(file) || !existsSync(path.join(dir, "registry"))) return false;
-  return (JSON.parse(readFileSync(file, "utf8")) as { name?: string }).name === "blocks";
+  return (JSON.parse(readFileSync(file, "utf8")) as { name?: string }).name === PACKAGE_NAME;
 }
 
 /**

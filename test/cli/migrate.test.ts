@@ -2,14 +2,20 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runMigrate } from "../../cli/commands/migrate.js";
 import { planMigration } from "../../cli/migrate/render-migration.js";
+import { loadRegistry } from "../../cli/registry/manifest.js";
 import { postgresSchemaStatements } from "../../registry/idempotency/stores/postgres-schema.js";
 import { rejection, tempProject } from "./helpers.js";
 
 const emptyLock = { version: 1 as const, blocks: {}, migrations: {} };
 const now = new Date("2026-01-02T03:04:05Z");
+
+// Planning a migration is synchronous: the registry loads each block's schema module first.
+beforeAll(async () => {
+  await loadRegistry();
+});
 
 describe("migration rendering", () => {
   it("plain SQL: a timestamped file holding exactly the block's statements", () => {

@@ -1,40 +1,72 @@
-// registry/registry.json lists every file under registry/<block>/ and nothing that does not exist.
-import { existsSync, readdirSync, statSync } from "node:fs";
+// The manifest is derived: files from each block's folder, tags from their names, imports checked for every selection.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runRegistryBuild } from "../../cli/commands/registry.js";
+import { checkBlockImports } from "../../cli/registry/check-imports.js";
+import { tagFile } from "../../cli/registry/derive-files.js";
 import { loadRegistry } from "../../cli/registry/manifest.js";
 
 const REGISTRY = path.resolve(import.meta.dirname, "../../registry");
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [path.relative(REGISTRY, full).split(path.sep).join("/")];
-  });
-}
-
-describe("registry/registry.json", async () => {
+describe("the derived registry", async () => {
   const registry = await loadRegistry(REGISTRY);
 
-  it.each(registry.blocks.map((block) => [block.name, block] as const))("%s: lists every file in its folder, and only files that exist", (name, block) => {
-    const listed = block.files.map((file) => file.path).sort();
-    expect(listed.filter((file) => !existsSync(path.join(REGISTRY, file)))).toEqual([]);
-    expect(filesUnder(path.join(REGISTRY, name)).sort()).toEqual(listed);
-  });
-
-  it("has a block for every folder, and every template it names exists", () => {
+  it("has a block for every folder with a block.json, named after it", () => {
     const folders = readdirSync(REGISTRY).filter((name) => statSync(path.join(REGISTRY, name)).isDirectory());
     expect(registry.blocks.map((block) => block.name).sort()).toEqual(folders.sort());
-    for (const template of registry.blocks.flatMap((block) => block.templates ?? [])) {
-      expect(existsSync(path.join(REGISTRY, template.template)), template.template).toBe(true);
-    }
   });
 
-  it("tags tests as tests, and framework-specific files with their framework", () => {
-    for (const file of registry.blocks.flatMap((block) => block.files)) {
-      if (/\.test\.ts$/.test(file.path)) expect(file.test, file.path).toBe(true);
-      const framework = /\b(express|fastify|hono)\b/.exec(path.basename(file.path))?.[1];
-      if (framework) expect(file.framework, file.path).toBe(framework);
+  it("tags tests (*.test.ts and testing/ helpers) and framework variants (adapters/<fw>.ts, middleware/<fw>.ts, <name>-<fw>.ts)", () => {
+    const frameworks = ["express", "fastify", "hono", "koa"];
+    expect(tagFile("idempotency/adapters/express.ts", frameworks)).toEqual({ path: "idempotency/adapters/express.ts", framework: "express" });
+    expect(tagFile("logger/middleware/koa.test.ts", frameworks)).toEqual({ path: "logger/middleware/koa.test.ts", framework: "koa", test: true });
+    expect(tagFile("idempotency/examples/metrics-hono.ts", frameworks)).toMatchObject({ framework: "hono" });
+    expect(tagFile("idempotency/testing/recorders.ts", frameworks)).toEqual({ path: "idempotency/testing/recorders.ts", test: true });
+    expect(tagFile("idempotency/http/express-like.ts", frameworks)).toEqual({ path: "idempotency/http/express-like.ts" });
+    expect(registry.blocks.flatMap((block) => block.files).some((file) => file.path.endsWith("block.json"))).toBe(false);
+  });
+
+  it("carries every other field of a block.json through unchanged", async () => {
+    const declared = JSON.parse(readFileSync(path.join(REGISTRY, "idempotency/block.json"), "utf8")) as Record<string, unknown>;
+    const block = registry.blocks.find((candidate) => candidate.name === "idempotency");
+    expect(block).toMatchObject(declared);
+  });
+
+  it.each(registry.blocks.map((block) => [block.name, block] as const))(
+    "%s: every relative import of a vendored file resolves inside the selection, and every package it imports is declared",
+    async (_, block) => {
+      expect(await checkBlockImports(registry, block)).toEqual([]);
+    },
+  );
+});
+
+describe("the import check", () => {
+  it("names a core file importing an adapter, a missing file, an undeclared package and a runtime devDependency; registry build refuses it", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "blocks-registry-"));
+    try {
+      const write = (file: string, text: string) => {
+        mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+        writeFileSync(path.join(root, file), text);
+      };
+      write("registry.json", JSON.stringify({ version: 1, frameworks: { express: { packages: ["express"] } } }));
+      write("demo/block.json", JSON.stringify({ name: "demo", description: "d", dependencies: { pg: "^8" }, devDependencies: { vitest: "^4" } }));
+      write("demo/index.ts", 'import "./adapters/express";\nimport { x } from "./gone";\nimport lodash from "lodash";\nimport { it } from "vitest";\nimport pg from "pg";\n');
+      write("demo/adapters/express.ts", 'import express from "express";\n');
+      write("demo/index.test.ts", 'import { it } from "vitest";\nimport "./index";\n');
+      const registry = await loadRegistry(root);
+      const problems = (await checkBlockImports(registry, registry.blocks[0] as never)).join("\n");
+      expect(problems).toContain('demo/index.ts: imports "./adapters/express", which this selection does not copy (frameworks: none');
+      expect(problems).toContain('imports "./gone"');
+      expect(problems).toContain('imports the undeclared package "lodash"');
+      expect(problems).toContain('imports "vitest" at runtime, but it is only a devDependency');
+      expect(problems).not.toContain("index.test.ts");
+      expect(problems).not.toContain('"pg"');
+      const refused = await runRegistryBuild({ out: path.join(root, "out"), registry: root }).catch((err: { code?: string }) => err);
+      expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

@@ -114,7 +114,7 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       expect(again.stderr).toContain("you changed this file");
       expect(readFileSync(edited, "utf8")).toContain("// local change: our own error codes");
       const diff = await blocks(dir, ["diff", "idempotency"]);
-      expect(diff.exitCode, diff.stderr).toBe(0);
+      expect(diff.exitCode, diff.stderr).toBe(1); // diff(1)'s convention: 1 = there are differences
       expect(diff.stdout).toContain("src/blocks/idempotency/errors.ts: edited by you");
       expect(diff.stdout).toContain("+// local change: our own error codes");
     });

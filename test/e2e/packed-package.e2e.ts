@@ -26,8 +26,8 @@ describe("the packed package", () => {
 
   it("installs a `blocks` command that carries the registry and templates", () => {
     expect(path.relative(REPO, dir).startsWith("..")).toBe(true);
-    expect(existsSync(path.join(dir, "node_modules/blocks/registry/registry.json"))).toBe(true);
-    expect(existsSync(path.join(dir, "node_modules/blocks/templates/idempotency/migration.sql"))).toBe(true);
+    expect(existsSync(path.join(dir, "node_modules/backend-blocks/registry/registry.json"))).toBe(true);
+    expect(existsSync(path.join(dir, "node_modules/backend-blocks/templates/idempotency/migration.sql"))).toBe(true);
     expect(existsSync(path.join(dir, "node_modules/.bin/blocks"))).toBe(true);
   });
 
@@ -39,6 +39,9 @@ describe("the packed package", () => {
     expect(add.exitCode, add.stderr).toBe(0);
     expect(existsSync(path.join(dir, "src/blocks/idempotency/adapters/hono.ts"))).toBe(true);
     expect(existsSync(path.join(dir, "blocks.lock.json"))).toBe(true);
+    // The schema module compiled into dist/ renders the migration with no block named in CLI code.
+    const sql = await inProject(dir, "blocks", ["migrate", "--print"]);
+    expect(sql.stdout).toContain("CREATE TABLE IF NOT EXISTS idempotency_records");
     const tsc = await inProject(dir, "tsc", ["--noEmit"]);
     expect(tsc.exitCode, tsc.stdout).toBe(0);
   });

@@ -62,3 +62,20 @@ export function postgresSchemaStatements(table = "idempotency_records"): string[
 export function postgresSchema(table = "idempotency_records"): string {
   return postgresSchemaStatements(table).map((statement) => `${statement};\n`).join("\n");
 }
+
+// The schema contract every block with a table exports, so `blocks migrate` renders it without naming the block.
+
+/** The statements that create the block's tables; each is safe to run again. */
+export function schemaStatements(table = "idempotency_records"): string[] {
+  return postgresSchemaStatements(table);
+}
+
+/** The statements that remove them (a migration's down step), dependants first. */
+export function dropStatements(table: string): string[] {
+  return [`DROP TABLE IF EXISTS ${retryTableName(table)}`, `DROP TABLE IF EXISTS ${checkTableName(table)}`];
+}
+
+/** The tables whose presence means the migration ran. */
+export function schemaTables(table: string): string[] {
+  return [checkTableName(table), retryTableName(table)];
+}

@@ -1,0 +1,80 @@
+// `blocks doctor`: checks the project against the seed's rules, statically and (with DATABASE_URL) live.
+import path from "node:path";
+import { Command } from "commander";
+import { readConfig } from "../config/blocks-config.js";
+import { readLock } from "../config/lock-file.js";
+import type { Finding } from "../doctor/finding.js";
+import { declaredPackages, readPackageJson } from "../project/package-json.js";
+import { loadRegistry } from "../registry/manifest.js";
+import { handleError } from "../utils/handle-error.js";
+import { highlighter } from "../utils/highlighter.js";
+import { configureOutput, logger, printJson } from "../utils/logger.js";
+import { spinner } from "../utils/spinner.js";
+
+export type DoctorOptions = { cwd?: string; databaseUrl?: string | undefined; registry?: string; json?: boolean; silent?: boolean };
+
+/**
+ * Runs every check; `ok` is false (the command exits 1) when there is a finding.
+ *
+ * @example
+ * const { findings } = await runDoctor({ cwd: "/app" });
+ * findings[0]; // { rule: "route-user-id", file: "src/app.ts", line: 14, message, fix }
+ */
+export async function runDoctor(options: DoctorOptions) {
+  const root = path.resolve(options.cwd ?? process.cwd());
+  const config = await readConfig(root);
+  const lock = await readLock(root);
+  const pkg = (await readPackageJson(root)) as { scripts?: Record<string, string>; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const registry = await loadRegistry(options.registry);
+  const progress = spinner("Checking the project");
+  // ts-morph loads in about a second: only doctor and add pay for it.
+  const { loadProjectFiles } = await import("../doctor/project-files.js");
+  const { checkRoutes } = await import("../doctor/check-routes.js");
+  const { checkHandler } = await import("../doctor/check-handler.js");
+  const { checkMaintenance } = await import("../doctor/check-maintenance.js");
+  const { checkPackages } = await import("../doctor/check-packages.js");
+  const { checkBuild } = await import("../doctor/check-build.js");
+  const { checkMigration } = await import("../doctor/check-migration.js");
+  const project = loadProjectFiles(root, config.dir);
+  const scripts = pkg.scripts ?? {};
+  const url = options.databaseUrl ?? process.env.DATABASE_URL;
+  const findings: Finding[] = [
+    ...checkRoutes(project),
+    ...checkHandler(project, declaredPackages(pkg)),
+    ...checkMaintenance(project, registry, lock, config, scripts),
+    ...(await checkPackages(root, lock, pkg)),
+    ...checkBuild(root, config.dir, scripts),
+    ...(url ? await checkMigration(url, registry, lock) : []),
+  ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  progress.succeed(`Checked ${project.files.length} file(s)`);
+  report(findings, Boolean(url));
+  return { ok: findings.length === 0, checkedDatabase: Boolean(url), findings };
+}
+
+function report(findings: Finding[], checkedDatabase: boolean): void {
+  for (const item of findings) {
+    logger.log(`${highlighter.path(`${item.file}:${item.line}`)} ${highlighter.error(item.rule)} ${item.message}`);
+    logger.log(`  ${highlighter.info("fix:")} ${item.fix}`);
+  }
+  if (!checkedDatabase) logger.warn("DATABASE_URL is not set: the migration was not checked against the database.");
+  if (findings.length) logger.error(`${findings.length} finding(s).`);
+  else logger.success("No findings: the project follows every rule doctor checks.");
+}
+
+export const doctor = new Command("doctor")
+  .description("check the project against the blocks' rules (getUserId, isPermanentError, requireKey, jobs, migration, logger/metrics, packages, build, cache TTL); exits 1 on a finding")
+  .option("--database-url <url>", "database to check the tables on (default: $DATABASE_URL)")
+  .option("--json", "print the findings as JSON")
+  .option("-c, --cwd <path>", "the project folder (default: the current one)")
+  .option("--registry <path>", "use another registry folder (for block authors)")
+  .option("-s, --silent", "print nothing but errors")
+  .action(async (opts: DoctorOptions) => {
+    configureOutput({ silent: opts.silent || opts.json });
+    try {
+      const result = await runDoctor(opts);
+      if (opts.json) printJson(result);
+      if (!result.ok) process.exitCode = 1;
+    } catch (err) {
+      handleError(err, opts);
+    }
+  });

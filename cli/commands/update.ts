@@ -1,0 +1,105 @@
+// `blocks update [block...]`: brings vendored copies to the registry's version by a three-way merge per file.
+import { Command } from "commander";
+import { installCommands } from "../add/install.js";
+import { writeLock } from "../config/lock-file.js";
+import { pruneBases, recordBases } from "../update/base-store.js";
+import { nextLock, planUpdate, type UpdatedFile, type UpdatePlan, type UpdateStatus } from "../update/plan-update.js";
+import { assertWritable, writeProjectFile } from "../utils/files.js";
+import { handleError } from "../utils/handle-error.js";
+import { highlighter } from "../utils/highlighter.js";
+import { configureOutput, logger, printJson } from "../utils/logger.js";
+import { cliVersion } from "../utils/package-root.js";
+import { cancelled, decide } from "../utils/prompt.js";
+
+export type UpdateOptions = {
+  blocks?: string[];
+  cwd?: string;
+  registry?: string;
+  yes?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+  silent?: boolean;
+};
+
+const LABELS: Record<UpdateStatus, (file: UpdatedFile) => string> = {
+  updated: () => highlighter.info("updated (you had not changed it)"),
+  merged: () => highlighter.success("merged: your edits and the registry's changes"),
+  conflict: (file) => highlighter.error(`CONFLICT: ${file.conflicts} region(s) changed by both; resolve the markers`),
+  added: () => highlighter.success("added (new in the registry)"),
+  unchanged: () => highlighter.dim("unchanged"),
+  kept: () => highlighter.dim("kept: your edits, the registry did not change it"),
+  deleted: () => highlighter.warn("you deleted it: it stays deleted (restore it with `blocks add --overwrite`)"),
+  dropped: () => highlighter.warn("no longer in the registry: left in place, no longer tracked; delete it if unused"),
+  skipped: () => highlighter.warn("a file blocks did not write is in the way: left alone"),
+  "no-base": () => highlighter.error("edited, but no base was recorded to merge from: compare with `blocks diff`"),
+};
+
+/**
+ * Plans, asks before writing (or `--yes`), writes, records the new bases. Exits 1 (through the
+ * command) when a conflict or an unmergeable file needs the user.
+ *
+ * @example
+ * const result = await runUpdate({ cwd: "/app", yes: true });
+ * result.conflicts; // ["src/blocks/idempotency/handler.ts"]
+ */
+export async function runUpdate(options: UpdateOptions) {
+  const plan = await planUpdate({ cwd: options.cwd, blocks: options.blocks ?? [], registry: options.registry });
+  report(plan);
+  const writes = plan.files.filter((file) => file.content !== undefined);
+  const needsYou = plan.files.filter((file) => file.status === "conflict" || file.status === "no-base").map((file) => file.target);
+  const result = (written: boolean) => ({
+    ok: needsYou.length === 0,
+    dryRun: options.dryRun === true,
+    written,
+    files: plan.files.map(({ block, target, status, conflicts }) => ({ block, target, status, ...(conflicts ? { conflicts } : {}) })),
+    conflicts: needsYou,
+    install: installCommands(plan.packageManager, plan.packages).map((command) => command.join(" ")),
+  });
+  if (options.dryRun) {
+    logger.info("Dry run: nothing was written.");
+    return result(false);
+  }
+  const lock = nextLock(plan, cliVersion());
+  if (writes.length > 0) {
+    const message = `Write ${writes.length} file(s)${needsYou.length ? `, ${needsYou.length} with conflicts to resolve` : ""}?`;
+    if (!(await decide({ message, flag: "--yes (or --dry-run to only see the plan)" }, options.yes))) cancelled();
+    for (const file of writes) await assertWritable(file.absolute as string);
+    for (const file of writes) await writeProjectFile(file.absolute as string, file.content as string);
+  }
+  await recordBases(plan.root, plan.files.flatMap((file) => (file.base === undefined ? [] : [{ content: file.base }])));
+  await writeLock(plan.root, lock);
+  await pruneBases(plan.root, lock);
+  const install = installCommands(plan.packageManager, plan.packages);
+  if (install.length) logger.warn(`The registry's version needs packages you do not declare; install them: ${install.map((command) => command.join(" ")).join(" && ")}`);
+  if (needsYou.length) logger.error(`${needsYou.length} file(s) need you: ${needsYou.join(", ")}`);
+  else logger.success(writes.length ? `Updated ${writes.length} file(s) and blocks.lock.json.` : "Already up to date.");
+  return result(writes.length > 0);
+}
+
+function report(plan: UpdatePlan): void {
+  const quiet = plan.files.filter((file) => file.status === "unchanged" || file.status === "kept");
+  for (const file of plan.files.filter((candidate) => !quiet.includes(candidate))) {
+    logger.log(`  ${highlighter.path(file.target)}: ${LABELS[file.status](file)}`);
+  }
+  if (quiet.length) logger.log(highlighter.dim(`  ${quiet.length} file(s) unchanged or keeping your edits`));
+}
+
+export const update = new Command("update")
+  .description("bring vendored blocks to the registry's version: a three-way merge keeps your edits; conflicts get markers and exit 1")
+  .argument("[blocks...]", "blocks to update (default: every added block)")
+  .option("-y, --yes", "write without asking")
+  .option("--dry-run", "print what would happen and write nothing")
+  .option("--json", "print the result as JSON")
+  .option("-c, --cwd <path>", "the project folder (default: the current one)")
+  .option("--registry <path>", "use another registry folder (for block authors)")
+  .option("-s, --silent", "print nothing but errors")
+  .action(async (blocks: string[], opts: Omit<UpdateOptions, "blocks">) => {
+    configureOutput({ silent: opts.silent || opts.json });
+    try {
+      const result = await runUpdate({ ...opts, blocks });
+      if (opts.json) printJson(result);
+      if (!result.ok) process.exitCode = 1;
+    } catch (err) {
+      handleError(err, opts);
+    }
+  });

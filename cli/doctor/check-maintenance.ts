@@ -1,0 +1,37 @@
+// The maintenance jobs must run somewhere: `startMaintenance()` called by the app, or the cron entry run by a script.
+import path from "node:path";
+import { SyntaxKind } from "ts-morph";
+import type { BlocksConfig } from "../config/blocks-config.js";
+import type { Lock } from "../config/lock-file.js";
+import type { Registry } from "../registry/manifest.js";
+import { finding, type Finding } from "./finding.js";
+import type { ProjectFiles } from "./project-files.js";
+
+const WIRING = /(^|\/)[\w-]+-setup\.[cm]?tsx?$/;
+const CRON_ENTRY = /jobs\/[\w-]*maintenance/;
+
+/**
+ * Blocks whose declaration has `setup` get a wiring module from `add` (`createIdempotency().startMaintenance()`
+ * and a one-shot cron entry). Neither runs by itself: the app calls `startMaintenance()`, or a
+ * package.json script runs the cron entry. A crontab outside the project cannot be seen: say so in the fix.
+ *
+ * @example
+ * checkMaintenance(project, registry, lock, config, pkg.scripts); // the wiring module, when nothing starts its jobs
+ */
+export function checkMaintenance(project: ProjectFiles, registry: Registry, lock: Lock, config: BlocksConfig, scripts: Record<string, string>): Finding[] {
+  if (!registry.blocks.some((block) => block.name in lock.blocks && (block as { setup?: boolean }).setup)) return [];
+  const vendored = `${path.posix.normalize(config.dir)}/`;
+  const own = project.files.filter((file) => {
+    const relative = project.relative(file);
+    return !relative.startsWith(vendored) && !WIRING.test(relative) && !CRON_ENTRY.test(relative);
+  });
+  const started = own.some((file) =>
+    file.getDescendantsOfKind(SyntaxKind.CallExpression).some((call) => /(^|\.)startMaintenance$/.test(call.getExpression().getText())),
+  );
+  const scheduled = Object.values(scripts).some((script) => CRON_ENTRY.test(script));
+  if (started || scheduled) return [];
+  const wiring = project.files.find((file) => WIRING.test(project.relative(file)));
+  const at = wiring ? project.relative(wiring) : vendored;
+  const line = wiring?.getDescendantsOfKind(SyntaxKind.Identifier).find((id) => id.getText() === "startMaintenance")?.getStartLineNumber() ?? 1;
+  return [finding("maintenance-scheduled", at, line, "the maintenance jobs (recovery of stuck keys, cleanup) are never started: no startMaintenance() call in the app and no script runs the cron entry")];
+}

@@ -1,0 +1,44 @@
+// Live check: the tables of every added block with a schema exist on DATABASE_URL.
+import pg from "pg";
+import type { Lock } from "../config/lock-file.js";
+import { schemaOf } from "../migrate/schemas.js";
+import type { Registry } from "../registry/manifest.js";
+import { finding, type Finding } from "./finding.js";
+
+/**
+ * One finding per table missing (or one when the database cannot be reached).
+ *
+ * @example
+ * await checkMigration(process.env.DATABASE_URL, registry, lock); // [] when every table exists
+ */
+export async function checkMigration(url: string, registry: Registry, lock: Lock): Promise<Finding[]> {
+  const withSchema = registry.blocks.filter((block) => block.migration?.schema && block.name in lock.blocks);
+  // The lock records tables, not their blocks: with one such block every recorded table is its own.
+  const wanted = withSchema.flatMap((block) => {
+      const recorded = Object.keys(lock.migrations);
+      const tables = withSchema.length === 1 && recorded.length ? recorded : [block.migration?.table as string];
+      return tables.map((table) => ({ block: block.name, table, file: lock.migrations[table] ?? "blocks.lock.json" }));
+    });
+  if (wanted.length === 0) return [];
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+  } catch (cause) {
+    return [finding("migration-applied", "blocks.lock.json", 1, `cannot connect to DATABASE_URL to check the tables: ${(cause as Error).message}`)];
+  }
+  try {
+    const findings: Finding[] = [];
+    for (const { block, table, file } of wanted) {
+      const tables = schemaOf(block).module.schemaTables(table);
+      const { rows } = await client.query<{ name: string; present: boolean }>(
+        "SELECT name, to_regclass(name) IS NOT NULL AS present FROM unnest($1::text[]) AS name",
+        [tables],
+      );
+      const missing = rows.filter((row) => !row.present).map((row) => row.name);
+      if (missing.length) findings.push(finding("migration-applied", file, 1, `${missing.join(", ")} missing on DATABASE_URL`));
+    }
+    return findings;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,0 +1,77 @@
+// Routes protected by any adapter must say who the user is, which errors are permanent, and require the key.
+import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression } from "ts-morph";
+import { finding, type Finding } from "./finding.js";
+import type { ProjectFiles } from "./project-files.js";
+
+/** The adapters' entry points: wrapper, capture, Fastify plugin, and the koa/NestJS/fetch helpers. */
+const CALLS = new Set(["idempotent", "idempotency", "withIdempotency", "Idempotent"]);
+const PLUGINS = new Set(["idempotencyPlugin"]);
+const SAFE_METHODS = new Set(["get", "head", "options"]);
+const ROUTE_METHODS = new Set(["post", "put", "patch", "delete", "all", "use", "register", "route", "on"]);
+
+/**
+ * @example
+ * checkRoutes(loadProjectFiles(root, "src/blocks")); // [{ rule: "route-user-id", file: "src/app.ts", line: 12, ... }]
+ */
+export function checkRoutes(project: ProjectFiles): Finding[] {
+  const findings: Finding[] = [];
+  for (const file of project.files) {
+    for (const call of file.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      const name = calleeName(call);
+      const plugin = call.getArguments().some((arg) => Node.isIdentifier(arg) && PLUGINS.has(arg.getText()));
+      if (!(name && CALLS.has(name)) && !plugin) continue;
+      const options = optionsOf(call);
+      if (options === "unknown") continue;
+      const where = { file: project.relative(file), line: call.getStartLineNumber() };
+      const method = routeMethod(plugin ? call : call.getParentIfKind(SyntaxKind.CallExpression));
+      const label = `${plugin ? "idempotencyPlugin" : `${name}()`}${method ? ` on ${method.toUpperCase()}` : ""}`;
+      const has = (key: string) => options?.getProperty(key) !== undefined;
+      if (!has("getUserId")) findings.push(finding("route-user-id", where.file, where.line, `${label} has no getUserId`));
+      if (!has("isPermanentError")) findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
+      const requireKey = options?.getProperty("requireKey");
+      const required = requireKey && Node.isPropertyAssignment(requireKey) && requireKey.getInitializer()?.getText() === "true";
+      if (!required && !(method && SAFE_METHODS.has(method))) {
+        findings.push(finding("route-require-key", where.file, where.line, `${label} does not set requireKey: true`));
+      }
+    }
+  }
+  return findings;
+}
+
+function calleeName(call: CallExpression): string | undefined {
+  const callee = call.getExpression();
+  if (Node.isIdentifier(callee)) return callee.getText();
+  if (Node.isPropertyAccessExpression(callee)) return callee.getName();
+  return undefined;
+}
+
+/** The route's method when the protection is an argument of `app.post(...)` and the like. */
+function routeMethod(parent: CallExpression | undefined): string | undefined {
+  const name = parent ? calleeName(parent) : undefined;
+  return name && (ROUTE_METHODS.has(name) || SAFE_METHODS.has(name)) && !["use", "register", "route", "on", "all"].includes(name) ? name : undefined;
+}
+
+/**
+ * The options object: the last object literal argument (or a const initialised with one).
+ * "unknown" when it cannot be read statically (a spread, a parameter, a function call).
+ */
+function optionsOf(call: CallExpression): ObjectLiteralExpression | undefined | "unknown" {
+  const args = call.getArguments();
+  for (const arg of [...args].reverse()) {
+    const literal = Node.isObjectLiteralExpression(arg) ? arg : Node.isIdentifier(arg) ? initializer(arg) : undefined;
+    if (literal === "unknown") return "unknown";
+    if (literal) return literal.getProperties().some((property) => Node.isSpreadAssignment(property)) ? "unknown" : literal;
+  }
+  return args.length > 1 ? "unknown" : undefined;
+}
+
+function initializer(identifier: Node): ObjectLiteralExpression | undefined | "unknown" {
+  if (!Node.isIdentifier(identifier)) return undefined;
+  if (identifier.getText() === "handler" || PLUGINS.has(identifier.getText())) return undefined;
+  const declaration = identifier.getSymbol()?.getDeclarations()[0];
+  if (declaration && Node.isVariableDeclaration(declaration)) {
+    const value = declaration.getInitializer();
+    if (value && Node.isObjectLiteralExpression(value)) return value;
+  }
+  return undefined;
+}

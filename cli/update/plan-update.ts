@@ -1,0 +1,122 @@
+// Decides, file by file, what `blocks update` does: replace, merge, add, or leave alone and say why.
+import path from "node:path";
+import { planDependencies, type DependencyPlan } from "../add/plan-dependencies.js";
+import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
+import { declaredPackages, readPackageJson } from "../project/package-json.js";
+import { readLock, type Lock } from "../config/lock-file.js";
+import { planFiles, type PlannedFile } from "../add/plan-files.js";
+import { loadRegistry } from "../registry/manifest.js";
+import { findBlock } from "../registry/resolve.js";
+import { BlocksError } from "../utils/errors.js";
+import { contentHash } from "../utils/files.js";
+import { readBase } from "./base-store.js";
+import { merge3 } from "./merge3.js";
+
+/**
+ * updated: untouched by you, replaced. merged: your edits and the registry's, combined cleanly.
+ * conflict: both changed the same lines; written with markers. added: new in the registry.
+ * unchanged / kept: nothing to do (the registry did not change, or you already have its version).
+ * deleted: you deleted it; it stays deleted. dropped: the registry no longer has it; left in place.
+ * skipped: a file blocks did not write is in the way. no-base: edited, but no base was recorded to merge from.
+ */
+export type UpdateStatus = "updated" | "merged" | "conflict" | "added" | "unchanged" | "kept" | "deleted" | "dropped" | "skipped" | "no-base";
+
+export type UpdatedFile = {
+  block: string;
+  target: string;
+  status: UpdateStatus;
+  /** What is written (absent: the file is not touched). */
+  content?: string;
+  absolute?: string;
+  conflicts?: number;
+  /** The registry version the lock records as the new base, when it moves. */
+  base?: string;
+};
+
+export type UpdatePlan = {
+  root: string;
+  lock: Lock;
+  blocks: string[];
+  files: UpdatedFile[];
+  /** Packages the registry's version needs that package.json does not declare (listed, not installed). */
+  packages: DependencyPlan;
+  packageManager: BlocksConfig["packageManager"];
+};
+
+/**
+ * @example
+ * const plan = await planUpdate({ cwd: "/app", blocks: [] }); // every added block
+ * plan.files.filter((file) => file.status === "conflict");
+ */
+export async function planUpdate(options: { cwd?: string | undefined; blocks: string[]; registry?: string | undefined }): Promise<UpdatePlan> {
+  const root = path.resolve(options.cwd ?? process.cwd());
+  const config = await readConfig(root);
+  const lock = await readLock(root);
+  const registry = await loadRegistry(options.registry);
+  const names = options.blocks.length ? options.blocks : Object.keys(lock.blocks);
+  if (names.length === 0) {
+    throw new BlocksError("UNKNOWN_BLOCK", "No block has been added to this project yet.", { suggestion: "Run `blocks add <block>` first." });
+  }
+  const files: UpdatedFile[] = [];
+  const everyPlanned: PlannedFile[] = [];
+  const frameworks = new Set<string>();
+  for (const name of names) {
+    const block = findBlock(registry, name);
+    const locked = lock.blocks[name];
+    if (!locked) throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
+    const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests } });
+    everyPlanned.push(...planned);
+    for (const framework of locked.frameworks) frameworks.add(framework);
+    for (const file of planned) files.push(await decideFile(root, file, locked.files[file.target]));
+    const kept = new Set(planned.map((file) => file.target));
+    for (const target of Object.keys(locked.files).filter((candidate) => !kept.has(candidate))) {
+      files.push({ block: name, target, status: "dropped" });
+    }
+  }
+  const blocks = names.map((name) => findBlock(registry, name));
+  const packages = planDependencies(registry, blocks, everyPlanned, [...frameworks], declaredPackages(await readPackageJson(root)));
+  return { root, lock, blocks: names, files, packages, packageManager: config.packageManager };
+}
+
+async function decideFile(root: string, file: PlannedFile, recorded: string | undefined): Promise<UpdatedFile> {
+  const { block, target, absolute } = file;
+  const registry = file.content;
+  const yours = file.current;
+  const moveBase = { base: registry };
+  if (recorded === undefined) {
+    if (yours === undefined) return { block, target, absolute, status: "added", content: registry, ...moveBase };
+    return yours === registry ? { block, target, status: "unchanged", ...moveBase } : { block, target, status: "skipped" };
+  }
+  if (yours === undefined) return { block, target, status: "deleted" };
+  if (yours === registry) return { block, target, status: "unchanged", ...moveBase };
+  if (contentHash(yours) === recorded) return { block, target, absolute, status: "updated", content: registry, ...moveBase };
+  if (contentHash(registry) === recorded) return { block, target, status: "kept" };
+  const base = await readBase(root, recorded);
+  if (base === undefined) return { block, target, status: "no-base" };
+  const merged = merge3(base, yours, registry);
+  if (merged.text === yours) return { block, target, status: "kept", ...moveBase };
+  const status = merged.conflicts ? "conflict" : "merged";
+  return { block, target, absolute, status, content: merged.text, conflicts: merged.conflicts, ...moveBase };
+}
+
+/**
+ * The lock after the update: each file whose base moved records the registry version's hash;
+ * dropped files are no longer tracked.
+ *
+ * @example
+ * await writeLock(root, nextLock(plan, cliVersion()));
+ */
+export function nextLock(plan: UpdatePlan, version: string): Lock {
+  const lock: Lock = { version: 1, blocks: { ...plan.lock.blocks }, migrations: { ...plan.lock.migrations } };
+  for (const name of plan.blocks) {
+    const previous = lock.blocks[name];
+    if (!previous) continue;
+    const files = { ...previous.files };
+    for (const file of plan.files.filter((candidate) => candidate.block === name)) {
+      if (file.status === "dropped") delete files[file.target];
+      else if (file.base !== undefined) files[file.target] = contentHash(file.base);
+    }
+    lock.blocks[name] = { ...previous, version, files };
+  }
+  return lock;
+}

@@ -1,0 +1,148 @@
+// `blocks update`: a three-way merge per file between the recorded base, the user's copy and the registry.
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runAdd } from "../../cli/commands/add.js";
+import { runDiff } from "../../cli/commands/diff.js";
+import { runInit } from "../../cli/commands/init.js";
+import { runUpdate } from "../../cli/commands/update.js";
+import { merge3 } from "../../cli/update/merge3.js";
+import { contentHash } from "../../cli/utils/files.js";
+import { rejection, tempProject } from "./helpers.js";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const registries: string[] = [];
+afterEach(() => {
+  for (const dir of registries.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A copy of the registry (and the templates it names) that a test can move "upstream". */
+function upstream(): { root: string; edit(file: string, change: (text: string) => string): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), "blocks-upstream-"));
+  registries.push(dir);
+  cpSync(path.join(REPO, "registry"), path.join(dir, "registry"), { recursive: true });
+  cpSync(path.join(REPO, "templates"), path.join(dir, "templates"), { recursive: true });
+  const root = path.join(dir, "registry");
+  return { root, edit: (file, change) => writeFileSync(path.join(root, file), change(readFileSync(path.join(root, file), "utf8"))) };
+}
+
+async function withLogger() {
+  const registry = upstream();
+  const dir = tempProject("hono-bundler");
+  await runInit({ cwd: dir, yes: true });
+  await runAdd({ blocks: ["logger"], cwd: dir, yes: true, install: false, registry: registry.root });
+  const file = (name: string) => path.join(dir, "src/blocks/logger", name);
+  const read = (name: string) => readFileSync(file(name), "utf8");
+  const write = (name: string, change: (text: string) => string) => writeFileSync(file(name), change(read(name)));
+  const update = (options: Parameters<typeof runUpdate>[0] = {}) => runUpdate({ cwd: dir, yes: true, registry: registry.root, ...options });
+  return { dir, registry, read, write, file, update };
+}
+
+describe("merge3", () => {
+  it("keeps both sides' changes to different places", () => {
+    expect(merge3("a\nb\nc\nd\ne\n", "A\nb\nc\nd\ne\n", "a\nb\nc\nd\nE\n")).toEqual({ text: "A\nb\nc\nd\nE\n", conflicts: 0 });
+  });
+
+  it("marks different changes to the same line as a conflict, yours first", () => {
+    expect(merge3("a\nb\nc\n", "a\nX\nc\n", "a\nY\nc\n")).toEqual({ text: "a\n<<<<<<< yours\nX\n=======\nY\n>>>>>>> registry\nc\n", conflicts: 1 });
+  });
+
+  it("takes an identical change once, a deletion on one side, and ends markers on their own line", () => {
+    expect(merge3("a\nb\nc\n", "a\nB\nc\n", "a\nB\nc\n").text).toBe("a\nB\nc\n");
+    expect(merge3("a\nb\nc\n", "a\nc\n", "a\nb\nc\n").text).toBe("a\nc\n");
+    expect(merge3("a\nb", "a\nbx", "a\nby").text).toBe("a\n<<<<<<< yours\nbx\n=======\nby\n>>>>>>> registry\n");
+  });
+});
+
+describe("blocks update", () => {
+  it("keeps the user's edit and brings in the registry's change to another place of the same file", async () => {
+    const project = await withLogger();
+    project.write("request-id.ts", (text) => text.replace("// Chooses a request's id", "// Our request ids (edited by us)"));
+    project.registry.edit("logger/request-id.ts", (text) => `${text}\nexport const REQUEST_ID_MAX = 128;\n`);
+    const result = await project.update();
+    expect(result.files.find((file) => file.target.endsWith("request-id.ts"))?.status).toBe("merged");
+    expect(result.ok).toBe(true);
+    const merged = project.read("request-id.ts");
+    expect(merged).toContain("// Our request ids (edited by us)");
+    expect(merged).toContain("export const REQUEST_ID_MAX = 128;");
+  });
+
+  it("writes conflict markers for the same line changed on both sides, lists the file and reports not ok (exit 1)", async () => {
+    const project = await withLogger();
+    project.write("request-id.ts", (text) => text.replace('"x-request-id"', '"x-correlation-id"'));
+    project.registry.edit("logger/request-id.ts", (text) => text.replace('"x-request-id"', '"x-trace-id"'));
+    const result = await project.update();
+    expect(result.ok).toBe(false);
+    expect(result.conflicts).toEqual(["src/blocks/logger/request-id.ts"]);
+    expect(project.read("request-id.ts")).toContain('<<<<<<< yours\nexport const REQUEST_ID_HEADER = "x-correlation-id";\n=======\nexport const REQUEST_ID_HEADER = "x-trace-id";\n>>>>>>> registry\n');
+  });
+
+  it("--dry-run reports the same plan and writes nothing, lock included", async () => {
+    const project = await withLogger();
+    project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
+    const lockBefore = readFileSync(path.join(project.dir, "blocks.lock.json"), "utf8");
+    const before = project.read("context.ts");
+    const result = await project.update({ dryRun: true });
+    expect(result.files.find((file) => file.target.endsWith("/context.ts"))?.status).toBe("updated");
+    expect(project.read("context.ts")).toBe(before);
+    expect(readFileSync(path.join(project.dir, "blocks.lock.json"), "utf8")).toBe(lockBefore);
+  });
+
+  it("replaces an untouched file, keeps a deleted one deleted, adds a new registry file, reports a dropped one without deleting it", async () => {
+    const project = await withLogger();
+    project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
+    rmSync(project.file("logger.ts"));
+    project.registry.edit("logger/logger.ts", (text) => `${text}// upstream too\n`);
+    writeFileSync(path.join(project.registry.root, "logger/redact.ts"), "export const REDACTED = '[redacted]';\n");
+    rmSync(path.join(project.registry.root, "logger/request-id.test.ts"));
+    const result = await project.update();
+    const status = (name: string) => result.files.find((file) => file.target === `src/blocks/logger/${name}`)?.status;
+    expect([status("context.ts"), status("logger.ts"), status("redact.ts"), status("request-id.test.ts")]).toEqual(["updated", "deleted", "added", "dropped"]);
+    expect(project.read("context.ts")).toMatch(/\/\/ upstream\n$/);
+    expect(existsSync(project.file("logger.ts"))).toBe(false);
+    expect(project.read("redact.ts")).toContain("REDACTED");
+    expect(existsSync(project.file("request-id.test.ts"))).toBe(true);
+  });
+
+  it("records the registry version as the new base, so the next update merges from it", async () => {
+    const project = await withLogger();
+    project.write("context.ts", (text) => `// ours\n${text}`);
+    project.registry.edit("logger/context.ts", (text) => `${text}// upstream 1\n`);
+    await project.update();
+    const lock = JSON.parse(readFileSync(path.join(project.dir, "blocks.lock.json"), "utf8"));
+    const registryVersion = readFileSync(path.join(project.registry.root, "logger/context.ts"), "utf8");
+    expect(lock.blocks.logger.files["src/blocks/logger/context.ts"]).toBe(contentHash(registryVersion));
+    project.registry.edit("logger/context.ts", (text) => `${text}// upstream 2\n`);
+    const second = await project.update();
+    expect(second.files.find((file) => file.target.endsWith("/context.ts"))?.status).toBe("merged");
+    expect(project.read("context.ts")).toMatch(/^\/\/ ours\n[\s\S]*\/\/ upstream 1\n\/\/ upstream 2\n$/);
+  });
+
+  it("lists (does not install) a package the registry's version needs and the project does not declare", async () => {
+    const project = await withLogger();
+    const declaration = path.join(project.registry.root, "logger/block.json");
+    const block = JSON.parse(readFileSync(declaration, "utf8"));
+    writeFileSync(declaration, JSON.stringify({ ...block, dependencies: { ...block.dependencies, "pino-pretty": "^13.0.0" } }));
+    const result = await project.update();
+    expect(result.install.join(" ")).toContain("pino-pretty@^13.0.0");
+  });
+
+  it("without a terminal and without --yes, fails naming the flag and writes nothing", async () => {
+    const project = await withLogger();
+    project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
+    const before = project.read("context.ts");
+    const error = await rejection(project.update({ yes: false }));
+    expect(error.code).toBe("DECISION_REQUIRED");
+    expect(error.suggestion).toContain("--yes");
+    expect(project.read("context.ts")).toBe(before);
+  });
+
+  it("diff reports changes (the command exits 1 on them) and none after the update", async () => {
+    const project = await withLogger();
+    project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
+    expect((await runDiff({ cwd: project.dir, registry: project.registry.root })).changes.map((change) => change.status)).toEqual(["outdated"]);
+    await project.update();
+    expect((await runDiff({ cwd: project.dir, registry: project.registry.root })).changes).toEqual([]);
+  });
+});
