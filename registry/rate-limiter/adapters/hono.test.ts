@@ -42,3 +42,15 @@ it("keyBy idempotencyKey: caps one key's retries, leaves other keys and keyless 
   expect((await order({ "idempotency-key": "k-2" })).status).toBe(201);
   expect((await order({})).status).toBe(201);
 });
+
+it("adds the headers to a Response the route builds itself, and to onError's answer", async () => {
+  const app = new Hono();
+  app.use(rateLimit(new RateLimiter(new MemoryRateLimitStore(), { limit: 5, windowMs: 60_000 }), { getUserId: () => "u_1" }));
+  app.get("/raw", () => new Response("raw"));
+  app.get("/fails", () => {
+    throw new Error("boom");
+  });
+  app.onError((_err, c) => c.json({ error: "internal" }, 500));
+  expect((await app.request("/raw")).headers.get("ratelimit")).toBe('"default";r=4;t=12');
+  expect((await app.request("/fails")).headers.get("ratelimit")).toBe('"default";r=4;t=12');
+});

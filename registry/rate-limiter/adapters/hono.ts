@@ -28,7 +28,17 @@ export function rateLimit(limiter: RateLimiter, options: HonoRateLimitOptions = 
       return c.body(outcome.body, outcome.status as 429, { ...outcome.headers, "content-type": "application/json" });
     }
     await next();
-    // After the route: it may have built its own Response, which would drop headers set before.
-    for (const [name, value] of Object.entries(outcome.headers)) c.res.headers.set(name, value);
+    // After the route (and onError): a Response the route built itself would drop headers set before.
+    addHeaders(c, outcome.headers);
   };
+}
+
+function addHeaders(c: Context, headers: Record<string, string>): void {
+  try {
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  } catch {
+    // A Response from fetch() has immutable headers: answer with a copy that has ours.
+    c.res = new Response(c.res.body, c.res);
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  }
 }
