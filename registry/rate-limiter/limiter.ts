@@ -1,4 +1,5 @@
 // RateLimiter: one policy over one store, with a time limit on the store and fail-open or fail-closed behaviour.
+import { createHash } from "node:crypto";
 import { RateLimitError } from "./errors";
 import { checkPolicy, decisionOf, rateOf } from "./gcra";
 import { rateLimitHeaders, retryAfterSeconds } from "./http/headers";
@@ -57,6 +58,7 @@ export class RateLimiter {
    */
   async check(key: string): Promise<RateLimitDecision> {
     const started = performance.now();
+    key = boundedKey(key);
     let decision: RateLimitDecision;
     try {
       // The policy name namespaces the key: two policies on one store never share a bucket.
@@ -101,6 +103,18 @@ export class RateLimiter {
     this.observer.decision("failed_open", { policy: this.policy.name, key, reason, err: error });
     return { allowed: true, policy: this.policy, remaining: this.policy.limit, resetMs: 0, retryAfterMs: 0, counted: false };
   }
+}
+
+const MAX_KEY_LENGTH = 200;
+
+/**
+ * Keys come from clients (an `Idempotency-Key` header can be kilobytes): a long one is replaced by
+ * its SHA-256, so no store holds unbounded keys and PostgreSQL's index never refuses one (which
+ * would fail open: a way around the limit).
+ */
+function boundedKey(key: string): string {
+  if (key.length <= MAX_KEY_LENGTH) return key;
+  return `sha256:${createHash("sha256").update(key).digest("hex")}`;
 }
 
 function describe(err: unknown): { name: string; message: string; code?: unknown } {

@@ -1,6 +1,8 @@
 // PostgresRateLimitStore beyond the contract: one statement per decision, bounded cleanup, the schema module.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateOf } from "@/blocks/rate-limiter/gcra";
+import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { PostgresRateLimitStore, type SqlClient } from "@/blocks/rate-limiter/stores/postgres-store";
 import { checkTableName, dropStatements, schemaStatements, schemaTables } from "@/blocks/rate-limiter/stores/postgres-schema";
 import { databaseUrl, openPool, uniqueName } from "./support/stores";
@@ -73,5 +75,24 @@ describe("the schema module (what `blocks migrate` renders)", () => {
     expect(dropStatements("rate_limits")).toEqual(["DROP TABLE IF EXISTS rate_limits"]);
     expect(() => checkTableName("rate_limits; DROP TABLE users")).toThrow(/Invalid rate-limit table name/);
     expect(() => schemaStatements("Rate")).toThrow();
+  });
+});
+
+describe("keys of any size from clients", { timeout: 60_000 }, () => {
+  it("a 10 kB key is counted like any other (hashed), never a store error that would fail open", async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = new PGlite();
+    try {
+      const store = new PostgresRateLimitStore(db, { table: uniqueName("rl") });
+      await store.createSchema();
+      const limiter = new RateLimiter(store, { limit: 1, windowMs: 60_000, failClosed: true });
+      // Random, so PostgreSQL cannot compress it below its index's ~2.7 kB row limit.
+      const huge = JSON.stringify(["POST /payments", "user:u_1", randomBytes(5_000).toString("hex")]);
+      expect(await limiter.check(huge)).toMatchObject({ allowed: true, counted: true });
+      expect(await limiter.check(huge)).toMatchObject({ allowed: false, counted: true });
+      expect((await limiter.check(`${huge}x`)).allowed).toBe(true);
+    } finally {
+      await db.close();
+    }
   });
 });
