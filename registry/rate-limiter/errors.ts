@@ -49,7 +49,12 @@ export class RateLimitError extends Error {
 
 const KNOWN_CODES = new Set<string>(Object.values(RateLimitErrorCode));
 
-/** True for a RateLimitError from any copy of this module (an app can vendor it twice). */
+/**
+ * True for a RateLimitError from any copy of this module (an app can vendor it twice).
+ *
+ * @example
+ * if (isRateLimitError(err)) return reply.code(err.status).headers(err.headers).send(err.toJSON());
+ */
 export function isRateLimitError(err: unknown): err is RateLimitError {
   return (
     typeof err === "object" &&

@@ -24,7 +24,12 @@ export function gcraStep(storedTat: number | undefined, now: number, rate: GcraR
   return { allowed: true, tat: next, now };
 }
 
-/** Turns a store's answer into remaining requests and waits, on the store's clock. */
+/**
+ * Turns a store's answer into remaining requests and waits, on the store's clock.
+ *
+ * @example
+ * decisionOf(policy, rate, await store.take(key, rate)); // { allowed, remaining, resetMs, retryAfterMs, ... }
+ */
 export function decisionOf(policy: RateLimitPolicy, rate: GcraRate, answer: StoreDecision): RateLimitDecision {
   const debt = Math.max(0, answer.tat - answer.now);
   const remaining = Math.floor((rate.capacityMs - debt) / rate.intervalMs);

@@ -23,7 +23,12 @@ export function formatRateLimit(decision: RateLimitDecision): string {
   return `"${decision.policy.name}";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`;
 }
 
-/** Seconds a refused client should wait: never 0, which would invite an immediate retry. */
+/**
+ * Seconds a refused client should wait: never 0, which would invite an immediate retry.
+ *
+ * @example
+ * retryAfterSeconds({ ...decision, retryAfterMs: 1_500 }); // 2
+ */
 export function retryAfterSeconds(decision: RateLimitDecision): number {
   return Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
 }
@@ -31,6 +36,9 @@ export function retryAfterSeconds(decision: RateLimitDecision): number {
 /**
  * The headers to send with a response. A request let through uncounted (store down, fail open)
  * gets none: the limiter knows nothing true to say about the quota.
+ *
+ * @example
+ * res.set(rateLimitHeaders(await limiter.check(key))); // RateLimit-Policy, RateLimit (+ Retry-After when refused)
  */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   if (!decision.counted) return {};

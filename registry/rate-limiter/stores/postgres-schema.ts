@@ -39,12 +39,22 @@ export function schemaStatements(table = DEFAULT_RATE_LIMIT_TABLE): string[] {
   ];
 }
 
-/** Undoes `schemaStatements(table)`. */
+/**
+ * Undoes `schemaStatements(table)`.
+ *
+ * @example
+ * for (const sql of dropStatements("rate_limits")) await pool.query(sql);
+ */
 export function dropStatements(table: string): string[] {
   return [`DROP TABLE IF EXISTS ${checkTableName(table)}`];
 }
 
-/** The tables `schemaStatements(table)` creates, e.g. for `blocks migrate` to check they exist. */
+/**
+ * The tables `schemaStatements(table)` creates, e.g. for `blocks migrate` to check they exist.
+ *
+ * @example
+ * schemaTables("rate_limits"); // ["rate_limits"]
+ */
 export function schemaTables(table: string): string[] {
   return [checkTableName(table)];
 }
