@@ -1,5 +1,5 @@
 // The rate-limiter block's public surface: the limiter, its stores, errors, headers and observability hooks.
-export { RateLimiter } from "./limiter";
+export { RateLimiter, rateLimitedError } from "./limiter";
 export type { RateLimiterOptions } from "./limiter";
 export { RateLimitError, RateLimitErrorCode, RATE_LIMIT_ERROR_STATUS, isRateLimitError } from "./errors";
 export { checkPolicy, decisionOf, gcraStep, rateOf } from "./gcra";

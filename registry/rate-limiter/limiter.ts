@@ -58,17 +58,17 @@ export class RateLimiter {
    */
   async check(key: string): Promise<RateLimitDecision> {
     const started = performance.now();
-    key = boundedKey(key);
+    const stored = boundedKey(key);
     let decision: RateLimitDecision;
     try {
-      // The policy name namespaces the key: two policies on one store never share a bucket.
-      const answer = await withTimeout(this.store.take(`${this.policy.name}:${key}`, this.rate), this.timeoutMs, "rate-limit store");
+      // The policy name (no ":" in it) namespaces the key: two policies on one store never share a bucket.
+      const answer = await withTimeout(this.store.take(`${this.policy.name}:${stored}`, this.rate), this.timeoutMs, "rate-limit store");
       decision = decisionOf(this.policy, this.rate, answer);
     } catch (err) {
-      return this.storeFailed(key, err);
+      return this.storeFailed(stored, err);
     }
     this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
-    const fields = { policy: this.policy.name, key, remaining: decision.remaining };
+    const fields = { policy: this.policy.name, key: stored, remaining: decision.remaining };
     if (decision.allowed) this.observer.decision("allowed", fields);
     else this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
     return decision;
@@ -81,10 +81,7 @@ export class RateLimiter {
   async consume(key: string): Promise<RateLimitDecision> {
     const decision = await this.check(key);
     if (decision.allowed) return decision;
-    throw new RateLimitError("RATE_LIMITED", "Too many requests: retry later.", {
-      retryAfterSeconds: retryAfterSeconds(decision),
-      headers: rateLimitHeaders(decision),
-    });
+    throw rateLimitedError(decision);
   }
 
   private storeFailed(key: string, err: unknown): RateLimitDecision {
@@ -103,6 +100,19 @@ export class RateLimiter {
     this.observer.decision("failed_open", { policy: this.policy.name, key, reason, err: error });
     return { allowed: true, policy: this.policy, remaining: this.policy.limit, resetMs: 0, retryAfterMs: 0, counted: false };
   }
+}
+
+/**
+ * The RATE_LIMITED error for a refusal, with its `Retry-After` and RateLimit headers.
+ *
+ * @example
+ * if (!decision.allowed) throw rateLimitedError(decision);
+ */
+export function rateLimitedError(decision: RateLimitDecision): RateLimitError {
+  return new RateLimitError("RATE_LIMITED", "Too many requests: retry later.", {
+    retryAfterSeconds: retryAfterSeconds(decision),
+    headers: rateLimitHeaders(decision),
+  });
 }
 
 const MAX_KEY_LENGTH = 200;

@@ -1,7 +1,7 @@
 // What every adapter shares: the key of a request, the limiter's decision, and the response it implies.
-import { isRateLimitError, RateLimitError } from "../errors";
-import type { RateLimiter } from "../limiter";
-import { rateLimitHeaders, retryAfterSeconds } from "./headers";
+import { isRateLimitError, type RateLimitError } from "../errors";
+import { rateLimitedError, type RateLimiter } from "../limiter";
+import { rateLimitHeaders } from "./headers";
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -54,17 +54,17 @@ export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOpt
     try {
       const decision = await limiter.check(key);
       if (decision.allowed) return { kind: "next", headers: sendHeaders ? rateLimitHeaders(decision) : NO_HEADERS };
-      const error = new RateLimitError("RATE_LIMITED", "Too many requests: retry later.", { retryAfterSeconds: retryAfterSeconds(decision) });
-      return errorOutcome(error, rateLimitHeaders(decision));
+      return errorOutcome(rateLimitedError(decision));
     } catch (err) {
-      if (isRateLimitError(err)) return errorOutcome(err, err.headers);
+      // RATE_LIMITER_UNAVAILABLE: the store failed and the limiter fails closed.
+      if (isRateLimitError(err)) return errorOutcome(err);
       throw err;
     }
   };
 }
 
-function errorOutcome(error: RateLimitError, headers: Record<string, string>): LimitOutcome {
-  return { kind: "send", status: error.status, headers, body: JSON.stringify(error.toJSON()) };
+function errorOutcome(error: RateLimitError): LimitOutcome {
+  return { kind: "send", status: error.status, headers: error.headers, body: JSON.stringify(error.toJSON()) };
 }
 
 /** JSON arrays keep the parts apart: no user id or header value can forge another caller's key. */
