@@ -1,6 +1,6 @@
 // The rate limiter's cost: server CPU per request it adds on memory (Express, vs the bare route), and store round trips per decision.
 // Run alone: `npx tsx bench/scenarios/rate-limiter.ts` (REDIS_URL / DATABASE_URL add the Redis and PostgreSQL counts).
-// BENCH_RL_REQUESTS (default 20000) requests per measured run; CPU is the server process's own process.cpuUsage().
+// BENCH_RL_REQUESTS (default 20000) requests per round, BENCH_RL_ROUNDS (default 5); CPU is the server process's own process.cpuUsage().
 import { fork, type ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -19,7 +19,7 @@ type Variant = "bare" | "limited";
 const SELF = fileURLToPath(import.meta.url);
 const REQUESTS = Number(process.env.BENCH_RL_REQUESTS ?? 20_000);
 const USERS = 1_000;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_RL_ROUNDS ?? 5);
 
 /** Child side: one Express app, with or without the limiter on its route, reporting its own CPU over IPC. */
 function serve(variant: Variant): void {
@@ -150,25 +150,55 @@ async function postgresStatementsPerDecision(url: string): Promise<{ decisions: 
   }
 }
 
-export async function rateLimiterBench(): Promise<void> {
-  const cpu = await cpuPerRequest();
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-  const bare = median(cpu.bare);
-  const limited = median(cpu.limited);
-  console.log(`server CPU per request, Express GET, ${REQUESTS} requests x ${ROUNDS} rounds, ${USERS} users (median):`);
-  console.log(`  bare route          ${bare.toFixed(1)} us   rounds: ${cpu.bare.map((v) => v.toFixed(1)).join(", ")}`);
-  console.log(`  + rateLimit(memory) ${limited.toFixed(1)} us   rounds: ${cpu.limited.map((v) => v.toFixed(1)).join(", ")}`);
-  console.log(`  added by the limiter: ${(limited - bare).toFixed(1)} us per request (noisy on a shared machine)`);
-  console.log(`in-process, the shared HTTP step alone (key + memory decision + headers): ${(await inProcessMicros()).toFixed(2)} us CPU per request`);
-  if (process.env.REDIS_URL) {
-    const redis = await redisCommandsPerDecision(process.env.REDIS_URL);
-    console.log(`Redis: ${redis.commands} commands for ${redis.decisions} decisions = ${(redis.commands / redis.decisions).toFixed(2)} per decision (${redis.names.join(", ")})`);
-  } else console.log("Redis: skipped (set REDIS_URL)");
-  if (process.env.DATABASE_URL) {
-    const postgres = await postgresStatementsPerDecision(process.env.DATABASE_URL);
-    console.log(`PostgreSQL: ${postgres.statements} statements for ${postgres.decisions} decisions = ${(postgres.statements / postgres.decisions).toFixed(2)} per decision`);
-  } else console.log("PostgreSQL: skipped (set DATABASE_URL)");
+export type RateLimiterBenchResult = {
+  requests: number;
+  /**
+   * Server CPU per request (µs) without and with the limiter: the fewest of the rounds, since other
+   * load on the machine only ever adds to it; each round is kept too.
+   */
+  bareUs: number;
+  limitedUs: number;
+  rounds: Record<Variant, number[]>;
+  /** CPU per request of the shared HTTP step alone, in this process. */
+  inProcessUs: number;
+  redis?: { decisions: number; commands: number; names: string[] };
+  postgres?: { decisions: number; statements: number };
+};
+
+/** Everything this scenario measures, for bench/run.ts to record. */
+export async function rateLimiterBench(): Promise<RateLimiterBenchResult> {
+  const rounds = await cpuPerRequest();
+  const result: RateLimiterBenchResult = {
+    requests: REQUESTS,
+    bareUs: Math.min(...rounds.bare),
+    limitedUs: Math.min(...rounds.limited),
+    rounds,
+    inProcessUs: await inProcessMicros(),
+  };
+  if (process.env.REDIS_URL) result.redis = await redisCommandsPerDecision(process.env.REDIS_URL);
+  if (process.env.DATABASE_URL) result.postgres = await postgresStatementsPerDecision(process.env.DATABASE_URL);
+  return result;
+}
+
+function print(result: RateLimiterBenchResult): void {
+  const us = (values: number[]) => values.map((v) => v.toFixed(1)).join(", ");
+  console.log(`server CPU per request, Express GET, ${result.requests} requests x ${ROUNDS} rounds, ${USERS} users (fewest of the rounds):`);
+  console.log(`  bare route          ${result.bareUs.toFixed(1)} us   rounds: ${us(result.rounds.bare)}`);
+  console.log(`  + rateLimit(memory) ${result.limitedUs.toFixed(1)} us   rounds: ${us(result.rounds.limited)}`);
+  console.log(`  added by the limiter: ${(result.limitedUs - result.bareUs).toFixed(1)} us per request (noisy on a shared machine)`);
+  console.log(`in-process, the shared HTTP step alone (key + memory decision + headers): ${result.inProcessUs.toFixed(2)} us CPU per request`);
+  const { redis, postgres } = result;
+  console.log(
+    redis
+      ? `Redis: ${redis.commands} commands for ${redis.decisions} decisions = ${(redis.commands / redis.decisions).toFixed(2)} per decision (${redis.names.join(", ")})`
+      : "Redis: skipped (set REDIS_URL)",
+  );
+  console.log(
+    postgres
+      ? `PostgreSQL: ${postgres.statements} statements for ${postgres.decisions} decisions = ${(postgres.statements / postgres.decisions).toFixed(2)} per decision`
+      : "PostgreSQL: skipped (set DATABASE_URL)",
+  );
 }
 
 if (process.argv[2] === "serve") serve(process.argv[3] as Variant);
-else if (process.argv[1] === SELF) void rateLimiterBench();
+else if (process.argv[1] === SELF) void rateLimiterBench().then(print);
