@@ -1,0 +1,44 @@
+// Hono 4 adapter: `rateLimit()` middleware, answering 429 itself and adding the RateLimit headers.
+import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { RateLimiter } from "../limiter";
+import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
+
+export type HonoRateLimitOptions = RateLimitRouteOptions<Context>;
+
+const honoDefaults: FrameworkDefaults<Context> = {
+  userIdOf: (c) => (c.get("user" as never) as { id?: unknown } | undefined)?.id,
+  // Hono has no runtime-independent client address: pass `getUserId` for anonymous routes, e.g.
+  // from `getConnInfo(c).remote.address` of your runtime's adapter.
+  ipOf: () => undefined,
+  // The last matched route is the handler's own, also when this runs as `app.use()` middleware.
+  routeOf: (c) => `${c.req.method} ${routePath(c, -1)}`,
+  headerOf: (c, name) => c.req.header(name),
+};
+
+/**
+ * @example
+ * app.post("/payments", rateLimit(limiter, { getUserId: (c) => c.get("user").id }), createPayment);
+ */
+export function rateLimit(limiter: RateLimiter, options: HonoRateLimitOptions = {}): MiddlewareHandler {
+  const limit = limitRoute(limiter, options, honoDefaults);
+  return async function rateLimitMiddleware(c, next) {
+    const outcome = await limit(c);
+    if (outcome.kind === "send") {
+      return c.body(outcome.body, outcome.status as 429, { ...outcome.headers, "content-type": "application/json" });
+    }
+    await next();
+    // After the route (and onError): a Response the route built itself would drop headers set before.
+    addHeaders(c, outcome.headers);
+  };
+}
+
+function addHeaders(c: Context, headers: Record<string, string>): void {
+  try {
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  } catch {
+    // A Response from fetch() has immutable headers: answer with a copy that has ours.
+    c.res = new Response(c.res.body, c.res);
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  }
+}

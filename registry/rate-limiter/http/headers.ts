@@ -1,0 +1,51 @@
+// The response headers of a decision: Retry-After and the IETF RateLimit-Policy / RateLimit fields.
+import type { RateLimitDecision, RateLimitPolicy } from "../types";
+
+/**
+ * `RateLimit-Policy` as in draft-ietf-httpapi-ratelimit-headers-10: a structured-field list item,
+ * the policy name as a string, `q` its quota and `w` its window in seconds.
+ *
+ * @example
+ * formatRateLimitPolicy({ name: "default", limit: 10, windowMs: 60_000 }); // '"default";q=10;w=60'
+ */
+export function formatRateLimitPolicy(policy: RateLimitPolicy): string {
+  return `"${policy.name}";q=${policy.limit};w=${Math.max(1, Math.round(policy.windowMs / 1000))}`;
+}
+
+/**
+ * `RateLimit`: `r` requests remain and `t` seconds until the quota is whole again (GCRA refills
+ * continuously, so that is when the key's debt reaches zero).
+ *
+ * @example
+ * formatRateLimit(decision); // '"default";r=7;t=18'
+ */
+export function formatRateLimit(decision: RateLimitDecision): string {
+  return `"${decision.policy.name}";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`;
+}
+
+/**
+ * Seconds a refused client should wait: never 0, which would invite an immediate retry.
+ *
+ * @example
+ * retryAfterSeconds({ ...decision, retryAfterMs: 1_500 }); // 2
+ */
+export function retryAfterSeconds(decision: RateLimitDecision): number {
+  return Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+}
+
+/**
+ * The headers to send with a response. A request let through uncounted (store down, fail open)
+ * gets none: the limiter knows nothing true to say about the quota.
+ *
+ * @example
+ * res.set(rateLimitHeaders(await limiter.check(key))); // RateLimit-Policy, RateLimit (+ Retry-After when refused)
+ */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  if (!decision.counted) return {};
+  const headers: Record<string, string> = {
+    "RateLimit-Policy": formatRateLimitPolicy(decision.policy),
+    RateLimit: formatRateLimit(decision),
+  };
+  if (!decision.allowed) headers["Retry-After"] = String(retryAfterSeconds(decision));
+  return headers;
+}

@@ -1,0 +1,61 @@
+// Turns each limiter decision into one log line and its metric, from one table.
+import type { RateLimitLogger } from "./logger";
+import type { MetricLabels, RateLimitCounter, RateLimitHistogram, RateLimitMetrics } from "./metrics";
+
+type Level = "debug" | "info" | "warn" | "error";
+
+export type Outcome = "allowed" | "limited" | "failed_open" | "failed_closed";
+
+/**
+ * How each outcome is logged. An allowed request is routine (debug); a refusal is worth a line;
+ * a store failure is a warning when requests still flow, an error when they are refused.
+ */
+export const DECISION_LOGS: Record<Outcome, { level: Level; msg: string }> = {
+  allowed: { level: "debug", msg: "rate-limit: allowed" },
+  limited: { level: "info", msg: "rate-limit: limited" },
+  failed_open: { level: "warn", msg: "rate-limit: store failed, request let through uncounted" },
+  failed_closed: { level: "error", msg: "rate-limit: store failed, request refused" },
+};
+
+export class Observer {
+  private readonly logger: RateLimitLogger;
+  private readonly metrics: RateLimitMetrics;
+
+  constructor(logger: RateLimitLogger, metrics: RateLimitMetrics) {
+    this.logger = logger;
+    this.metrics = metrics;
+  }
+
+  /** Logs one decision and counts it under `rate_limit_decisions_total{policy, outcome}`. */
+  decision(outcome: Outcome, fields: { policy: string } & Record<string, unknown>): void {
+    const { level, msg } = DECISION_LOGS[outcome];
+    this.log(level, msg, { ...fields, outcome });
+    this.count("decisions", { policy: fields.policy, outcome });
+  }
+
+  count(id: RateLimitCounter, labels: MetricLabels): void {
+    try {
+      this.metrics.increment(id, labels);
+    } catch (err) {
+      this.log("warn", "rate-limit: metrics sink threw", { err });
+    }
+  }
+
+  observe(id: RateLimitHistogram, seconds: number, labels: MetricLabels): void {
+    try {
+      this.metrics.observe(id, seconds, labels);
+    } catch (err) {
+      this.log("warn", "rate-limit: metrics sink threw", { err });
+    }
+  }
+
+  private log(level: Level, msg: string, fields: Record<string, unknown>): void {
+    const write = this.logger[level];
+    if (!write) return;
+    try {
+      write.call(this.logger, fields, msg);
+    } catch {
+      // A broken logger must never change the outcome of a request.
+    }
+  }
+}

@@ -1,0 +1,50 @@
+// The limiter's data: a policy, what a store answers, and the decision the limiter derives from it.
+
+/** "At most `limit` requests per `windowMs` for one key", named for the `RateLimit-Policy` header. */
+export type RateLimitPolicy = {
+  /** Names the policy in the headers and metrics: letters, digits, `_`, `-`, `.`. */
+  name: string;
+  limit: number;
+  windowMs: number;
+};
+
+/**
+ * The policy as GCRA sees it: one request costs `intervalMs` of "debt", and a key may carry at
+ * most `capacityMs` of it (`limit` × `intervalMs`), so a burst of `limit` fits and no more.
+ */
+export type GcraRate = {
+  intervalMs: number;
+  capacityMs: number;
+};
+
+/**
+ * What a store answers for one attempt, both instants on the store's own clock (ms since the
+ * epoch): `tat` is the key's theoretical arrival time after the attempt (unchanged when refused).
+ */
+export type StoreDecision = {
+  allowed: boolean;
+  tat: number;
+  now: number;
+};
+
+/**
+ * A place to keep one number per key. `take` must be atomic: read the key's TAT, decide, and write
+ * the new TAT as one step, so two callers can never both take the last request of a window.
+ */
+export interface RateLimitStore {
+  take(key: string, rate: GcraRate): Promise<StoreDecision>;
+}
+
+/** The limiter's answer for one request. */
+export type RateLimitDecision = {
+  allowed: boolean;
+  policy: RateLimitPolicy;
+  /** Requests still allowed right now. */
+  remaining: number;
+  /** Until the key is back to its full `limit`. */
+  resetMs: number;
+  /** When refused: until one more request is allowed; 0 otherwise. */
+  retryAfterMs: number;
+  /** False when the store failed and the request went through uncounted (fail open). */
+  counted: boolean;
+};

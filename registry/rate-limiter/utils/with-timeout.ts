@@ -1,0 +1,25 @@
+// A time limit on store calls: a store that stops answering must not hang a request or keep the process up.
+
+export class TimeoutError extends Error {
+  override readonly name = "TimeoutError";
+}
+
+/** Rejects with `TimeoutError` after `ms` (the timer never keeps the process alive). */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  if (!(ms > 0) || ms === Infinity) return promise;
+  // One promise and one timer: this runs on every request, so no race() or finally().
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
+    timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,98 @@
+// PostgresRateLimitStore beyond the contract: one statement per decision, bounded cleanup, the schema module.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rateOf } from "@/blocks/rate-limiter/gcra";
+import { RateLimiter } from "@/blocks/rate-limiter/limiter";
+import { PostgresRateLimitStore, type SqlClient } from "@/blocks/rate-limiter/stores/postgres-store";
+import { checkTableName, dropStatements, schemaStatements, schemaTables } from "@/blocks/rate-limiter/stores/postgres-schema";
+import { databaseUrl, openPool, uniqueName } from "./support/stores";
+
+const databases: Array<{ name: string; available: boolean; open(): Promise<{ client: SqlClient; close(): Promise<void> }> }> = [
+  {
+    name: "PGlite",
+    available: true,
+    async open() {
+      const { PGlite } = await import("@electric-sql/pglite");
+      const db = new PGlite();
+      return { client: db, close: () => db.close() };
+    },
+  },
+  {
+    name: "[DATABASE_URL] PostgreSQL",
+    available: Boolean(databaseUrl),
+    async open() {
+      const pool = await openPool(undefined, 2);
+      return { client: pool, close: () => pool.end() };
+    },
+  },
+];
+
+for (const database of databases) {
+  describe.skipIf(!database.available)(`PostgresRateLimitStore on ${database.name}`, { timeout: 60_000 }, () => {
+    let client: SqlClient;
+    let close: () => Promise<void>;
+    let statements = 0;
+    let store: PostgresRateLimitStore;
+    beforeAll(async () => {
+      ({ client, close } = await database.open());
+      const counting: SqlClient = { query: (text, params) => (statements++, client.query(text, params)) };
+      store = new PostgresRateLimitStore(counting, { table: uniqueName("rl") });
+      await store.createSchema();
+      await store.createSchema(); // twice is harmless
+    }, 120_000);
+    afterAll(async () => {
+      for (const statement of dropStatements(store.table)) await client.query(statement);
+      await close();
+    });
+
+    it("sends one statement per decision, allowed or refused", async () => {
+      const rate = rateOf({ name: "p", limit: 2, windowMs: 60_000 });
+      statements = 0;
+      for (let i = 0; i < 4; i++) await store.take("one-statement", rate);
+      expect(statements).toBe(4);
+    });
+
+    it("cleanup deletes only keys whose debt is paid, at most `limit` per call", async () => {
+      const short = rateOf({ name: "p", limit: 1, windowMs: 50 });
+      const long = rateOf({ name: "p", limit: 1, windowMs: 3_600_000 });
+      for (const key of ["paid-1", "paid-2", "paid-3"]) await store.take(key, short);
+      await store.take("owing", long);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect(await store.cleanup({ limit: 2 })).toBe(2);
+      await store.cleanup();
+      const { rows } = await client.query(`SELECT key FROM ${store.table} WHERE key IN ('paid-1', 'paid-2', 'paid-3', 'owing')`);
+      expect(rows).toEqual([{ key: "owing" }]);
+      expect((await store.take("owing", long)).allowed).toBe(false);
+    });
+  });
+}
+
+describe("the schema module (what `blocks migrate` renders)", () => {
+  it("names one table, checks names, and drops what it creates", () => {
+    expect(schemaStatements()[0]).toMatch(/^CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits \(/);
+    expect(schemaStatements("billing.rate_limits").join("\n")).toContain("billing.rate_limits (tat_ms)");
+    expect(schemaTables("rate_limits")).toEqual(["rate_limits"]);
+    expect(dropStatements("rate_limits")).toEqual(["DROP TABLE IF EXISTS rate_limits"]);
+    expect(() => checkTableName("rate_limits; DROP TABLE users")).toThrow(/Invalid rate-limit table name/);
+    expect(() => schemaStatements("Rate")).toThrow();
+  });
+});
+
+describe("keys of any size from clients", { timeout: 60_000 }, () => {
+  it("a 10 kB key is counted like any other (hashed), never a store error that would fail open", async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = new PGlite();
+    try {
+      const store = new PostgresRateLimitStore(db, { table: uniqueName("rl") });
+      await store.createSchema();
+      const limiter = new RateLimiter(store, { limit: 1, windowMs: 60_000, failClosed: true });
+      // Random, so PostgreSQL cannot compress it below its index's ~2.7 kB row limit.
+      const huge = JSON.stringify(["POST /payments", "user:u_1", randomBytes(5_000).toString("hex")]);
+      expect(await limiter.check(huge)).toMatchObject({ allowed: true, counted: true });
+      expect(await limiter.check(huge)).toMatchObject({ allowed: false, counted: true });
+      expect((await limiter.check(`${huge}x`)).allowed).toBe(true);
+    } finally {
+      await db.close();
+    }
+  });
+});
