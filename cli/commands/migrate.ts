@@ -7,6 +7,7 @@ import { readLock, writeLock } from "../config/lock-file.js";
 import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
+import { validTable } from "../migrate/schemas.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
@@ -38,8 +39,14 @@ export async function runMigrate(options: MigrateOptions) {
     : detectMigrations(root, declaredPackages(pkg), (pkg as { scripts?: Record<string, string> }).scripts);
   const lock = await readLock(root);
   const registry = await loadRegistry(options.registry);
-  const plans = registry.blocks
-    .filter((block) => block.migration && (Object.keys(lock.blocks).length === 0 || block.name in lock.blocks))
+  const blocks = registry.blocks.filter((block) => block.migration && (Object.keys(lock.blocks).length === 0 || block.name in lock.blocks));
+  for (const block of options.table ? blocks : []) validTable(block.name, options.table as string);
+  if (options.table && blocks.length > 1) {
+    throw new BlocksError("INVALID_OPTION", `--table names one table, but ${blocks.map((block) => block.name).join(" and ")} each have their own.`, {
+      suggestion: "Add the block first (`blocks add <block> --table <name>`), so migrate renames only its table.",
+    });
+  }
+  const plans = blocks
     .map((block) => planMigration({ root, block: block.name, table: options.table ?? block.migration?.table ?? "", target, lock }));
 
   if (options.print) {

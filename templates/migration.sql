@@ -1,4 +1,4 @@
 -- {{title}}
--- Rendered by `blocks migrate` from the idempotency block's schema (stores/postgres-schema.ts).
+-- Rendered by `blocks migrate` from the block's schema module.
 -- Every statement is IF NOT EXISTS, so running this file again changes nothing.
 {{up}}
