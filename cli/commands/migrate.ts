@@ -17,6 +17,8 @@ import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 
 export type MigrateOptions = {
+  /** Only this block's migration (default: every added block with a table). */
+  block?: string | undefined;
   cwd?: string;
   table?: string;
   print?: boolean;
@@ -39,11 +41,18 @@ export async function runMigrate(options: MigrateOptions) {
     : detectMigrations(root, declaredPackages(pkg), (pkg as { scripts?: Record<string, string> }).scripts);
   const lock = await readLock(root);
   const registry = await loadRegistry(options.registry);
-  const blocks = registry.blocks.filter((block) => block.migration && (Object.keys(lock.blocks).length === 0 || block.name in lock.blocks));
+  if (options.block && !registry.blocks.some((block) => block.name === options.block && block.migration)) {
+    throw new BlocksError("UNKNOWN_BLOCK", `No block named "${options.block}" has a table.`, {
+      suggestion: `Blocks with a table: ${registry.blocks.filter((block) => block.migration).map((block) => block.name).join(", ")}.`,
+    });
+  }
+  const blocks = registry.blocks.filter(
+    (block) => block.migration && (options.block ? block.name === options.block : Object.keys(lock.blocks).length === 0 || block.name in lock.blocks),
+  );
   for (const block of options.table ? blocks : []) validTable(block.name, options.table as string);
   if (options.table && blocks.length > 1) {
     throw new BlocksError("INVALID_OPTION", `--table names one table, but ${blocks.map((block) => block.name).join(" and ")} each have their own.`, {
-      suggestion: "Add the block first (`blocks add <block> --table <name>`), so migrate renames only its table.",
+      suggestion: "Name the block: `blocks migrate <block> --table <name>`.",
     });
   }
   const plans = blocks
@@ -90,6 +99,7 @@ async function writeMigrations(root: string, plans: MigrationPlan[], lock: Await
 
 export const migrate = new Command("migrate")
   .description("write the PostgreSQL migration of every added block that has a table; --apply runs the file on disk")
+  .argument("[block]", "only this block's migration (default: every added block with a table)")
   .option("-t, --table <name>", "table name (lower-case identifier, optionally schema-qualified)")
   .option("-p, --print", "print the SQL to stdout and write nothing")
   .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction")
@@ -98,10 +108,10 @@ export const migrate = new Command("migrate")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")
   .option("-s, --silent", "print nothing but errors")
-  .action(async (opts: MigrateOptions) => {
+  .action(async (block: string | undefined, opts: MigrateOptions) => {
     configureOutput({ silent: opts.silent || opts.json || opts.print });
     try {
-      const result = await runMigrate(opts);
+      const result = await runMigrate({ ...opts, block });
       if (opts.json && !opts.print) printJson(result);
     } catch (err) {
       handleError(err, opts);

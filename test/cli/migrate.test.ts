@@ -77,9 +77,9 @@ describe("blocks migrate", () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const first = await runMigrate({ cwd: dir, table, apply: true });
+      const first = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
       expect(first.applied).toEqual([{ table, alreadyApplied: false }]);
-      const second = await runMigrate({ cwd: dir, table, apply: true });
+      const second = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
       expect(second.applied).toEqual([{ table, alreadyApplied: true }]);
       const { rows } = await client.query("SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'", [table]);
       expect(rows).toEqual([{ conname: `${table}_scope_key` }]);

@@ -119,13 +119,13 @@ describe("migrate --apply runs the migration file on disk (issue 12, point 18)",
   it.skipIf(!url)("[DATABASE_URL] a statement the user added to the file is applied", async () => {
     const table = `blocks_edit_${process.pid}`;
     const dir = tempProject("hono-bundler");
-    const { written } = await runMigrate({ cwd: dir, table });
+    const { written } = await runMigrate({ block: "idempotency", cwd: dir, table });
     const file = path.join(dir, written[0] ?? "");
     writeFileSync(file, `${readFileSync(file, "utf8")}\nCREATE TABLE IF NOT EXISTS ${table}_audit (id int);\n`);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      await runMigrate({ cwd: dir, table, apply: true });
+      await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
       const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [`${table}_audit`]);
       expect(rows).toEqual([{ present: true }]);
     } finally {

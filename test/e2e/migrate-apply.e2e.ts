@@ -18,16 +18,16 @@ describe("blocks migrate --apply", () => {
   });
 
   it.skipIf(!url)("[DATABASE_URL] creates the tables, then reports a second run as already up to date", async () => {
-    const first = await blocks(project.dir, ["migrate", "--apply", "--table", table, "--json"]);
+    const first = await blocks(project.dir, ["migrate", "idempotency", "--apply", "--table", table, "--json"]);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout).applied).toEqual([{ table, alreadyApplied: false }]);
-    const second = await blocks(project.dir, ["migrate", "--apply", "--table", table, "--json"]);
+    const second = await blocks(project.dir, ["migrate", "idempotency", "--apply", "--table", table, "--json"]);
     expect(second.exitCode, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ written: [], applied: [{ table, alreadyApplied: true }] });
   });
 
   it("refuses an invalid --table before touching the database, as JSON with --json", async () => {
-    const args = ["migrate", "--apply", "--table", "x; DROP TABLE users"];
+    const args = ["migrate", "idempotency", "--apply", "--table", "x; DROP TABLE users"];
     const run = await blocks(project.dir, args, { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain("INVALID_TABLE_NAME");
