@@ -47,7 +47,11 @@ export type ItemOptions = {
  * item.files[0]; // { path: "registry/idempotency/README.md", type: "registry:file", content, target: "~/src/blocks/idempotency/README.md" }
  */
 export async function buildItem(registry: Registry, block: RegistryBlock, options: ItemOptions): Promise<RegistryItem> {
-  const files = block.files.filter((file) => options.framework === undefined || file.framework === undefined || file.framework === options.framework);
+  // An item offers no choices: the optional parts (metrics, other stores, client adapters) stay for `blocks add`, which asks.
+  const optional = new Set(Object.values(block.features ?? {}).flatMap((feature) => feature.files ?? []));
+  const files = block.files.filter(
+    (file) => !optional.has(file.path) && (options.framework === undefined || file.framework === undefined || file.framework === options.framework),
+  );
   const itemFiles = [];
   for (const file of files) {
     itemFiles.push({

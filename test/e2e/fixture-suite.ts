@@ -106,6 +106,20 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       expect(emitted.filter((name) => name.includes(".test.") || name.includes("testing"))).toEqual([]);
     });
 
+    it("add rate-limiter error-handler --yes vendors the sibling blocks beside idempotency; tsc and their vendored tests pass", async () => {
+      const run = await blocks(dir, ["add", "rate-limiter", "error-handler", "--yes", ...(expected.addArgs ?? [])]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      for (const block of ["rate-limiter", "error-handler"]) {
+        expect(existsSync(file(`src/blocks/${block}/index.ts`)), block).toBe(true);
+        expect(existsSync(file(`src/blocks/${block}/adapters/${expected.framework}.ts`)), block).toBe(true);
+      }
+      const tsc = await inProject(dir, "tsc", ["--noEmit"]);
+      expect(tsc.exitCode, tsc.stdout).toBe(0);
+      const vitest = await inProject(dir, "vitest", ["run", "src/blocks/rate-limiter", "src/blocks/error-handler", "--testTimeout=60000"]);
+      expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
+      expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
+    });
+
     it("a local edit survives a second add, and diff shows it", async () => {
       const edited = file("src/blocks/idempotency/errors.ts");
       writeFileSync(edited, `${readFileSync(edited, "utf8")}\n// local change: our own error codes\n`);

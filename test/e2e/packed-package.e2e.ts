@@ -27,7 +27,8 @@ describe("the packed package", () => {
   it("installs a `blocks` command that carries the registry and templates", () => {
     expect(path.relative(REPO, dir).startsWith("..")).toBe(true);
     expect(existsSync(path.join(dir, "node_modules/backend-blocks/registry/registry.json"))).toBe(true);
-    expect(existsSync(path.join(dir, "node_modules/backend-blocks/templates/idempotency/migration.sql"))).toBe(true);
+    expect(existsSync(path.join(dir, "node_modules/backend-blocks/registry/idempotency/block.json"))).toBe(true);
+    expect(existsSync(path.join(dir, "node_modules/backend-blocks/templates/migration.sql"))).toBe(true);
     expect(existsSync(path.join(dir, "node_modules/.bin/blocks"))).toBe(true);
   });
 
