@@ -75,16 +75,15 @@ describe("MemoryStore under one user's flood", () => {
 });
 
 describe("MemoryStore in production", () => {
-  const nodeEnv = process.env.NODE_ENV;
   afterEach(() => {
-    process.env.NODE_ENV = nodeEnv;
+    vi.unstubAllEnvs();
     vi.restoreAllMocks();
   });
 
   it("warns once that it is for development", async () => {
     vi.resetModules();
     const emitWarning = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
-    process.env.NODE_ENV = "production";
+    vi.stubEnv("NODE_ENV", "production");
     const { MemoryStore: FreshMemoryStore } = await import("./memory-store");
     new FreshMemoryStore();
     new FreshMemoryStore();
