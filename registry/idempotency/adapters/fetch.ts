@@ -5,15 +5,17 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, GetOperation, GetUserId, WrapperRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, GetOperation, WrapperRouteOptions } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
+import { warnOnce } from "../http/warn-once";
 
 /**
  * A fetch handler knows neither the user nor its route's path template, so both are required:
  * `getOperation` names the route (`"POST /api/orders/[id]/refunds"`), never its concrete URL.
  */
-export type FetchRouteOptions = WrapperRouteOptions<Request> & {
-  getUserId: GetUserId<Request>;
+export type FetchRouteOptions = Omit<WrapperRouteOptions<Request>, "getUserId"> & {
+  /** The authenticated user's id, or nothing for a request without one (then the anonymous scope, unless it carries credentials). */
+  getUserId: (request: Request) => string | null | undefined | Promise<string | null | undefined>;
   getOperation: GetOperation<Request>;
 };
 
@@ -26,6 +28,8 @@ export type FetchIdempotentOptions<Context> = FetchRouteOptions & {
 };
 
 const contexts = new WeakMap<Request, IdempotencyContext>();
+/** What `getUserId` returned for each request, read by the shared flow as the framework's user. */
+const userIds = new WeakMap<Request, string | null | undefined>();
 
 /**
  * The idempotency decision for a request a protected route has seen (fetch requests have no
@@ -44,7 +48,7 @@ export function getIdempotencyContext(request: Request): IdempotencyContext | un
  * concrete path and query are what the request targets (for the fingerprint).
  */
 const fetchDefaults: FrameworkDefaults<Request> = {
-  userIdOf: () => undefined,
+  userIdOf: (request) => userIds.get(request),
   operationOf: (request) => {
     throw new IdempotencySetupError(`idempotency: ${request.method} route has no \`getOperation\`; a fetch route cannot see its path template.`);
   },
@@ -122,7 +126,20 @@ function protectFetchRoute(handler: IdempotencyHandler, options: FetchRouteOptio
   if (typeof options.getUserId !== "function" || typeof options.getOperation !== "function") {
     throw new TypeError("idempotency: a fetch route needs `getUserId` and `getOperation` (there is no framework user or route template to read them from).");
   }
-  return protectRoute(handler, options, fetchDefaults);
+  const { getUserId, ...rest } = options;
+  // The id is read before the shared flow and handed to it as the "framework's user", so that a
+  // request without one gets the anonymous scope, and one with an Authorization header but no id
+  // is refused (a 500) instead: the lookup missed a user that is there, and the shared scope would
+  // let signed-in users replay each other's responses. `getUserId` itself is required above.
+  const protect = protectRoute(handler, { ...rest, allowAnonymous: true }, fetchDefaults);
+  return async function protectFetch(request: Request, protectedRequest: ProtectedRequest) {
+    const id = await getUserId(request);
+    if ((id === undefined || id === null || id === "") && !options.allowAnonymous && !protectedRequest.hasCredentials) {
+      warnOnce("idempotency: `getUserId` returned no user id, so the key is scoped to the shared anonymous user. Return the user's id (or pass `allowAnonymous: true`).");
+    }
+    userIds.set(request, id);
+    return protect(request, protectedRequest);
+  };
 }
 
 function requestOf(request: Request): Omit<ProtectedRequest, "produce"> {

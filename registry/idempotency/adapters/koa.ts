@@ -131,7 +131,7 @@ function captureResponse(ctx: Context): HttpResponse {
 function send(ctx: Context, response: HttpResponse): void {
   ctx.status = response.status;
   ctx.set(response.headers);
-  // A Buffer goes out as it is, and Koa keeps the Content-Type set above; the status set first stays
-  // explicit, so an empty body does not turn it into a 204.
-  ctx.body = response.body.length > 0 ? response.body : null;
+  // A Buffer goes out as it is, and Koa keeps the Content-Type set above. An empty one too: a null
+  // body would turn a 303 (or any status that may carry a body) into a 204.
+  ctx.body = [204, 205, 304].includes(response.status) ? null : response.body;
 }

@@ -9,14 +9,14 @@ const framework: FrameworkDefaults<Req> = { userIdOf: (req) => req.user?.id, ope
 const load = async () => (await import("./route-options")).resolveRouteOptions;
 
 describe("resolveRouteOptions", () => {
-  const nodeEnv = process.env.NODE_ENV;
   let emitWarning: ReturnType<typeof vi.spyOn>;
   beforeEach(() => {
     vi.resetModules();
     emitWarning = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
   });
   afterEach(() => {
-    process.env.NODE_ENV = nodeEnv;
+    // Stubbed, not assigned: Next.js types NODE_ENV read-only, and type-checks vendored tests.
+    vi.unstubAllEnvs();
     emitWarning.mockRestore();
   });
 
@@ -27,7 +27,7 @@ describe("resolveRouteOptions", () => {
   });
 
   it("falls back to the anonymous user with one warning outside production", async () => {
-    process.env.NODE_ENV = "development";
+    vi.stubEnv("NODE_ENV", "development");
     const route = (await load())({}, framework);
     expect(await route.getUserId({}, false)).toBe(ANONYMOUS_USER_ID);
     expect(await route.getUserId({}, false)).toBe(ANONYMOUS_USER_ID);
@@ -66,7 +66,7 @@ describe("resolveRouteOptions", () => {
   });
 
   it("refuses a route without getUserId in production, unless it allows anonymous", async () => {
-    process.env.NODE_ENV = "production";
+    vi.stubEnv("NODE_ENV", "production");
     const resolve = await load();
     expect(() => resolve({}, framework)).toThrow(/getUserId/);
     expect(() => resolve({ allowAnonymous: true }, framework)).not.toThrow();

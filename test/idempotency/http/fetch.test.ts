@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import { getIdempotencyContext, idempotent, withIdempotency } from "@/blocks/idempotency/adapters/fetch";
@@ -15,23 +16,30 @@ const fetchDriver: HttpDriver = {
   captureSeesThrownErrors: true,
   frameworkUser: false,
   async start({ handler, style, routes }) {
-    const app = new Map<string, FetchRoute>();
+    const app: RoutedFetchRoute[] = [];
     for (const route of routes) {
       const options = {
         ...route.options,
-        ...(route.defaultUserId ? {} : { getUserId: (request: Request) => userOf(request)! }),
+        ...(route.defaultUserId ? {} : { getUserId: userOf }),
         getOperation: (request: Request) => `${request.method} ${route.path}`,
         isPermanentError: isPermanentRouteError,
       } as Parameters<typeof withIdempotency>[1];
-      if (style === "wrapper") {
-        app.set(route.path, idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
-      } else {
-        app.set(route.path, withIdempotency(handler, options, async () => toResponse(await route.logic())));
-      }
+      const fetchRoute =
+        style === "wrapper"
+          ? idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) })
+          : withIdempotency(handler, options, async () => toResponse(await route.logic()));
+      app.push({ method: route.method ?? "POST", pattern: templatePattern(route.path), route: fetchRoute });
     }
     return serve(app);
   },
 };
+
+type RoutedFetchRoute = { method: string; pattern: RegExp; route: FetchRoute };
+
+/** A route template ("/accounts/:id/withdrawals") as a pattern for the concrete path, as a file-system router matches it. */
+function templatePattern(template: string): RegExp {
+  return new RegExp(`^${template.replace(/:[^/]+/g, "[^/]+")}$`);
+}
 
 /** What an ordinary fetch route returns for a reply. */
 function toResponse(reply: RouteReply): Response {
@@ -45,15 +53,18 @@ function toResponse(reply: RouteReply): Response {
   return Response.json(reply.body, init);
 }
 
-/** Routes by path, with the runtime's error handling (Next.js answers a thrown error with a 500). */
-function serve(app: Map<string, FetchRoute>): TestApp {
+/** Routes by method and path, with the runtime's error handling (Next.js answers a thrown error with a 500). */
+function serve(app: RoutedFetchRoute[]): TestApp {
   return {
     async request(request) {
       const { path, init } = toFetchRequest(request);
       const fetchRequest = new Request(`http://localhost${path}`, init);
+      const { pathname } = new URL(fetchRequest.url);
+      const matched = app.find((route) => route.method === fetchRequest.method && route.pattern.test(pathname));
       let response: Response;
       try {
-        response = await app.get(path)!(fetchRequest, undefined);
+        if (!matched) throw Object.assign(new Error(`no route for ${fetchRequest.method} ${pathname}`), { status: 404 });
+        response = await matched.route(fetchRequest, undefined);
       } catch (err) {
         const { status, message } = err as { status?: number; message: string };
         response = Response.json({ frameworkError: message }, { status: status ?? 500 });
@@ -100,5 +111,32 @@ describe("fetch routes", () => {
     expect((await send()).status).toBe(204);
     expect((await send()).status).toBe(204);
     expect(runs).toBe(1);
+  });
+
+  // Issue 12, points 4 and 6, for an app whose own `getUserId` finds no user.
+  const POST = (options: { allowAnonymous?: boolean } = {}) => {
+    let runs = 0;
+    const route = withIdempotency(handler(), { ...options, getUserId: userOf, getOperation: () => "POST /payments" }, () => Response.json({ run: ++runs }, { status: 201 }));
+    const send = (key: string, headers: Record<string, string>) => {
+      const request = new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": key, ...headers } });
+      return { request, response: route(request, undefined) };
+    };
+    return { send, runs: () => runs };
+  };
+
+  it("refuses a request with an Authorization header whose getUserId finds no user, and runs nothing", async () => {
+    const { send, runs } = POST({ allowAnonymous: true });
+    await expect(send(randomUUID(), { authorization: "Bearer eyJhbGciOi.alice" }).response).rejects.toThrow(/getUserId/);
+    expect(runs()).toBe(0);
+  });
+
+  it("scopes a request without a user to the anonymous scope, apart from a real user whose id is \"anonymous\"", async () => {
+    const { send, runs } = POST({ allowAnonymous: true });
+    const key = randomUUID();
+    const nobody = send(key, {});
+    const named = send(key, { "x-user-id": "anonymous" });
+    expect([(await nobody.response).status, (await named.response).status]).toEqual([201, 201]);
+    expect([getIdempotencyContext(nobody.request)?.userId, getIdempotencyContext(named.request)?.userId]).toEqual([ANONYMOUS_USER_ID, "anonymous"]);
+    expect(runs()).toBe(2);
   });
 });

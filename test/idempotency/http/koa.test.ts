@@ -21,12 +21,13 @@ const koaDriver: HttpDriver = {
     const { app, contexts } = baseApp();
     const router = new Router();
     for (const route of routes) {
-      const options = route.defaultUserId ? route.options : { ...route.options, getUserId: (ctx: Context) => (ctx.state as State).user!.id };
+      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (ctx: Context) => (ctx.state as State).user!.id }) };
+      const method = route.method ?? "POST";
       if (style === "wrapper") {
-        router.post(route.path, idempotent(handler, { ...options, isPermanentError: isPermanentRouteError, run: async () => routeResult(await route.logic()) }));
+        router.register(route.path, [method], idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
       } else {
         // Capture style as a Koa app writes it: the route throws or sets ctx.status / ctx.body.
-        router.post(route.path, idempotency(handler, options), async (ctx) => send(ctx, await route.logic()));
+        router.register(route.path, [method], [idempotency(handler, options), async (ctx) => send(ctx, await route.logic())]);
       }
     }
     app.use(router.routes());

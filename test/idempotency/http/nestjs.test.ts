@@ -4,10 +4,13 @@ import { Readable } from "node:stream";
 import {
   Catch,
   Controller,
+  Delete,
   Get,
   HttpException,
   Module,
+  Patch,
   Post,
+  Put,
   Res,
   StreamableFile,
   UseInterceptors,
@@ -32,8 +35,9 @@ type AuthedRequest = NestHttpRequest & { user: { id: string } };
 
 /**
  * Nest has one style, an interceptor for the routes marked @Idempotent. The suite's two styles are
- * its two registrations: "wrapper" = a global APP_INTERCEPTOR with the route's `isPermanentError`;
+ * its two registrations: "wrapper" = a global APP_INTERCEPTOR;
  * "capture" = @UseInterceptors on the route, which throws HttpExceptions as a Nest route does.
+ * Both take the route's `isPermanentError`.
  */
 function nestDriver(platform: Platform): HttpDriver {
   return {
@@ -54,12 +58,14 @@ function routeController(route: TestRoute, style: "wrapper" | "capture") {
   const options = {
     ...route.options,
     ...(route.defaultUserId ? {} : { getUserId: (req: AuthedRequest) => req.user.id }),
-    ...(style === "wrapper" ? { isPermanentError: isPermanentRouteError } : {}),
+    // Capture style sees the HttpException the route threw; the RouteError it wraps says whether it is permanent.
+    isPermanentError: (err: unknown) => isPermanentRouteError(err instanceof HttpException ? err.cause : err),
   };
+  const Method = { POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete }[route.method ?? "POST"];
 
   @Controller()
   class RouteController {
-    @Post(route.path)
+    @Method(route.path)
     @Idempotent(options)
     @UseInterceptors(...(style === "capture" ? [IdempotencyInterceptor] : []))
     async handle(@Res({ passthrough: true }) res: PlatformResponse): Promise<unknown> {
@@ -67,7 +73,7 @@ function routeController(route: TestRoute, style: "wrapper" | "capture") {
       try {
         reply = await route.logic();
       } catch (err) {
-        if (style === "capture" && err instanceof RouteError) throw new HttpException(err.message, err.status);
+        if (style === "capture" && err instanceof RouteError) throw new HttpException(err.message, err.status, { cause: err });
         throw err;
       }
       res.status(reply.status ?? 200);

@@ -327,25 +327,28 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       expect(aboveDebug).not.toContain("stack");
     });
 
-    it("point 4: answers a request with credentials but no readable user 500, never the anonymous scope, and runs nothing", async () => {
-      const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
-      const { app } = await t.start(route);
-      const response = await app.request({ key: randomUUID(), headers: { authorization: "Bearer eyJhbGciOi.alice" } });
-      expect(response.status).toBe(500);
-      expect(response.json()).toEqual({ frameworkError: expect.stringContaining("getUserId") });
-      expect(route.runs).toBe(0);
-    });
+    // A route without `getUserId` reads the framework's user; fetch has none (its driver covers both points itself).
+    if (driver.frameworkUser !== false) {
+      it("point 4: answers a request with credentials but no readable user 500, never the anonymous scope, and runs nothing", async () => {
+        const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
+        const { app } = await t.start(route);
+        const response = await app.request({ key: randomUUID(), headers: { authorization: "Bearer eyJhbGciOi.alice" } });
+        expect(response.status).toBe(500);
+        expect(response.json()).toEqual({ frameworkError: expect.stringContaining("getUserId") });
+        expect(route.runs).toBe(0);
+      });
 
-    it("point 6: keeps the anonymous scope apart from a real user whose id is \"anonymous\"", async () => {
-      const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
-      const { app } = await t.start(route);
-      const key = randomUUID();
-      const nobody = await app.request({ key });
-      const named = await app.request({ key, user: "anonymous" });
-      expect([nobody.context?.userId, named.context?.userId]).toEqual([ANONYMOUS_USER_ID, "anonymous"]);
-      expect(named.context?.outcome).toBe("executed");
-      expect(route.runs).toBe(2);
-    });
+      it("point 6: keeps the anonymous scope apart from a real user whose id is \"anonymous\"", async () => {
+        const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
+        const { app } = await t.start(route);
+        const key = randomUUID();
+        const nobody = await app.request({ key });
+        const named = await app.request({ key, user: "anonymous" });
+        expect([nobody.context?.userId, named.context?.userId]).toEqual([ANONYMOUS_USER_ID, "anonymous"]);
+        expect(named.context?.outcome).toBe("executed");
+        expect(route.runs).toBe(2);
+      });
+    }
   });
 }
 
