@@ -44,7 +44,7 @@ export async function settleFailure(s: Settlement, err: unknown, classifiers: Fa
       return "unrecordable";
     }
     if (permanent) {
-      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs, kept(s, err, classifiers.failureResponse)));
+      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs, keptFailureResponse(observer, scope, err, classifiers.failureResponse)));
       observer.decision("info", "idempotency: permanent failure, key marked FAILED", { ...scope, status: "FAILED", err }, "executions", {
         ...labels,
         outcome: "permanent_failure",
@@ -59,7 +59,7 @@ export async function settleFailure(s: Settlement, err: unknown, classifiers: Fa
     }
     const retryCount = await call(s, "incrementRetryCount", s.store.incrementRetryCount(scope, s.settings.ttlMs));
     if (retryCount >= s.settings.maxRetries) {
-      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs, kept(s, err, classifiers.failureResponse)));
+      await held(s, "markFailed", s.store.markFailed(scope, s.token, s.settings.ttlMs, keptFailureResponse(observer, scope, err, classifiers.failureResponse)));
       observer.decision("warn", "idempotency: retry budget spent, key poisoned", { ...scope, status: "FAILED", retryCount, err }, "poisoned", labels);
       observer.count("executions", { ...labels, outcome: "poisoned" });
       return "poisoned";
@@ -128,13 +128,16 @@ function serialize(result: unknown): string | null {
   return json === undefined ? null : json;
 }
 
-/** The serialized answer to keep with a failed key; a keeper that throws keeps nothing rather than lose the failure. */
-function kept(s: Settlement, err: unknown, failureResponse?: (err: unknown) => unknown): string | null {
+/**
+ * The serialized answer to keep with a failed key (both `execute` and `executeInTransaction` use it);
+ * a keeper that throws keeps nothing rather than lose the failure.
+ */
+export function keptFailureResponse(observer: Observer, scope: IdempotencyScope, err: unknown, failureResponse?: (err: unknown) => unknown): string | null {
   if (!failureResponse) return null;
   try {
     return serialize(failureResponse(err));
   } catch (keeperErr) {
-    s.observer.log("warn", "idempotency: failureResponse threw; the failed key keeps no response", { ...s.scope, status: "PROCESSING", err: keeperErr });
+    observer.log("warn", "idempotency: failureResponse threw; the failed key keeps no response", { ...scope, status: "PROCESSING", err: keeperErr });
     return null;
   }
 }

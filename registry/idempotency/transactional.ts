@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { IdempotencyError } from "./errors";
 import type { ExecuteResult } from "./handler";
 import { keyFields, type Observer } from "./observer";
+import { keptFailureResponse } from "./settle";
 import type { CachedRecord, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { TimeoutError, withTimeout } from "./utils/with-timeout";
 
@@ -112,7 +113,7 @@ export async function executeInTransaction<T, Tx>(
     deadline.stop();
     if (err instanceof OperationFailed) {
       const failure = err.error instanceof UnstorableResult ? err.error.cause : err.error;
-      const kept = keptResponse(observer, scope, options, err.error);
+      const kept = keptFailureResponse(observer, scope, err.error, options.failureResponse);
       const result = await settleRolledBack(core, store, scope, requestHash, lockTimeoutMs, failure, err.permanent, kept);
       observer.duration(scope.operation, result, (performance.now() - started) / 1000);
       throw err.error;
@@ -275,17 +276,6 @@ function isPermanent(observer: Observer, scope: IdempotencyScope, options: Trans
 
 /** The operation returned what JSON cannot carry: the key is marked FAILED rather than run again. */
 class UnstorableResult extends TypeError {}
-
-/** The serialized answer to keep with a failed key; a keeper that throws keeps nothing rather than lose the failure. */
-function keptResponse(observer: Observer, scope: IdempotencyScope, options: TransactionOptions, err: unknown): string | null {
-  if (!options.failureResponse) return null;
-  try {
-    return JSON.stringify(options.failureResponse(err)) ?? null;
-  } catch (keeperErr) {
-    observer.log("warn", "idempotency: failureResponse threw; the failed key keeps no response", { ...scope, status: "PROCESSING", err: keeperErr });
-    return null;
-  }
-}
 
 function serialize(result: unknown): string | null {
   let json: string | undefined;
