@@ -21,8 +21,8 @@ export function reportPlan(plan: AddPlan, replace: Replace, { dryRun }: { dryRun
   const style = config.moduleStyle === "nodenext" ? "with .js suffixes" : "extensionless";
   logger.log(`${highlighter.path(plan.blocks.map((block) => block.name).join(", "))} -> ${highlighter.path(config.dir)} (${imports}, ${style})`);
   logger.log(`frameworks: ${plan.frameworks.join(", ") || "none (core only)"}${plan.tests ? "" : ", without tests"}`);
-  const offered = plan.blocks.flatMap((block) => Object.keys(block.features ?? {}));
-  if (offered.length) logger.log(`features: ${offered.map((name) => `${name} ${plan.features.includes(name) ? "on" : "off"}`).join(", ")} (--${offered.join(", --")} to choose)`);
+  const choices = featureChoices(plan);
+  if (choices.length) logger.log(`features: ${choices.join(", ")} (pass these flags to choose otherwise)`);
   logger.break();
   const unchanged = plan.files.filter((file) => file.state === "unchanged");
   for (const file of plan.files.filter((candidate) => candidate.state !== "unchanged")) {
@@ -85,4 +85,15 @@ export function planJson(plan: AddPlan, replace: Replace, outcome: { dryRun: boo
     install: { commands: installCommands(plan.config.packageManager, plan.dependencies).map((command) => command.join(" ")), ran: outcome.installed },
     migrations: plan.migrations.map((migration) => ({ table: migration.table, files: migration.files.map((file) => file.path), existing: migration.existing ?? null })),
   };
+}
+
+/** One entry per flag, as the user would pass it: `--cache redis`, `--store postgres`, `--client drizzle+kysely`. */
+function featureChoices(plan: AddPlan): string[] {
+  const flags = new Map<string, { on: string[]; off: string }>();
+  for (const [name, feature] of plan.blocks.flatMap((block) => Object.entries(block.features ?? {}))) {
+    const flag = flags.get(feature.flag ?? name) ?? { on: [], off: feature.off ?? "none" };
+    if (plan.features.includes(name) && !flag.on.includes(feature.choice)) flag.on.push(feature.choice);
+    flags.set(feature.flag ?? name, flag);
+  }
+  return [...flags].map(([flag, { on, off }]) => `--${flag} ${on.length ? on.join("+") : off}`);
 }
