@@ -11,8 +11,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import { defaultHttpStores, isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
+import { scaleOutStoreKinds } from "../support/store-harness";
 
 type WithUser = Request & { user?: { id: string } };
 
@@ -74,7 +75,8 @@ async function listen(app: express.Express, contexts: Map<string, () => Idempote
   };
 }
 
-runHttpConformance(expressDriver);
+// Express also runs the checklist over the scale-out stores (Redis standalone and Cluster, DynamoDB).
+runHttpConformance(expressDriver, [...defaultHttpStores, ...scaleOutStoreKinds]);
 
 describe("Express capture", () => {
   const apps: TestApp[] = [];

@@ -66,13 +66,10 @@ export const preparedPostgresStoreKinds: StoreKind[] = testDatabaseNames()
     },
   }));
 
-export const allStoreKinds: StoreKind[] = [
-  memoryStoreKind,
-  ...postgresStoreKinds,
-  ...preparedPostgresStoreKinds,
-  ...redisStoreKinds,
-  dynamoDbStoreKind,
-];
+/** The stores that scale out on a distributed engine: Redis (REDIS_URL standalone, local Cluster) and DynamoDB (dynalite). */
+export const scaleOutStoreKinds: StoreKind[] = [...redisStoreKinds, dynamoDbStoreKind];
+
+export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds, ...scaleOutStoreKinds];
 
 /** A store on its own new table, so tests never see each other's rows. */
 export async function freshPostgresStore(client: SqlClient): Promise<StoreHarness & { store: PostgresStore }> {
