@@ -1,15 +1,18 @@
-// `blocks migrate`: writes (or prints, or applies) the PostgreSQL migration rendered from the block's schema.
+// `blocks migrate`: writes (or prints, or applies) the PostgreSQL migration rendered from the block's schema,
+// or, for a block whose store is DynamoDB, its table definition.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
+import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
 import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
+import { dynamoDbFeature, planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
 import { validTable } from "../migrate/schemas.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
-import { loadRegistry } from "../registry/manifest.js";
+import { loadRegistry, type RegistryBlock } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import { assertWritable, insideProject, writeProjectFile } from "../utils/files.js";
 import { handleError } from "../utils/handle-error.js";
@@ -24,6 +27,10 @@ export type MigrateOptions = {
   print?: boolean;
   apply?: boolean;
   databaseUrl?: string;
+  /** `dynamodb` or `postgres`: which store's schema, for a block with a DynamoDB store (default: the one chosen at `add`). */
+  store?: string;
+  /** A DynamoDB endpoint for `--apply` (default: $AWS_ENDPOINT_URL_DYNAMODB, else the region's). */
+  endpoint?: string;
   registry?: string;
   json?: boolean;
   silent?: boolean;
@@ -49,21 +56,28 @@ export async function runMigrate(options: MigrateOptions) {
   const blocks = registry.blocks.filter(
     (block) => block.migration && (options.block ? block.name === options.block : Object.keys(lock.blocks).length === 0 || block.name in lock.blocks),
   );
-  for (const block of options.table ? blocks : []) validTable(block.name, options.table as string);
+  const store = storeChoice(blocks, options.store);
+  const stores = blocks.map((block) => ({ block, dynamoDb: dynamoDbFeature(block, lock.blocks[block.name], store) }));
+  const tableOf = (block: RegistryBlock) => options.table ?? block.migration?.table ?? "";
+  const sqlBlocks = stores.filter((entry) => !entry.dynamoDb).map((entry) => entry.block);
+  for (const block of options.table ? sqlBlocks : []) validTable(block.name, options.table as string);
   if (options.table && blocks.length > 1) {
     throw new BlocksError("INVALID_OPTION", `--table names one table, but ${blocks.map((block) => block.name).join(" and ")} each have their own.`, {
       suggestion: "Name the block: `blocks migrate <block> --table <name>`.",
     });
   }
-  const plans = blocks
-    .map((block) => planMigration({ root, block: block.name, table: options.table ?? block.migration?.table ?? "", target, lock }));
+  const plans = sqlBlocks.map((block) => planMigration({ root, block: block.name, table: tableOf(block), target, lock }));
+  const tables: DynamoDbTablePlan[] = [];
+  for (const { block, dynamoDb } of stores) {
+    if (dynamoDb) tables.push(await planDynamoDbTable({ root, registry, block: block.name, feature: dynamoDb, table: tableOf(block) }));
+  }
 
   if (options.print) {
-    process.stdout.write(plans.map((plan) => plan.sql).join("\n"));
-    return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as ApplyResult[] };
+    process.stdout.write([...plans.map((plan) => plan.sql), ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`)].join("\n"));
+    return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as Array<ApplyResult | DynamoDbApplyResult> };
   }
-  const written = await writeMigrations(root, plans, lock);
-  const applied: ApplyResult[] = [];
+  const written = [...(await writeMigrations(root, plans, lock)), ...(await writeTables(root, tables, { hint: !options.apply }))];
+  const applied: Array<ApplyResult | DynamoDbApplyResult> = [];
   if (options.apply) {
     for (const plan of plans) {
       const file = migrationFile(plan);
@@ -72,8 +86,53 @@ export async function runMigrate(options: MigrateOptions) {
       logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
       applied.push(result);
     }
+    for (const table of tables) {
+      const result = await applyDynamoDbTable(table, { root, endpoint: options.endpoint });
+      logger.success(result.alreadyApplied ? `DynamoDB table ${result.table}: already there, with the store's keys.` : `DynamoDB table ${result.table}: created.`);
+      if (result.ttl === "not enabled") {
+        logger.warn(
+          `DynamoDB table ${result.table}: TTL could not be enabled (${result.ttlError}). The store still treats expired items as absent, ` +
+            `but nothing deletes them: enable it with \`aws dynamodb update-time-to-live --cli-input-json file://${table.paths.updateTimeToLive}\`.`,
+        );
+      }
+      applied.push(result);
+    }
   }
-  return { ok: true, layout: target.layout, written, existing: plans.flatMap((plan) => plan.existing ?? []), applied };
+  const existing = [...plans.flatMap((plan) => plan.existing ?? []), ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable)];
+  return { ok: true, layout: target.layout, written, existing, applied };
+}
+
+/** `--store`: a DynamoDB store's choice, or the value that turns it off (`postgres`). */
+function storeChoice(blocks: RegistryBlock[], store: string | undefined): string | undefined {
+  if (store === undefined) return undefined;
+  const features = blocks.flatMap((block) => Object.values(block.features ?? {})).filter((feature) => feature.dynamoDbTable);
+  const accepted = [...new Set(features.flatMap((feature) => [feature.choice, feature.off ?? "none"]))];
+  if (accepted.includes(store)) return store;
+  throw new BlocksError("INVALID_OPTION", `--store ${store}: ${accepted.length ? `expected ${accepted.join(" or ")}` : "no block here has a DynamoDB store"}.`, {
+    suggestion: "Leave --store out to use the store chosen at `blocks add`.",
+  });
+}
+
+async function writeTables(root: string, tables: DynamoDbTablePlan[], { hint }: { hint: boolean }): Promise<string[]> {
+  const written: string[] = [];
+  for (const table of tables) {
+    if (!table.files.length) {
+      logger.info(`DynamoDB table ${table.table} already written: ${table.paths.createTable}`);
+      continue;
+    }
+    const targets = table.files.map((file) => ({ ...file, absolute: insideProject(root, file.path) }));
+    for (const file of targets) await assertWritable(file.absolute);
+    for (const file of targets) {
+      await writeProjectFile(file.absolute, file.content);
+      logger.success(`Wrote ${highlighter.path(file.path)}`);
+      written.push(file.path);
+    }
+    if (hint) logger.info(
+      `Create it with \`blocks migrate --apply\`, or \`aws dynamodb create-table --cli-input-json file://${table.paths.createTable}\` ` +
+        `then \`aws dynamodb update-time-to-live --cli-input-json file://${table.paths.updateTimeToLive}\`.`,
+    );
+  }
+  return written;
 }
 
 async function writeMigrations(root: string, plans: MigrationPlan[], lock: Awaited<ReturnType<typeof readLock>>): Promise<string[]> {
@@ -98,12 +157,14 @@ async function writeMigrations(root: string, plans: MigrationPlan[], lock: Await
 }
 
 export const migrate = new Command("migrate")
-  .description("write the PostgreSQL migration of every added block that has a table; --apply runs the file on disk")
+  .description("write the PostgreSQL migration (or, for a DynamoDB store, the table definition) of every added block that has a table; --apply runs what is on disk")
   .argument("[block]", "only this block's migration (default: every added block with a table)")
   .option("-t, --table <name>", "table name (lower-case identifier, optionally schema-qualified)")
-  .option("-p, --print", "print the SQL to stdout and write nothing")
-  .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction")
+  .option("-p, --print", "print the SQL (a DynamoDB table: its JSON) to stdout and write nothing")
+  .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction; a DynamoDB table is created from its JSON files")
   .option("--database-url <url>", "database to apply to (default: $DATABASE_URL)")
+  .option("--store <store>", "dynamodb or postgres: which store's table, for a block added with --store dynamodb (default: the store chosen at add)")
+  .option("--endpoint <url>", "DynamoDB endpoint for --apply, e.g. a local one (default: $AWS_ENDPOINT_URL_DYNAMODB, else the AWS region's)")
   .option("--json", "print the result as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")

@@ -88,28 +88,37 @@ export function validTable(block: string, table: string): string {
  * with the TypeScript compiler ts-morph carries. Schema modules import nothing, so each stands alone.
  */
 async function importSchema(file: string, registryRoot: string): Promise<SchemaModule> {
-  if (!existsSync(file)) throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not exist.`);
-  const here = fileURLToPath(import.meta.url);
-  const compiled = path.join(packageRoot(), "dist", path.relative(packageRoot(), file)).replace(/\.ts$/, ".js");
-  const shipped = path.resolve(registryRoot) === path.join(packageRoot(), "registry");
-  let module: Partial<SchemaModule>;
-  if (here.endsWith(".ts")) module = (await import(pathToFileURL(file).href)) as Partial<SchemaModule>;
-  else if (shipped && existsSync(compiled)) module = (await import(pathToFileURL(compiled).href)) as Partial<SchemaModule>;
-  else module = await transpileAndImport(file);
+  const module = (await importRegistryModule(file, registryRoot)) as Partial<SchemaModule>;
   for (const name of ["schemaStatements", "dropStatements", "schemaTables", "checkTableName"] as const) {
     if (typeof module[name] !== "function") throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${name}().`);
   }
   return module as SchemaModule;
 }
 
-async function transpileAndImport(file: string): Promise<Partial<SchemaModule>> {
+/**
+ * Imports a registry module that stands alone (a schema, a DynamoDB table definition), wherever the CLI runs from.
+ *
+ * @example
+ * const { dynamoDbTableDefinition } = await importRegistryModule("/registry/idempotency/stores/dynamodb-table.ts", "/registry");
+ */
+export async function importRegistryModule(file: string, registryRoot: string): Promise<Record<string, unknown>> {
+  if (!existsSync(file)) throw new BlocksError("INVALID_REGISTRY", `The registry module ${file} does not exist.`);
+  const here = fileURLToPath(import.meta.url);
+  const compiled = path.join(packageRoot(), "dist", path.relative(packageRoot(), file)).replace(/\.ts$/, ".js");
+  const shipped = path.resolve(registryRoot) === path.join(packageRoot(), "registry");
+  if (here.endsWith(".ts")) return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  if (shipped && existsSync(compiled)) return (await import(pathToFileURL(compiled).href)) as Record<string, unknown>;
+  return transpileAndImport(file);
+}
+
+async function transpileAndImport(file: string): Promise<Record<string, unknown>> {
   const { ts } = await import("ts-morph");
   const output = ts.transpileModule(await readFile(file, "utf8"), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
   const dir = await mkdtemp(path.join(tmpdir(), "blocks-schema-"));
   try {
     const target = path.join(dir, "schema.mjs");
     await writeFile(target, output.outputText);
-    return (await import(pathToFileURL(target).href)) as Partial<SchemaModule>;
+    return (await import(pathToFileURL(target).href)) as Record<string, unknown>;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -80,6 +80,11 @@ export type RegistryFeature = {
   dependencies?: Record<string, string>;
   /** Registry paths (also listed in, or derived into, `files`) copied only when chosen. */
   files?: string[];
+  /**
+   * The feature is a DynamoDB store: the registry module (one of `files`) exporting
+   * `dynamoDbTableDefinition(table)`, whose table `blocks migrate` writes and `--apply` creates.
+   */
+  dynamoDbTable?: string;
 };
 
 /** A framework is "used" when the project declares one of `packages`; its dev typings come along. */

@@ -1,35 +1,12 @@
 // DynamoDbStore for the shared suites, on dynalite (a local DynamoDB from npm) started in this process.
-import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
-import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import dynalite from "dynalite";
+import { CreateTableCommand, DeleteTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "@/blocks/idempotency/stores/dynamodb-store";
 import { dynamoDbTableDefinition } from "@/blocks/idempotency/stores/dynamodb-table";
+import { startLocalDynamoDb } from "./local-dynamodb";
 import type { StoreHarness, StoreKind } from "./store-harness";
 
-export type LocalDynamoDb = { client: DynamoDBClient; endpoint: string; close(): Promise<void> };
-
-/** dynalite on a free loopback port, tables created at once (no CREATING phase). It has no TTL: nothing expires by itself. */
-export async function startLocalDynamoDb(): Promise<LocalDynamoDb> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    maxAttempts: 1,
-  });
-  return {
-    client,
-    endpoint,
-    async close() {
-      client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+export { startLocalDynamoDb, type LocalDynamoDb } from "./local-dynamodb";
 
 /** A store on its own new table, with a clock the test moves: DynamoDB has no server clock, so the store reads `now`. */
 export async function freshDynamoDbStore(client: DynamoDBClient, options: { indexShards?: number } = {}): Promise<StoreHarness & { store: DynamoDbStore }> {
