@@ -9,7 +9,7 @@ import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-d
 import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
 import { dynamoDbFeature, planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
-import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
+import { planMigration, type MigrationPlan, type RenderedFile } from "../migrate/render-migration.js";
 import { validTable } from "../migrate/schemas.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry, type RegistryBlock } from "../registry/manifest.js";
@@ -120,19 +120,24 @@ async function writeTables(root: string, tables: DynamoDbTablePlan[], { hint }: 
       logger.info(`DynamoDB table ${table.table} already written: ${table.paths.createTable}`);
       continue;
     }
-    const targets = table.files.map((file) => ({ ...file, absolute: insideProject(root, file.path) }));
-    for (const file of targets) await assertWritable(file.absolute);
-    for (const file of targets) {
-      await writeProjectFile(file.absolute, file.content);
-      logger.success(`Wrote ${highlighter.path(file.path)}`);
-      written.push(file.path);
-    }
+    written.push(...(await writeFiles(root, table.files)));
     if (hint) logger.info(
       `Create it with \`blocks migrate --apply\`, or \`aws dynamodb create-table --cli-input-json file://${table.paths.createTable}\` ` +
         `then \`aws dynamodb update-time-to-live --cli-input-json file://${table.paths.updateTimeToLive}\`.`,
     );
   }
   return written;
+}
+
+/** Checks every file can be written before writing any, so a refusal leaves nothing half-done. */
+async function writeFiles(root: string, files: RenderedFile[]): Promise<string[]> {
+  const targets = files.map((file) => ({ ...file, absolute: insideProject(root, file.path) }));
+  for (const file of targets) await assertWritable(file.absolute);
+  for (const file of targets) {
+    await writeProjectFile(file.absolute, file.content);
+    logger.success(`Wrote ${highlighter.path(file.path)}`);
+  }
+  return files.map((file) => file.path);
 }
 
 async function writeMigrations(root: string, plans: MigrationPlan[], lock: Awaited<ReturnType<typeof readLock>>): Promise<string[]> {
@@ -142,13 +147,7 @@ async function writeMigrations(root: string, plans: MigrationPlan[], lock: Await
       logger.info(`Migration for ${plan.table} already written: ${plan.existing}`);
       continue;
     }
-    const targets = plan.files.map((file) => ({ ...file, absolute: insideProject(root, file.path) }));
-    for (const file of targets) await assertWritable(file.absolute);
-    for (const file of targets) {
-      await writeProjectFile(file.absolute, file.content);
-      logger.success(`Wrote ${highlighter.path(file.path)}`);
-      written.push(file.path);
-    }
+    written.push(...(await writeFiles(root, plan.files)));
     for (const note of plan.notes) logger.warn(note);
     lock.migrations[plan.table] = plan.files[0]?.path ?? "";
   }
