@@ -1,12 +1,12 @@
 // Express over a real listener: every kind of error answered as problem+json, with and without the logger block.
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/express";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError } from "./support/scenarios";
+import { baseUrlOf, sendTo } from "./support/http";
+import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
@@ -36,17 +36,10 @@ describe.each([
   let server: Server;
   let baseUrl = "";
   beforeAll(async () => {
-    server = app.listen(0);
-    await new Promise((resolve) => server.once("listening", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = app.listen(0, "127.0.0.1");
+    baseUrl = await baseUrlOf(server);
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  itAnswersEveryErrorAsAProblem({
-    lines,
-    async send(method, path, body) {
-      const res = await fetch(`${baseUrl}${path}`, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) });
-      return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
-    },
-  });
+  itAnswersEveryErrorAsAProblem({ lines, send: sendTo(() => baseUrl) });
 });

@@ -5,6 +5,7 @@ import { describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/hono";
 import { requestId } from "@/blocks/logger/middleware/hono";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
+import { answerOf } from "./support/http";
 import { IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
@@ -34,9 +35,6 @@ describe.each([
 
   itAnswersEveryErrorAsAProblem({
     lines,
-    async send(method, path, body) {
-      const res = await app.request(path, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) });
-      return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
-    },
+    send: async (method, path, body) => answerOf(await app.request(path, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) })),
   });
 });

@@ -1,7 +1,5 @@
 // The idempotency (and rate-limiter) adapters answer their own errors with `{ error: { code, message } }`; these are the routes that exist today to send them as problems.
-import { once } from "node:events";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
 import { Body, Controller, HttpCode, Module, Post, type INestApplication } from "@nestjs/common";
 import { APP_FILTER, APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
@@ -28,6 +26,7 @@ import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
 import { RATE_LIMITERS, RateLimit, RateLimitInterceptor } from "@/blocks/rate-limiter/adapters/nestjs";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { MemoryRateLimitStore } from "@/blocks/rate-limiter/stores/memory-store";
+import { answerOf, baseUrlOf } from "./support/http";
 import { expectProblem, type Answer } from "./support/scenarios";
 
 const json = { "content-type": "application/json" };
@@ -100,8 +99,7 @@ describe("hono: problemDetails().formatAnsweredErrors", () => {
   });
 
   const post = async (key: string, body: string): Promise<Answer> => {
-    const res = await app.request("/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body });
-    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
+    return answerOf(await app.request("/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body }));
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem, under the logger block's request id", async () => {
@@ -127,9 +125,8 @@ describe("express: no route today", () => {
   let server: Server;
   let baseUrl = "";
   beforeAll(async () => {
-    server = app.listen(0);
-    await new Promise((resolve) => server.once("listening", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = app.listen(0, "127.0.0.1");
+    baseUrl = await baseUrlOf(server);
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
@@ -168,14 +165,12 @@ describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
   let baseUrl = "";
   beforeAll(async () => {
     server = app.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = await baseUrlOf(server);
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   const post = async (path: string, key: string, amount: number): Promise<Answer> => {
-    const res = await fetch(`${baseUrl}${path}`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) });
-    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
+    return answerOf(await fetch(`${baseUrl}${path}`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
@@ -235,8 +230,7 @@ describe("nestjs: ProblemDetailsFilter over the idempotency and rate-limiter int
   afterAll(() => app.close());
 
   const post = async (key: string, amount: number): Promise<Answer> => {
-    const res = await fetch(`${baseUrl}/payments`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) });
-    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
+    return answerOf(await fetch(`${baseUrl}/payments`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {

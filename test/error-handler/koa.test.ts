@@ -1,13 +1,12 @@
 // Koa over a real listener: every kind of error answered as problem+json, with and without a request id middleware.
-import { once } from "node:events";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
 import Koa, { type Middleware } from "koa";
 import { afterAll, beforeAll, describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/koa";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError } from "./support/scenarios";
+import { baseUrlOf, sendTo } from "./support/http";
+import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 /** What co-body (under @koa/bodyparser) throws for a bad body: JSON.parse's SyntaxError, status 400. */
@@ -59,16 +58,9 @@ describe.each([
   let baseUrl = "";
   beforeAll(async () => {
     server = app.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = await baseUrlOf(server);
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  itAnswersEveryErrorAsAProblem({
-    lines,
-    async send(method, path, body) {
-      const res = await fetch(`${baseUrl}${path}`, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) });
-      return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
-    },
-  });
+  itAnswersEveryErrorAsAProblem({ lines, send: sendTo(() => baseUrl) });
 });

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProblemDetailsFilter } from "@/blocks/error-handler/adapters/nestjs";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { expectProblem, IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, type Answer } from "./support/scenarios";
+import { sendTo } from "./support/http";
+import { expectProblem, IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 @Controller()
@@ -76,10 +77,7 @@ describe.each([
   });
   afterAll(() => app.close());
 
-  async function send(method: "GET" | "POST", path: string, body?: string): Promise<Answer> {
-    const res = await fetch(`${baseUrl}${path}`, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) });
-    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
-  }
+  const send = sendTo(() => baseUrl);
 
   itAnswersEveryErrorAsAProblem({ lines, send });
 
