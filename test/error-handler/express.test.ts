@@ -1,11 +1,10 @@
 // Express over a real listener: every kind of error answered as problem+json, with and without the logger block.
-import type { Server } from "node:http";
 import express from "express";
-import { afterAll, beforeAll, describe } from "vitest";
+import { describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/express";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { baseUrlOf, sendTo } from "./support/http";
+import { sendTo, serveDuringSuite } from "./support/http";
 import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
@@ -33,13 +32,7 @@ describe.each([
   app.use(problems.notFound);
   app.use(problems.onError);
 
-  let server: Server;
-  let baseUrl = "";
-  beforeAll(async () => {
-    server = app.listen(0, "127.0.0.1");
-    baseUrl = await baseUrlOf(server);
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
-  itAnswersEveryErrorAsAProblem({ lines, send: sendTo(() => baseUrl) });
+  itAnswersEveryErrorAsAProblem({ lines, send: sendTo(baseUrl) });
 });

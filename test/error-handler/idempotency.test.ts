@@ -1,5 +1,4 @@
 // The idempotency (and rate-limiter) adapters answer their own errors with `{ error: { code, message } }`; these are the routes that exist today to send them as problems.
-import type { Server } from "node:http";
 import Router from "@koa/router";
 import { Body, Controller, HttpCode, Module, Post, type INestApplication } from "@nestjs/common";
 import { APP_FILTER, APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
@@ -26,7 +25,7 @@ import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
 import { RATE_LIMITERS, RateLimit, RateLimitInterceptor } from "@/blocks/rate-limiter/adapters/nestjs";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { MemoryRateLimitStore } from "@/blocks/rate-limiter/stores/memory-store";
-import { answerOf, baseUrlOf } from "./support/http";
+import { answerOf, serveDuringSuite } from "./support/http";
 import { expectProblem, type Answer } from "./support/scenarios";
 
 const json = { "content-type": "application/json" };
@@ -122,16 +121,10 @@ describe("express: no route today", () => {
   const problems = expressProblemDetails({ logger: captureLogs().logger });
   app.use(problems.notFound);
   app.use(problems.onError);
-  let server: Server;
-  let baseUrl = "";
-  beforeAll(async () => {
-    server = app.listen(0, "127.0.0.1");
-    baseUrl = await baseUrlOf(server);
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
   it("still answers KEY_REUSED_WITH_DIFFERENT_REQUEST with the idempotency block's own body (pinned until the hook exists)", async () => {
-    const post = (amount: number) => fetch(`${baseUrl}/payments`, { method: "POST", headers: { ...json, "idempotency-key": "key-reuse" }, body: JSON.stringify({ amount }) });
+    const post = (amount: number) => fetch(`${baseUrl()}/payments`, { method: "POST", headers: { ...json, "idempotency-key": "key-reuse" }, body: JSON.stringify({ amount }) });
     expect((await post(100)).status).toBe(201);
     const res = await post(999);
     expect(res.status).toBe(409);
@@ -161,16 +154,10 @@ describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
     ctx.body = { error: { code: "OUT_OF_STOCK", message: "Sold out." } };
   });
   app.use(router.routes());
-  let server: Server;
-  let baseUrl = "";
-  beforeAll(async () => {
-    server = app.listen(0, "127.0.0.1");
-    baseUrl = await baseUrlOf(server);
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
   const post = async (path: string, key: string, amount: number): Promise<Answer> => {
-    return answerOf(await fetch(`${baseUrl}${path}`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
+    return answerOf(await fetch(`${baseUrl()}${path}`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {

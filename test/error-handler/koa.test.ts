@@ -1,11 +1,10 @@
 // Koa over a real listener: every kind of error answered as problem+json, with and without a request id middleware.
-import type { Server } from "node:http";
 import Router from "@koa/router";
 import Koa, { type Middleware } from "koa";
-import { afterAll, beforeAll, describe } from "vitest";
+import { describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/koa";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { baseUrlOf, sendTo } from "./support/http";
+import { sendTo, serveDuringSuite } from "./support/http";
 import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
@@ -54,13 +53,7 @@ describe.each([
   });
   app.use(router.routes());
 
-  let server: Server;
-  let baseUrl = "";
-  beforeAll(async () => {
-    server = app.listen(0, "127.0.0.1");
-    baseUrl = await baseUrlOf(server);
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
-  itAnswersEveryErrorAsAProblem({ lines, send: sendTo(() => baseUrl) });
+  itAnswersEveryErrorAsAProblem({ lines, send: sendTo(baseUrl) });
 });
