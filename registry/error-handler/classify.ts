@@ -63,13 +63,14 @@ export function classifyError(err: unknown, { statuses }: ClassifyOptions): Clas
   return { status: 500, code: "INTERNAL_ERROR", detail: undefined, headers: {} };
 }
 
-/** Express's body-parser, Fastify's content-type parser and Hono's validator, as each reports a bad body. */
+/** Express's body-parser, Fastify's content-type parser, Hono's validator and co-body (@koa/bodyparser), as each reports a bad body. */
 function isMalformedBody(shape: ErrorShape, message: string | undefined): boolean {
   return (
     shape.type === "entity.parse.failed" ||
     shape.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
     shape.code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
-    (shape.status === 400 && message === "Malformed JSON in request body")
+    (shape.status === 400 && message === "Malformed JSON in request body") ||
+    (shape.status === 400 && shape instanceof SyntaxError)
   );
 }
 

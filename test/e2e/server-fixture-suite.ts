@@ -1,5 +1,6 @@
-// What a server fixture goes through: init, add (detecting its framework), tsc and the build, the vendored
-// adapter tests inside the project, then the HTTP checklist against the built server.
+// What a server fixture goes through: init, add idempotency then rate-limiter and error-handler (detecting its
+// framework), tsc and the build, the vendored adapter tests inside the project, then the HTTP checklist and the
+// rate-limited route against the built server.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +27,7 @@ export function serverFixtureSuite(expected: ServerFixture): void {
   describe(expected.fixture, () => {
     const project = copyFixture(expected.fixture);
     const dir = project.dir;
-    const adapter = (name: string) => path.join(dir, `src/blocks/idempotency/adapters/${name}.ts`);
+    const adapter = (name: string, block = "idempotency") => path.join(dir, `src/blocks/${block}/adapters/${name}.ts`);
     let server: RunningServer | undefined;
     afterAll(async () => {
       await server?.stop();
@@ -45,6 +46,16 @@ export function serverFixtureSuite(expected: ServerFixture): void {
       for (const name of expected.absent) expect(existsSync(adapter(name)), name).toBe(false);
     });
 
+    // Before the build: the fixture's server mounts a route on both sibling blocks.
+    it(`add rate-limiter error-handler copies their ${expected.adapter} adapters and not ${expected.absent.join(", ")}`, async () => {
+      const add = await blocks(dir, ["add", "rate-limiter", "error-handler", "--yes"]);
+      expect(add.exitCode, add.stderr).toBe(0);
+      for (const block of ["rate-limiter", "error-handler"]) {
+        expect(existsSync(adapter(expected.adapter, block)), block).toBe(true);
+        for (const name of expected.absent) expect(existsSync(adapter(name, block)), `${block}: ${name}`).toBe(false);
+      }
+    });
+
     it(`tsc --noEmit passes (${expected.settings}), and the build emits the server without the tests`, async () => {
       const check = await inProject(dir, "tsc", ["--noEmit"]);
       expect(check.exitCode, check.stdout).toBe(0);
@@ -53,8 +64,8 @@ export function serverFixtureSuite(expected: ServerFixture): void {
       expect(existsSync(path.join(dir, `dist/blocks/idempotency/adapters/${expected.adapter}.test.js`))).toBe(false);
     });
 
-    it(`the vendored ${expected.adapter} route tests pass inside the project`, async () => {
-      const vitest = await inProject(dir, "vitest", ["run", "src/blocks/idempotency/adapters"]);
+    it(`the vendored ${expected.adapter} route tests of the three blocks pass inside the project`, async () => {
+      const vitest = await inProject(dir, "vitest", ["run", "src/blocks/idempotency/adapters", "src/blocks/rate-limiter", "src/blocks/error-handler"]);
       expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
       expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
     });
@@ -64,6 +75,19 @@ export function serverFixtureSuite(expected: ServerFixture): void {
         server = await startServer(dir, "node", [expected.entry], "/runs");
       });
       httpChecklist({ base: () => server!.base, payments: "/payments", runs: "/runs" });
+
+      it("POST /limited: RateLimit headers, then a 429 RATE_LIMITED problem with Retry-After", async () => {
+        const limited = () => fetch(`${server!.base}/limited`, { method: "POST", headers: { "x-user-id": "u_limited" } });
+        const first = await limited();
+        expect(first.status).toBe(201);
+        expect(first.headers.get("ratelimit-policy")).toBe('"limited";q=2;w=60');
+        await limited();
+        const refused = await limited();
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get("retry-after")).toBe("30");
+        expect(refused.headers.get("content-type")).toBe("application/problem+json");
+        expect(await refused.json()).toMatchObject({ status: 429, code: "RATE_LIMITED", instance: "/limited", requestId: expect.any(String) });
+      });
     });
   });
 }

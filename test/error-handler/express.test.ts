@@ -1,12 +1,12 @@
 // Express over a real listener: every kind of error answered as problem+json, with and without the logger block.
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/express";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { expectProblem, expectServerErrorLogged, IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, type Answer } from "./support/scenarios";
+import { sendTo, serveDuringSuite } from "./support/http";
+import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
+import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
   ["with the logger block's requestId()", true],
@@ -32,47 +32,7 @@ describe.each([
   app.use(problems.notFound);
   app.use(problems.onError);
 
-  let server: Server;
-  let baseUrl = "";
-  beforeAll(async () => {
-    server = app.listen(0);
-    await new Promise((resolve) => server.once("listening", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
-  async function send(method: string, path: string, body?: string): Promise<Answer> {
-    const res = await fetch(`${baseUrl}${path}`, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) });
-    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
-  }
-
-  it("IdempotencyError REQUEST_IN_PROGRESS: 409 with Retry-After", async () => {
-    const answer = await send("POST", "/in-progress");
-    expect(expectProblem(answer, lines, { status: 409, code: "REQUEST_IN_PROGRESS" }).detail).toBe("A request with this key is still running.");
-    expect(answer.headers["retry-after"]).toBe("2");
-  });
-
-  it("RATE_LIMITED: 429 with its Retry-After and RateLimit headers", async () => {
-    const answer = await send("POST", "/limited");
-    expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "12", "ratelimit-policy": '"payments";q=10;w=60', ratelimit: '"payments";r=0;t=12' });
-  });
-
-  it("validation error: 422 with its issues, not the rejected value", async () => {
-    const body = expectProblem(await send("POST", "/validated"), lines, { status: 422, code: "VALIDATION_FAILED" });
-    expect(body.issues).toEqual([{ path: ["password"], message: "Too short", code: "too_small" }]);
-  });
-
-  it("malformed JSON body: 400, the body not echoed", async () => {
-    expectProblem(await send("POST", "/parsed", '{"password":"hunter2"'), lines, { status: 400, code: "MALFORMED_REQUEST_BODY" });
-  });
-
-  it("unknown route: 404", async () => {
-    expect(expectProblem(await send("GET", "/nowhere?token=hunter2"), lines, { status: 404, code: "NOT_FOUND" }).instance).toBe("/nowhere");
-  });
-
-  it("unknown error: 500 with a generic detail; name, message and code in the log", async () => {
-    const body = expectProblem(await send("POST", "/unknown"), lines, { status: 500, code: "INTERNAL_ERROR" });
-    expectServerErrorLogged(lines, body.requestId);
-  });
+  itAnswersEveryErrorAsAProblem({ lines, send: sendTo(baseUrl) });
 });

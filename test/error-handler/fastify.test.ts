@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { problemDetailsPlugin } from "@/blocks/error-handler/adapters/fastify";
 import { requestIdPlugin } from "@/blocks/logger/middleware/fastify";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { expectProblem, expectServerErrorLogged, IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, type Answer } from "./support/scenarios";
+import { expectProblem, IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, type Answer } from "./support/scenarios";
+import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
   ["with the logger block's requestIdPlugin", true],
@@ -40,38 +41,10 @@ describe.each([
     return { status: res.statusCode, headers, text: res.body };
   }
 
-  it("IdempotencyError REQUEST_IN_PROGRESS: 409 with Retry-After", async () => {
-    const answer = await send("POST", "/in-progress", "{}");
-    expect(expectProblem(answer, lines, { status: 409, code: "REQUEST_IN_PROGRESS" }).detail).toBe("A request with this key is still running.");
-    expect(answer.headers["retry-after"]).toBe("2");
-  });
-
-  it("RATE_LIMITED: 429 with its Retry-After and RateLimit headers", async () => {
-    const answer = await send("POST", "/limited", "{}");
-    expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "12", "ratelimit-policy": '"payments";q=10;w=60', ratelimit: '"payments";r=0;t=12' });
-  });
-
-  it("validation error: 422 with its issues, not the rejected value", async () => {
-    const body = expectProblem(await send("POST", "/validated", "{}"), lines, { status: 422, code: "VALIDATION_FAILED" });
-    expect(body.issues).toEqual([{ path: ["password"], message: "Too short", code: "too_small" }]);
-  });
+  itAnswersEveryErrorAsAProblem({ lines, send });
 
   it("Fastify schema validation: 422 with Ajv's issues, not the rejected value", async () => {
     const body = expectProblem(await send("POST", "/schema", '{"password":"hunter2"}'), lines, { status: 422, code: "VALIDATION_FAILED" });
     expect(body.issues).toEqual([{ path: ["password"], message: "must NOT have fewer than 10 characters", code: "minLength" }]);
-  });
-
-  it("malformed JSON body: 400, the body not echoed", async () => {
-    expectProblem(await send("POST", "/parsed", '{"password":"hunter2"'), lines, { status: 400, code: "MALFORMED_REQUEST_BODY" });
-  });
-
-  it("unknown route: 404", async () => {
-    expect(expectProblem(await send("GET", "/nowhere?token=hunter2"), lines, { status: 404, code: "NOT_FOUND" }).instance).toBe("/nowhere");
-  });
-
-  it("unknown error: 500 with a generic detail; name, message and code in the log", async () => {
-    const body = expectProblem(await send("POST", "/unknown", "{}"), lines, { status: 500, code: "INTERNAL_ERROR" });
-    expectServerErrorLogged(lines, body.requestId);
   });
 });

@@ -1,20 +1,31 @@
-// The idempotency adapters answer their own errors with `{ error: { code, message } }`; these are the routes that exist today to send them as problems.
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+// The idempotency (and rate-limiter) adapters answer their own errors with `{ error: { code, message } }`; these are the routes that exist today to send them as problems.
+import Router from "@koa/router";
+import { Body, Controller, HttpCode, Module, Post, type INestApplication } from "@nestjs/common";
+import { APP_FILTER, APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
+import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { problemDetails as expressProblemDetails } from "@/blocks/error-handler/adapters/express";
 import { problemDetailsPlugin } from "@/blocks/error-handler/adapters/fastify";
 import { problemDetails as honoProblemDetails } from "@/blocks/error-handler/adapters/hono";
+import { problemDetails as koaProblemDetails } from "@/blocks/error-handler/adapters/koa";
+import { ProblemDetailsFilter } from "@/blocks/error-handler/adapters/nestjs";
 import { IdempotencyHandler, MemoryStore } from "@/blocks/idempotency";
 import { idempotent as expressIdempotent } from "@/blocks/idempotency/adapters/express";
 import { idempotencyPlugin } from "@/blocks/idempotency/adapters/fastify";
 import { idempotency as honoIdempotency } from "@/blocks/idempotency/adapters/hono";
+import { idempotent as koaIdempotent } from "@/blocks/idempotency/adapters/koa";
+import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor } from "@/blocks/idempotency/adapters/nestjs";
 import { deferred } from "@/blocks/idempotency/testing/deferred";
 import { requestId } from "@/blocks/logger/middleware/hono";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
+import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
+import { RATE_LIMITERS, RateLimit, RateLimitInterceptor } from "@/blocks/rate-limiter/adapters/nestjs";
+import { RateLimiter } from "@/blocks/rate-limiter/limiter";
+import { MemoryRateLimitStore } from "@/blocks/rate-limiter/stores/memory-store";
+import { answerOf, serveDuringSuite } from "./support/http";
 import { expectProblem, type Answer } from "./support/scenarios";
 
 const json = { "content-type": "application/json" };
@@ -87,8 +98,7 @@ describe("hono: problemDetails().formatAnsweredErrors", () => {
   });
 
   const post = async (key: string, body: string): Promise<Answer> => {
-    const res = await app.request("/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body });
-    return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
+    return answerOf(await app.request("/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body }));
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem, under the logger block's request id", async () => {
@@ -111,21 +121,115 @@ describe("express: no route today", () => {
   const problems = expressProblemDetails({ logger: captureLogs().logger });
   app.use(problems.notFound);
   app.use(problems.onError);
-  let server: Server;
-  let baseUrl = "";
-  beforeAll(async () => {
-    server = app.listen(0);
-    await new Promise((resolve) => server.once("listening", resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
   it("still answers KEY_REUSED_WITH_DIFFERENT_REQUEST with the idempotency block's own body (pinned until the hook exists)", async () => {
-    const post = (amount: number) => fetch(`${baseUrl}/payments`, { method: "POST", headers: { ...json, "idempotency-key": "key-reuse" }, body: JSON.stringify({ amount }) });
+    const post = (amount: number) => fetch(`${baseUrl()}/payments`, { method: "POST", headers: { ...json, "idempotency-key": "key-reuse" }, body: JSON.stringify({ amount }) });
     expect((await post(100)).status).toBe(201);
     const res = await post(999);
     expect(res.status).toBe(409);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await res.json()).toMatchObject({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" } });
+  });
+});
+
+describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
+  const { logger, lines } = captureLogs();
+  const app = new Koa();
+  app.use(koaProblemDetails({ logger, formatAnsweredErrors: true }));
+  const router = new Router();
+  const readJson: Koa.Middleware = async (ctx, next) => {
+    let text = "";
+    for await (const chunk of ctx.req) text += String(chunk);
+    (ctx.request as { body?: unknown }).body = JSON.parse(text);
+    await next();
+  };
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 });
+  router.post("/payments", readJson, koaRateLimit(limiter, { getUserId: () => "u_1", keyBy: "idempotencyKey" }), koaIdempotent(new IdempotencyHandler(new MemoryStore()), {
+    getUserId: () => "u_1",
+    run: (ctx) => ({ status: 201, body: (ctx.request as { body?: unknown }).body }),
+  }));
+  router.post("/orders", (ctx) => {
+    ctx.status = 409;
+    ctx.body = { error: { code: "OUT_OF_STOCK", message: "Sold out." } };
+  });
+  app.use(router.routes());
+  const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
+
+  const post = async (path: string, key: string, amount: number): Promise<Answer> => {
+    return answerOf(await fetch(`${baseUrl()}${path}`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
+  };
+
+  it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
+    expect((await post("/payments", "key-reuse", 100)).status).toBe(201);
+    expect(expectProblem(await post("/payments", "key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" }).instance).toBe("/payments");
+  });
+
+  it("sends the rate limiter's RATE_LIMITED as a 429 problem, its Retry-After and RateLimit headers kept", async () => {
+    await post("/payments", "key-storm", 100);
+    await post("/payments", "key-storm", 100);
+    const answer = await post("/payments", "key-storm", 100);
+    expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
+    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=60' });
+  });
+
+  it("leaves a route's own error body alone when its code is not in the table", async () => {
+    const answer = await post("/orders", "key-order", 1);
+    expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+    expect(JSON.parse(answer.text)).toEqual({ error: { code: "OUT_OF_STOCK", message: "Sold out." } });
+  });
+});
+
+describe("nestjs: ProblemDetailsFilter over the idempotency and rate-limiter interceptors", () => {
+  const { logger, lines } = captureLogs();
+
+  @Controller("payments")
+  class PaymentsController {
+    @Post()
+    @HttpCode(201)
+    @Idempotent({ getUserId: () => "u_1" })
+    @RateLimit("lock", { getUserId: () => "u_1", keyBy: "idempotencyKey" })
+    create(@Body() body: { amount: number }) {
+      return body;
+    }
+  }
+
+  @Module({
+    controllers: [PaymentsController],
+    providers: [
+      { provide: IDEMPOTENCY_HANDLER, useValue: new IdempotencyHandler(new MemoryStore()) },
+      { provide: RATE_LIMITERS, useValue: { lock: new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 }) } },
+      // The limiter first: a refused retry never reaches the idempotency store.
+      { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
+      { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+      { provide: APP_FILTER, useValue: new ProblemDetailsFilter({ logger }) },
+    ],
+  })
+  class AppModule {}
+
+  let app: INestApplication;
+  let baseUrl = "";
+  beforeAll(async () => {
+    app = await NestFactory.create(AppModule, { logger: false });
+    await app.listen(0, "127.0.0.1");
+    baseUrl = (await app.getUrl()).replace("[::1]", "127.0.0.1");
+  });
+  afterAll(() => app.close());
+
+  const post = async (key: string, amount: number): Promise<Answer> => {
+    return answerOf(await fetch(`${baseUrl}/payments`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
+  };
+
+  it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
+    expect((await post("key-reuse", 100)).status).toBe(201);
+    expectProblem(await post("key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" });
+  });
+
+  it("sends RATE_LIMITED as a 429 problem with the limiter's headers", async () => {
+    await post("key-storm", 100);
+    await post("key-storm", 100);
+    const answer = await post("key-storm", 100);
+    expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
+    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60' });
   });
 });

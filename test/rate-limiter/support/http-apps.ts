@@ -1,11 +1,19 @@
 // One small app per framework with a rate-limited route, driven the same way (real listener, inject, request).
+import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import Router from "@koa/router";
+import { Controller, HttpCode, Injectable, Module, Post, UseGuards, type CanActivate, type ExecutionContext, type INestApplication } from "@nestjs/common";
+import { APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
+import { FastifyAdapter } from "@nestjs/platform-fastify";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
+import Koa from "koa";
 import { rateLimit as expressRateLimit } from "@/blocks/rate-limiter/adapters/express";
 import { rateLimit as fastifyRateLimit } from "@/blocks/rate-limiter/adapters/fastify";
 import { rateLimit as honoRateLimit } from "@/blocks/rate-limiter/adapters/hono";
+import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
+import { RATE_LIMITERS, RateLimit, RateLimitInterceptor, type NestHttpRequest } from "@/blocks/rate-limiter/adapters/nestjs";
 import type { RateLimiter } from "@/blocks/rate-limiter/limiter";
 
 export type Reply = { status: number; headers: Record<string, string | undefined>; body: unknown };
@@ -19,6 +27,47 @@ async function fromFetch(res: Response): Promise<Reply> {
   return { status: res.status, headers: Object.fromEntries(HEADERS.map((h) => [h, res.headers.get(h) ?? undefined])), body: text ? JSON.parse(text) : undefined };
 }
 
+/** A listening server's `send`: POST /payments/p_1 as the given user. */
+function sender(base: string): RunningApp["send"] {
+  return async (user) => fromFetch(await fetch(`${base}/payments/p_1`, { method: "POST", headers: { "x-user": user } }));
+}
+
+/** The guard runs before the interceptor: the limiter sees the user it set. */
+@Injectable()
+class HeaderAuthGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<NestHttpRequest>();
+    request.user = { id: String(request.headers["x-user"]) };
+    return true;
+  }
+}
+
+@Controller("payments")
+@UseGuards(HeaderAuthGuard)
+class PaymentsController {
+  @Post(":id")
+  @HttpCode(201)
+  @RateLimit("payments")
+  pay() {
+    return { ok: true };
+  }
+}
+
+async function serveNest(limiter: RateLimiter, platform: "express" | "fastify"): Promise<RunningApp> {
+  @Module({
+    controllers: [PaymentsController],
+    providers: [
+      { provide: RATE_LIMITERS, useValue: { payments: limiter } },
+      { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
+    ],
+  })
+  class AppModule {}
+  const app: INestApplication =
+    platform === "express" ? await NestFactory.create(AppModule, { logger: false }) : await NestFactory.create(AppModule, new FastifyAdapter(), { logger: false });
+  await app.listen(0, "127.0.0.1");
+  return { send: sender((await app.getUrl()).replace("[::1]", "127.0.0.1")), close: () => app.close() };
+}
+
 export const frameworks: Framework[] = [
   {
     name: "Express",
@@ -30,9 +79,8 @@ export const frameworks: Framework[] = [
       }, expressRateLimit(limiter), (_req, res) => void res.status(201).json({ ok: true }));
       const server = app.listen(0);
       await new Promise((resolve) => server.once("listening", resolve));
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       return {
-        send: async (user) => fromFetch(await fetch(`${base}/payments/p_1`, { method: "POST", headers: { "x-user": user } })),
+        send: sender(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
         close: () => new Promise((resolve) => server.close(() => resolve())),
       };
     },
@@ -69,4 +117,27 @@ export const frameworks: Framework[] = [
       };
     },
   },
+  {
+    name: "Koa",
+    async serve(limiter) {
+      const app = new Koa();
+      const router = new Router();
+      router.post("/payments/:id", async (ctx, next) => {
+        ctx.state.user = { id: ctx.get("x-user") };
+        await next();
+      }, koaRateLimit(limiter), (ctx) => {
+        ctx.status = 201;
+        ctx.body = { ok: true };
+      });
+      app.use(router.routes());
+      const server = app.listen(0, "127.0.0.1");
+      await once(server, "listening");
+      return {
+        send: sender(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        close: () => new Promise((resolve) => server.close(() => resolve())),
+      };
+    },
+  },
+  { name: "NestJS (Express)", serve: (limiter) => serveNest(limiter, "express") },
+  { name: "NestJS (Fastify)", serve: (limiter) => serveNest(limiter, "fastify") },
 ];

@@ -1,0 +1,73 @@
+// NestJS 11 adapter: a global exception filter that answers every error, HttpExceptions included, with application/problem+json.
+import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from "@nestjs/common";
+import { pickRequestId } from "../request-id";
+import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
+
+/** What the filter reads from the request of either platform (Express or Fastify). */
+type PlatformRequest = { method: string; url: string; originalUrl?: string; id?: unknown; headers: Record<string, string | string[] | undefined> };
+
+/** The response calls both platforms share (Express `Response`, Fastify `FastifyReply`). */
+type PlatformResponse = {
+  headersSent?: boolean;
+  sent?: boolean;
+  locals?: { requestId?: unknown };
+  status(code: number): unknown;
+  header(name: string, value: string): unknown;
+  send(body: Buffer): unknown;
+};
+
+/**
+ * Catches everything, on both platforms. Register it globally so Nest's own 404 (no route) comes
+ * here too.
+ *
+ * @example
+ * app.useGlobalFilters(new ProblemDetailsFilter({ logger }));
+ * // or as a provider: { provide: APP_FILTER, useFactory: () => new ProblemDetailsFilter({ logger }) }
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  readonly #toProblem: ToProblem;
+
+  constructor(options: ErrorHandlerOptions = {}) {
+    this.#toProblem = createProblemHandler(options);
+  }
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== "http") throw exception;
+    const request = host.switchToHttp().getRequest<PlatformRequest>();
+    const response = host.switchToHttp().getResponse<PlatformResponse>();
+    // Half a response is already out: nothing this filter sends would reach the client intact.
+    if (response.headersSent || response.sent) return;
+    const url = request.originalUrl ?? request.url;
+    // The logger block's `res.locals.requestId`, Fastify's or pino-http's `request.id`, then the incoming header.
+    const requestId = pickRequestId(response.locals?.requestId, request.id, request.headers["x-request-id"]);
+    const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), { requestId, path: url.split("?")[0] });
+    response.status(status);
+    for (const [name, value] of Object.entries(headers)) response.header(name, value);
+    // Bytes: both platforms keep the content type set above as it is.
+    response.send(Buffer.from(JSON.stringify(body)));
+  }
+}
+
+/**
+ * What an HttpException stands for, in the terms the classifier reads. Other errors are left as
+ * they are: their `code`, `issues` or `status` decide.
+ */
+function errorOf(exception: unknown, method: string, url: string): unknown {
+  if (!(exception instanceof HttpException)) return exception;
+  const status = exception.getStatus();
+  const answer = exception.getResponse();
+  const { message, error } = (typeof answer === "object" && answer !== null ? answer : {}) as { message?: unknown; error?: unknown };
+  // Nest's router answers an unmatched route with "Cannot GET /path?query": the query can hold a token.
+  if (status === 404 && exception.message === `Cannot ${method} ${url}`) return ROUTE_NOT_FOUND;
+  // Nest re-throws body-parser's SyntaxError as a 400 with its message, which quotes the body.
+  if (status === 400 && /\bJSON\b/.test(exception.message)) return { name: exception.name, type: "entity.parse.failed" };
+  // ValidationPipe: a 400 whose messages are the failed constraints.
+  if (status === 400 && Array.isArray(message) && message.every((item) => typeof item === "string")) {
+    return { name: "ValidationError", message: "Validation failed", issues: message.map((text) => ({ path: [], message: text })) };
+  }
+  // The idempotency and rate-limiter interceptors throw their `{ error: { code, message } }` answer; the code maps through the table.
+  const answered = error as { code?: unknown; message?: unknown } | undefined;
+  if (typeof answered?.code === "string") return { name: "AnsweredError", code: answered.code, message: answered.message, status };
+  return { name: exception.name, message: exception.message, status };
+}

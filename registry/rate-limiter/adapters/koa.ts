@@ -1,0 +1,40 @@
+// Koa 3 adapter: `rateLimit()` middleware, answering 429 itself and adding the RateLimit headers.
+import type { Context, Middleware } from "koa";
+import type { RateLimiter } from "../limiter";
+import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
+
+export type KoaRateLimitOptions = RateLimitRouteOptions<Context>;
+
+const koaDefaults: FrameworkDefaults<Context> = {
+  userIdOf: (ctx) => (ctx.state as { user?: { id?: unknown } }).user?.id,
+  // Set `app.proxy = true` behind a proxy, or every client shares the proxy's address.
+  ipOf: (ctx) => ctx.ip,
+  // On a @koa/router route: its template, prefix included. Before the router (app.use()): one quota for the app.
+  routeOf: (ctx) => {
+    const routeTemplate = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+    return routeTemplate === undefined ? "* /" : `${ctx.method} ${String(routeTemplate)}`;
+  },
+  headerOf: (ctx, name) => ctx.get(name) || undefined,
+};
+
+/**
+ * Put it on the route, after the middleware that sets `ctx.state.user`.
+ *
+ * @example
+ * const limiter = new RateLimiter(store, { name: "payments", limit: 10, windowMs: 60_000 });
+ * router.post("/payments", authenticate, rateLimit(limiter), createPayment);
+ */
+export function rateLimit(limiter: RateLimiter, options: KoaRateLimitOptions = {}): Middleware {
+  const limit = limitRoute(limiter, options, koaDefaults);
+  return async function rateLimitMiddleware(ctx, next) {
+    const outcome = await limit(ctx);
+    ctx.set(outcome.headers);
+    if (outcome.kind === "send") {
+      ctx.status = outcome.status;
+      ctx.type = "application/json";
+      ctx.body = outcome.body;
+      return;
+    }
+    await next();
+  };
+}

@@ -1,0 +1,44 @@
+// The checks every framework's app passes, written once: each test file builds its app with these routes and hands over `send`.
+import { expect, it } from "vitest";
+import type { LogLine } from "@/blocks/logger/testing/capture-logs";
+import { expectProblem, expectServerErrorLogged, type Answer } from "./scenarios";
+
+/**
+ * The app behind `send` answers, with the error handler installed:
+ * POST /in-progress (throws IdempotencyError REQUEST_IN_PROGRESS, 2 s), POST /limited (rateLimitError()),
+ * POST /validated (validationError()), POST /parsed (parses its JSON body), POST /unknown (unknownError()),
+ * and nothing at GET /nowhere.
+ */
+export type ProblemApp = { lines: LogLine[]; send(method: "GET" | "POST", path: string, body?: string): Promise<Answer> };
+
+export function itAnswersEveryErrorAsAProblem(app: ProblemApp, options: { validationIssues?: unknown } = {}): void {
+  it("IdempotencyError REQUEST_IN_PROGRESS: 409 with Retry-After", async () => {
+    const answer = await app.send("POST", "/in-progress", "{}");
+    expect(expectProblem(answer, app.lines, { status: 409, code: "REQUEST_IN_PROGRESS" }).detail).toBe("A request with this key is still running.");
+    expect(answer.headers["retry-after"]).toBe("2");
+  });
+
+  it("RATE_LIMITED: 429 with its Retry-After and RateLimit headers", async () => {
+    const answer = await app.send("POST", "/limited", "{}");
+    expectProblem(answer, app.lines, { status: 429, code: "RATE_LIMITED" });
+    expect(answer.headers).toMatchObject({ "retry-after": "12", "ratelimit-policy": '"payments";q=10;w=60', ratelimit: '"payments";r=0;t=12' });
+  });
+
+  it("validation error: 422 with its issues, not the rejected value", async () => {
+    const body = expectProblem(await app.send("POST", "/validated", "{}"), app.lines, { status: 422, code: "VALIDATION_FAILED" });
+    expect(body.issues).toEqual(options.validationIssues ?? [{ path: ["password"], message: "Too short", code: "too_small" }]);
+  });
+
+  it("malformed JSON body: 400, the body not echoed", async () => {
+    expectProblem(await app.send("POST", "/parsed", '{"password":"hunter2"'), app.lines, { status: 400, code: "MALFORMED_REQUEST_BODY" });
+  });
+
+  it("unknown route: 404", async () => {
+    expect(expectProblem(await app.send("GET", "/nowhere?token=hunter2"), app.lines, { status: 404, code: "NOT_FOUND" }).instance).toBe("/nowhere");
+  });
+
+  it("unknown error: 500 with a generic detail; name, message and code in the log", async () => {
+    const body = expectProblem(await app.send("POST", "/unknown", "{}"), app.lines, { status: 500, code: "INTERNAL_ERROR" });
+    expectServerErrorLogged(app.lines, body.requestId);
+  });
+}
