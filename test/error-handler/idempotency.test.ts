@@ -9,18 +9,21 @@ import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { problemDetails as expressProblemDetails } from "@/blocks/error-handler/adapters/express";
 import { problemDetailsPlugin } from "@/blocks/error-handler/adapters/fastify";
+import { withProblems } from "@/blocks/error-handler/adapters/fetch";
 import { problemDetails as honoProblemDetails } from "@/blocks/error-handler/adapters/hono";
 import { problemDetails as koaProblemDetails } from "@/blocks/error-handler/adapters/koa";
 import { ProblemDetailsFilter } from "@/blocks/error-handler/adapters/nestjs";
 import { IdempotencyHandler, MemoryStore } from "@/blocks/idempotency";
 import { idempotent as expressIdempotent } from "@/blocks/idempotency/adapters/express";
 import { idempotencyPlugin } from "@/blocks/idempotency/adapters/fastify";
+import { withIdempotency } from "@/blocks/idempotency/adapters/fetch";
 import { idempotency as honoIdempotency } from "@/blocks/idempotency/adapters/hono";
 import { idempotent as koaIdempotent } from "@/blocks/idempotency/adapters/koa";
 import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor } from "@/blocks/idempotency/adapters/nestjs";
 import { deferred } from "@/blocks/idempotency/testing/deferred";
 import { requestId } from "@/blocks/logger/middleware/hono";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
+import { withRateLimit } from "@/blocks/rate-limiter/adapters/fetch";
 import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
 import { RATE_LIMITERS, RateLimit, RateLimitInterceptor } from "@/blocks/rate-limiter/adapters/nestjs";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
@@ -130,6 +133,48 @@ describe("express: no route today", () => {
     expect(res.status).toBe(409);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await res.json()).toMatchObject({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" } });
+  });
+});
+
+describe("fetch: withProblems() around withRateLimit and withIdempotency", () => {
+  const { logger, lines } = captureLogs();
+  const problems = withProblems({ logger });
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 });
+  const payments = problems(
+    withRateLimit(limiter, { getUserId: () => "u_1", keyBy: "idempotencyKey" },
+      withIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1", getOperation: () => "POST /payments" }, async (request: Request) =>
+        Response.json(await request.json(), { status: 201 }))),
+  );
+  const orders = problems(async () => Response.json({ error: { code: "OUT_OF_STOCK", message: "Sold out." } }, { status: 409 }));
+  const broken = problems(async () => {
+    throw new Error("connect ECONNREFUSED postgres://app:hunter2@db/prod");
+  });
+
+  const post = async (route: (request: Request, context: unknown) => Response | Promise<Response>, key: string, amount: number): Promise<Answer> =>
+    answerOf(await route(new Request("https://api.example.com/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }), {}));
+
+  it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
+    expect((await post(payments, "key-reuse", 100)).status).toBe(201);
+    expect(expectProblem(await post(payments, "key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" }).instance).toBe("/payments");
+  });
+
+  it("sends the rate limiter's RATE_LIMITED as a 429 problem, its Retry-After and RateLimit headers kept", async () => {
+    await post(payments, "key-storm", 100);
+    await post(payments, "key-storm", 100);
+    const answer = await post(payments, "key-storm", 100);
+    expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
+    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=60' });
+  });
+
+  it("leaves a route's own error body alone when its code is not in the table", async () => {
+    const answer = await post(orders, "key-order", 1);
+    expect(JSON.parse(answer.text)).toEqual({ error: { code: "OUT_OF_STOCK", message: "Sold out." } });
+  });
+
+  it("answers what the handler throws as a 500 problem without its secret", async () => {
+    const answer = await post(broken, "key-broken", 1);
+    expectProblem(answer, lines, { status: 500, code: "INTERNAL_ERROR" });
+    expect(answer.text).not.toContain("hunter2");
   });
 });
 

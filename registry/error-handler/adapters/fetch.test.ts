@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ProblemBody } from "../problem";
 import { captureLogger } from "../testing/capture-logger";
-import { createProblemResponse } from "./fetch";
+import { createProblemResponse, withProblems } from "./fetch";
 
 const { logger, lines } = captureLogger();
 const toProblemResponse = createProblemResponse({ logger });
@@ -35,5 +35,30 @@ describe("toProblemResponse", () => {
     expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
+  });
+});
+
+describe("withProblems", () => {
+  const problems = withProblems({ logger });
+
+  it("rewrites another block's `{ error: { code } }` answer as a problem, keeping its Retry-After", async () => {
+    const route = problems(async () =>
+      Response.json({ error: { code: "REQUEST_IN_PROGRESS", message: "Still running." } }, { status: 409, headers: { "retry-after": "1" } }));
+    const res = await route(new Request("https://api.example.com/payments", { method: "POST" }));
+    expect(res.status).toBe(409);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(await res.json()).toMatchObject({ code: "REQUEST_IN_PROGRESS", instance: "/payments" });
+  });
+
+  it("answers what the handler throws, and leaves its successful responses alone", async () => {
+    const failing = problems(async () => {
+      throw new Error("postgres://app:hunter2@db/prod is down");
+    });
+    const res = await failing(new Request("https://api.example.com/payments", { method: "POST" }));
+    expect(res.status).toBe(500);
+    expect(await res.text()).not.toContain("hunter2");
+    const ok = await problems(async () => Response.json({ id: "pay_1" }, { status: 201 }))(new Request("https://api.example.com/payments"));
+    expect(await ok.json()).toEqual({ id: "pay_1" });
   });
 });
