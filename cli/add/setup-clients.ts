@@ -91,8 +91,8 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       'import { drizzleClient, type DrizzleTransaction } from "@/blocks/idempotency/stores/clients/drizzle";',
     ],
     declarations: [
-      "/** Your Drizzle database on a pg Pool (`drizzle({ client: pool, schema })`: give NodePgDatabase your schema's type for a typed `tx`). */",
-      "export type Database = NodePgDatabase & { $client: Pool };",
+      "/** Your Drizzle database on a pg Pool, any schema (`drizzle({ client: pool, schema })`); put `typeof schema` here for a typed `tx`. */",
+      "export type Database = NodePgDatabase<Record<string, unknown>> & { $client: Pool };",
       "/** What `handler.executeInTransaction` hands the operation: the `tx` of `db.transaction`. */",
       "export type Transaction = DrizzleTransaction<Database>;",
       "",
@@ -114,8 +114,8 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       'import { drizzleClient, type DrizzleTransaction } from "@/blocks/idempotency/stores/clients/drizzle";',
     ],
     declarations: [
-      "/** Your Drizzle database on postgres.js (`drizzle({ client: sql, schema })`: give PostgresJsDatabase your schema's type for a typed `tx`). */",
-      "export type Database = PostgresJsDatabase & { $client: Sql };",
+      "/** Your Drizzle database on postgres.js, any schema (`drizzle({ client: sql, schema })`); put `typeof schema` here for a typed `tx`. */",
+      "export type Database = PostgresJsDatabase<Record<string, unknown>> & { $client: Sql };",
       "/** What `handler.executeInTransaction` hands the operation: the `tx` of `db.transaction`. */",
       "export type Transaction = DrizzleTransaction<Database>;",
       "",
@@ -137,8 +137,8 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       'import { kyselyClient } from "@/blocks/idempotency/stores/clients/kysely";',
     ],
     declarations: [
-      "/** Your tables, as Kysely's `DB` type: put yours here for typed queries on `trx` (the store sends its own SQL). */",
-      "export type Tables = Record<string, never>;",
+      "/** Kysely's `DB` type: `any` takes the app's instance whatever its tables; put your own `DB` here for typed queries on `trx`. */",
+      "export type Tables = any;",
       "/** Your Kysely instance (PostgreSQL dialect): pass the app's own (`createIdempotency({ db })`) to share its pool. */",
       "export type Database = Kysely<Tables>;",
       "/** What `handler.executeInTransaction` hands the operation: the `trx` of `db.transaction().execute`. */",

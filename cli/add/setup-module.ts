@@ -119,7 +119,7 @@ function setupModule(choices: SetupChoices): string {
     ...(cache ? ['import { Redis } from "ioredis";'] : []),
     ...(metrics ? ['import { collectDefaultMetrics, Registry } from "prom-client";'] : []),
     ...(route ? [route.imports] : []),
-    `import { IdempotencyHandler${cache ? ", RedisCache" : ""} } from "@/blocks/idempotency";`,
+    `import { ${["IdempotencyHandler", ...(cache ? ["RedisCache"] : []), ...store.indexImports].join(", ")} } from "@/blocks/idempotency";`,
     ...(metrics ? ['import { createPrometheusMetrics } from "@/blocks/idempotency/utils/prometheus-metrics";'] : []),
     choices.loggerBlock ? 'import { logger } from "@/blocks/logger";' : 'import { createLoggerAdapter } from "@/blocks/idempotency/utils/create-logger";',
     "",

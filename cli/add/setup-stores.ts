@@ -22,6 +22,8 @@ export function wiringChoices(features: Set<string>, declared: Set<string>): { s
  */
 export type StoreWiring = {
   imports: string[];
+  /** Names the module imports from the block's index, besides the handler. */
+  indexImports: string[];
   declarations: string[];
   handlerType: string;
   open: string[];
@@ -48,6 +50,7 @@ export function storeWiring(store: RecordStore, client: DatabaseClient, table: s
         "  return new Redis(url);",
         "}",
       ],
+      indexImports: [],
       handlerType: "IdempotencyHandler",
       open: [],
       store: `new RedisStore(db${tableOption})`,
@@ -67,6 +70,7 @@ export function storeWiring(store: RecordStore, client: DatabaseClient, table: s
         "  return new DynamoDBClient(endpoint === undefined ? {} : { endpoint });",
         "}",
       ],
+      indexImports: [],
       handlerType: "IdempotencyHandler",
       open: [],
       store: "new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })",
@@ -77,7 +81,6 @@ export function storeWiring(store: RecordStore, client: DatabaseClient, table: s
   return {
     imports: [
       ...wiring.imports,
-      'import { PostgresStore, type SqlClient, type TransactionalSqlClient } from "@/blocks/idempotency";',
       'import { runMaintenanceOnce, startMaintenance, type LockClient } from "@/blocks/idempotency/maintenance";',
     ],
     declarations: [
@@ -86,6 +89,7 @@ export function storeWiring(store: RecordStore, client: DatabaseClient, table: s
       "",
       ...wiring.declarations,
     ],
+    indexImports: ["PostgresStore", "type SqlClient", "type TransactionalSqlClient"],
     handlerType: "IdempotencyHandler<Transaction>",
     open: ["const database = useDatabase(db);"],
     store: `new PostgresStore(database.sql${tableOption})`,

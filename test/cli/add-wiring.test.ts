@@ -9,6 +9,9 @@ import { runAdd } from "../../cli/commands/add.js";
 import { startLocalDynamoDb } from "../idempotency/support/dynamodb-store-harness.js";
 import { sampleProject, typeCheck } from "./wiring-projects.js";
 
+/** A Drizzle schema, as apps pass it to `drizzle()`: the wiring must take the app's own typed database. */
+const DRIZZLE_SCHEMA = ['import { integer, pgTable, text } from "drizzle-orm/pg-core";', 'const schema = { orders: pgTable("orders", { id: text("id").primaryKey(), amount: integer("amount") }) };'];
+
 type Wiring = {
   name: string;
   /** What the project declares (and has installed): how `add` detects the client. */
@@ -16,14 +19,46 @@ type Wiring = {
   store?: string;
   /** Lines the wiring module must hold for this client. */
   expected: string[];
+  /** An app module passing its own client, typed as apps type it, to `createIdempotency`. */
+  app?: string[];
 };
 
 const WIRINGS: Wiring[] = [
-  { name: "pg", packages: ["pg"], expected: ['from "pg";', "new Pool({ connectionString: url })", "pgClient(db)"] },
-  { name: "postgres.js", packages: ["postgres"], expected: ["postgres(url)", "postgresJsClient(db)", "sql.reserve()"] },
-  { name: "Drizzle on node-postgres", packages: ["drizzle-orm", "pg"], expected: ['from "drizzle-orm/node-postgres";', "lock: db.$client"] },
-  { name: "Drizzle on postgres.js", packages: ["drizzle-orm", "postgres"], expected: ['from "drizzle-orm/postgres-js";', "reservedLock(db.$client)"] },
-  { name: "Kysely", packages: ["kysely"], expected: ["new PostgresDialect({ pool: new Pool(", "kyselyClient(db)", "db.connection()"] },
+  {
+    name: "pg",
+    packages: ["pg"],
+    expected: ['from "pg";', "new Pool({ connectionString: url })", "pgClient(db)"],
+    app: ['import { Pool } from "pg";', "createIdempotency({ db: new Pool({ max: 20 }) });"],
+  },
+  {
+    name: "postgres.js",
+    packages: ["postgres"],
+    expected: ["postgres(url)", "postgresJsClient(db)", "sql.reserve()"],
+    app: ['import postgres from "postgres";', 'createIdempotency({ db: postgres("postgres://localhost/app", { max: 20 }) });'],
+  },
+  {
+    name: "Drizzle on node-postgres",
+    packages: ["drizzle-orm", "pg"],
+    expected: ['from "drizzle-orm/node-postgres";', "lock: db.$client"],
+    app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/node-postgres";', 'import { Pool } from "pg";', "createIdempotency({ db: drizzle({ client: new Pool(), schema }) });"],
+  },
+  {
+    name: "Drizzle on postgres.js",
+    packages: ["drizzle-orm", "postgres"],
+    expected: ['from "drizzle-orm/postgres-js";', "reservedLock(db.$client)"],
+    app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/postgres-js";', 'import postgres from "postgres";', "createIdempotency({ db: drizzle({ client: postgres(), schema }) });"],
+  },
+  {
+    name: "Kysely",
+    packages: ["kysely"],
+    expected: ["new PostgresDialect({ pool: new Pool(", "kyselyClient(db)", "db.connection()"],
+    app: [
+      'import { Kysely, PostgresDialect } from "kysely";',
+      'import { Pool } from "pg";',
+      "type DB = { orders: { id: string; amount: number } };",
+      "createIdempotency({ db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool() }) }) });",
+    ],
+  },
   { name: "Prisma", packages: ["@prisma/client"], expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"] },
   { name: "RedisStore", packages: [], store: "redis", expected: ["new RedisStore(db)", "runMaintenanceOnce: recover"] },
   { name: "DynamoDbStore", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "runMaintenanceOnce: recover"] },
@@ -47,7 +82,13 @@ describe.each(MODULE_SYSTEMS)("the wiring module in a $name project", ({ fixture
     const setup = read(dir, "src/idempotency-setup.ts");
     for (const line of wiring.expected) expect(setup).toContain(line);
     if (wiring.name === "Prisma") expect(result.dependencies.dependencies).toContain("@prisma/adapter-pg@^7.10.0");
-    expect(typeCheck(dir, WIRING_FILES)).toEqual([]);
+    const files = [...WIRING_FILES];
+    if (wiring.app) {
+      const setupImport = fixture === "express-nodenext" ? "./idempotency-setup.js" : "./idempotency-setup";
+      writeFileSync(path.join(dir, "src/app-client.ts"), [`import { createIdempotency } from "${setupImport}";`, ...wiring.app, ""].join("\n"));
+      files.push("src/app-client.ts");
+    }
+    expect(typeCheck(dir, files)).toEqual([]);
   }, 120_000);
 });
 
