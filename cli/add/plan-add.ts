@@ -13,6 +13,7 @@ import { chooseFeatures, excludedFeatureFiles } from "./choose-features.js";
 import { planBuild, type BuildPlan } from "./plan-build.js";
 import { planDependencies, type DependencyPlan } from "./plan-dependencies.js";
 import { planFiles, planSetupFiles, type PlannedFile } from "./plan-files.js";
+import { wiringChoices } from "./setup-stores.js";
 
 export type AddPlanOptions = {
   blocks: string[];
@@ -70,7 +71,7 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const skip = excludedFeatureFiles(blocks, features);
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
   const loggerBlock = blocks.some((block) => block.name === "logger") || lock.blocks.logger !== undefined;
-  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table }, tests }) : [];
+  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table, ...wiringChoices(features, declared) }, tests }) : [];
   const files = [...vendored, ...setup];
   const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features);
   const migrations = blocks

@@ -1,18 +1,211 @@
-// The database-client piece of the generated wiring: one entry per client the store can run on.
+// The database-client piece of the generated wiring: how PostgresStore and the maintenance lock run on each client.
 
-export type DatabaseClient = "pg";
+export type DatabaseClient = "pg" | "postgres-js" | "drizzle-node-postgres" | "drizzle-postgres-js" | "kysely" | "prisma";
 
 /**
- * `imports` and `connect` (a `connectDatabase(url)` returning the setup's `Database`) for each client.
- * Another client (postgres.js, Drizzle, Prisma, Kysely, PGlite) is one more entry here.
+ * What each client adds to the wiring module: `imports`, and `declarations` that define
+ * `Database` (the client the app passes in), `Transaction` (what `executeInTransaction` hands the
+ * operation), `connectDatabase(url)` and `useDatabase(db)`: the store's SQL, the maintenance lock
+ * and the close, over that client.
  */
-export const DATABASE_CLIENTS: Record<DatabaseClient, { imports: string[]; connect: string[] }> = {
+export type ClientWiring = { imports: string[]; declarations: string[] };
+
+/**
+ * The client the wiring is written for: the chosen `client-*` feature (Drizzle over the driver the
+ * project declares), else `pg`, the block's own dependency.
+ *
+ * @example
+ * wiringClient(new Set(["client-drizzle", "client-postgres-js"]), new Set(["drizzle-orm", "postgres"])); // "drizzle-postgres-js"
+ */
+export function wiringClient(features: Set<string>, declared: Set<string>): DatabaseClient {
+  if (features.has("client-drizzle")) return declared.has("postgres") && !declared.has("pg") ? "drizzle-postgres-js" : "drizzle-node-postgres";
+  if (features.has("client-prisma")) return "prisma";
+  if (features.has("client-kysely")) return "kysely";
+  if (features.has("client-postgres-js")) return "postgres-js";
+  return "pg";
+}
+
+const CONNECT_COMMENT = "/** The database client the store and the maintenance lock run on; to use another client, change `Database`, this function and `useDatabase`. */";
+
+/** postgres.js has no `connect()`: the session advisory lock must be taken and released on one reserved connection. */
+const RESERVED_LOCK = [
+  "",
+  "/** The maintenance lock: a session advisory lock is taken and released on one connection, so it reserves one. */",
+  "function reservedLock(sql: Sql): LockClient {",
+  "  const on = (client: Sql): SqlClient => ({ query: async (text, params = []) => ({ rows: await client.unsafe(text, params as never[]) }) });",
+  "  return {",
+  "    ...on(sql),",
+  "    async connect() {",
+  "      const reserved = await sql.reserve();",
+  "      return { ...on(reserved), release: () => reserved.release() };",
+  "    },",
+  "  };",
+  "}",
+];
+
+const POSTGRES_JS_CONNECT = "url === undefined ? postgres() : postgres(url)";
+
+export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
   pg: {
-    imports: ['import { Pool } from "pg";'],
-    connect: [
-      "/** The database client the store and the maintenance lock run on; to use another client, change only this function. */",
+    imports: ['import { Pool, type PoolClient } from "pg";', 'import { pgClient } from "@/blocks/idempotency/stores/clients/pg";'],
+    declarations: [
+      "/** Your database client: a pg Pool, or anything with `query` and `end` (the test passes PGlite). */",
+      "export type Database = LockClient & { end(): Promise<void> };",
+      "/** What `handler.executeInTransaction` hands the operation: the pool's connection, inside BEGIN ... COMMIT. */",
+      "export type Transaction = PoolClient;",
+      "",
+      CONNECT_COMMENT,
       "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
       "  return new Pool({ connectionString: url });",
+      "}",
+      "",
+      "/** On a Pool the store also runs transactions (`executeInTransaction`); on another client, `execute` only. */",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  return { sql: db instanceof Pool ? pgClient(db) : db, lock: db, end: () => db.end() };",
+      "}",
+    ],
+  },
+  "postgres-js": {
+    imports: ['import postgres, { type Sql, type TransactionSql } from "postgres";', 'import { postgresJsClient } from "@/blocks/idempotency/stores/clients/postgres-js";'],
+    declarations: [
+      "/** Your postgres.js client: pass the app's own (`createIdempotency({ db: sql })`) to share its connections. */",
+      "export type Database = Sql;",
+      "/** What `handler.executeInTransaction` hands the operation: the `sql` of `sql.begin`. */",
+      "export type Transaction = TransactionSql;",
+      "",
+      CONNECT_COMMENT,
+      "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
+      `  return ${POSTGRES_JS_CONNECT};`,
+      "}",
+      "",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  return { sql: postgresJsClient(db), lock: reservedLock(db), end: () => db.end() };",
+      "}",
+      ...RESERVED_LOCK,
+    ],
+  },
+  "drizzle-node-postgres": {
+    imports: [
+      'import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";',
+      'import { Pool } from "pg";',
+      'import { drizzleClient, type DrizzleTransaction } from "@/blocks/idempotency/stores/clients/drizzle";',
+    ],
+    declarations: [
+      "/** Your Drizzle database on a pg Pool, any schema (`drizzle({ client: pool, schema })`); put `typeof schema` here for a typed `tx`. */",
+      "export type Database = NodePgDatabase<Record<string, unknown>> & { $client: Pool };",
+      "/** What `handler.executeInTransaction` hands the operation: the `tx` of `db.transaction`. */",
+      "export type Transaction = DrizzleTransaction<Database>;",
+      "",
+      CONNECT_COMMENT,
+      "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
+      "  return drizzle({ client: new Pool({ connectionString: url }) });",
+      "}",
+      "",
+      "/** The maintenance lock runs on Drizzle's own Pool, which lends one connection for the lock and its release. */",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  return { sql: drizzleClient(db), lock: db.$client, end: () => db.$client.end() };",
+      "}",
+    ],
+  },
+  "drizzle-postgres-js": {
+    imports: [
+      'import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";',
+      'import postgres, { type Sql } from "postgres";',
+      'import { drizzleClient, type DrizzleTransaction } from "@/blocks/idempotency/stores/clients/drizzle";',
+    ],
+    declarations: [
+      "/** Your Drizzle database on postgres.js, any schema (`drizzle({ client: sql, schema })`); put `typeof schema` here for a typed `tx`. */",
+      "export type Database = PostgresJsDatabase<Record<string, unknown>> & { $client: Sql };",
+      "/** What `handler.executeInTransaction` hands the operation: the `tx` of `db.transaction`. */",
+      "export type Transaction = DrizzleTransaction<Database>;",
+      "",
+      CONNECT_COMMENT,
+      "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
+      `  return drizzle({ client: ${POSTGRES_JS_CONNECT} });`,
+      "}",
+      "",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  return { sql: drizzleClient(db), lock: reservedLock(db.$client), end: () => db.$client.end() };",
+      "}",
+      ...RESERVED_LOCK,
+    ],
+  },
+  kysely: {
+    imports: [
+      'import { Kysely, PostgresDialect, type Transaction as KyselyTransaction } from "kysely";',
+      'import { Pool } from "pg";',
+      'import { kyselyClient } from "@/blocks/idempotency/stores/clients/kysely";',
+    ],
+    declarations: [
+      "/** Kysely's `DB` type: `any` takes the app's instance whatever its tables; put your own `DB` here for typed queries on `trx`. */",
+      "export type Tables = any;",
+      "/** Your Kysely instance (PostgreSQL dialect): pass the app's own (`createIdempotency({ db })`) to share its pool. */",
+      "export type Database = Kysely<Tables>;",
+      "/** What `handler.executeInTransaction` hands the operation: the `trx` of `db.transaction().execute`. */",
+      "export type Transaction = KyselyTransaction<Tables>;",
+      "",
+      CONNECT_COMMENT,
+      "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
+      "  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: url }) }) });",
+      "}",
+      "",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  return { sql: kyselyClient(db), lock: heldConnectionLock(db), end: () => db.destroy() };",
+      "}",
+      "",
+      "/** The maintenance lock: a session advisory lock is taken and released on one connection, which Kysely lends while `connection().execute` runs. */",
+      "function heldConnectionLock(db: Database): LockClient {",
+      "  return {",
+      "    ...kyselyClient(db),",
+      "    connect: () =>",
+      "      new Promise((lent, failed) => {",
+      "        db.connection()",
+      "          .execute((connection) => new Promise<void>((release) => lent({ ...kyselyClient(connection), release })))",
+      "          .catch(failed);",
+      "      }),",
+      "  };",
+      "}",
+    ],
+  },
+  prisma: {
+    imports: [
+      'import { PrismaPg } from "@prisma/adapter-pg";',
+      'import { Pool } from "pg";',
+      'import { prismaClient, type PrismaTransaction } from "@/blocks/idempotency/stores/clients/prisma";',
+    ],
+    declarations: [
+      "// TO CHANGE: `prisma generate` writes your PrismaClient where your schema's generator says, so `blocks add`",
+      "// could not import it. Import it, and replace the two declarations below with (path from your generator's `output`):",
+      '//   import { PrismaClient } from "./generated/prisma/client";',
+      "//   export type Prisma = PrismaClient;",
+      "//   const createPrisma = (adapter: PrismaPg): Prisma => new PrismaClient({ adapter });",
+      "/** What the setup uses of your PrismaClient: raw SQL, interactive transactions and `$disconnect`. */",
+      "export type Prisma = Parameters<typeof prismaClient>[0] & { $disconnect(): Promise<void> };",
+      "const createPrisma = (_adapter: PrismaPg): Prisma => {",
+      '  throw new Error("idempotency-setup.ts: createPrisma must build your PrismaClient (see the comment above it).");',
+      "};",
+      "",
+      "/** Your PrismaClient and the pg Pool under its adapter (the maintenance lock borrows one of its connections). */",
+      "export type Database = { prisma: Prisma; pool: Pool };",
+      "/** What `handler.executeInTransaction` hands the operation: the `tx` of `prisma.$transaction`. */",
+      "export type Transaction = PrismaTransaction<Prisma>;",
+      "",
+      CONNECT_COMMENT,
+      "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
+      "  const pool = new Pool({ connectionString: url });",
+      "  return { prisma: createPrisma(new PrismaPg(pool)), pool };",
+      "}",
+      "",
+      "/** Prisma's interactive transactions time out after 5 s by default: raise `timeout` here for longer operations. */",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  return {",
+      "    sql: prismaClient(db.prisma, { timeout: 5_000 }),",
+      "    lock: db.pool,",
+      "    end: async () => {",
+      "      await db.prisma.$disconnect();",
+      "      await db.pool.end();",
+      "    },",
+      "  };",
       "}",
     ],
   },

@@ -2,7 +2,9 @@
 import path from "node:path";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import { transformSource } from "../transforms/transform.js";
-import { DATABASE_CLIENTS, type DatabaseClient } from "./setup-clients.js";
+import type { DatabaseClient } from "./setup-clients.js";
+import { storeWiring, type RecordStore } from "./setup-stores.js";
+import { setupTest } from "./setup-test.js";
 
 export type SetupChoices = {
   frameworks: string[];
@@ -10,7 +12,10 @@ export type SetupChoices = {
   features: Set<string>;
   /** The logger block is (or is being) added: its pino logger is used instead of the console. */
   loggerBlock: boolean;
-  client?: DatabaseClient;
+  /** The project's PostgreSQL client (see `wiringClient`). @default "pg" */
+  client?: DatabaseClient | undefined;
+  /** Where the records live (`--store`). @default "postgres" */
+  store?: RecordStore | undefined;
   /** The migration's table, when not the default one. */
   table?: string | undefined;
 };
@@ -33,14 +38,15 @@ export function setupTargets(config: BlocksConfig): { setup: string; test: strin
  */
 export function renderSetup(config: BlocksConfig, choices: SetupChoices): SetupFile[] {
   const targets = setupTargets(config);
-  const cache = choices.features.has("cache");
+  const store = choices.store ?? "postgres";
+  const test = { store, client: choices.client ?? "pg", cache: choices.features.has("cache"), table: choices.table };
   const files = [
     { target: targets.setup, content: setupModule(choices) },
-    { target: targets.test, content: setupTest(cache, suffix(config, "./idempotency-setup")) },
+    { target: targets.test, content: setupTest(test, suffix(config, "./idempotency-setup")) },
     { target: targets.job, content: maintenanceJob(suffix(config, "../idempotency-setup")) },
   ];
   const planned = new Map(
-    ["idempotency/index.ts", "idempotency/maintenance.ts", "idempotency/utils/prometheus-metrics.ts", "idempotency/utils/create-logger.ts", "logger/index.ts"].map(
+    SETUP_IMPORTS.map(
       (file) => [file, { target: path.posix.join(config.dir, file), block: file.split("/")[0] as string }],
     ),
   );
@@ -55,6 +61,19 @@ export function renderSetup(config: BlocksConfig, choices: SetupChoices): SetupF
     }),
   }));
 }
+
+/** Every block file the wiring, its test or its job may import: the transform rewrites these specifiers. */
+const SETUP_IMPORTS = [
+  "idempotency/index.ts",
+  "idempotency/maintenance.ts",
+  "idempotency/utils/prometheus-metrics.ts",
+  "idempotency/utils/create-logger.ts",
+  "idempotency/stores/redis-store.ts",
+  "idempotency/stores/dynamodb-store.ts",
+  "idempotency/stores/dynamodb-table.ts",
+  ...["pg", "postgres-js", "drizzle", "kysely", "prisma"].map((client) => `idempotency/stores/clients/${client}.ts`),
+  "logger/index.ts",
+];
 
 function suffix(config: BlocksConfig, specifier: string): string {
   return config.moduleStyle === "nodenext" ? `${specifier}.js` : specifier;
@@ -88,30 +107,27 @@ const METRICS_ROUTES: Record<string, { imports: string; route: string[] }> = {
 };
 
 function setupModule(choices: SetupChoices): string {
-  const cache = choices.features.has("cache");
+  const store = storeWiring(choices.store ?? "postgres", choices.client ?? "pg", choices.table);
+  // A Redis store needs no Redis cache in front of it.
+  const cache = choices.features.has("cache") && choices.store !== "redis";
   const framework = choices.frameworks.find((name) => name in METRICS_ROUTES);
   const metrics = choices.features.has("metrics");
   const route = metrics && framework ? METRICS_ROUTES[framework] : undefined;
-  const client = DATABASE_CLIENTS[choices.client ?? "pg"];
   const lines = [
     "// Wires the idempotency block into this app: written once by `blocks add`, yours to edit (`add` never replaces it).",
-    ...client.imports,
+    ...store.imports,
     ...(cache ? ['import { Redis } from "ioredis";'] : []),
     ...(metrics ? ['import { collectDefaultMetrics, Registry } from "prom-client";'] : []),
     ...(route ? [route.imports] : []),
-    `import { IdempotencyHandler, PostgresStore${cache ? ", RedisCache" : ""} } from "@/blocks/idempotency";`,
-    'import { runMaintenanceOnce, startMaintenance, type LockClient } from "@/blocks/idempotency/maintenance";',
+    `import { ${["IdempotencyHandler", ...(cache ? ["RedisCache"] : []), ...store.indexImports].join(", ")} } from "@/blocks/idempotency";`,
     ...(metrics ? ['import { createPrometheusMetrics } from "@/blocks/idempotency/utils/prometheus-metrics";'] : []),
     choices.loggerBlock ? 'import { logger } from "@/blocks/logger";' : 'import { createLoggerAdapter } from "@/blocks/idempotency/utils/create-logger";',
     "",
-    "/** What the setup needs from a database client: SQL for the store and the maintenance lock, and a way to close it. */",
-    "export type Database = LockClient & { end(): Promise<void> };",
-    "",
-    ...client.connect,
+    ...store.declarations,
     ...(cache
       ? [
           "",
-          "/** The cache's Redis client: when Redis fails, requests go on from PostgreSQL (the block logs and counts it). */",
+          "/** The cache's Redis client: when Redis fails, requests go on from the store (the block logs and counts it). */",
           'export function connectRedis(url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"): Redis {',
           "  return new Redis(url, { maxRetriesPerRequest: 1 });",
           "}",
@@ -138,10 +154,12 @@ function setupModule(choices: SetupChoices): string {
       : []),
     "",
     "export type IdempotencySetup = {",
-    "  handler: IdempotencyHandler;",
-    "  /** Runs recovery (every 5 minutes) and cleanup (hourly) in this process; SIGTERM and SIGINT stop them and close the clients. */",
+    `  handler: ${store.handlerType};`,
+    store.lock
+      ? "  /** Runs recovery (every 5 minutes) and cleanup (hourly) in this process; SIGTERM and SIGINT stop them and close the clients. */"
+      : "  /** Runs recovery every 5 minutes in this process (the store deletes expired records itself); SIGTERM and SIGINT stop it and close the clients. */",
     "  startMaintenance(): void;",
-    "  /** Runs both jobs once: the cron entry calls this, then `close()`. */",
+    `  /** Runs ${store.lock ? "both jobs" : "recovery"} once: the cron entry calls this, then \`close()\`. */`,
     "  runMaintenanceOnce(): Promise<void>;",
     "  /** Stops the jobs and closes the clients, so the process can exit. */",
     "  close(): Promise<void>;",
@@ -155,63 +173,51 @@ function setupModule(choices: SetupChoices): string {
     " */",
     `export function createIdempotency(clients: { db?: Database${cache ? "; redis?: Redis | null" : ""} } = {}): IdempotencySetup {`,
     "  const db = clients.db ?? connectDatabase();",
+    ...store.open.map((line) => `  ${line}`),
     ...(cache ? ["  const redis = clients.redis === undefined ? connectRedis() : clients.redis;"] : []),
-    `  const handler = new IdempotencyHandler(new PostgresStore(db${choices.table && choices.table !== "idempotency_records" ? `, { table: "${choices.table}" }` : ""}), ${cache ? "redis ? new RedisCache(redis) : undefined" : "undefined"}, { logger${metrics ? ", metrics" : ""} });`,
+    `  const handler = new ${store.handlerType}(${store.store}, ${cache ? "redis ? new RedisCache(redis) : undefined" : "undefined"}, { logger${metrics ? ", metrics" : ""} });`,
     "  let maintenance: { stop(): void } | undefined;",
     "  let closing: Promise<void> | undefined;",
     "  const close = () =>",
     "    (closing ??= (async () => {",
     "      maintenance?.stop();",
     ...(cache ? ["      await redis?.quit();"] : []),
-    "      await db.end();",
+    `      ${store.end}`,
     "    })());",
     "  const shutdown = async (signal: NodeJS.Signals) => {",
     "    await close();",
     "    // Listening for a signal turns off Node's default exit: when nothing else in the app handles it, exit as Node would.",
     "    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);",
     "  };",
+    ...(store.lock ? [] : ['  const recover = async () => logger.info({ job: "recover", ...(await handler.recoverStuckRecords()) }, "idempotency: maintenance ran");']),
     "  return {",
     "    handler,",
     "    startMaintenance() {",
     "      if (maintenance) return;",
-    '      maintenance = startMaintenance(handler, db, { onError: (err, job) => logger.error({ err, job }, "idempotency: maintenance failed") });',
+    ...(store.lock
+      ? [`      maintenance = startMaintenance(handler, ${store.lock}, { onError: (err, job) => logger.error({ err, job }, "idempotency: maintenance failed") });`]
+      : [
+          "      // Two recoveries never take the same record, so this needs no lock across instances.",
+          '      const timer = setInterval(() => void recover().catch((err: unknown) => logger.error({ err, job: "recover" }, "idempotency: maintenance failed")), 300_000);',
+          "      timer.unref();",
+          "      maintenance = { stop: () => clearInterval(timer) };",
+        ]),
     '      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void shutdown(signal));',
     "    },",
-    "    async runMaintenanceOnce() {",
-    '      for (const job of ["recover", "cleanup"] as const) {',
-    '        logger.info({ ...(await runMaintenanceOnce(job, handler, db)) }, "idempotency: maintenance ran");',
-    "      }",
-    "    },",
+    ...(store.lock
+      ? [
+          "    async runMaintenanceOnce() {",
+          '      for (const job of ["recover", "cleanup"] as const) {',
+          `        logger.info({ ...(await runMaintenanceOnce(job, handler, ${store.lock})) }, "idempotency: maintenance ran");`,
+          "      }",
+          "    },",
+        ]
+      : ["    runMaintenanceOnce: recover,"]),
     "    close,",
     "  };",
     "}",
   ];
   return `${lines.join("\n")}\n`;
-}
-
-function setupTest(cache: boolean, setupImport: string): string {
-  return `// Checks this app's idempotency wiring on an embedded PostgreSQL (PGlite): one run per key, maintenance, a clean close.
-import { PGlite } from "@electric-sql/pglite";
-import { expect, it } from "vitest";
-import { postgresSchemaStatements } from "@/blocks/idempotency";
-import { createIdempotency, type Database } from "${setupImport}";
-
-it("runs an operation once per key, runs the maintenance jobs, and closes its clients", async () => {
-  const pglite = new PGlite();
-  for (const statement of postgresSchemaStatements()) await pglite.query(statement);
-  const db: Database = { query: (text, params) => pglite.query(text, params), end: () => pglite.close() };
-  const idempotency = createIdempotency({ db${cache ? ", redis: null" : ""} });
-  let runs = 0;
-  const scope = { operation: "payments:create", userId: "u_1", key: "k_1", payload: { amount: 100 } };
-  const first = await idempotency.handler.execute(scope, async () => ({ id: ++runs }));
-  const retry = await idempotency.handler.execute(scope, async () => ({ id: ++runs }));
-  expect(retry).toEqual({ response: first.response, replayed: true });
-  expect(runs).toBe(1);
-  await idempotency.runMaintenanceOnce();
-  await idempotency.close();
-  expect(pglite.closed).toBe(true);
-});
-`;
 }
 
 function maintenanceJob(setupImport: string): string {

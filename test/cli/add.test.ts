@@ -184,6 +184,35 @@ describe("blocks add: features, versions and the build", () => {
     expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
   });
 
+  it.each([
+    { block: "idempotency", framework: "koa", old: { koa: "^2.15.3" }, message: "koa 3.0.0 or later" },
+    { block: "idempotency", framework: "nestjs", old: { "@nestjs/core": "^10.4.0", "@nestjs/common": "^11.0.0" }, message: "@nestjs/core 11.0.0 or later" },
+    { block: "idempotency", framework: "nestjs", old: { "@nestjs/core": "^11.0.0", "@nestjs/common": "^10.4.0" }, message: "@nestjs/common 11.0.0 or later" },
+    { block: "idempotency", framework: "fetch", old: { next: "14.2.3" }, message: "next 15.0.0 or later" },
+    { block: "rate-limiter", framework: "fetch", old: { next: "^14.0.0" }, message: "next 15.0.0 or later" },
+    { block: "rate-limiter", framework: "koa", old: { koa: "2.x" }, message: "koa 3.0.0 or later" },
+  ])("refuses $old for the $block $framework adapter, naming the version it needs", async ({ block, framework, old, message }) => {
+    const dir = await initialised();
+    edit(dir, (pkg) => (pkg.dependencies = { ...old }));
+    const error = await rejection(add(dir, { blocks: [block], framework }));
+    expect(error.code).toBe("UNSUPPORTED_VERSION");
+    expect(error.message).toContain(`The ${block} block needs ${message}`);
+    expect(error.suggestion).toContain("--framework");
+    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+  });
+
+  it.each([
+    { framework: "koa", current: { koa: "^3.0.0" } },
+    { framework: "nestjs", current: { "@nestjs/core": "^11.0.0", "@nestjs/common": "^11.1.0" } },
+    { framework: "fetch", current: { next: "^16.4.6" } },
+  ])("adds the $framework adapter for the versions it supports ($current)", async ({ framework, current }) => {
+    const dir = await initialised();
+    edit(dir, (pkg) => (pkg.dependencies = { ...current }));
+    const result = await add(dir, { framework });
+    expect(result.frameworks).toEqual([framework]);
+    expect(result.files.map((file) => file.target)).toContain(`src/blocks/idempotency/adapters/${framework}.ts`);
+  });
+
   it("a `tsc` build on tsconfig.json gets tsconfig.build.json excluding the tests, and the script uses it", async () => {
     const dir = await initialised("express-nodenext");
     const result = await add(dir);

@@ -1,0 +1,99 @@
+// The store piece of the generated wiring: PostgresStore on the project's client, RedisStore or DynamoDbStore.
+import { DATABASE_CLIENTS, wiringClient, type DatabaseClient } from "./setup-clients.js";
+
+export type RecordStore = "postgres" | "redis" | "dynamodb";
+
+/**
+ * The store the chosen `--store` feature names, and the client PostgreSQL is reached through.
+ *
+ * @example
+ * wiringChoices(new Set(["client-kysely"]), new Set(["kysely", "pg"])); // { store: "postgres", client: "kysely" }
+ */
+export function wiringChoices(features: Set<string>, declared: Set<string>): { store: RecordStore; client: DatabaseClient } {
+  const store = features.has("redis-store") ? "redis" : features.has("dynamodb-store") ? "dynamodb" : "postgres";
+  return { store, client: wiringClient(features, declared) };
+}
+
+/**
+ * What the wiring module needs from its store: `declarations` define `Database` and
+ * `connectDatabase()`; `open` runs in `createIdempotency` once `db` is known; `lock` is the
+ * maintenance lock's client (PostgreSQL only: the other stores expire records themselves and
+ * their recovery is safe to run from several instances at once, so it needs no lock).
+ */
+export type StoreWiring = {
+  imports: string[];
+  /** Names the module imports from the block's index, besides the handler. */
+  indexImports: string[];
+  declarations: string[];
+  handlerType: string;
+  open: string[];
+  store: string;
+  end: string;
+  lock?: string;
+};
+
+/**
+ * @example
+ * storeWiring("postgres", "kysely", "orders_idempotency").store; // 'new PostgresStore(database.sql, { table: "orders_idempotency" })'
+ */
+export function storeWiring(store: RecordStore, client: DatabaseClient, table: string | undefined): StoreWiring {
+  const tableOption = table && table !== "idempotency_records" ? `, { table: "${table}" }` : "";
+  if (store === "redis") {
+    return {
+      imports: ['import { Redis } from "ioredis";', 'import { RedisStore } from "@/blocks/idempotency/stores/redis-store";'],
+      declarations: [
+        "/** Where the records live: Redis (read STORES.md on what Redis may lose in a crash). A Redis Cluster works too. */",
+        "export type Database = Redis;",
+        "",
+        "/** The store's Redis client; to use a Cluster, return `new Redis.Cluster([...])` and widen `Database`. */",
+        'export function connectDatabase(url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"): Database {',
+        "  return new Redis(url);",
+        "}",
+      ],
+      indexImports: [],
+      handlerType: "IdempotencyHandler",
+      open: [],
+      store: `new RedisStore(db${tableOption})`,
+      end: "await db.quit();",
+    };
+  }
+  if (store === "dynamodb") {
+    return {
+      imports: ['import { DynamoDBClient } from "@aws-sdk/client-dynamodb";', 'import { DynamoDbStore } from "@/blocks/idempotency/stores/dynamodb-store";'],
+      declarations: [
+        "/** Where the records live: DynamoDB. Create the table once from `dynamoDbTableDefinition` (stores/dynamodb-table.ts). */",
+        "export type Database = DynamoDBClient;",
+        `export const IDEMPOTENCY_TABLE = process.env.IDEMPOTENCY_TABLE ?? "${table ?? "idempotency_records"}";`,
+        "",
+        "/** Region and credentials come from the AWS SDK's usual chain (AWS_REGION, a role, a profile); `endpoint` points it at DynamoDB Local. */",
+        "export function connectDatabase(endpoint = process.env.DYNAMODB_ENDPOINT): Database {",
+        "  return new DynamoDBClient(endpoint === undefined ? {} : { endpoint });",
+        "}",
+      ],
+      indexImports: [],
+      handlerType: "IdempotencyHandler",
+      open: [],
+      store: "new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })",
+      end: "db.destroy();",
+    };
+  }
+  const wiring = DATABASE_CLIENTS[client];
+  return {
+    imports: [
+      ...wiring.imports,
+      'import { runMaintenanceOnce, startMaintenance, type LockClient } from "@/blocks/idempotency/maintenance";',
+    ],
+    declarations: [
+      "/** What the setup runs on: the store's SQL, the maintenance lock (a session advisory lock, held on one connection) and the close. */",
+      "export type DatabaseUse = { sql: SqlClient | TransactionalSqlClient<Transaction>; lock: LockClient; end(): Promise<void> };",
+      "",
+      ...wiring.declarations,
+    ],
+    indexImports: ["PostgresStore", "type SqlClient", "type TransactionalSqlClient"],
+    handlerType: "IdempotencyHandler<Transaction>",
+    open: ["const database = useDatabase(db);"],
+    store: `new PostgresStore(database.sql${tableOption})`,
+    end: "await database.end();",
+    lock: "database.lock",
+  };
+}

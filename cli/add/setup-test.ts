@@ -1,0 +1,131 @@
+// The test `add` writes beside the wiring module: it runs the app's own wiring against its store.
+import type { DatabaseClient } from "./setup-clients.js";
+import type { RecordStore } from "./setup-stores.js";
+
+export type SetupTestChoices = { store: RecordStore; client: DatabaseClient; cache: boolean; table: string | undefined };
+
+/**
+ * `pg` runs on an embedded PostgreSQL (PGlite), always. The other clients and stores need their
+ * server, named by the variable the wiring reads (DATABASE_URL, REDIS_URL, DYNAMODB_ENDPOINT); the
+ * test is skipped, visibly, without it.
+ *
+ * @example
+ * setupTest({ store: "postgres", client: "kysely", cache: false, table: undefined }, "./idempotency-setup.js");
+ */
+export function setupTest(choices: SetupTestChoices, setupImport: string): string {
+  const variant = testVariant(choices);
+  const redisNull = choices.cache && choices.store !== "redis" ? ", redis: null" : "";
+  const lines = [
+    `// Checks this app's idempotency wiring on ${variant.where}: one run per key, maintenance, a clean close.`,
+    'import { randomUUID } from "node:crypto";',
+    ...variant.imports,
+    'import { expect, it } from "vitest";',
+    `import { ${variant.setupNames.join(", ")} } from "${setupImport}";`,
+    "",
+    `${variant.it}("runs an operation once per key${variant.transactions ? " (in a transaction too)" : ""}, runs the maintenance jobs, and closes its clients${variant.needs}", async () => {`,
+    ...variant.open,
+    `  const idempotency = createIdempotency({ db${redisNull} });`,
+    "  let runs = 0;",
+    '  const scope = { operation: "payments:create", userId: "u_1", key: randomUUID(), payload: { amount: 100 } };',
+    "  const first = await idempotency.handler.execute(scope, async () => ({ id: ++runs }));",
+    "  const retry = await idempotency.handler.execute(scope, async () => ({ id: ++runs }));",
+    "  expect(retry).toEqual({ response: first.response, replayed: true });",
+    ...(variant.transactions
+      ? [
+          "  // The record, the operation's writes (none here) and the result commit in one transaction.",
+          "  const order = { ...scope, key: randomUUID() };",
+          "  const committed = await idempotency.handler.executeInTransaction(order, async () => ({ id: ++runs }));",
+          "  const replay = await idempotency.handler.executeInTransaction(order, async () => ({ id: ++runs }));",
+          "  expect(replay).toEqual({ response: committed.response, replayed: true });",
+          "  expect(runs).toBe(2);",
+        ]
+      : ["  expect(runs).toBe(1);"]),
+    "  await idempotency.runMaintenanceOnce();",
+    "  await idempotency.close();",
+    ...variant.closed,
+    "});",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+type TestVariant = {
+  where: string;
+  imports: string[];
+  setupNames: string[];
+  it: string;
+  /** Said in the test's name when it needs a server. */
+  needs: string;
+  open: string[];
+  transactions: boolean;
+  closed: string[];
+};
+
+function testVariant({ store, client, table }: SetupTestChoices): TestVariant {
+  if (store === "redis") {
+    return {
+      where: "Redis (REDIS_URL)",
+      imports: [],
+      setupNames: ["connectDatabase", "createIdempotency"],
+      it: "it.skipIf(!process.env.REDIS_URL)",
+      needs: " (needs REDIS_URL)",
+      open: ["  const db = connectDatabase();"],
+      transactions: false,
+      // quit() resolves on Redis's reply; the socket closes just after.
+      closed: ['  if (db.status !== "end") await new Promise((ended) => db.once("end", ended));', '  expect(db.status).toBe("end");'],
+    };
+  }
+  if (store === "dynamodb") {
+    return {
+      where: "DynamoDB (DYNAMODB_ENDPOINT, e.g. DynamoDB Local)",
+      imports: [
+        'import { CreateTableCommand, ResourceInUseException, waitUntilTableExists } from "@aws-sdk/client-dynamodb";',
+        'import { dynamoDbTableDefinition } from "@/blocks/idempotency/stores/dynamodb-table";',
+      ],
+      setupNames: ["IDEMPOTENCY_TABLE", "connectDatabase", "createIdempotency"],
+      it: "it.skipIf(!process.env.DYNAMODB_ENDPOINT)",
+      needs: " (needs DYNAMODB_ENDPOINT)",
+      open: [
+        "  const db = connectDatabase();",
+        "  const { createTable } = dynamoDbTableDefinition(IDEMPOTENCY_TABLE);",
+        "  await db.send(new CreateTableCommand(createTable)).catch((err: unknown) => {",
+        "    if (!(err instanceof ResourceInUseException)) throw err;",
+        "  });",
+        "  await waitUntilTableExists({ client: db, maxWaitTime: 60 }, { TableName: IDEMPOTENCY_TABLE });",
+      ],
+      transactions: false,
+      closed: [],
+    };
+  }
+  const schema = `postgresSchemaStatements(${table && table !== "idempotency_records" ? `"${table}"` : ""})`;
+  if (client === "pg") {
+    return {
+      where: "an embedded PostgreSQL (PGlite)",
+      imports: ['import { PGlite } from "@electric-sql/pglite";', 'import { postgresSchemaStatements } from "@/blocks/idempotency";'],
+      setupNames: ["createIdempotency", "type Database"],
+      it: "it",
+      needs: "",
+      open: [
+        "  const pglite = new PGlite();",
+        `  for (const statement of ${schema}) await pglite.query(statement);`,
+        "  const db: Database = { query: (text, params) => pglite.query(text, params), end: () => pglite.close() };",
+      ],
+      transactions: false,
+      closed: ["  expect(pglite.closed).toBe(true);"],
+    };
+  }
+  return {
+    where: "PostgreSQL (DATABASE_URL)",
+    imports: ['import { postgresSchemaStatements } from "@/blocks/idempotency";'],
+    setupNames: ["connectDatabase", "createIdempotency", "useDatabase"],
+    it: "it.skipIf(!process.env.DATABASE_URL)",
+    needs: " (needs DATABASE_URL)",
+    open: [
+      "  const db = connectDatabase();",
+      "  const { sql } = useDatabase(db);",
+      "  // The migration's statements, all safe to run again; the keys are new on every run.",
+      `  for (const statement of ${schema}) await sql.query(statement);`,
+    ],
+    transactions: true,
+    closed: ['  await expect(sql.query("SELECT 1")).rejects.toThrow();'],
+  };
+}

@@ -1,0 +1,191 @@
+// `add idempotency` in sample projects with each database client or store: the wiring it writes type-checks, and runs.
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { execa } from "execa";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { runAdd } from "../../cli/commands/add.js";
+import { startLocalDynamoDb } from "../idempotency/support/dynamodb-store-harness.js";
+import { sampleProject, typeCheck } from "./wiring-projects.js";
+
+/** A Drizzle schema, as apps pass it to `drizzle()`: the wiring must take the app's own typed database. */
+const DRIZZLE_SCHEMA = ['import { integer, pgTable, text } from "drizzle-orm/pg-core";', 'const schema = { orders: pgTable("orders", { id: text("id").primaryKey(), amount: integer("amount") }) };'];
+
+type Wiring = {
+  name: string;
+  /** What the project declares (and has installed): how `add` detects the client. */
+  packages: string[];
+  store?: string;
+  /** Lines the wiring module must hold for this client. */
+  expected: string[];
+  /** An app module passing its own client, typed as apps type it, to `createIdempotency`. */
+  app?: string[];
+};
+
+const WIRINGS: Wiring[] = [
+  {
+    name: "pg",
+    packages: ["pg"],
+    expected: ['from "pg";', "new Pool({ connectionString: url })", "pgClient(db)"],
+    app: ['import { Pool } from "pg";', "createIdempotency({ db: new Pool({ max: 20 }) });"],
+  },
+  {
+    name: "postgres.js",
+    packages: ["postgres"],
+    expected: ["postgres(url)", "postgresJsClient(db)", "sql.reserve()"],
+    app: ['import postgres from "postgres";', 'createIdempotency({ db: postgres("postgres://localhost/app", { max: 20 }) });'],
+  },
+  {
+    name: "Drizzle on node-postgres",
+    packages: ["drizzle-orm", "pg"],
+    expected: ['from "drizzle-orm/node-postgres";', "lock: db.$client"],
+    app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/node-postgres";', 'import { Pool } from "pg";', "createIdempotency({ db: drizzle({ client: new Pool(), schema }) });"],
+  },
+  {
+    name: "Drizzle on postgres.js",
+    packages: ["drizzle-orm", "postgres"],
+    expected: ['from "drizzle-orm/postgres-js";', "reservedLock(db.$client)"],
+    app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/postgres-js";', 'import postgres from "postgres";', "createIdempotency({ db: drizzle({ client: postgres(), schema }) });"],
+  },
+  {
+    name: "Kysely",
+    packages: ["kysely"],
+    expected: ["new PostgresDialect({ pool: new Pool(", "kyselyClient(db)", "db.connection()"],
+    app: [
+      'import { Kysely, PostgresDialect } from "kysely";',
+      'import { Pool } from "pg";',
+      "type DB = { orders: { id: string; amount: number } };",
+      "createIdempotency({ db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool() }) }) });",
+    ],
+  },
+  { name: "Prisma", packages: ["@prisma/client"], expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"] },
+  { name: "RedisStore", packages: [], store: "redis", expected: ["new RedisStore(db)", "runMaintenanceOnce: recover"] },
+  { name: "DynamoDbStore", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "runMaintenanceOnce: recover"] },
+];
+
+const MODULE_SYSTEMS = [
+  { fixture: "express-nodenext", name: "ESM NodeNext" },
+  { fixture: "fastify-commonjs", name: "CommonJS" },
+  { fixture: "hono-bundler", name: "bundler" },
+];
+
+/** What `add` writes for the wiring; the check takes in every block file they import. (The block as a whole is checked by the e2e suites.) */
+const WIRING_FILES = ["src/idempotency-setup.ts", "src/idempotency-setup.test.ts", "src/jobs/idempotency-maintenance.ts"];
+
+const read = (dir: string, file: string) => readFileSync(path.join(dir, file), "utf8");
+
+describe.each(MODULE_SYSTEMS)("the wiring module in a $name project", ({ fixture }) => {
+  it.each(WIRINGS)("$name: add writes the store on that client, and the project type-checks (strict)", async (wiring) => {
+    const dir = await sampleProject(fixture, wiring.packages);
+    const result = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, ...(wiring.store ? { store: wiring.store } : {}) });
+    const setup = read(dir, "src/idempotency-setup.ts");
+    for (const line of wiring.expected) expect(setup).toContain(line);
+    if (wiring.name === "Prisma") expect(result.dependencies.dependencies).toContain("@prisma/adapter-pg@^7.10.0");
+    const files = [...WIRING_FILES];
+    if (wiring.app) {
+      const setupImport = fixture === "express-nodenext" ? "./idempotency-setup.js" : "./idempotency-setup";
+      writeFileSync(path.join(dir, "src/app-client.ts"), [`import { createIdempotency } from "${setupImport}";`, ...wiring.app, ""].join("\n"));
+      files.push("src/app-client.ts");
+    }
+    expect(typeCheck(dir, files)).toEqual([]);
+  }, 120_000);
+});
+
+const DATABASE_URL = process.env.DATABASE_URL;
+const REDIS_URL = process.env.REDIS_URL;
+
+/** The vendored test of the wiring, run by vitest inside the project. */
+async function wiringTest(dir: string, env: Record<string, string | undefined>) {
+  const vitest = path.join(dir, "node_modules/vitest/vitest.mjs");
+  const run = await execa("node", [vitest, "run", "src/idempotency-setup.test.ts", "--testTimeout=60000"], {
+    cwd: dir,
+    reject: false,
+    env: { DATABASE_URL: undefined, REDIS_URL: undefined, DYNAMODB_ENDPOINT: undefined, NO_COLOR: "1", ...env },
+    extendEnv: true,
+  });
+  return { exitCode: run.exitCode, output: `${run.stdout}\n${run.stderr}` };
+}
+
+describe("the wiring's own test, run in the project against the real store", () => {
+  const tables: string[] = [];
+  afterAll(async () => {
+    if (!DATABASE_URL || tables.length === 0) return;
+    const pool = new pg.Pool({ connectionString: DATABASE_URL });
+    for (const table of tables) await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+    await pool.end();
+  });
+
+  const RUNTIME: Array<Wiring & { edit?: (setup: string) => string; setupFixture?: (dir: string) => void }> = [
+    WIRINGS[1] as Wiring,
+    WIRINGS[2] as Wiring,
+    WIRINGS[3] as Wiring,
+    WIRINGS[4] as Wiring,
+    {
+      ...(WIRINGS[5] as Wiring),
+      // What the wiring's comment tells a Prisma user to change, with a client `prisma generate` wrote.
+      edit: (setup) =>
+        setup
+          .replace(
+            /export type Prisma = .*;\nconst createPrisma = [^]*?\n};\n/,
+            "export type Prisma = PrismaClient;\nconst createPrisma = (adapter: PrismaPg): Prisma => new PrismaClient({ adapter });\n",
+          )
+          .replace('import { PrismaPg } from "@prisma/adapter-pg";', 'import { PrismaPg } from "@prisma/adapter-pg";\nimport { PrismaClient } from "./generated/prisma/client";'),
+      setupFixture: (dir) => linkGeneratedPrisma(dir),
+    },
+  ];
+
+  it.runIf(DATABASE_URL).each(RUNTIME)("[DATABASE_URL] $name: the wiring runs once per key, in a transaction too, maintains and closes", async (wiring) => {
+    const dir = await sampleProject("hono-bundler", wiring.packages);
+    const table = `wiring_${randomUUID().slice(0, 8)}`;
+    tables.push(table);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
+    if (wiring.edit) {
+      wiring.setupFixture?.(dir);
+      const file = path.join(dir, "src/idempotency-setup.ts");
+      const edited = wiring.edit(readFileSync(file, "utf8"));
+      expect(edited).toContain("new PrismaClient({ adapter })");
+      writeFileSync(file, edited);
+      expect(typeCheck(dir, WIRING_FILES)).toEqual([]);
+    }
+    const run = await wiringTest(dir, { DATABASE_URL });
+    expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+    expect(run.output).toMatch(/Tests\s+1 passed/);
+  }, 120_000);
+
+  it.runIf(REDIS_URL)("[REDIS_URL] RedisStore: the wiring runs once per key, recovers and closes", async () => {
+    const dir = await sampleProject("hono-bundler", []);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: "redis", table: `wiring_${randomUUID().slice(0, 8)}` });
+    const run = await wiringTest(dir, { REDIS_URL });
+    expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+    expect(run.output).toMatch(/Tests\s+1 passed/);
+  }, 120_000);
+
+  it("DynamoDbStore (dynalite): the wiring runs once per key, recovers and closes", async () => {
+    const local = await startLocalDynamoDb();
+    try {
+      const dir = await sampleProject("hono-bundler", []);
+      await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: "dynamodb" });
+      const credentials = { AWS_REGION: "local", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" };
+      const run = await wiringTest(dir, { DYNAMODB_ENDPOINT: local.endpoint, IDEMPOTENCY_TABLE: `wiring_${randomUUID().slice(0, 8)}`, ...credentials });
+      expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+      expect(run.output).toMatch(/Tests\s+1 passed/);
+    } finally {
+      await local.close();
+    }
+  }, 120_000);
+
+  it("without the variable its server needs, the wiring's test says so and is skipped, not passed", async () => {
+    const dir = await sampleProject("hono-bundler", ["postgres"]);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    const run = await wiringTest(dir, {});
+    expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+    expect(run.output).toMatch(/Tests\s+1 skipped/);
+  }, 120_000);
+});
+
+/** The committed model-less client `prisma generate` wrote (test/idempotency/clients/prisma), where the edit imports it from. */
+function linkGeneratedPrisma(dir: string) {
+  const generated = path.resolve(import.meta.dirname, "../idempotency/clients/prisma/generated");
+  cpSync(generated, path.join(dir, "src/generated/prisma"), { recursive: true });
+}
