@@ -13,14 +13,16 @@ import { stopLoad } from "./load/run-load";
 import { jobScale } from "./scenarios/job-scale";
 import { peers } from "./scenarios/peers";
 import { roundTrips } from "./scenarios/round-trips";
+import { serverCpu } from "./scenarios/server-cpu";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
-import { deleteRunKeys, dropRunTables, openPool, openRedis } from "./support/services";
+import { deleteRunKeys, dropRunTables, openPool, openRedis, stopEverything } from "./support/services";
 import { PROFILE_DIR } from "./support/spawn-server";
 
 const RESULTS = fileURLToPath(new URL("./results", import.meta.url));
 const CLI_LIMIT_MS = 2_000;
 
 async function cleanUp(): Promise<void> {
+  await stopEverything();
   const pool = openPool(1);
   const redis = openRedis();
   try {
@@ -66,6 +68,10 @@ async function main(): Promise<void> {
     if (scenarios.includes("overhead")) {
       console.log("\n== HTTP overhead and the floor");
       partial.overhead = await httpOverhead(pool);
+    }
+    if (scenarios.includes("cpu")) {
+      console.log("\n== server CPU per request");
+      partial.cpu = await serverCpu(pool);
     }
     if (scenarios.includes("peers")) {
       console.log("\n== peers");

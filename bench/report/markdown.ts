@@ -2,6 +2,7 @@
 import { LOAD_MODES } from "../load/load-plan";
 import type { Ratio } from "../support/alternate";
 import type { BenchResults } from "./results";
+import { signedMicros } from "./stats";
 
 type Cell = string | number | undefined;
 
@@ -34,6 +35,17 @@ function floor(results: BenchResults): string {
     .filter((row) => row.vsFloor)
     .map((row) => [LOAD_MODES[row.mode], row.label, row.requestsPerSecond, row.p99Ms, ...ratioCells(row.vsFloor)]);
   return table(["Scenario", "Ours", "req/s", "p99", "req/s x floor", "p50 x floor", "p99 x floor"], rows);
+}
+
+const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? "" : signedMicros(value));
+
+function cpu(results: BenchResults): string {
+  const rows = (results.cpu ?? []).map((row) => [row.framework, row.label.replace(`${row.framework} `, ""), LOAD_MODES[row.mode], row.usPerRequest, us(row.addedUs), row.roundsUs.join(", "), failures(row)]);
+  const n = results.cpu?.[0]?.requestsPerRound;
+  return [
+    `Server process user + system CPU (from \`/proc\`) over ${n} requests per round after 2 000 unmeasured, MemoryStore; \`added\` is the median of per-round differences to the bare route of the same framework. On fetch, "capture" is \`withIdempotency(handler, options, route)\` (the route returns a \`Response\`); NestJS has one style, \`@Idempotent()\` with its interceptor.`,
+    table(["Framework", "Route", "Scenario", "µs per request", "added vs bare", "rounds µs", "fails"], rows),
+  ].join("\n\n");
 }
 
 function roundTrips(results: BenchResults): string {
@@ -90,6 +102,7 @@ export function renderMarkdown(results: BenchResults): string {
   const sections: Array<[string, string, boolean]> = [
     ["1. HTTP overhead against the bare route", overhead(results), Boolean(results.overhead)],
     ["2. Our PostgreSQL configuration against the floor (Express)", floor(results), Boolean(results.overhead)],
+    ["CPU per request, every framework adapter", cpu(results), Boolean(results.cpu)],
     ["3. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
     ["4. Peers on Express", peers(results), Boolean(results.peers)],
     ["5. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],

@@ -4,6 +4,7 @@ import type { OverheadRow } from "../scenarios/http-overhead";
 import type { JobScale } from "../scenarios/job-scale";
 import type { PeerRow } from "../scenarios/peers";
 import type { RoundTripCase } from "../scenarios/round-trips";
+import type { CpuRow } from "../scenarios/server-cpu";
 import type { ProfileSummary } from "../support/cpu-profile";
 
 export type Target = { target: string; measured: string; met: boolean };
@@ -22,6 +23,7 @@ export type BenchResults = {
   };
   roundTrips?: RoundTripCase[];
   overhead?: OverheadRow[];
+  cpu?: CpuRow[];
   peers?: PeerRow[];
   jobs?: JobScale[];
   cli?: (CliResult & { profileSummary?: ProfileSummary }) | undefined;
