@@ -14,6 +14,7 @@ import { jobScale } from "./scenarios/job-scale";
 import { peers } from "./scenarios/peers";
 import { roundTrips } from "./scenarios/round-trips";
 import { serverCpu } from "./scenarios/server-cpu";
+import { transactional } from "./scenarios/transactional";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
 import { deleteRunKeys, dropRunTables, openPool, openRedis, stopEverything } from "./support/services";
 import { PROFILE_DIR } from "./support/spawn-server";
@@ -76,6 +77,10 @@ async function main(): Promise<void> {
     if (scenarios.includes("peers")) {
       console.log("\n== peers");
       partial.peers = await peers(pool);
+    }
+    if (scenarios.includes("transactional")) {
+      console.log("\n== transactional mode and database clients");
+      partial.transactional = await transactional();
     }
     if (scenarios.includes("jobs")) {
       console.log("\n== maintenance jobs");

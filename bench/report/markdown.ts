@@ -1,6 +1,7 @@
 // Renders the results as bench/results/latest.md: one table per scenario, then the targets.
 import { LOAD_MODES } from "../load/load-plan";
 import type { Ratio } from "../support/alternate";
+import type { TransactionalRow } from "../scenarios/transactional";
 import type { BenchResults } from "./results";
 import { signedMicros } from "./stats";
 
@@ -68,6 +69,18 @@ function peers(results: BenchResults): string {
   return table(["Store class", "Scenario", "Library", "req/s", "p50", "p99", "ours (same shape)", "req/s x ours", "p50 x ours", "p99 x ours", "fails"], rows);
 }
 
+function transactional(results: BenchResults): string {
+  const t = results.transactional;
+  if (!t) return "";
+  const rows = (list: TransactionalRow[]) => list.map((row) => [row.label, row.requestsPerSecond, row.p99Ms, row.commitsPerRequest, x(row.versus?.requestsPerSecond), x(row.versus?.p99)]);
+  return [
+    `In process, ${t.lanes} concurrent first requests (fresh keys) for ${t.turnSeconds} s per turn, contenders in alternation; ratios are the median of per-round ratios. Commits are counted on the client (statements outside a transaction, plus committed transactions).`,
+    table(["First request", "req/s", "p99", "commits per request", "req/s x floor", "p99 x floor"], rows(t.vsFloor)),
+    "Non-transactional `execute` through each client adapter (PGlite runs in process on one connection: not compared in req/s):",
+    table(["Client", "req/s", "p99", "commits per request", "req/s x pg", "p99 x pg"], rows(t.clients)),
+  ].join("\n\n");
+}
+
 function jobs(results: BenchResults): string {
   const rows = (results.jobs ?? []).flatMap((size) =>
     size.runs.map((run) => [size.rows.toLocaleString("en-US"), run.job, run.batchMs, run.executionMs, run.handled.join(" "), run.scans.map(shortScan).join("; ")]),
@@ -105,6 +118,7 @@ export function renderMarkdown(results: BenchResults): string {
     ["CPU per request, every framework adapter", cpu(results), Boolean(results.cpu)],
     ["3. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
     ["4. Peers on Express", peers(results), Boolean(results.peers)],
+    ["Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
     ["5. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
     ["6. CLI", cli(results), Boolean(results.cli)],
     ["Targets", targets(results), true],

@@ -5,6 +5,7 @@ import type { JobScale } from "../scenarios/job-scale";
 import type { PeerRow } from "../scenarios/peers";
 import type { RoundTripCase } from "../scenarios/round-trips";
 import type { CpuRow } from "../scenarios/server-cpu";
+import type { TransactionalResult } from "../scenarios/transactional";
 import type { ProfileSummary } from "../support/cpu-profile";
 
 export type Target = { target: string; measured: string; met: boolean };
@@ -25,6 +26,7 @@ export type BenchResults = {
   overhead?: OverheadRow[];
   cpu?: CpuRow[];
   peers?: PeerRow[];
+  transactional?: TransactionalResult;
   jobs?: JobScale[];
   cli?: (CliResult & { profileSummary?: ProfileSummary }) | undefined;
   serverProfiles?: Array<{ label: string; summary: ProfileSummary }> | undefined;

@@ -36,8 +36,34 @@ function cpuTargets(results: Omit<BenchResults, "targets">): Target[] {
   return targets;
 }
 
+/** Issue 14: transactional first request against the two-commit floor; each client's `execute` against pg's. */
+const TRANSACTIONAL = { rps: 1.5, p99: 1, clientRps: 0.9 };
+
+function transactionalTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const t = results.transactional;
+  if (!t) return [];
+  const targets: Target[] = [];
+  for (const row of t.vsFloor) {
+    if (!row.versus) continue;
+    targets.push({
+      target: `${row.label}: >= ${TRANSACTIONAL.rps}x the req/s of ${row.versus.to}, p99 <= its p99`,
+      measured: `${row.versus.requestsPerSecond}x req/s, ${row.versus.p99}x p99 (${row.commitsPerRequest} commits per request)`,
+      met: row.versus.requestsPerSecond >= TRANSACTIONAL.rps && row.versus.p99 <= TRANSACTIONAL.p99,
+    });
+  }
+  for (const row of t.clients) {
+    if (!row.versus) continue;
+    targets.push({
+      target: `execute through ${row.label}: within 10 % of the ${row.versus.to} adapter's req/s`,
+      measured: `${row.versus.requestsPerSecond}x`,
+      met: row.versus.requestsPerSecond >= TRANSACTIONAL.clientRps,
+    });
+  }
+  return targets;
+}
+
 export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[] {
-  return [...overheadTargets(results), ...cpuTargets(results), ...otherTargets(results)];
+  return [...overheadTargets(results), ...cpuTargets(results), ...transactionalTargets(results), ...otherTargets(results)];
 }
 
 function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {
