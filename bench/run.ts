@@ -15,6 +15,7 @@ import { peers } from "./scenarios/peers";
 import { roundTrips } from "./scenarios/round-trips";
 import { serverCpu } from "./scenarios/server-cpu";
 import { transactional } from "./scenarios/transactional";
+import { rateLimiter } from "./scenarios/rate-limiter";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
 import { deleteRunKeys, dropRunTables, openPool, openRedis, stopEverything } from "./support/services";
 import { PROFILE_DIR } from "./support/spawn-server";
@@ -81,6 +82,10 @@ async function main(): Promise<void> {
     if (scenarios.includes("transactional")) {
       console.log("\n== transactional mode and database clients");
       partial.transactional = await transactional();
+    }
+    if (scenarios.includes("rate-limiter")) {
+      console.log("\n== rate limiter");
+      partial.rateLimiter = await rateLimiter(pool);
     }
     if (scenarios.includes("jobs")) {
       console.log("\n== maintenance jobs");

@@ -1,6 +1,7 @@
 // Renders the results as bench/results/latest.md: one table per scenario, then the targets.
 import { LOAD_MODES } from "../load/load-plan";
 import type { Ratio } from "../support/alternate";
+import type { CpuRow } from "../scenarios/server-cpu";
 import type { TransactionalRow } from "../scenarios/transactional";
 import type { BenchResults } from "./results";
 import { signedMicros } from "./stats";
@@ -40,12 +41,32 @@ function floor(results: BenchResults): string {
 
 const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? "" : signedMicros(value));
 
+function cpuTable(list: CpuRow[]): string {
+  const rows = list.map((row) => [row.framework, row.label.replace(`${row.framework} `, ""), LOAD_MODES[row.mode], row.usPerRequest, us(row.addedUs), row.roundsUs.join(", "), failures(row)]);
+  return table(["Framework", "Route", "Scenario", "µs per request", "added vs bare", "rounds µs", "fails"], rows);
+}
+
+const cpuMethod = (list: CpuRow[]) =>
+  `Server process user + system CPU (from \`/proc\`) over ${list[0]?.requestsPerRound} requests per round after 2 000 unmeasured; \`added\` is the median of per-round differences to the bare route of the same framework.`;
+
 function cpu(results: BenchResults): string {
-  const rows = (results.cpu ?? []).map((row) => [row.framework, row.label.replace(`${row.framework} `, ""), LOAD_MODES[row.mode], row.usPerRequest, us(row.addedUs), row.roundsUs.join(", "), failures(row)]);
-  const n = results.cpu?.[0]?.requestsPerRound;
+  const list = results.cpu ?? [];
   return [
-    `Server process user + system CPU (from \`/proc\`) over ${n} requests per round after 2 000 unmeasured, MemoryStore; \`added\` is the median of per-round differences to the bare route of the same framework. On fetch, "capture" is \`withIdempotency(handler, options, route)\` (the route returns a \`Response\`); NestJS has one style, \`@Idempotent()\` with its interceptor.`,
-    table(["Framework", "Route", "Scenario", "µs per request", "added vs bare", "rounds µs", "fails"], rows),
+    `${cpuMethod(list)} MemoryStore. On fetch, "capture" is \`withIdempotency(handler, options, route)\` (the route returns a \`Response\`); NestJS has one style, \`@Idempotent()\` with its interceptor.`,
+    cpuTable(list),
+  ].join("\n\n");
+}
+
+function rateLimiter(results: BenchResults): string {
+  const r = results.rateLimiter;
+  if (!r) return "";
+  return [
+    `${cpuMethod(r.cpu)} Express route behind \`rateLimit()\` with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users.`,
+    cpuTable(r.cpu),
+    `The shared HTTP step alone (key, memory decision, headers), in process: ${r.inProcessUs} µs CPU per request.`,
+    table(["Store", "decisions", "round trips", "per decision"], r.roundTrips.map((t) => [t.store, t.decisions, t.roundTrips, t.perDecision])),
+    "Lock path: rapid retries of one key (20 at a time) against the idempotency block on PostgreSQL, with and without the README's limiter keyed by user + `Idempotency-Key` (`limit: 5`):",
+    table(["lock-path limiter", "retries", "store creates", "executions", "refused (429)"], r.lockPath.map((s) => [s.limiter ? "yes" : "no", s.retries, s.creates, s.executions, s.refused])),
   ].join("\n\n");
 }
 
@@ -119,6 +140,7 @@ export function renderMarkdown(results: BenchResults): string {
     ["3. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
     ["4. Peers on Express", peers(results), Boolean(results.peers)],
     ["Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
+    ["Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
     ["5. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
     ["6. CLI", cli(results), Boolean(results.cli)],
     ["Targets", targets(results), true],

@@ -6,6 +6,7 @@ import type { PeerRow } from "../scenarios/peers";
 import type { RoundTripCase } from "../scenarios/round-trips";
 import type { CpuRow } from "../scenarios/server-cpu";
 import type { TransactionalResult } from "../scenarios/transactional";
+import type { RateLimiterResult } from "../scenarios/rate-limiter";
 import type { ProfileSummary } from "../support/cpu-profile";
 
 export type Target = { target: string; measured: string; met: boolean };
@@ -27,6 +28,7 @@ export type BenchResults = {
   cpu?: CpuRow[];
   peers?: PeerRow[];
   transactional?: TransactionalResult;
+  rateLimiter?: RateLimiterResult;
   jobs?: JobScale[];
   cli?: (CliResult & { profileSummary?: ProfileSummary }) | undefined;
   serverProfiles?: Array<{ label: string; summary: ProfileSummary }> | undefined;

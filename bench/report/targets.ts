@@ -62,8 +62,29 @@ function transactionalTargets(results: Omit<BenchResults, "targets">): Target[] 
   return targets;
 }
 
+/** Issue 17: one round trip per decision on Redis and PostgreSQL; the lock-path recipe caps creates at its limit. */
+const LOCK_PATH_LIMIT = 5;
+
+function rateLimiterTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const r = results.rateLimiter;
+  if (!r) return [];
+  const targets: Target[] = r.roundTrips.map((t) => ({
+    target: `rate limiter on ${t.store === "redis" ? "Redis" : "PostgreSQL"}: 1 round trip per decision`,
+    measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`,
+    met: t.perDecision === 1,
+  }));
+  for (const storm of r.lockPath.filter((s) => s.limiter)) {
+    targets.push({
+      target: `lock-path limiter: ${storm.retries} rapid retries of one key cause <= ${LOCK_PATH_LIMIT} store creates and 1 execution`,
+      measured: `${storm.creates} creates, ${storm.executions} executions`,
+      met: storm.creates <= LOCK_PATH_LIMIT && storm.executions === 1,
+    });
+  }
+  return targets;
+}
+
 export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[] {
-  return [...overheadTargets(results), ...cpuTargets(results), ...transactionalTargets(results), ...otherTargets(results)];
+  return [...overheadTargets(results), ...cpuTargets(results), ...transactionalTargets(results), ...rateLimiterTargets(results), ...otherTargets(results)];
 }
 
 function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {
