@@ -16,6 +16,7 @@ import { roundTrips } from "./scenarios/round-trips";
 import { serverCpu } from "./scenarios/server-cpu";
 import { transactional } from "./scenarios/transactional";
 import { rateLimiter } from "./scenarios/rate-limiter";
+import { scaleOut } from "./scenarios/scale-out-stores";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
 import { deleteRunKeys, dropRunTables, openPool, openRedis, stopEverything } from "./support/services";
 import { PROFILE_DIR } from "./support/spawn-server";
@@ -86,6 +87,10 @@ async function main(): Promise<void> {
     if (scenarios.includes("rate-limiter")) {
       console.log("\n== rate limiter");
       partial.rateLimiter = await rateLimiter(pool);
+    }
+    if (scenarios.includes("scale-out")) {
+      console.log("\n== scale-out stores");
+      partial.scaleOut = await scaleOut(pool);
     }
     if (scenarios.includes("jobs")) {
       console.log("\n== maintenance jobs");

@@ -1,6 +1,7 @@
 // Renders the results as bench/results/latest.md: one table per scenario, then the targets.
 import { LOAD_MODES } from "../load/load-plan";
 import type { Ratio } from "../support/alternate";
+import type { PeerRow } from "../scenarios/peers";
 import type { CpuRow } from "../scenarios/server-cpu";
 import type { TransactionalRow } from "../scenarios/transactional";
 import type { BenchResults } from "./results";
@@ -76,7 +77,11 @@ function roundTrips(results: BenchResults): string {
 }
 
 function peers(results: BenchResults): string {
-  const rows = (results.peers ?? []).map((row) => [
+  return peerTable(results.peers ?? []);
+}
+
+function peerTable(list: PeerRow[]): string {
+  const rows = list.map((row) => [
     row.storeClass,
     LOAD_MODES[row.mode],
     row.label.replace("express ", ""),
@@ -99,6 +104,17 @@ function transactional(results: BenchResults): string {
     table(["First request", "req/s", "p99", "commits per request", "req/s x floor", "p99 x floor"], rows(t.vsFloor)),
     "Non-transactional `execute` through each client adapter (PGlite runs in process on one connection: not compared in req/s):",
     table(["Client", "req/s", "p99", "commits per request", "req/s x pg", "p99 x pg"], rows(t.clients)),
+  ].join("\n\n");
+}
+
+function scaleOut(results: BenchResults): string {
+  const s = results.scaleOut;
+  if (!s) return "";
+  return [
+    "Round trips of one request through `IdempotencyHandler.execute` (every ioredis command, on each cluster node's connection; every DynamoDB API call), counted, not timed (dynalite's latency means nothing):",
+    table(["Store", "first request", "replay", "conflict (same key, other payload)"], s.roundTrips.map((t) => [t.store, t.firstRequest, t.replay, t.conflict])),
+    "Our `RedisStore` (standalone Redis, no cache) on Express against the peers' own Redis storages, each peer against our route of its shape:",
+    peerTable(s.peers),
   ].join("\n\n");
 }
 
@@ -141,6 +157,7 @@ export function renderMarkdown(results: BenchResults): string {
     ["4. Peers on Express", peers(results), Boolean(results.peers)],
     ["Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
     ["Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
+    ["Scale-out stores", scaleOut(results), Boolean(results.scaleOut)],
     ["5. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
     ["6. CLI", cli(results), Boolean(results.cli)],
     ["Targets", targets(results), true],

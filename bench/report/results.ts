@@ -7,6 +7,7 @@ import type { RoundTripCase } from "../scenarios/round-trips";
 import type { CpuRow } from "../scenarios/server-cpu";
 import type { TransactionalResult } from "../scenarios/transactional";
 import type { RateLimiterResult } from "../scenarios/rate-limiter";
+import type { ScaleOutResult } from "../scenarios/scale-out-stores";
 import type { ProfileSummary } from "../support/cpu-profile";
 
 export type Target = { target: string; measured: string; met: boolean };
@@ -29,6 +30,7 @@ export type BenchResults = {
   peers?: PeerRow[];
   transactional?: TransactionalResult;
   rateLimiter?: RateLimiterResult;
+  scaleOut?: ScaleOutResult;
   jobs?: JobScale[];
   cli?: (CliResult & { profileSummary?: ProfileSummary }) | undefined;
   serverProfiles?: Array<{ label: string; summary: ProfileSummary }> | undefined;

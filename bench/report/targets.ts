@@ -1,6 +1,6 @@
 // Checks the issue's targets against the measured figures (reported, never asserted).
 import type { BenchResults, Target } from "./results";
-import { signedMicros } from "./stats";
+import { round, signedMicros } from "./stats";
 
 const CLI_LIMIT_MS = 2_000;
 /** Issue 13: CPU our block adds per request on MemoryStore, on these frameworks. */
@@ -83,6 +83,28 @@ function rateLimiterTargets(results: Omit<BenchResults, "targets">): Target[] {
   return targets;
 }
 
+/** Issue 18: RedisStore at least as fast as the peers' Redis storages; round trips 2 / 1 on every scale-out store. */
+const SCALE_OUT_TRIPS = { firstRequest: 2, replay: 1 };
+
+function scaleOutTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const s = results.scaleOut;
+  if (!s) return [];
+  const targets: Target[] = s.roundTrips.map((t) => ({
+    target: `round trips, ${t.store}: first request ${SCALE_OUT_TRIPS.firstRequest}, replay ${SCALE_OUT_TRIPS.replay}`,
+    measured: `first request ${t.firstRequest}, replay ${t.replay}`,
+    met: t.firstRequest === SCALE_OUT_TRIPS.firstRequest && t.replay === SCALE_OUT_TRIPS.replay,
+  }));
+  for (const row of s.peers) {
+    if (!row.vsBlocks) continue;
+    targets.push({
+      target: `${row.comparedWith} >= 1.0x the req/s of ${row.label} (${row.mode})`,
+      measured: `ours at ${round(1 / row.vsBlocks.requestsPerSecond)}x the peer's req/s (peer at ${row.vsBlocks.requestsPerSecond}x ours)`,
+      met: row.vsBlocks.requestsPerSecond <= 1,
+    });
+  }
+  return targets;
+}
+
 export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[] {
   return [...overheadTargets(results), ...cpuTargets(results), ...transactionalTargets(results), ...rateLimiterTargets(results), ...otherTargets(results)];
 }
@@ -124,6 +146,7 @@ function otherTargets(results: Omit<BenchResults, "targets">): Target[] {
       met: row.vsBlocks.requestsPerSecond < 1,
     });
   }
+  targets.push(...scaleOutTargets(results));
   const sizes = results.jobs ?? [];
   const smallest = sizes[0];
   const largest = sizes.at(-1);
