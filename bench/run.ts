@@ -18,7 +18,7 @@ import { transactional } from "./scenarios/transactional";
 import { rateLimiter } from "./scenarios/rate-limiter";
 import { scaleOut } from "./scenarios/scale-out-stores";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
-import { deleteRunKeys, dropRunTables, openPool, openRedis, stopEverything } from "./support/services";
+import { deleteRunKeys, dropRunTables, openPool, openRedis, runId, stopEverything } from "./support/services";
 import { PROFILE_DIR } from "./support/spawn-server";
 
 const RESULTS = fileURLToPath(new URL("./results", import.meta.url));
@@ -61,6 +61,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const scenarios = selectedScenarios();
   const loadAverageAtStart = loadavg().map((n) => Math.round(n * 100) / 100);
+  console.log(`run ${runId}: tables bench_${runId}_*, Redis keys containing ${runId}`);
   const pool = openPool(2);
   const partial: Omit<BenchResults, "targets" | "meta"> = {};
   try {
@@ -133,7 +134,9 @@ async function main(): Promise<void> {
 
 process.once("SIGINT", () => {
   console.log("\ninterrupted: dropping this run's tables and Redis keys");
-  cleanUp().finally(() => process.exit(130));
+  cleanUp()
+    .catch((err) => console.error("clean-up failed:", err))
+    .finally(() => process.exit(130));
 });
 
 main().catch((err) => {

@@ -9,7 +9,7 @@ import type { IdempotencyStore } from "@/blocks/idempotency/types";
 import { freshDynamoDbStore, startLocalDynamoDb } from "../../test/idempotency/support/dynamodb-store-harness";
 import { startRedisCluster } from "../../test/idempotency/support/redis-cluster";
 import { assertLoopback, settings } from "../config";
-import { runId, stopAtEnd } from "../support/services";
+import { runId, startForRun } from "../support/services";
 import { peerClass, type PeerRow } from "./peers";
 
 export type ScaleOutTrips = { store: string; firstRequest: number; replay: number; conflict: number };
@@ -60,8 +60,7 @@ export async function scaleOutRoundTrips(): Promise<ScaleOutTrips[]> {
   rows.push(await tripsOf("RedisStore (standalone)", new RedisStore(redis, { keyPrefix: `bench:${runId}:trips:` }), counter));
   redis.disconnect();
 
-  const cluster = await startRedisCluster();
-  const forget = stopAtEnd(() => cluster.stop());
+  const { value: cluster, stop: stopCluster } = await startForRun(startRedisCluster(), (started) => started.stop());
   const client = new Cluster(cluster.ports.map((port) => ({ host: "127.0.0.1", port })), { redisOptions: { maxRetriesPerRequest: 1 } });
   try {
     await new Promise((resolve) => client.once("ready", resolve));
@@ -69,19 +68,16 @@ export async function scaleOutRoundTrips(): Promise<ScaleOutTrips[]> {
     rows.push(await tripsOf("RedisStore (Redis Cluster, 3 masters)", new RedisStore(client), counter));
   } finally {
     client.disconnect();
-    await cluster.stop();
-    forget();
+    await stopCluster();
   }
 
-  const local = await startLocalDynamoDb();
-  const forgetDynalite = stopAtEnd(() => local.close());
+  const { value: local, stop: stopDynalite } = await startForRun(startLocalDynamoDb(), (started) => started.close());
   try {
     local.client.middlewareStack.add((next) => async (args) => (count(), next(args)), { step: "finalizeRequest", name: "countCalls" });
     const { store } = await freshDynamoDbStore(local.client);
     rows.push(await tripsOf("DynamoDbStore (dynalite)", store, counter));
   } finally {
-    await local.close();
-    forgetDynalite();
+    await stopDynalite();
   }
   return rows;
 }

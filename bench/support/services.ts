@@ -11,8 +11,8 @@ export const runId = `b${process.pid.toString(36)}${Math.random().toString(36).s
 
 /** Every table this run created, with the statements that remove it. */
 const tables = new Map<string, string[]>();
-/** What else the run started (a Redis Cluster, ...), stopped at the end or on Ctrl-C if still running. */
-const stoppers = new Set<() => Promise<void>>();
+/** What else the run started (a Redis Cluster, ...), each as the promise of its stop function. */
+const running = new Set<Promise<(() => Promise<void>) | undefined>>();
 const SCAN_BATCH = 1_000;
 const MAX_SCAN_STEPS = 100_000;
 
@@ -56,16 +56,35 @@ export async function dropRunTables(pool: pg.Pool): Promise<void> {
   for (const table of [...tables.keys()]) await dropRunTable(pool, table);
 }
 
-/** Registers something to stop at the end of the run (or on Ctrl-C); call the returned function once it is stopped. */
-export function stopAtEnd(stop: () => Promise<void>): () => void {
-  stoppers.add(stop);
-  return () => void stoppers.delete(stop);
+/**
+ * Starts something the run must stop (a Redis Cluster, a local DynamoDB): `stopEverything` stops it
+ * even when Ctrl-C comes while it is still starting, by waiting for the start to finish first.
+ */
+export async function startForRun<T>(start: Promise<T>, stop: (value: T) => Promise<void>): Promise<{ value: T; stop(): Promise<void> }> {
+  let stopped = false;
+  const stopper = start.then(
+    (value) => async () => {
+      if (stopped) return;
+      stopped = true;
+      await stop(value);
+    },
+    () => undefined,
+  );
+  running.add(stopper);
+  const value = await start;
+  return {
+    value,
+    stop: async () => {
+      running.delete(stopper);
+      await (await stopper)?.();
+    },
+  };
 }
 
 export async function stopEverything(): Promise<void> {
-  for (const stop of [...stoppers]) {
-    stoppers.delete(stop);
-    await stop().catch((err) => console.error("bench clean-up:", err));
+  for (const stopper of [...running]) {
+    running.delete(stopper);
+    await (await stopper)?.().catch((err: unknown) => console.error("bench clean-up:", err));
   }
 }
 
