@@ -152,14 +152,14 @@ export function renderMarkdown(results: BenchResults): string {
   const sections: Array<[string, string, boolean]> = [
     ["1. HTTP overhead against the bare route", overhead(results), Boolean(results.overhead)],
     ["2. Our PostgreSQL configuration against the floor (Express)", floor(results), Boolean(results.overhead)],
-    ["CPU per request, every framework adapter", cpu(results), Boolean(results.cpu)],
-    ["3. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
-    ["4. Peers on Express", peers(results), Boolean(results.peers)],
-    ["Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
-    ["Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
-    ["Scale-out stores", scaleOut(results), Boolean(results.scaleOut)],
-    ["5. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
-    ["6. CLI", cli(results), Boolean(results.cli)],
+    ["3. Server CPU per request, every framework adapter", cpu(results), Boolean(results.cpu)],
+    ["4. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
+    ["5. Peers on Express", peers(results), Boolean(results.peers)],
+    ["6. Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
+    ["7. Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
+    ["8. Scale-out stores", scaleOut(results), Boolean(results.scaleOut)],
+    ["9. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
+    ["10. CLI", cli(results), Boolean(results.cli)],
     ["Targets", targets(results), true],
   ];
   const body = sections.filter(([, , shown]) => shown).map(([title, content]) => `## ${title}\n\n${content}`);

@@ -1,4 +1,4 @@
-// Scenario 4: express-idempotency and @node-idempotency/core on Express against our block, per store class.
+// Scenario 5: express-idempotency and @node-idempotency/core on Express against our block, per store class.
 import type pg from "pg";
 import { LOAD_MODES, type LoadMode } from "../load/load-plan";
 import { measureGroup, versus, type Measurement, type Ratio } from "../support/alternate";

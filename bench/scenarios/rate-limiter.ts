@@ -1,4 +1,4 @@
-// The rate-limiter block (issue 17): the server CPU its `rateLimit()` middleware adds per request on its
+// Scenario 7: the rate-limiter block (issue 17): the server CPU its `rateLimit()` middleware adds per request on its
 // memory, Redis and PostgreSQL stores (Express, against the bare route), the CPU of the shared HTTP step
 // alone, round trips per decision on Redis and PostgreSQL, and the lock-path recipe's effect on a retry storm.
 import type { AddressInfo } from "node:net";

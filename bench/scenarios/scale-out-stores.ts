@@ -1,4 +1,4 @@
-// Scale-out stores (issue 18): round trips per request of RedisStore (standalone, a local 3-master Redis
+// Scenario 8: scale-out stores (issue 18): round trips per request of RedisStore (standalone, a local 3-master Redis
 // Cluster) and DynamoDbStore (dynalite, in process), counted, not timed; and RedisStore's req/s on Express
 // against the peers' Redis storages.
 import { Cluster, Redis } from "ioredis";

@@ -1,4 +1,4 @@
-// Server CPU per request of every framework adapter (MemoryStore), both styles, fresh keys and replays,
+// Scenario 3: server CPU per request of every framework adapter (MemoryStore), both styles, fresh keys and replays,
 // next to the framework's bare route, and @node-idempotency on Express.
 import type pg from "pg";
 import { settings } from "../config";

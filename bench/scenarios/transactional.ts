@@ -1,4 +1,4 @@
-// Transactional mode (issue 14): first requests through `executeInTransaction` on a plain pg Pool against the
+// Scenario 6: transactional mode (issue 14): first requests through `executeInTransaction` on a plain pg Pool against the
 // two-commit floor plus the same business INSERT, and non-transactional `execute` through each database
 // client adapter against the `pg` adapter. In process (the work is the database's): `connections` lanes of
 // fresh keys per turn, contenders in alternation, ratios taken round by round.

@@ -1,4 +1,4 @@
-// The Express app for a spec: the bare route, the floor, a peer library, or our block's adapter.
+// The Express app for a spec: the bare route (alone or behind the rate limiter), the floor, a peer library, or our block's adapter.
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import pg from "pg";
 import type { Closable } from "./block-handler";
