@@ -105,8 +105,17 @@ function scaleOutTargets(results: Omit<BenchResults, "targets">): Target[] {
   return targets;
 }
 
+/** Every target, in the order of the sections of latest.md. */
 export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[] {
-  return [...overheadTargets(results), ...cpuTargets(results), ...transactionalTargets(results), ...rateLimiterTargets(results), ...otherTargets(results)];
+  return [
+    ...overheadTargets(results),
+    ...cpuTargets(results),
+    ...roundTripAndPeerTargets(results),
+    ...transactionalTargets(results),
+    ...rateLimiterTargets(results),
+    ...scaleOutTargets(results),
+    ...jobAndCliTargets(results),
+  ];
 }
 
 function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {
@@ -119,11 +128,6 @@ function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {
       met: row.vsBare.requestsPerSecond >= MEMORY_VS_BARE.ratio,
     });
   }
-  return targets;
-}
-
-function otherTargets(results: Omit<BenchResults, "targets">): Target[] {
-  const targets: Target[] = [];
   for (const row of results.overhead ?? []) {
     if (row.mode !== "fresh" || !row.vsFloor) continue;
     const { requestsPerSecond, p99 } = row.vsFloor;
@@ -135,6 +139,11 @@ function otherTargets(results: Omit<BenchResults, "targets">): Target[] {
       met: requestsPerSecond >= limit.rps && p99 <= limit.p99,
     });
   }
+  return targets;
+}
+
+function roundTripAndPeerTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const targets: Target[] = [];
   for (const trip of results.roundTrips ?? []) {
     targets.push({ target: `round trips, ${trip.name}: ${trip.target}`, measured: `store ${trip.store}, cache ${trip.cache}`, met: trip.met });
   }
@@ -146,7 +155,11 @@ function otherTargets(results: Omit<BenchResults, "targets">): Target[] {
       met: row.vsBlocks.requestsPerSecond < 1,
     });
   }
-  targets.push(...scaleOutTargets(results));
+  return targets;
+}
+
+function jobAndCliTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const targets: Target[] = [];
   const sizes = results.jobs ?? [];
   const smallest = sizes[0];
   const largest = sizes.at(-1);
