@@ -43,6 +43,8 @@ async function main(): Promise<void> {
   process.on("message", (message: { type?: string }) => void (message?.type === "stop" && stop()));
   // The parent died or went away: never outlive it.
   process.on("disconnect", () => void stop());
+  // The parent went away while we started (Ctrl-C): nobody to report to.
+  if (!process.connected) return stop();
   process.send?.({ type: "ready", port });
 }
 
