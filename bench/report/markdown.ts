@@ -3,6 +3,7 @@ import { LOAD_MODES } from "../load/load-plan";
 import type { Ratio } from "../support/alternate";
 import type { PeerRow } from "../scenarios/peers";
 import type { CpuRow } from "../scenarios/server-cpu";
+import { WARMUP_REQUESTS } from "../support/measure-cpu";
 import type { TransactionalRow } from "../scenarios/transactional";
 import type { BenchResults } from "./results";
 import { signedMicros } from "./stats";
@@ -48,7 +49,7 @@ function cpuTable(list: CpuRow[]): string {
 }
 
 const cpuMethod = (list: CpuRow[]) =>
-  `Server process user + system CPU (from \`/proc\`) over ${list[0]?.requestsPerRound} requests per round after 2 000 unmeasured; \`added\` is the median of per-round differences to the bare route of the same framework.`;
+  `Server process user + system CPU (from \`/proc\`) over ${list[0]?.requestsPerRound} requests per round after ${WARMUP_REQUESTS} unmeasured; \`added\` is the median of per-round differences to the bare route of the same framework.`;
 
 function cpu(results: BenchResults): string {
   const list = results.cpu ?? [];

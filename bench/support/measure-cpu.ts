@@ -8,7 +8,7 @@ import { processCpuSeconds } from "./proc-cpu";
 import type { RunningServer } from "./spawn-server";
 
 /** Unmeasured requests per server before its first round, so the JIT has settled. */
-const WARMUP_REQUESTS = 2_000;
+export const WARMUP_REQUESTS = 2_000;
 /** Only bounds how long the parent waits for one run of N requests. */
 const RUN_LIMIT_SECONDS = 600;
 
