@@ -8,8 +8,8 @@ function numberFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-/** Which scenario groups to run: BENCH_ONLY=overhead,floor,peers,round-trips,jobs,cli (default: all). */
-export const SCENARIOS = ["round-trips", "overhead", "peers", "jobs", "cli"] as const;
+/** Which scenario groups to run: BENCH_ONLY=overhead,cpu,... (default: all). */
+export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "rate-limiter", "scale-out", "jobs", "cli"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export function selectedScenarios(): ScenarioName[] {
@@ -31,6 +31,10 @@ export const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 16),
   /** Size of every server's pg Pool (the floor and the block get the same). */
   poolSize: numberFromEnv("BENCH_POOL_SIZE", 10),
+  /** Requests per server and round in the CPU-per-request scenarios (after 2 000 unmeasured). */
+  cpuRequests: numberFromEnv("BENCH_CPU_REQUESTS", 10_000),
+  /** Seconds per turn of the in-process transactional and per-client comparisons. */
+  transactionalSeconds: numberFromEnv("BENCH_TX_SECONDS", 3),
   /** Keys primed before a replay run; replays cycle through them. */
   replayKeys: numberFromEnv("BENCH_REPLAY_KEYS", 200),
   /** Row counts for the maintenance-job scale runs. */

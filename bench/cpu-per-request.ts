@@ -5,7 +5,7 @@ import { settings } from "./config";
 import { PAYMENT_BODY } from "./load/load-plan";
 import { startServerSet, type ServerWish } from "./support/server-set";
 import { postgresCpu, postgresCpuSince, processCpuSeconds } from "./support/proc-cpu";
-import { dropRunTables, openPool, runId } from "./support/services";
+import { deleteRunKeys, dropRunTables, openPool, openRedis, runId } from "./support/services";
 import type { RunningServer } from "./support/spawn-server";
 
 const PRESETS: Record<string, ServerWish[]> = {
@@ -66,6 +66,8 @@ async function main(): Promise<void> {
     await set.stopAll();
     await dropRunTables(pool);
     await pool.end();
+    const redis = openRedis();
+    await deleteRunKeys(redis).finally(() => redis.disconnect());
   }
 }
 

@@ -13,14 +13,19 @@ import { stopLoad } from "./load/run-load";
 import { jobScale } from "./scenarios/job-scale";
 import { peers } from "./scenarios/peers";
 import { roundTrips } from "./scenarios/round-trips";
+import { serverCpu } from "./scenarios/server-cpu";
+import { transactional } from "./scenarios/transactional";
+import { rateLimiter } from "./scenarios/rate-limiter";
+import { scaleOut } from "./scenarios/scale-out-stores";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
-import { deleteRunKeys, dropRunTables, openPool, openRedis } from "./support/services";
+import { deleteRunKeys, dropRunTables, openPool, openRedis, runId, stopEverything } from "./support/services";
 import { PROFILE_DIR } from "./support/spawn-server";
 
 const RESULTS = fileURLToPath(new URL("./results", import.meta.url));
 const CLI_LIMIT_MS = 2_000;
 
 async function cleanUp(): Promise<void> {
+  await stopEverything();
   const pool = openPool(1);
   const redis = openRedis();
   try {
@@ -56,6 +61,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const scenarios = selectedScenarios();
   const loadAverageAtStart = loadavg().map((n) => Math.round(n * 100) / 100);
+  console.log(`run ${runId}: tables bench_${runId}_*, Redis keys containing ${runId}`);
   const pool = openPool(2);
   const partial: Omit<BenchResults, "targets" | "meta"> = {};
   try {
@@ -67,9 +73,25 @@ async function main(): Promise<void> {
       console.log("\n== HTTP overhead and the floor");
       partial.overhead = await httpOverhead(pool);
     }
+    if (scenarios.includes("cpu")) {
+      console.log("\n== server CPU per request");
+      partial.cpu = await serverCpu(pool);
+    }
     if (scenarios.includes("peers")) {
       console.log("\n== peers");
       partial.peers = await peers(pool);
+    }
+    if (scenarios.includes("transactional")) {
+      console.log("\n== transactional mode and database clients");
+      partial.transactional = await transactional();
+    }
+    if (scenarios.includes("rate-limiter")) {
+      console.log("\n== rate limiter");
+      partial.rateLimiter = await rateLimiter(pool);
+    }
+    if (scenarios.includes("scale-out")) {
+      console.log("\n== scale-out stores");
+      partial.scaleOut = await scaleOut(pool);
     }
     if (scenarios.includes("jobs")) {
       console.log("\n== maintenance jobs");
@@ -112,7 +134,9 @@ async function main(): Promise<void> {
 
 process.once("SIGINT", () => {
   console.log("\ninterrupted: dropping this run's tables and Redis keys");
-  cleanUp().finally(() => process.exit(130));
+  cleanUp()
+    .catch((err) => console.error("clean-up failed:", err))
+    .finally(() => process.exit(130));
 });
 
 main().catch((err) => {

@@ -4,21 +4,24 @@ import { assertLoopback } from "../config";
 import { LatencyRecorder } from "./latency-recorder";
 import { keySequence, PAYMENT_BODY, replayKey, type LoadPlan } from "./load-plan";
 
-export type LoadJob = LoadPlan & { url: string; durationSeconds: number; connections: number };
+/** `amount`: send exactly that many requests (then `durationSeconds` only bounds how long the parent waits). */
+export type LoadJob = LoadPlan & { url: string; durationSeconds: number; connections: number; amount?: number | undefined };
 
 export type LoadResult = {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
   total: number;
+  /** Requests sent before the run to prime the replay keys (none for fresh keys). */
+  primed: number;
   non2xx: number;
   errors: number;
 };
 
 const PRIME_CONCURRENCY = 8;
 
-async function prime(job: LoadJob): Promise<void> {
-  if (job.mode === "fresh") return;
+async function prime(job: LoadJob): Promise<number> {
+  if (job.mode === "fresh") return 0;
   let next = 0;
   const worker = async () => {
     while (next < job.replayKeys) {
@@ -33,11 +36,12 @@ async function prime(job: LoadJob): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: PRIME_CONCURRENCY }, worker));
+  return job.replayKeys;
 }
 
 async function run(job: LoadJob): Promise<LoadResult> {
   assertLoopback(job.url);
-  await prime(job);
+  const primed = await prime(job);
   const nextKey = keySequence(job);
   const latencies = new LatencyRecorder();
   let instance: autocannon.Instance | undefined;
@@ -47,7 +51,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
         url: job.url,
         method: "POST",
         connections: job.connections,
-        duration: job.durationSeconds,
+        ...(job.amount ? { amount: job.amount } : { duration: job.durationSeconds }),
         headers: { "content-type": "application/json" },
         body: PAYMENT_BODY,
         requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, "idempotency-key": nextKey() } }) }],
@@ -64,6 +68,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
     p50Ms: latencies.percentile(50),
     p99Ms: latencies.percentile(99),
     total: result.requests.total,
+    primed,
     non2xx: result.non2xx,
     errors: result.errors,
   };

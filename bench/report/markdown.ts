@@ -1,7 +1,12 @@
 // Renders the results as bench/results/latest.md: one table per scenario, then the targets.
 import { LOAD_MODES } from "../load/load-plan";
 import type { Ratio } from "../support/alternate";
+import type { PeerRow } from "../scenarios/peers";
+import type { CpuRow } from "../scenarios/server-cpu";
+import { WARMUP_REQUESTS } from "../support/measure-cpu";
+import type { TransactionalRow } from "../scenarios/transactional";
 import type { BenchResults } from "./results";
+import { signedMicros } from "./stats";
 
 type Cell = string | number | undefined;
 
@@ -36,13 +41,48 @@ function floor(results: BenchResults): string {
   return table(["Scenario", "Ours", "req/s", "p99", "req/s x floor", "p50 x floor", "p99 x floor"], rows);
 }
 
+const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? "" : signedMicros(value));
+
+function cpuTable(list: CpuRow[]): string {
+  const rows = list.map((row) => [row.framework, row.label.replace(`${row.framework} `, ""), LOAD_MODES[row.mode], row.usPerRequest, us(row.addedUs), row.roundsUs.join(", "), failures(row)]);
+  return table(["Framework", "Route", "Scenario", "µs per request", "added vs bare", "rounds µs", "fails"], rows);
+}
+
+const cpuMethod = (list: CpuRow[]) =>
+  `Server process user + system CPU (from \`/proc\`) over ${list[0]?.requestsPerRound} requests per round after ${WARMUP_REQUESTS} unmeasured; \`added\` is the median of per-round differences to the bare route of the same framework.`;
+
+function cpu(results: BenchResults): string {
+  const list = results.cpu ?? [];
+  return [
+    `${cpuMethod(list)} MemoryStore. On fetch, "capture" is \`withIdempotency(handler, options, route)\` (the route returns a \`Response\`); NestJS has one style, \`@Idempotent()\` with its interceptor.`,
+    cpuTable(list),
+  ].join("\n\n");
+}
+
+function rateLimiter(results: BenchResults): string {
+  const r = results.rateLimiter;
+  if (!r) return "";
+  return [
+    `${cpuMethod(r.cpu)} Express route behind \`rateLimit()\` with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users.`,
+    cpuTable(r.cpu),
+    `The shared HTTP step alone (key, memory decision, headers), in process: ${r.inProcessUs} µs CPU per request.`,
+    table(["Store", "decisions", "round trips", "per decision"], r.roundTrips.map((t) => [t.store, t.decisions, t.roundTrips, t.perDecision])),
+    "Lock path: rapid retries of one key (20 at a time) against the idempotency block on PostgreSQL, with and without the README's limiter keyed by user + `Idempotency-Key` (`limit: 5`):",
+    table(["lock-path limiter", "retries", "store creates", "executions", "refused (429)"], r.lockPath.map((s) => [s.limiter ? "yes" : "no", s.retries, s.creates, s.executions, s.refused])),
+  ].join("\n\n");
+}
+
 function roundTrips(results: BenchResults): string {
   const rows = (results.roundTrips ?? []).map((trip) => [trip.name, trip.store, trip.cache, trip.target, trip.met ? "yes" : "**no**"]);
   return table(["Request", "store round trips", "cache round trips", "target", "met"], rows);
 }
 
 function peers(results: BenchResults): string {
-  const rows = (results.peers ?? []).map((row) => [
+  return peerTable(results.peers ?? []);
+}
+
+function peerTable(list: PeerRow[]): string {
+  const rows = list.map((row) => [
     row.storeClass,
     LOAD_MODES[row.mode],
     row.label.replace("express ", ""),
@@ -54,6 +94,29 @@ function peers(results: BenchResults): string {
     failures(row),
   ]);
   return table(["Store class", "Scenario", "Library", "req/s", "p50", "p99", "ours (same shape)", "req/s x ours", "p50 x ours", "p99 x ours", "fails"], rows);
+}
+
+function transactional(results: BenchResults): string {
+  const t = results.transactional;
+  if (!t) return "";
+  const rows = (list: TransactionalRow[]) => list.map((row) => [row.label, row.requestsPerSecond, row.p99Ms, row.commitsPerRequest, x(row.versus?.requestsPerSecond), x(row.versus?.p99)]);
+  return [
+    `In process, ${t.lanes} concurrent first requests (fresh keys) for ${t.turnSeconds} s per turn, contenders in alternation; ratios are the median of per-round ratios. Commits are counted on the client (statements outside a transaction, plus committed transactions).`,
+    table(["First request", "req/s", "p99", "commits per request", "req/s x floor", "p99 x floor"], rows(t.vsFloor)),
+    "Non-transactional `execute` through each client adapter (PGlite runs in process on one connection: not compared in req/s):",
+    table(["Client", "req/s", "p99", "commits per request", "req/s x pg", "p99 x pg"], rows(t.clients)),
+  ].join("\n\n");
+}
+
+function scaleOut(results: BenchResults): string {
+  const s = results.scaleOut;
+  if (!s) return "";
+  return [
+    "Round trips of one request through `IdempotencyHandler.execute` (every ioredis command, on each cluster node's connection; every DynamoDB API call), counted, not timed (dynalite's latency means nothing):",
+    table(["Store", "first request", "replay", "conflict (same key, other payload)"], s.roundTrips.map((t) => [t.store, t.firstRequest, t.replay, t.conflict])),
+    "Our `RedisStore` (standalone Redis, no cache) on Express against the peers' own Redis storages, each peer against our route of its shape:",
+    peerTable(s.peers),
+  ].join("\n\n");
 }
 
 function jobs(results: BenchResults): string {
@@ -90,10 +153,14 @@ export function renderMarkdown(results: BenchResults): string {
   const sections: Array<[string, string, boolean]> = [
     ["1. HTTP overhead against the bare route", overhead(results), Boolean(results.overhead)],
     ["2. Our PostgreSQL configuration against the floor (Express)", floor(results), Boolean(results.overhead)],
-    ["3. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
-    ["4. Peers on Express", peers(results), Boolean(results.peers)],
-    ["5. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
-    ["6. CLI", cli(results), Boolean(results.cli)],
+    ["3. Server CPU per request, every framework adapter", cpu(results), Boolean(results.cpu)],
+    ["4. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
+    ["5. Peers on Express", peers(results), Boolean(results.peers)],
+    ["6. Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
+    ["7. Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
+    ["8. Scale-out stores", scaleOut(results), Boolean(results.scaleOut)],
+    ["9. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
+    ["10. CLI", cli(results), Boolean(results.cli)],
     ["Targets", targets(results), true],
   ];
   const body = sections.filter(([, , shown]) => shown).map(([title, content]) => `## ${title}\n\n${content}`);

@@ -4,6 +4,10 @@ import type { OverheadRow } from "../scenarios/http-overhead";
 import type { JobScale } from "../scenarios/job-scale";
 import type { PeerRow } from "../scenarios/peers";
 import type { RoundTripCase } from "../scenarios/round-trips";
+import type { CpuRow } from "../scenarios/server-cpu";
+import type { TransactionalResult } from "../scenarios/transactional";
+import type { RateLimiterResult } from "../scenarios/rate-limiter";
+import type { ScaleOutResult } from "../scenarios/scale-out-stores";
 import type { ProfileSummary } from "../support/cpu-profile";
 
 export type Target = { target: string; measured: string; met: boolean };
@@ -22,7 +26,11 @@ export type BenchResults = {
   };
   roundTrips?: RoundTripCase[];
   overhead?: OverheadRow[];
+  cpu?: CpuRow[];
   peers?: PeerRow[];
+  transactional?: TransactionalResult;
+  rateLimiter?: RateLimiterResult;
+  scaleOut?: ScaleOutResult;
   jobs?: JobScale[];
   cli?: (CliResult & { profileSummary?: ProfileSummary }) | undefined;
   serverProfiles?: Array<{ label: string; summary: ProfileSummary }> | undefined;

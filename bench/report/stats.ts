@@ -20,3 +20,14 @@ export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** The median of per-round differences (`value - baseline`), e.g. CPU µs a route adds to the bare one measured in the same round. */
+export function pairedDifference(values: number[], baseline: number[]): number {
+  const differences = values.flatMap((value, i) => (baseline[i] === undefined ? [] : [value - (baseline[i] as number)]));
+  return median(differences);
+}
+
+/** A CPU difference as the reports write it: `+12.5 µs`, `-3 µs`. */
+export function signedMicros(value: number): string {
+  return `${value > 0 ? "+" : ""}${value} µs`;
+}

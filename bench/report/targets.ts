@@ -1,20 +1,149 @@
 // Checks the issue's targets against the measured figures (reported, never asserted).
 import type { BenchResults, Target } from "./results";
+import { round, signedMicros } from "./stats";
 
 const CLI_LIMIT_MS = 2_000;
+/** Issue 13: CPU our block adds per request on MemoryStore, on these frameworks. */
+const CPU_TARGET_FRAMEWORKS = ["express", "fastify", "hono"];
+const CPU_LIMIT_US = { wrapper: 15, capture: 25, replay: 8 };
+/** Issue 13: memory req/s with our wrapper against the bare route, all fresh keys. */
+const MEMORY_VS_BARE = { frameworks: ["fastify", "hono"], ratio: 0.75 };
+/** The floor targets: issue 13's for the plain pool (the default), the earlier ones for the opt-in prepared client. */
+const FLOOR_LIMITS = { plain: { rps: 0.95, p99: 1.1 }, prepared: { rps: 0.9, p99: 1.15 } };
 
-export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[] {
+function cpuTargets(results: Omit<BenchResults, "targets">): Target[] {
   const targets: Target[] = [];
+  const rows = results.cpu ?? [];
+  for (const row of rows) {
+    if (row.route.variant !== "block" || row.addedUs === undefined || !CPU_TARGET_FRAMEWORKS.includes(row.framework)) continue;
+    const style = row.route.style ?? "wrapper";
+    const limit = row.mode === "replay" ? CPU_LIMIT_US.replay : CPU_LIMIT_US[style];
+    targets.push({
+      target: `${row.framework} ${style}: added server CPU per ${row.mode === "replay" ? "replay" : "fresh request"} <= ${limit} µs (MemoryStore)`,
+      measured: `${signedMicros(row.addedUs)} (${row.usPerRequest} µs per request)`,
+      met: row.addedUs <= limit,
+    });
+  }
+  for (const peer of rows.filter((row) => row.route.variant === "node-idempotency" && row.addedUs !== undefined)) {
+    for (const ours of rows.filter((row) => row.framework === peer.framework && row.mode === peer.mode && row.route.variant === "block" && row.addedUs !== undefined)) {
+      targets.push({
+        target: `${ours.framework} ${ours.route.style}: added CPU below @node-idempotency's (${peer.mode === "replay" ? "replays" : "fresh keys"})`,
+        measured: `ours ${signedMicros(ours.addedUs as number)}, @node-idempotency ${signedMicros(peer.addedUs as number)}`,
+        met: (ours.addedUs as number) < (peer.addedUs as number),
+      });
+    }
+  }
+  return targets;
+}
+
+/** Issue 14: transactional first request against the two-commit floor; each client's `execute` against pg's. */
+const TRANSACTIONAL = { rps: 1.5, p99: 1, clientRps: 0.9 };
+
+function transactionalTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const t = results.transactional;
+  if (!t) return [];
+  const targets: Target[] = [];
+  for (const row of t.vsFloor) {
+    if (!row.versus) continue;
+    targets.push({
+      target: `${row.label}: >= ${TRANSACTIONAL.rps}x the req/s of ${row.versus.to}, p99 <= its p99`,
+      measured: `${row.versus.requestsPerSecond}x req/s, ${row.versus.p99}x p99 (${row.commitsPerRequest} commits per request)`,
+      met: row.versus.requestsPerSecond >= TRANSACTIONAL.rps && row.versus.p99 <= TRANSACTIONAL.p99,
+    });
+  }
+  for (const row of t.clients) {
+    if (!row.versus) continue;
+    targets.push({
+      target: `execute through ${row.label}: within 10 % of the ${row.versus.to} adapter's req/s`,
+      measured: `${row.versus.requestsPerSecond}x`,
+      met: row.versus.requestsPerSecond >= TRANSACTIONAL.clientRps,
+    });
+  }
+  return targets;
+}
+
+/** Issue 17: one round trip per decision on Redis and PostgreSQL; the lock-path recipe caps creates at its limit. */
+const LOCK_PATH_LIMIT = 5;
+
+function rateLimiterTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const r = results.rateLimiter;
+  if (!r) return [];
+  const targets: Target[] = r.roundTrips.map((t) => ({
+    target: `rate limiter on ${t.store === "redis" ? "Redis" : "PostgreSQL"}: 1 round trip per decision`,
+    measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`,
+    met: t.perDecision === 1,
+  }));
+  for (const storm of r.lockPath.filter((s) => s.limiter)) {
+    targets.push({
+      target: `lock-path limiter: ${storm.retries} rapid retries of one key cause <= ${LOCK_PATH_LIMIT} store creates and 1 execution`,
+      measured: `${storm.creates} creates, ${storm.executions} executions`,
+      met: storm.creates <= LOCK_PATH_LIMIT && storm.executions === 1,
+    });
+  }
+  return targets;
+}
+
+/** Issue 18: RedisStore at least as fast as the peers' Redis storages; round trips 2 / 1 on every scale-out store. */
+const SCALE_OUT_TRIPS = { firstRequest: 2, replay: 1 };
+
+function scaleOutTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const s = results.scaleOut;
+  if (!s) return [];
+  const targets: Target[] = s.roundTrips.map((t) => ({
+    target: `round trips, ${t.store}: first request ${SCALE_OUT_TRIPS.firstRequest}, replay ${SCALE_OUT_TRIPS.replay}`,
+    measured: `first request ${t.firstRequest}, replay ${t.replay}`,
+    met: t.firstRequest === SCALE_OUT_TRIPS.firstRequest && t.replay === SCALE_OUT_TRIPS.replay,
+  }));
+  for (const row of s.peers) {
+    if (!row.vsBlocks) continue;
+    targets.push({
+      target: `${row.comparedWith} >= 1.0x the req/s of ${row.label} (${row.mode})`,
+      measured: `ours at ${round(1 / row.vsBlocks.requestsPerSecond)}x the peer's req/s (peer at ${row.vsBlocks.requestsPerSecond}x ours)`,
+      met: row.vsBlocks.requestsPerSecond <= 1,
+    });
+  }
+  return targets;
+}
+
+/** Every target, in the order of the sections of latest.md. */
+export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[] {
+  return [
+    ...overheadTargets(results),
+    ...cpuTargets(results),
+    ...roundTripAndPeerTargets(results),
+    ...transactionalTargets(results),
+    ...rateLimiterTargets(results),
+    ...scaleOutTargets(results),
+    ...jobAndCliTargets(results),
+  ];
+}
+
+function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const targets: Target[] = [];
+  for (const row of results.overhead ?? []) {
+    if (row.mode !== "fresh" || !row.vsBare || row.route.variant !== "block" || row.route.backend !== "memory" || !MEMORY_VS_BARE.frameworks.includes(row.framework)) continue;
+    targets.push({
+      target: `${row.framework} wrapper on MemoryStore, all fresh keys: >= ${MEMORY_VS_BARE.ratio}x the bare route's req/s`,
+      measured: `${row.vsBare.requestsPerSecond}x`,
+      met: row.vsBare.requestsPerSecond >= MEMORY_VS_BARE.ratio,
+    });
+  }
   for (const row of results.overhead ?? []) {
     if (row.mode !== "fresh" || !row.vsFloor) continue;
     const { requestsPerSecond, p99 } = row.vsFloor;
-    const client = row.route.backend === "postgres-prepared" ? "preparedStatements(pool)" : "plain pool";
+    const prepared = row.route.backend === "postgres-prepared";
+    const limit = prepared ? FLOOR_LIMITS.prepared : FLOOR_LIMITS.plain;
     targets.push({
-      target: `${row.framework} first request on PostgreSQL (${client}) >= 0.9x the floor's req/s, p99 <= 1.15x`,
+      target: `${row.framework} first request on PostgreSQL (${prepared ? "preparedStatements(pool)" : "plain pool"}) >= ${limit.rps}x the floor's req/s, p99 <= ${limit.p99}x`,
       measured: `${requestsPerSecond}x req/s, ${p99}x p99`,
-      met: requestsPerSecond >= 0.9 && p99 <= 1.15,
+      met: requestsPerSecond >= limit.rps && p99 <= limit.p99,
     });
   }
+  return targets;
+}
+
+function roundTripAndPeerTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const targets: Target[] = [];
   for (const trip of results.roundTrips ?? []) {
     targets.push({ target: `round trips, ${trip.name}: ${trip.target}`, measured: `store ${trip.store}, cache ${trip.cache}`, met: trip.met });
   }
@@ -26,6 +155,11 @@ export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[
       met: row.vsBlocks.requestsPerSecond < 1,
     });
   }
+  return targets;
+}
+
+function jobAndCliTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const targets: Target[] = [];
   const sizes = results.jobs ?? [];
   const smallest = sizes[0];
   const largest = sizes.at(-1);

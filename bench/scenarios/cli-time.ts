@@ -1,4 +1,4 @@
-// Scenario 6: wall time of `blocks add idempotency --no-install` into fresh copies of each fixture project.
+// Scenario 10: wall time of `blocks add idempotency --no-install` into fresh copies of each fixture project.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

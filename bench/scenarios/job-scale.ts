@@ -1,4 +1,4 @@
-// Scenario 5: cleanupExpiredRecords and recoverStuckRecords batch time at 10k, 100k and 1M rows, with plans.
+// Scenario 9: cleanupExpiredRecords and recoverStuckRecords batch time at 10k, 100k and 1M rows, with plans.
 import { IdempotencyHandler, PostgresStore } from "@/blocks/idempotency";
 import type pg from "pg";
 import { settings } from "../config";

@@ -1,204 +1,135 @@
-// The rate limiter's cost: server CPU per request it adds on memory (Express, vs the bare route), and store round trips per decision.
-// Run alone: `npx tsx bench/scenarios/rate-limiter.ts` (REDIS_URL / DATABASE_URL add the Redis and PostgreSQL counts).
-// BENCH_RL_REQUESTS (default 20000) requests per round, BENCH_RL_ROUNDS (default 5); CPU is the server process's own process.cpuUsage().
-import { fork, type ChildProcess } from "node:child_process";
+// Scenario 7: the rate-limiter block (issue 17): the server CPU its `rateLimit()` middleware adds per request on its
+// memory, Redis and PostgreSQL stores (Express, against the bare route), the CPU of the shared HTTP step
+// alone, round trips per decision on Redis and PostgreSQL, and the lock-path recipe's effect on a retry storm.
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
 import express from "express";
+import type pg from "pg";
 import type { Redis } from "ioredis";
+import { idempotency } from "@/blocks/idempotency/adapters/express";
+import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { rateLimit } from "@/blocks/rate-limiter/adapters/express";
 import { limitRoute } from "@/blocks/rate-limiter/http/limit-route";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { MemoryRateLimitStore } from "@/blocks/rate-limiter/stores/memory-store";
 import { PostgresRateLimitStore, type SqlClient } from "@/blocks/rate-limiter/stores/postgres-store";
-import { dropStatements } from "@/blocks/rate-limiter/stores/postgres-schema";
 import { RedisRateLimitStore } from "@/blocks/rate-limiter/stores/redis-store";
+import { round } from "../report/stats";
+import type { ServerWish } from "../support/server-set";
+import { createRateLimitTable, createRunTable, openRedis, runId } from "../support/services";
+import { cpuRows, type CpuRow } from "./server-cpu";
 
-type Variant = "bare" | "limited";
-const SELF = fileURLToPath(import.meta.url);
-const REQUESTS = Number(process.env.BENCH_RL_REQUESTS ?? 20_000);
 const USERS = 1_000;
-const ROUNDS = Number(process.env.BENCH_RL_ROUNDS ?? 5);
+const IN_PROCESS_CALLS = 200_000;
+const DECISIONS = 500;
+/** The lock-path recipe of the block's README: `limit: 5` per user + key, 200 rapid retries of one key, 20 at a time. */
+const LOCK_PATH = { limit: 5, retries: 200, wave: 20 };
 
-/** Child side: one Express app, with or without the limiter on its route, reporting its own CPU over IPC. */
-function serve(variant: Variant): void {
-  const app = express();
-  // A quota nobody reaches: every request takes the full allowed path (store write, headers).
-  const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "bench", limit: 1_000_000_000, windowMs: 60_000 });
-  const guards = variant === "limited" ? [rateLimit(limiter, { getUserId: (req) => req.get("x-user") })] : [];
-  app.get("/payments", ...guards, (_req, res) => void res.json({ ok: true }));
-  const server = app.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as AddressInfo).port }));
-  process.on("message", (message) => {
-    if (message === "cpu") process.send?.({ cpu: process.cpuUsage() });
-    if (message === "stop") server.close(() => process.exit(0));
-  });
-}
+export type RoundTripsPerDecision = { store: "redis" | "postgres"; decisions: number; roundTrips: number; perDecision: number };
+export type LockPathStorm = { limiter: boolean; retries: number; creates: number; executions: number; refused: number };
+export type RateLimiterResult = { cpu: CpuRow[]; inProcessUs: number; roundTrips: RoundTripsPerDecision[]; lockPath: LockPathStorm[] };
 
-async function startServer(variant: Variant): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(SELF, ["serve", variant], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)));
-  return { child, url: `http://127.0.0.1:${port}/payments` };
-}
+const ROUTES: ServerWish[] = [
+  { framework: "express", variant: "bare", backend: "none" },
+  { framework: "express", variant: "rate-limited", backend: "memory" },
+  { framework: "express", variant: "rate-limited", backend: "redis" },
+  { framework: "express", variant: "rate-limited", backend: "postgres" },
+];
 
-function cpuMicros(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    child.once("message", (m: { cpu: NodeJS.CpuUsage }) => resolve(m.cpu.user + m.cpu.system));
-    child.send("cpu");
-  });
-}
-
-async function fire(url: string, amount: number): Promise<void> {
-  let n = 0;
-  await autocannon({
-    url,
-    connections: 10,
-    amount,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, "x-user": `u_${n++ % USERS}` } }) }],
-  });
-}
-
-/** Server CPU per request, in microseconds, for each variant; the rounds alternate so load drift hits both. */
-async function cpuPerRequest(): Promise<Record<Variant, number[]>> {
-  const servers = { bare: await startServer("bare"), limited: await startServer("limited") };
-  const results: Record<Variant, number[]> = { bare: [], limited: [] };
-  try {
-    for (const { url } of Object.values(servers)) await fire(url, 2_000); // warm-up (JIT)
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const variant of ["bare", "limited"] as const) {
-        const { child, url } = servers[variant];
-        const before = await cpuMicros(child);
-        await fire(url, REQUESTS);
-        results[variant].push(((await cpuMicros(child)) - before) / REQUESTS);
-      }
-    }
-  } finally {
-    for (const { child } of Object.values(servers)) child.send("stop");
-  }
-  return results;
-}
-
-/**
- * The limiter alone, in this process: CPU per request of the shared HTTP step (key, decision on the
- * memory store, headers), which every adapter runs. Steadier than the HTTP difference above.
- */
+/** The shared HTTP step alone (key, memory decision, headers), in this process: steadier than an HTTP difference. */
 async function inProcessMicros(): Promise<number> {
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "bench", limit: 1_000_000_000, windowMs: 60_000 });
   const limit = limitRoute(limiter, { getUserId: (req: { user: string }) => req.user }, {
     userIdOf: () => undefined,
     ipOf: () => undefined,
-    routeOf: () => "GET /payments",
+    routeOf: () => "POST /payments",
     headerOf: () => undefined,
   });
   const run = async (n: number) => {
     for (let i = 0; i < n; i++) await limit({ user: `u_${i % USERS}` });
   };
-  await run(50_000); // warm-up (JIT)
+  await run(IN_PROCESS_CALLS / 4);
   const before = process.cpuUsage();
-  await run(200_000);
+  await run(IN_PROCESS_CALLS);
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / 200_000;
+  return round((used.user + used.system) / IN_PROCESS_CALLS);
 }
 
-/** Commands sent per decision on Redis, counted on ioredis's one path to the server. */
-async function redisCommandsPerDecision(url: string): Promise<{ decisions: number; commands: number; names: string[] }> {
-  const { Redis } = await import("ioredis");
-  const redis: Redis = new Redis(url, { enableOfflineQueue: false, lazyConnect: true });
-  await redis.connect();
-  const prefix = `bench-rl-${process.pid}:`;
-  const names = new Set<string>();
-  let commands = 0;
-  const send = redis.sendCommand.bind(redis);
-  redis.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => {
-    commands++;
-    names.add(args[0].name);
-    return send(...args);
-  };
-  const limiter = new RateLimiter(new RedisRateLimitStore(redis, { prefix }), { name: "bench", limit: 5, windowMs: 60_000 });
+/** Decisions (allowed and refused alike, limit 5 over 100 callers) and what reached the store for them. */
+async function perDecision(store: "redis" | "postgres", limiterOn: (count: () => void) => Promise<RateLimiter>): Promise<RoundTripsPerDecision> {
+  let trips = 0;
+  const limiter = await limiterOn(() => void trips++);
+  await limiter.check("warm-up"); // Redis: the first call may load the script (NOSCRIPT, then EVAL)
+  trips = 0;
+  for (let i = 0; i < DECISIONS; i++) await limiter.check(`u_${i % 100}`);
+  const row = { store, decisions: DECISIONS, roundTrips: trips, perDecision: round(trips / DECISIONS) };
+  console.log(`  ${store.padEnd(10)} ${row.perDecision} round trips per decision`);
+  return row;
+}
+
+async function roundTripsPerDecision(pool: pg.Pool, redis: Redis): Promise<RoundTripsPerDecision[]> {
+  const onRedis = await perDecision("redis", async (count) => {
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => (count(), send(...args));
+    return new RateLimiter(new RedisRateLimitStore(redis, { prefix: `bench:${runId}:rl:` }), { name: "bench", limit: 5, windowMs: 60_000 });
+  });
+  const onPostgres = await perDecision("postgres", async (count) => {
+    const table = await createRateLimitTable(pool, "rl_trips");
+    const counting: SqlClient = { query: (text, params) => (count(), pool.query(text, params)) };
+    return new RateLimiter(new PostgresRateLimitStore(counting, { table }), { name: "bench", limit: 5, windowMs: 60_000 });
+  });
+  return [onRedis, onPostgres];
+}
+
+/** A retry storm on one key against the idempotency block on PostgreSQL, with and without the lock-path limiter in front. */
+async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockPathStorm> {
+  const store = new PostgresStore(pool, { table: await createRunTable(pool, `rl_lock_${withLimiter ? "on" : "off"}`) });
+  let creates = 0;
+  const create = store.create.bind(store);
+  store.create = (input) => (creates++, create(input));
+  const lockPath = new RateLimiter(new MemoryRateLimitStore(), { name: "idempotency-key", limit: LOCK_PATH.limit, windowMs: 60_000 });
+  let executions = 0;
+  const app = express();
+  const guards = withLimiter ? [rateLimit(lockPath, { keyBy: "idempotencyKey", getUserId: () => "u_bench" })] : [];
+  app.post("/payments", ...guards, express.json(), idempotency(new IdempotencyHandler(store), { getUserId: () => "u_bench" }), (_req, res) => {
+    executions++;
+    res.status(201).json({ id: "pay_1" });
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`;
+  let refused = 0;
   try {
-    await limiter.check("warm-up"); // the first call may load the script (NOSCRIPT, then EVAL)
-    commands = 0;
-    names.clear();
-    const decisions = 1_000;
-    for (let i = 0; i < decisions; i++) await limiter.check(`u_${i % 100}`); // allowed and refused alike
-    return { decisions, commands, names: [...names] };
+    for (let sent = 0; sent < LOCK_PATH.retries; sent += LOCK_PATH.wave) {
+      const wave = Array.from({ length: LOCK_PATH.wave }, () =>
+        fetch(url, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": `${runId}-storm` }, body: '{"amount":100}' }),
+      );
+      for (const response of await Promise.all(wave)) {
+        if (response.status === 429) refused++;
+        await response.arrayBuffer();
+      }
+    }
   } finally {
-    redis.sendCommand = send;
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  const storm = { limiter: withLimiter, retries: LOCK_PATH.retries, creates, executions, refused };
+  console.log(`  ${withLimiter ? "with" : "without"} the lock-path limiter: ${creates} store creates, ${executions} executions, ${refused} refused (429)`);
+  return storm;
+}
+
+export async function rateLimiter(pool: pg.Pool): Promise<RateLimiterResult> {
+  console.log("server CPU per request, Express:");
+  const cpu = await cpuRows(pool, "rl_cpu", "express", ROUTES, ["fresh"]);
+  const inProcessUs = await inProcessMicros();
+  console.log(`\nthe shared HTTP step alone, in process: ${inProcessUs} µs CPU per request\n\nround trips:`);
+  const redis = openRedis();
+  try {
+    const roundTrips = await roundTripsPerDecision(pool, redis);
+    console.log("\nlock path:");
+    const lockPath = [await lockPathStorm(pool, false), await lockPathStorm(pool, true)];
+    return { cpu, inProcessUs, roundTrips, lockPath };
+  } finally {
     redis.disconnect();
   }
 }
-
-/** Statements sent per decision on PostgreSQL, counted on the client the store holds. */
-async function postgresStatementsPerDecision(url: string): Promise<{ decisions: number; statements: number }> {
-  const { default: pg } = await import("pg");
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  let statements = 0;
-  const counting: SqlClient = { query: (text, params) => (statements++, pool.query(text, params)) };
-  const store = new PostgresRateLimitStore(counting, { table: `bench_rl_${process.pid}` });
-  try {
-    await store.createSchema();
-    const limiter = new RateLimiter(store, { name: "bench", limit: 5, windowMs: 60_000 });
-    statements = 0;
-    const decisions = 500;
-    for (let i = 0; i < decisions; i++) await limiter.check(`u_${i % 50}`);
-    return { decisions, statements };
-  } finally {
-    for (const statement of dropStatements(store.table)) await pool.query(statement);
-    await pool.end();
-  }
-}
-
-export type RateLimiterBenchResult = {
-  requests: number;
-  /**
-   * Server CPU per request (µs) without and with the limiter: the fewest of the rounds, since other
-   * load on the machine only ever adds to it; each round is kept too.
-   */
-  bareUs: number;
-  limitedUs: number;
-  rounds: Record<Variant, number[]>;
-  /** CPU per request of the shared HTTP step alone, in this process. */
-  inProcessUs: number;
-  redis?: { decisions: number; commands: number; names: string[] };
-  postgres?: { decisions: number; statements: number };
-};
-
-/** Everything this scenario measures, for bench/run.ts to record. */
-export async function rateLimiterBench(): Promise<RateLimiterBenchResult> {
-  const rounds = await cpuPerRequest();
-  const result: RateLimiterBenchResult = {
-    requests: REQUESTS,
-    bareUs: Math.min(...rounds.bare),
-    limitedUs: Math.min(...rounds.limited),
-    rounds,
-    inProcessUs: await inProcessMicros(),
-  };
-  if (process.env.REDIS_URL) result.redis = await redisCommandsPerDecision(process.env.REDIS_URL);
-  if (process.env.DATABASE_URL) result.postgres = await postgresStatementsPerDecision(process.env.DATABASE_URL);
-  return result;
-}
-
-function print(result: RateLimiterBenchResult): void {
-  const us = (values: number[]) => values.map((v) => v.toFixed(1)).join(", ");
-  console.log(`server CPU per request, Express GET, ${result.requests} requests x ${ROUNDS} rounds, ${USERS} users (fewest of the rounds):`);
-  console.log(`  bare route          ${result.bareUs.toFixed(1)} us   rounds: ${us(result.rounds.bare)}`);
-  console.log(`  + rateLimit(memory) ${result.limitedUs.toFixed(1)} us   rounds: ${us(result.rounds.limited)}`);
-  console.log(`  added by the limiter: ${(result.limitedUs - result.bareUs).toFixed(1)} us per request (noisy on a shared machine)`);
-  console.log(`in-process, the shared HTTP step alone (key + memory decision + headers): ${result.inProcessUs.toFixed(2)} us CPU per request`);
-  const { redis, postgres } = result;
-  console.log(
-    redis
-      ? `Redis: ${redis.commands} commands for ${redis.decisions} decisions = ${(redis.commands / redis.decisions).toFixed(2)} per decision (${redis.names.join(", ")})`
-      : "Redis: skipped (set REDIS_URL)",
-  );
-  console.log(
-    postgres
-      ? `PostgreSQL: ${postgres.statements} statements for ${postgres.decisions} decisions = ${(postgres.statements / postgres.decisions).toFixed(2)} per decision`
-      : "PostgreSQL: skipped (set DATABASE_URL)",
-  );
-}
-
-if (process.argv[2] === "serve") serve(process.argv[3] as Variant);
-else if (process.argv[1] === SELF) void rateLimiterBench().then(print);

@@ -1,4 +1,4 @@
-// Scenario 3: store and cache round trips per request, counted on instrumented pg and ioredis clients.
+// Scenario 4: store and cache round trips per request, counted on instrumented pg and ioredis clients.
 import { IdempotencyHandler, PostgresStore, RedisCache, type ExecuteContext } from "@/blocks/idempotency";
 import { countPoolQueries, countRedisCommands, RoundTripCounter, type RoundTrips } from "../support/count-calls";
 import { createRunTable, openPool, openRedis, runId } from "../support/services";

@@ -1,15 +1,30 @@
-// Standalone: transactional first requests vs the two-commit floor on a pg Pool, and `execute` per client adapter vs `pg`.
-// Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/scenarios/transactional.ts [seconds-per-turn] [rounds] [concurrency]
+// Scenario 6: transactional mode (issue 14): first requests through `executeInTransaction` on a plain pg Pool against the
+// two-commit floor plus the same business INSERT, and non-transactional `execute` through each database
+// client adapter against the `pg` adapter. In process (the work is the database's): `connections` lanes of
+// fresh keys per turn, contenders in alternation, ratios taken round by round.
 import { randomUUID } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { pgClient } from "@/blocks/idempotency/stores/clients/pg";
 import { PostgresStore, type TransactionalSqlClient } from "@/blocks/idempotency/stores/postgres-store";
 import { openClient, type ClientName } from "../../test/idempotency/support/client-harness";
+import { settings } from "../config";
+import { median, pairedRatio, round } from "../report/stats";
+import { createRunTable, openPool, runId, runTableName } from "../support/services";
 
-const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const [seconds = 3, rounds = 3, concurrency = 16] = process.argv.slice(2).map(Number);
-const run = `btx_${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+type Turn = { requestsPerSecond: number; p99Ms: number; commitsPerRequest: number };
+type Contender = { label: string; request: (key: string) => Promise<unknown>; commits: () => number };
+
+export type TransactionalRow = {
+  label: string;
+  requestsPerSecond: number;
+  p99Ms: number;
+  commitsPerRequest: number;
+  rounds: Turn[];
+  /** Against the floor (transactional) or the pg adapter (clients), round by round. */
+  versus?: { to: string; requestsPerSecond: number; p99: number } | undefined;
+};
+export type TransactionalResult = { turnSeconds: number; lanes: number; vsFloor: TransactionalRow[]; clients: TransactionalRow[] };
 
 /** Counts commits as they reach the database: statements outside a transaction, plus committed transactions. */
 function counting<Tx>(client: TransactionalSqlClient<Tx>) {
@@ -25,112 +40,111 @@ function counting<Tx>(client: TransactionalSqlClient<Tx>) {
   return { counter, client: counted };
 }
 
-type Contender = { label: string; request: (key: string) => Promise<unknown>; commits: () => number };
-type Turn = { rps: number; p99: number; commitsPerRequest: number };
-
-/** `concurrency` lanes send first requests (fresh keys) for `seconds`. */
-async function turn(contender: Contender): Promise<Turn> {
+async function turn(contender: Contender, seconds: number): Promise<Turn> {
   const latencies: number[] = [];
   const commitsBefore = contender.commits();
   const end = performance.now() + seconds * 1000;
-  let n = 0;
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: settings.connections }, async () => {
       while (performance.now() < end) {
         const started = performance.now();
-        await contender.request(`${run}-${n++}-${randomUUID()}`);
+        await contender.request(`${runId}-${randomUUID()}`);
         latencies.push(performance.now() - started);
       }
     }),
   );
   latencies.sort((a, b) => a - b);
   return {
-    rps: latencies.length / seconds,
-    p99: latencies[Math.ceil(latencies.length * 0.99) - 1] ?? 0,
-    commitsPerRequest: (contender.commits() - commitsBefore) / latencies.length,
+    requestsPerSecond: round(latencies.length / seconds, 0),
+    p99Ms: round(latencies[Math.ceil(latencies.length * 0.99) - 1] ?? Number.NaN),
+    commitsPerRequest: round((contender.commits() - commitsBefore) / latencies.length),
   };
 }
 
-/** A B, then B A, ...: both see the same machine load; the median of each contender's rounds is reported. */
-async function alternate(contenders: Contender[]): Promise<Map<string, Turn>> {
-  const turns = new Map<string, Turn[]>(contenders.map((c) => [c.label, []]));
-  for (const contender of contenders) await turn(contender); // warm-up
-  for (let r = 0; r < rounds; r++) {
-    for (const contender of r % 2 === 0 ? contenders : [...contenders].reverse()) turns.get(contender.label)!.push(await turn(contender));
+/** A B C, then C B A, ...; the first contender is the baseline every other one is compared with. */
+async function alternate(contenders: Contender[]): Promise<TransactionalRow[]> {
+  const seconds = settings.transactionalSeconds;
+  const turns = new Map<Contender, Turn[]>(contenders.map((c) => [c, []]));
+  for (const contender of contenders) await turn(contender, Math.min(seconds, settings.warmupSeconds));
+  for (let r = 0; r < settings.rounds; r++) {
+    for (const contender of r % 2 === 0 ? contenders : [...contenders].reverse()) {
+      const result = await turn(contender, seconds);
+      turns.get(contender)?.push(result);
+      console.log(`  [r${r}] ${contender.label.padEnd(40)} ${String(result.requestsPerSecond).padStart(6)} req/s  p99 ${result.p99Ms} ms  ${result.commitsPerRequest} commits per request`);
+    }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-  return new Map(
-    [...turns].map(([label, list]) => [
-      label,
-      { rps: median(list.map((t) => t.rps)), p99: median(list.map((t) => t.p99)), commitsPerRequest: median(list.map((t) => t.commitsPerRequest)) },
-    ]),
-  );
+  const base = turns.get(contenders[0] as Contender) ?? [];
+  const pick = (list: Turn[], field: keyof Turn) => list.map((t) => t[field]);
+  return contenders.map((contender, i) => {
+    const list = turns.get(contender) ?? [];
+    return {
+      label: contender.label,
+      requestsPerSecond: round(median(pick(list, "requestsPerSecond")), 0),
+      p99Ms: round(median(pick(list, "p99Ms"))),
+      commitsPerRequest: round(median(pick(list, "commitsPerRequest"))),
+      rounds: list,
+      versus:
+        i === 0
+          ? undefined
+          : { to: contenders[0]?.label ?? "", requestsPerSecond: round(pairedRatio(pick(list, "requestsPerSecond"), pick(base, "requestsPerSecond"))), p99: round(pairedRatio(pick(list, "p99Ms"), pick(base, "p99Ms"))) },
+    };
+  });
 }
 
-const admin = new pg.Pool({ connectionString: url, max: 2 });
-const tables: string[] = [];
-async function freshTables(purpose: string, client: TransactionalSqlClient<unknown> | pg.Pool = admin) {
-  const table = `${run}_${purpose}`;
-  tables.push(table, `${table}_retries`, `${table}_orders`);
-  await new PostgresStore(client, { table }).createSchema();
-  await admin.query(`CREATE TABLE ${table}_orders (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, amount INT NOT NULL)`);
+async function ordersTable(admin: pg.Pool, purpose: string): Promise<string> {
+  const table = runTableName(`${purpose}_orders`);
+  await admin.query(`CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, amount INT NOT NULL)`);
   return table;
 }
 
-async function transactionalVsFloor(): Promise<string> {
-  const pool = new pg.Pool({ connectionString: url, max: concurrency });
-  const { counter: txCounter, client } = counting(pgClient(pool));
-  const txTable = await freshTables("tx");
-  const handler = new IdempotencyHandler(new PostgresStore(client, { table: txTable }));
-  const transactional: Contender = {
-    label: "executeInTransaction (pg Pool)",
-    request: (key) =>
-      handler.executeInTransaction({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, async (tx) => {
-        const { rows } = await tx.query(`INSERT INTO ${txTable}_orders (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
-        return { orderId: rows[0].id };
-      }),
-    commits: () => txCounter.commits,
-  };
-
-  // The floor of bench/servers/floor-route.ts (insert, update: two commits) with the same business INSERT between them.
-  const floorTable = await freshTables("floor");
-  const floorCounter = { commits: 0 };
-  const q = (text: string, params: unknown[]) => (floorCounter.commits++, pool.query(text, params));
-  const floor: Contender = {
-    label: "two-commit floor + INSERT (pg Pool)",
-    async request(key) {
-      const inserted = await q(
-        `INSERT INTO ${floorTable} (operation, user_id, key, request_hash, status, token, expires_at)
-         VALUES ($1, $2, $3, '', 'PROCESSING', gen_random_uuid(), now() + interval '1 day')
-         ON CONFLICT (operation, user_id, key) DO NOTHING RETURNING token`,
-        ["orders:create", "u_bench", key],
-      );
-      if (inserted.rows.length !== 1) throw new Error("fresh keys only");
-      const { rows } = await q(`INSERT INTO ${floorTable}_orders (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
-      await q(`UPDATE ${floorTable} SET status = 'SUCCESS', response = $4, updated_at = now() WHERE operation = $1 AND user_id = $2 AND key = $3`, [
-        "orders:create",
-        "u_bench",
-        key,
-        JSON.stringify({ orderId: rows[0].id }),
-      ]);
-    },
-    commits: () => floorCounter.commits,
-  };
-  const results = await alternate([transactional, floor]);
-  await pool.end();
-  const t = results.get(transactional.label)!;
-  const f = results.get(floor.label)!;
-  return [
-    "| first request | req/s | p99 ms | commits per request |",
-    "| --- | ---: | ---: | ---: |",
-    ...[transactional, floor].map((c) => {
-      const r = results.get(c.label)!;
-      return `| ${c.label} | ${r.rps.toFixed(0)} | ${r.p99.toFixed(1)} | ${r.commitsPerRequest.toFixed(2)} |`;
-    }),
-    `| ratio (transactional / floor) | ${(t.rps / f.rps).toFixed(2)}x | ${(t.p99 / f.p99).toFixed(2)}x | |`,
-  ].join("\n");
+/** Transactional first requests against the floor of bench/servers/floor-route.ts with the same business INSERT between its two commits. */
+async function transactionalVsFloor(admin: pg.Pool): Promise<TransactionalRow[]> {
+  const pool = openPool(settings.poolSize);
+  try {
+    const { counter, client } = counting(pgClient(pool));
+    const txTable = await createRunTable(admin, "tx");
+    const txOrders = await ordersTable(admin, "tx");
+    const handler = new IdempotencyHandler(new PostgresStore(client, { table: txTable }));
+    const transactional: Contender = {
+      label: "executeInTransaction (pg Pool)",
+      request: (key) =>
+        handler.executeInTransaction({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, async (tx) => {
+          const { rows } = await tx.query(`INSERT INTO ${txOrders} (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
+          return { orderId: rows[0].id };
+        }),
+      commits: () => counter.commits,
+    };
+    const floorTable = await createRunTable(admin, "txfloor");
+    const floorOrders = await ordersTable(admin, "txfloor");
+    const floorCounter = { commits: 0 };
+    const q = (text: string, params: unknown[]) => (floorCounter.commits++, pool.query(text, params));
+    const floor: Contender = {
+      label: "two-commit floor + INSERT (pg Pool)",
+      async request(key) {
+        const inserted = await q(
+          `INSERT INTO ${floorTable} (operation, user_id, key, request_hash, status, token, expires_at)
+           VALUES ($1, $2, $3, '', 'PROCESSING', gen_random_uuid(), now() + interval '1 day')
+           ON CONFLICT (operation, user_id, key) DO NOTHING RETURNING token`,
+          ["orders:create", "u_bench", key],
+        );
+        if (inserted.rows.length !== 1) throw new Error("the floor got a key twice: fresh keys only");
+        const { rows } = await q(`INSERT INTO ${floorOrders} (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
+        await q(`UPDATE ${floorTable} SET status = 'SUCCESS', response = $4, updated_at = now() WHERE operation = $1 AND user_id = $2 AND key = $3`, [
+          "orders:create",
+          "u_bench",
+          key,
+          JSON.stringify({ orderId: (rows[0] as { id: string }).id }),
+        ]);
+      },
+      commits: () => floorCounter.commits,
+    };
+    return await alternate([floor, transactional]);
+  } finally {
+    await pool.end();
+  }
 }
 
+/** The pg adapter first: every other client is compared with it. PGlite is in-process and single-connection: not a req/s peer. */
 const CLIENTS: Array<[ClientName, string]> = [
   ["pg-pool", "pg Pool"],
   ["postgres-js", "postgres.js"],
@@ -140,41 +154,38 @@ const CLIENTS: Array<[ClientName, string]> = [
   ["kysely", "Kysely"],
 ];
 
-/** Non-transactional `execute` (first requests) through each client adapter, each in alternation with the `pg` adapter. */
-async function executePerClient(): Promise<string> {
-  const rows: string[] = ["| client | execute req/s | pg adapter req/s (same rounds) | ratio | commits per request |", "| --- | ---: | ---: | ---: | ---: |"];
-  const pgOpened = await openClient("pg-pool", url);
-  const pgContender = await executeContender("pg Pool", pgOpened.client, "pg");
-  for (const [name, label] of CLIENTS.slice(1)) {
-    const opened = await openClient(name, url);
-    const contender = await executeContender(label, opened.client, name.replace(/-/g, "_"));
-    const results = await alternate([contender, pgContender]);
-    const c = results.get(label)!;
-    const p = results.get("pg Pool")!;
-    rows.push(`| ${label} | ${c.rps.toFixed(0)} | ${p.rps.toFixed(0)} | ${(c.rps / p.rps).toFixed(2)} | ${c.commitsPerRequest.toFixed(2)} |`);
-    await opened.close();
+/** Non-transactional `execute` (first requests) through each client adapter, all in one alternation. */
+async function executePerClient(admin: pg.Pool): Promise<TransactionalRow[]> {
+  const opened: Array<{ close(): Promise<void> }> = [];
+  try {
+    const contenders: Contender[] = [];
+    for (const [name, label] of CLIENTS) {
+      const client = await openClient(name, settings.databaseUrl);
+      opened.push(client);
+      const { counter, client: counted } = counting(client.client);
+      const table = await createRunTable(admin, `exec_${name.replace(/-/g, "_")}`);
+      const handler = new IdempotencyHandler(new PostgresStore(counted, { table }));
+      contenders.push({
+        label,
+        request: (key) => handler.execute({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, () => ({ orderId: key })),
+        commits: () => counter.commits,
+      });
+    }
+    return await alternate(contenders);
+  } finally {
+    for (const client of opened) await client.close();
   }
-  await pgOpened.close();
-  return rows.join("\n");
 }
 
-async function executeContender(label: string, client: TransactionalSqlClient<unknown>, purpose: string): Promise<Contender> {
-  const { counter, client: counted } = counting(client);
-  const table = await freshTables(`exec_${purpose}`);
-  const handler = new IdempotencyHandler(new PostgresStore(counted, { table }), undefined, { heartbeatIntervalMs: 0 });
-  return {
-    label,
-    request: (key) => handler.execute({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, async () => ({ orderId: key })),
-    commits: () => counter.commits,
-  };
-}
-
-try {
-  console.log(`transactional bench: ${seconds} s turns, ${rounds} rounds in alternation, ${concurrency} concurrent requests; figures are noisy on a shared machine, commit counts are not\n`);
-  console.log(await transactionalVsFloor());
-  console.log("");
-  console.log(await executePerClient());
-} finally {
-  for (const table of tables) await admin.query(`DROP TABLE IF EXISTS ${table}`);
-  await admin.end();
+export async function transactional(): Promise<TransactionalResult> {
+  const admin = openPool(2);
+  try {
+    console.log("executeInTransaction against the two-commit floor:");
+    const vsFloor = await transactionalVsFloor(admin);
+    console.log("\nexecute per database client:");
+    const clients = await executePerClient(admin);
+    return { turnSeconds: settings.transactionalSeconds, lanes: settings.connections, vsFloor, clients };
+  } finally {
+    await admin.end();
+  }
 }

@@ -1,5 +1,5 @@
-// The Express app for a spec: the bare route, the floor, a peer library, or our block's adapter.
-import express, { type ErrorRequestHandler, type Express } from "express";
+// The Express app for a spec: the bare route (alone or behind the rate limiter), the floor, a peer library, or our block's adapter.
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import pg from "pg";
 import type { Closable } from "./block-handler";
 import { floorRoute } from "./floor-route";
@@ -11,17 +11,24 @@ const sendError: ErrorRequestHandler = function sendError(err, _req, res, _next)
   res.status(res.statusCode >= 400 ? res.statusCode : 500).json({ error: { message: String(err?.message ?? err) } });
 };
 
+const payment: RequestHandler = function payment(req, res) {
+  res.status(201).json(charge(req.body));
+};
+
 export async function expressApp(spec: ServerSpec): Promise<{ app: Express } & Closable> {
   const app = express();
   let close = async () => {};
   if (spec.variant === "bare") {
-    app.post(ROUTE, express.json(), function payment(req, res) {
-      res.status(201).json(charge(req.body));
-    });
+    app.post(ROUTE, express.json(), payment);
   } else if (spec.variant === "floor") {
     const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize });
     app.post(ROUTE, express.json(), floorRoute(pool, tableOf(spec)));
     close = () => pool.end();
+  } else if (spec.variant === "rate-limited") {
+    const { rateLimitedRoute } = await import("./rate-limited-route");
+    const limited = await rateLimitedRoute(spec);
+    app.post(ROUTE, limited.handler, express.json(), payment);
+    close = limited.close;
   } else if (spec.variant === "express-idempotency" || spec.variant === "node-idempotency") {
     const peer = spec.variant === "express-idempotency" ? await expressIdempotencyRoute(spec) : await nodeIdempotencyRoute(spec);
     app.post(ROUTE, ...peer.handlers);

@@ -19,13 +19,16 @@ async function listen(spec: ServerSpec): Promise<{ server: Server } & Closable> 
     await app.listen({ port: 0, host: "127.0.0.1" });
     return { server: app.server, close: async () => (await app.close(), await close()) };
   }
-  const { honoServer } = await import("./hono-app");
-  return honoServer(spec);
+  if (spec.framework === "hono") return (await import("./hono-app")).honoServer(spec);
+  if (spec.framework === "koa") return (await import("./koa-app")).koaServer(spec);
+  if (spec.framework === "fetch") return (await import("./fetch-app")).fetchServer(spec);
+  return (await import("./nestjs-app")).nestServer(spec);
 }
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "") as ServerSpec;
   const { server, close } = await listen(spec);
+  if (!server.listening) await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   let stopping = false;
   const stop = async () => {
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
   process.on("message", (message: { type?: string }) => void (message?.type === "stop" && stop()));
   // The parent died or went away: never outlive it.
   process.on("disconnect", () => void stop());
+  // The parent went away while we started (Ctrl-C): nobody to report to.
+  if (!process.connected) return stop();
   process.send?.({ type: "ready", port });
 }
 

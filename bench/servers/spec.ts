@@ -1,9 +1,13 @@
 // What one benchmark server process runs: a framework, a variant of the route, and its backing services.
 
-export type Framework = "express" | "fastify" | "hono";
+/** `nestjs` runs on the Express platform, `nestjs-fastify` on the Fastify one; `fetch` is Node 20's standard Request/Response. */
+export type Framework = "express" | "fastify" | "hono" | "koa" | "nestjs" | "nestjs-fastify" | "fetch";
 
-/** `block`: our adapter; `floor`: the hand-written two-statement route; the rest: peer libraries. */
-export type Variant = "bare" | "block" | "floor" | "express-idempotency" | "node-idempotency";
+/**
+ * `block`: our adapter; `floor`: the hand-written two-statement route; `rate-limited`: the bare route
+ * behind the rate-limiter block's middleware (its `backend` is the limiter's store); the rest: peer libraries.
+ */
+export type Variant = "bare" | "block" | "floor" | "rate-limited" | "express-idempotency" | "node-idempotency";
 
 /**
  * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over
@@ -11,7 +15,11 @@ export type Variant = "bare" | "block" | "floor" | "express-idempotency" | "node
  */
 export type Backend = "none" | "memory" | "postgres" | "postgres-prepared" | "postgres+redis" | "redis" | "redis-store";
 
-/** How our block is mounted: the `idempotent(handler, { run })` wrapper or the capture middleware. */
+/**
+ * How our block is mounted: the `idempotent(handler, { run })` wrapper or the capture middleware. NestJS
+ * has one style (`@Idempotent()` with the interceptor: "wrapper"); on fetch, "capture" is
+ * `withIdempotency(handler, options, route)`, which records the `Response` the route returns.
+ */
 export type Style = "wrapper" | "capture";
 
 export type ServerSpec = {
@@ -21,6 +29,8 @@ export type ServerSpec = {
   style?: Style;
   /** PostgreSQL table (created and dropped by the parent), when the backend uses one. */
   table?: string | undefined;
+  /** The rate limiter's PostgreSQL table, for `rate-limited` on `postgres`. */
+  rateLimitTable?: string | undefined;
   /** Prefix of every Redis key this server writes, so the run can delete exactly its own keys. */
   redisPrefix?: string;
   databaseUrl: string;
@@ -33,6 +43,7 @@ export const ROUTE = "/payments";
 
 export function specLabel(spec: ServerSpec): string {
   if (spec.variant === "bare" || spec.variant === "floor") return `${spec.framework} ${spec.variant}`;
+  if (spec.variant === "rate-limited") return `${spec.framework} rateLimit() ${spec.backend}`;
   const who = spec.variant === "block" ? `blocks${spec.style === "capture" ? " (capture)" : ""}` : spec.variant;
   return `${spec.framework} ${who} ${spec.backend}`;
 }

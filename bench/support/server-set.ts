@@ -2,7 +2,7 @@
 import type pg from "pg";
 import { settings } from "../config";
 import type { Backend, Framework, ServerSpec, Style, Variant } from "../servers/spec";
-import { createRunTable, runId } from "./services";
+import { createRateLimitTable, createRunTable, runId } from "./services";
 import { startServer, type RunningServer } from "./spawn-server";
 
 export type ServerWish = { framework: Framework; variant: Variant; backend: Backend; style?: Style };
@@ -18,10 +18,12 @@ export async function startServerSet(pool: pg.Pool, group: string, wishes: Serve
   };
   try {
     for (const [index, wish] of wishes.entries()) {
-      const needsTable = USES_POSTGRES.includes(wish.backend) || wish.variant === "floor";
+      const limited = wish.variant === "rate-limited";
+      const needsTable = !limited && (USES_POSTGRES.includes(wish.backend) || wish.variant === "floor");
       const spec: ServerSpec = {
         ...wish,
         table: needsTable ? await createRunTable(pool, `${group}_${index}`) : undefined,
+        rateLimitTable: limited && wish.backend === "postgres" ? await createRateLimitTable(pool, `${group}_${index}_rl`) : undefined,
         redisPrefix: `bench:${runId}:${group}:${index}:`,
         databaseUrl: settings.databaseUrl,
         redisUrl: settings.redisUrl,

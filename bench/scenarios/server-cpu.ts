@@ -1,0 +1,49 @@
+// Scenario 3: server CPU per request of every framework adapter (MemoryStore), both styles, fresh keys and replays,
+// next to the framework's bare route, and @node-idempotency on Express.
+import type pg from "pg";
+import { settings } from "../config";
+import type { LoadMode } from "../load/load-plan";
+import type { Framework, Style } from "../servers/spec";
+import { addedUs, measureCpuGroup, type CpuMeasurement } from "../support/measure-cpu";
+import { startServerSet, type ServerWish } from "../support/server-set";
+import { runId } from "../support/services";
+
+export type CpuRow = CpuMeasurement & { framework: Framework; route: ServerWish; addedUs?: number | undefined };
+
+const MODES: LoadMode[] = ["fresh", "replay"];
+
+function wishes(framework: Framework): ServerWish[] {
+  const block = (style: Style): ServerWish => ({ framework, variant: "block", backend: "memory", style });
+  const list: ServerWish[] = [{ framework, variant: "bare", backend: "none" }, block("wrapper")];
+  // NestJS has one style (@Idempotent() with its interceptor).
+  if (!framework.startsWith("nestjs")) list.push(block("capture"));
+  if (framework === "express") list.push({ framework, variant: "node-idempotency", backend: "memory" });
+  return list;
+}
+
+export const CPU_FRAMEWORKS: Framework[] = ["express", "fastify", "hono", "koa", "nestjs", "nestjs-fastify", "fetch"];
+
+/** Measures each group of servers in alternation, rows compared with the group's first (bare) server. */
+export async function cpuRows(pool: pg.Pool, group: string, framework: Framework, routes: ServerWish[], modes: LoadMode[]): Promise<CpuRow[]> {
+  const rows: CpuRow[] = [];
+  const set = await startServerSet(pool, group, routes);
+  try {
+    for (const mode of modes) {
+      const measured = await measureCpuGroup({ name: group, servers: set.servers, mode, runId, requests: settings.cpuRequests });
+      const bare = measured[0];
+      measured.forEach((m, i) => rows.push({ ...m, framework, route: routes[i] as ServerWish, addedUs: bare && m !== bare ? addedUs(m, bare) : undefined }));
+    }
+  } finally {
+    await set.stopAll();
+  }
+  return rows;
+}
+
+export async function serverCpu(pool: pg.Pool): Promise<CpuRow[]> {
+  const rows: CpuRow[] = [];
+  for (const framework of CPU_FRAMEWORKS) {
+    console.log(`\n${framework}:`);
+    rows.push(...(await cpuRows(pool, `cpu_${framework.replace("-", "_")}`, framework, wishes(framework), MODES)));
+  }
+  return rows;
+}
