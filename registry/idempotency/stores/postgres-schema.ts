@@ -117,7 +117,11 @@ export function schemaStatements(table = "idempotency_records"): string[] {
 
 /** The statements that remove them (a migration's down step), dependants first. */
 export function dropStatements(table: string): string[] {
-  return [`DROP FUNCTION IF EXISTS ${createFunctionName(table)}(${CREATE_ARGUMENTS})`, `DROP TABLE IF EXISTS ${retryTableName(table)}`, `DROP TABLE IF EXISTS ${checkTableName(table)}`];
+  return [
+    `DROP TABLE IF EXISTS ${retryTableName(table)}`,
+    `DROP TABLE IF EXISTS ${checkTableName(table)}`,
+    `DROP FUNCTION IF EXISTS ${createFunctionName(table)}(${CREATE_ARGUMENTS})`,
+  ];
 }
 
 /** The tables whose presence means the migration ran. */
