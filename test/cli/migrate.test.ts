@@ -88,7 +88,7 @@ describe("blocks migrate", () => {
       expect(readFileSync(path.join(dir, second.existing[0] ?? ""), "utf8")).toContain(`CREATE TABLE IF NOT EXISTS ${table}`);
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
-      await client.query(`DROP FUNCTION IF EXISTS ${table}_create`);
+      await client.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
       await client.end();
     }
   });
@@ -131,7 +131,7 @@ describe("blocks migrate", () => {
       expect(again).toMatchObject({ written: [], applied: [{ table, alreadyApplied: true }] });
     } finally {
       await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
-      await pool.query(`DROP FUNCTION IF EXISTS ${table}_create`);
+      await pool.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
       await pool.end();
     }
   });

@@ -27,8 +27,27 @@ export function createFunctionName(table: string): string {
   return `${checkTableName(table)}_create`;
 }
 
-/** The argument types of the create function, which name it for DROP FUNCTION. */
+/** The function markSuccess and markFailed call: the owner's completion, planned once per connection too. */
+export function completeFunctionName(table: string): string {
+  return `${checkTableName(table)}_complete`;
+}
+
+/** The argument types of each function, which name it for DROP FUNCTION. */
 const CREATE_ARGUMENTS = "text, text, text, text, uuid, float8, text";
+const COMPLETE_ARGUMENTS = "text, text, text, uuid, text, text, float8";
+
+function completeFunction(table: string): string {
+  return `CREATE OR REPLACE FUNCTION ${completeFunctionName(table)}(
+  p_operation text, p_user_id text, p_key text, p_token uuid, p_status text, p_response text, p_ttl_ms float8
+) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  -- Only the execution holding the token completes the record, and only once.
+  UPDATE ${table} SET status = p_status, response = p_response, updated_at = now(), expires_at = now() + p_ttl_ms * interval '1 millisecond'
+  WHERE operation = p_operation AND user_id = p_user_id AND key = p_key AND token = p_token AND status = 'PROCESSING';
+  RETURN FOUND;
+END
+$$`;
+}
 
 function createFunction(table: string): string {
   // `use_column`: the result columns share the table's column names; inside the body a name means the column.
@@ -100,6 +119,7 @@ export function postgresSchemaStatements(table = "idempotency_records"): string[
 )`,
     `CREATE INDEX IF NOT EXISTS ${bare}_retries_expires_at_idx ON ${retries} (expires_at)`,
     createFunction(table),
+    completeFunction(table),
   ];
 }
 
@@ -121,6 +141,7 @@ export function dropStatements(table: string): string[] {
     `DROP TABLE IF EXISTS ${retryTableName(table)}`,
     `DROP TABLE IF EXISTS ${checkTableName(table)}`,
     `DROP FUNCTION IF EXISTS ${createFunctionName(table)}(${CREATE_ARGUMENTS})`,
+    `DROP FUNCTION IF EXISTS ${completeFunctionName(table)}(${COMPLETE_ARGUMENTS})`,
   ];
 }
 
@@ -131,5 +152,5 @@ export function schemaTables(table: string): string[] {
 
 /** The functions the store calls, which a migration written before they existed lacks. */
 export function schemaFunctions(table: string): string[] {
-  return [createFunctionName(table)];
+  return [createFunctionName(table), completeFunctionName(table)];
 }

@@ -8,7 +8,7 @@ import type {
   RecoverInput,
 } from "../types";
 import type { TransactionalStore } from "../transactional";
-import { checkTableName, createFunctionName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
+import { checkTableName, completeFunctionName, createFunctionName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
 
 /** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
 export type SqlClient = {
@@ -60,6 +60,7 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
 
   private readonly client: SqlClient | TransactionalSqlClient<Tx>;
   private readonly createFunction: string;
+  private readonly completeFunction: string;
   /** Set by setLockTimeout, sent with the next create. */
   private lockTimeout: string | null = null;
 
@@ -72,6 +73,7 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     this.table = checkTableName(options.table ?? "idempotency_records");
     this.retries = retryTableName(this.table);
     this.createFunction = createFunctionName(this.table);
+    this.completeFunction = completeFunctionName(this.table);
   }
 
   /** Creates the tables and indexes if they are missing (tests, quick starts; production uses the migration). */
@@ -125,19 +127,11 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
-    return this.owned(
-      `UPDATE ${this.table} SET status = 'SUCCESS', response = $5, updated_at = now(), expires_at = now() + $6${MS}
-       WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
-      [...scopeParams(scope), token, response, ttlMs],
-    );
+    return this.complete(scope, token, "SUCCESS", response, ttlMs);
   }
 
   async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
-    return this.owned(
-      `UPDATE ${this.table} SET status = 'FAILED', response = $6, updated_at = now(), expires_at = now() + $5${MS}
-       WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
-      [...scopeParams(scope), token, ttlMs, response],
-    );
+    return this.complete(scope, token, "FAILED", response, ttlMs);
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
@@ -223,15 +217,26 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     return (rows[0] as { deleted: number }).deleted;
   }
 
-  private async callCreate(params: unknown[]): Promise<{ rows: unknown[] }> {
+  private callCreate(params: unknown[]): Promise<{ rows: unknown[] }> {
     const lockTimeout = this.lockTimeout;
     this.lockTimeout = null;
+    return this.callFunction(this.createFunction, `SELECT * FROM ${this.createFunction}($1, $2, $3, $4, $5, $6, $7)`, [...params, lockTimeout]);
+  }
+
+  private async complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+    const sql = `SELECT ${this.completeFunction}($1, $2, $3, $4, $5, $6, $7) AS done`;
+    const { rows } = await this.callFunction(this.completeFunction, sql, [...scopeParams(scope), token, status, response, ttlMs]);
+    return (rows[0] as { done: boolean }).done;
+  }
+
+  /** Calls one of the schema's functions; a database migrated before it existed gets told what to run. */
+  private async callFunction(name: string, sql: string, params: unknown[]): Promise<{ rows: unknown[] }> {
     try {
-      return await this.client.query(`SELECT * FROM ${this.createFunction}($1, $2, $3, $4, $5, $6, $7)`, [...params, lockTimeout]);
+      return await this.client.query(sql, params);
     } catch (err) {
-      if (isMissingFunction(err, this.createFunction)) {
+      if (isMissingFunction(err, name)) {
         throw new Error(
-          `PostgresStore: the function ${this.createFunction}() is missing on this database; the migration that created ${this.table} predates it. ` +
+          `PostgresStore: the function ${name}() is missing on this database; the migration that created ${this.table} predates it. ` +
             "Run `npx blocks migrate --apply` (or `npx blocks migrate` and apply the file it writes with your migration tool).",
           { cause: err },
         );
