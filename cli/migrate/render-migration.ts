@@ -49,7 +49,7 @@ function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationP
   // a second migration adds only that, and `--apply` runs it.
   const missing = missingFrom(input, existing, statements);
   if (missing.length === 0) return { ...base, files: [], existing };
-  const rendered = renderFiles(input, schema, { slug: `update_${table.replace(/\./g, "_")}`, title: `Update ${table} (${schema.title}).`, statements: missing });
+  const rendered = renderFiles(input, schema, { slug: `update_${table.replace(/\./g, "_")}`, title: `Update ${table} (${schema.title}).`, statements: missing, update: true });
   return {
     ...base,
     statements: missing,
@@ -59,7 +59,8 @@ function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationP
   };
 }
 
-function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: string; title: string; statements: string[] }): { files: RenderedFile[]; notes: string[] } {
+/** `update`: the file adds only `statements` to an earlier migration, and its down step drops only what they create. */
+function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: string; title: string; statements: string[]; update?: boolean }): { files: RenderedFile[]; notes: string[] } {
   const { slug, title, statements } = args;
   const up = statements.map((statement) => `${statement};\n`).join("\n").trimEnd();
   const now = input.now ?? new Date();
@@ -67,7 +68,8 @@ function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: s
   const plain = render(schema.template, { title, up });
   switch (input.target.layout) {
     case "node-pg-migrate": {
-      const down = dropsFor(schema.module.dropStatements(input.table), statements).map((statement) => `${statement};`).join("\n");
+      const drops = schema.module.dropStatements(input.table);
+      const down = (args.update ? dropsFor(drops, statements) : drops).map((statement) => `${statement};`).join("\n");
       return { files: [{ path: `${dir}/${now.getTime()}_${slug.replace(/_/g, "-")}.sql`, content: render(schema.nodePgMigrateTemplate, { title, up, down }) }], notes: [] };
     }
     case "prisma":
@@ -94,7 +96,7 @@ function missingFrom(input: MigrationInput, existing: string, statements: string
 function dropsFor(drops: string[], statements: string[]): string[] {
   return drops.filter((drop) => {
     const [, kind, name] = /^DROP (\w+) IF EXISTS ([\w.]+)/i.exec(drop) ?? [];
-    return statements.some((statement) => new RegExp(`^CREATE (?:OR REPLACE )?${kind} (?:IF NOT EXISTS )?${name?.replace(".", "\\.")}\\b`, "i").test(statement));
+    return statements.some((statement) => new RegExp(`^CREATE (?:OR REPLACE )?(?:UNLOGGED )?${kind} (?:IF NOT EXISTS )?${name?.replace(".", "\\.")}\\b`, "i").test(statement));
   });
 }
 
