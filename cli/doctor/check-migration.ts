@@ -1,7 +1,7 @@
-// Live check: the tables of every added block with a schema exist on DATABASE_URL.
+// Live check: the tables (and functions) of every added block with a schema exist on DATABASE_URL.
 import pg from "pg";
 import type { Lock } from "../config/lock-file.js";
-import { schemaOf } from "../migrate/schemas.js";
+import { MISSING_OBJECTS_SQL, schemaObjects } from "../migrate/schemas.js";
 import type { Registry } from "../registry/manifest.js";
 import { finding, type Finding } from "./finding.js";
 
@@ -29,12 +29,8 @@ export async function checkMigration(url: string, registry: Registry, lock: Lock
   try {
     const findings: Finding[] = [];
     for (const { block, table, file } of wanted) {
-      const tables = schemaOf(block).module.schemaTables(table);
-      const { rows } = await client.query<{ name: string; present: boolean }>(
-        "SELECT name, to_regclass(name) IS NOT NULL AS present FROM unnest($1::text[]) AS name",
-        [tables],
-      );
-      const missing = rows.filter((row) => !row.present).map((row) => row.name);
+      const { rows } = await client.query<{ name: string }>(MISSING_OBJECTS_SQL, schemaObjects(block, table));
+      const missing = rows.map((row) => row.name);
       if (missing.length) findings.push(finding("migration-applied", file, 1, `${missing.join(", ")} missing on DATABASE_URL`));
     }
     return findings;

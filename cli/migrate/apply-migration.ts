@@ -4,7 +4,7 @@ import pg from "pg";
 import { BlocksError } from "../utils/errors.js";
 import { insideProject } from "../utils/files.js";
 import type { MigrationPlan } from "./render-migration.js";
-import { schemaOf } from "./schemas.js";
+import { MISSING_OBJECTS_SQL, schemaObjects } from "./schemas.js";
 
 export type ApplyResult = { table: string; alreadyApplied: boolean };
 
@@ -36,12 +36,11 @@ export async function applyMigration(url: string | undefined, plan: MigrationPla
     // A migration must not wait forever behind a long transaction that holds the table.
     await client.query("SET LOCAL lock_timeout = '10s'");
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`blocks:migrate:${plan.table}`]);
-    const tables = schemaOf(plan.block).module.schemaTables(plan.table);
-    const found = await client.query<{ present: boolean }>("SELECT to_regclass(name) IS NOT NULL AS present FROM unnest($1::text[]) AS name", [tables]);
+    const missing = await client.query(MISSING_OBJECTS_SQL, schemaObjects(plan.block, plan.table));
     // One simple-protocol query runs the whole file, comments and statement breakpoints included.
     await client.query(sql);
     await client.query("COMMIT");
-    return { table: plan.table, alreadyApplied: found.rows.every((row) => row.present) };
+    return { table: plan.table, alreadyApplied: missing.rows.length === 0 };
   } catch (cause) {
     await client.query("ROLLBACK").catch(() => {});
     throw new BlocksError("MIGRATION_FAILED", `Running ${source.file} failed; the transaction was rolled back.`, {

@@ -43,33 +43,69 @@ function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationP
   const sql = statements.map((statement) => `${statement};\n`).join("\n");
   const base = { block: input.block, table, target: input.target, statements, sql, notes: [] as string[] };
   const existing = findExisting(input, table);
-  if (existing) return { ...base, files: [], existing };
+  if (!existing) return { ...base, ...renderFiles(input, schema, { slug: `create_${table.replace(/\./g, "_")}`, title: `Create ${table} (${schema.title}).`, statements }) };
 
+  // A migration written by an older version lacks what the block added since (the store's function):
+  // a second migration adds only that, and `--apply` runs it.
+  const missing = missingFrom(input, existing, statements);
+  if (missing.length === 0) return { ...base, files: [], existing };
+  const rendered = renderFiles(input, schema, { slug: `update_${table.replace(/\./g, "_")}`, title: `Update ${table} (${schema.title}).`, statements: missing, update: true });
+  return {
+    ...base,
+    statements: missing,
+    sql: missing.map((statement) => `${statement};\n`).join("\n"),
+    files: rendered.files,
+    notes: [`${existing} predates part of the block's schema; ${rendered.files[0]?.path ?? "the new file"} adds it. Apply it before deploying this version of the block.`, ...rendered.notes],
+  };
+}
+
+/** `update`: the file adds only `statements` to an earlier migration, and its down step drops only what they create. */
+function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: string; title: string; statements: string[]; update?: boolean }): { files: RenderedFile[]; notes: string[] } {
+  const { slug, title, statements } = args;
+  const up = statements.map((statement) => `${statement};\n`).join("\n").trimEnd();
   const now = input.now ?? new Date();
-  const slug = `create_${table.replace(/\./g, "_")}`;
   const dir = input.target.migrations;
-  const title = `Create ${table} (${schema.title}).`;
-  const plain = render(schema.template, { title, up: sql.trimEnd() });
+  const plain = render(schema.template, { title, up });
   switch (input.target.layout) {
     case "node-pg-migrate": {
-      const down = schema.module.dropStatements(table).map((statement) => `${statement};`).join("\n");
-      return { ...base, files: [{ path: `${dir}/${now.getTime()}_${slug.replace(/_/g, "-")}.sql`, content: render(schema.nodePgMigrateTemplate, { title, up: sql.trimEnd(), down }) }] };
+      const drops = schema.module.dropStatements(input.table);
+      const down = (args.update ? dropsFor(drops, statements) : drops).map((statement) => `${statement};`).join("\n");
+      return { files: [{ path: `${dir}/${now.getTime()}_${slug.replace(/_/g, "-")}.sql`, content: render(schema.nodePgMigrateTemplate, { title, up, down }) }], notes: [] };
     }
     case "prisma":
       return {
-        ...base,
         files: [{ path: `${dir}/${stamp(now)}_${slug}/migration.sql`, content: plain }],
         notes: [`Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`],
       };
     case "drizzle":
-      return drizzle(input, base, { dir, slug, title, statements, now });
+      return drizzle(input, { dir, slug, title, statements, now });
     default:
-      return { ...base, files: [{ path: `${dir}/${stamp(now)}_${slug}.sql`, content: plain }] };
+      return { files: [{ path: `${dir}/${stamp(now)}_${slug}.sql`, content: plain }], notes: [] };
   }
 }
 
+/** The statements whose object no migration file of this table creates yet (compared by each statement's first line). */
+function missingFrom(input: MigrationInput, existing: string, statements: string[]): string[] {
+  const written = tableMigrations(input, input.table, existing)
+    .map((file) => normalized(readFileSync(path.join(input.root, file), "utf8")))
+    .join("\n");
+  return statements.filter((statement) => !written.includes(normalized(statement.split("\n")[0] ?? statement)));
+}
+
+/** The drop statements of the objects `statements` create, for an update migration's down step. */
+function dropsFor(drops: string[], statements: string[]): string[] {
+  return drops.filter((drop) => {
+    const [, kind, name] = /^DROP (\w+) IF EXISTS ([\w.]+)/i.exec(drop) ?? [];
+    return statements.some((statement) => new RegExp(`^CREATE (?:OR REPLACE )?(?:UNLOGGED )?${kind} (?:IF NOT EXISTS )?${name?.replace(".", "\\.")}\\b`, "i").test(statement));
+  });
+}
+
+function normalized(sql: string): string {
+  return sql.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
 /** drizzle-kit runs only what its journal lists, so the journal gets an entry beside the SQL file. */
-function drizzle(input: MigrationInput, base: Omit<MigrationPlan, "files">, args: { dir: string; slug: string; title: string; statements: string[]; now: Date }): MigrationPlan {
+function drizzle(input: MigrationInput, args: { dir: string; slug: string; title: string; statements: string[]; now: Date }): { files: RenderedFile[]; notes: string[] } {
   const journalPath = `${args.dir}/meta/_journal.json`;
   const journalFile = path.join(input.root, journalPath);
   const journal = existsSync(journalFile)
@@ -84,20 +120,33 @@ function drizzle(input: MigrationInput, base: Omit<MigrationPlan, "files">, args
     files.push({ path: journalPath, content: `${JSON.stringify(journal, null, 2)}\n` });
   }
   const notes = journal ? [] : [`No ${journalPath} yet: run the SQL file with your own tooling, or let drizzle-kit create the journal first.`];
-  return { ...base, files, notes };
+  return { files, notes };
 }
 
+/** The table's create migration (as the lock records it, or by its name), if one was written. */
 function findExisting(input: MigrationInput, table: string): string | undefined {
   const recorded = input.lock.migrations[table];
-  if (recorded && existsSync(path.join(input.root, recorded))) return recorded;
+  const created = tableMigrations(input, table).find((file) => /create[_-][^/]*(?:\.sql|\/migration\.sql)$/.test(file));
+  if (recorded && existsSync(path.join(input.root, recorded)) && !isUpdate(recorded)) return recorded;
+  return created ?? (recorded && existsSync(path.join(input.root, recorded)) ? recorded : undefined);
+}
+
+/** Every migration file written for `table`: its create and update migrations, and `also` (the recorded one). */
+function tableMigrations(input: MigrationInput, table: string, also?: string): string[] {
+  const files = new Set<string>(also ? [also] : []);
   const dir = path.join(input.root, input.target.migrations);
-  if (!existsSync(dir)) return undefined;
-  const slug = table.replace(/\./g, "_");
-  const pattern = new RegExp(`create[_-]${slug.replace(/_/g, "[_-]")}(?:\\.sql)?$`);
-  const hit = readdirSync(dir).find((name) => pattern.test(name));
-  if (!hit) return undefined;
-  const hitPath = `${input.target.migrations}/${hit}`;
-  return input.target.layout === "prisma" ? `${hitPath}/migration.sql` : hitPath;
+  if (existsSync(dir)) {
+    const slug = table.replace(/\./g, "_").replace(/_/g, "[_-]");
+    const pattern = new RegExp(`(?:create|update)[_-]${slug}(?:\\.sql)?$`);
+    for (const name of readdirSync(dir).filter((entry) => pattern.test(entry)).sort()) {
+      files.add(input.target.layout === "prisma" ? `${input.target.migrations}/${name}/migration.sql` : `${input.target.migrations}/${name}`);
+    }
+  }
+  return [...files].filter((file) => existsSync(path.join(input.root, file)));
+}
+
+function isUpdate(file: string): boolean {
+  return /update[_-][^/]*(?:\.sql|\/migration\.sql)$/.test(file);
 }
 
 function render(template: string, values: Record<string, string>): string {

@@ -13,6 +13,8 @@ export type SchemaModule = {
   schemaStatements(table?: string): string[];
   dropStatements(table: string): string[];
   schemaTables(table: string): string[];
+  /** Functions the block's code calls, if any (a migration written before one existed lacks it). */
+  schemaFunctions?(table: string): string[];
   checkTableName(table: string): string;
 };
 
@@ -61,6 +63,24 @@ export function schemaOf(block: string): BlockSchema {
     });
   }
   return schema;
+}
+
+/**
+ * The SQL that names the block's objects missing on a database: $1 the tables, $2 the functions
+ * (shown with `()`). Used by `migrate --apply` and `doctor`.
+ */
+export const MISSING_OBJECTS_SQL = `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL
+  UNION ALL SELECT name || '()' FROM unnest($2::text[]) AS name WHERE to_regproc(name) IS NULL`;
+
+/**
+ * The parameters of MISSING_OBJECTS_SQL for a block's table.
+ *
+ * @example
+ * await client.query(MISSING_OBJECTS_SQL, schemaObjects("idempotency", "idempotency_records"));
+ */
+export function schemaObjects(block: string, table: string): [string[], string[]] {
+  const { module } = schemaOf(block);
+  return [module.schemaTables(table), module.schemaFunctions?.(table) ?? []];
 }
 
 /**

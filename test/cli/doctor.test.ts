@@ -136,7 +136,7 @@ class C { @Idempotent({ getUserId: () => "u", isPermanentError: () => false }) c
     await runInit({ cwd: dir, yes: true });
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
     const before = await runDoctor({ cwd: dir, databaseUrl: url });
-    expect(before.findings.filter((finding) => finding.rule === "migration-applied").map((finding) => finding.message)).toEqual([`${table}, ${table}_retries missing on DATABASE_URL`]);
+    expect(before.findings.filter((finding) => finding.rule === "migration-applied").map((finding) => finding.message)).toEqual([`${table}, ${table}_retries, ${table}_create(), ${table}_complete() missing on DATABASE_URL`]);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -146,6 +146,7 @@ class C { @Idempotent({ getUserId: () => "u", isPermanentError: () => false }) c
       expect(after.findings.filter((finding) => finding.rule === "migration-applied")).toEqual([]);
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+      await client.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
       await client.end();
     }
   });

@@ -1,4 +1,5 @@
 // Migrations rendered from the block's one DDL source, per layout; --apply on real PostgreSQL twice.
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -7,6 +8,7 @@ import { runMigrate } from "../../cli/commands/migrate.js";
 import { planMigration } from "../../cli/migrate/render-migration.js";
 import { loadRegistry } from "../../cli/registry/manifest.js";
 import { postgresSchemaStatements } from "../../registry/idempotency/stores/postgres-schema.js";
+import { PostgresStore } from "../../registry/idempotency/stores/postgres-store.js";
 import { rejection, tempProject } from "./helpers.js";
 
 const emptyLock = { version: 1 as const, blocks: {}, migrations: {} };
@@ -86,7 +88,51 @@ describe("blocks migrate", () => {
       expect(readFileSync(path.join(dir, second.existing[0] ?? ""), "utf8")).toContain(`CREATE TABLE IF NOT EXISTS ${table}`);
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+      await client.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
       await client.end();
+    }
+  });
+
+  /** A project migrated before the store called its function: the create migration has the tables only. */
+  function migratedBefore(table: string) {
+    const dir = tempProject("hono-bundler");
+    const tablesOnly = postgresSchemaStatements(table).filter((statement) => !statement.startsWith("CREATE OR REPLACE FUNCTION"));
+    mkdirSync(path.join(dir, "migrations"), { recursive: true });
+    const old = `migrations/20250101000000_create_${table}.sql`;
+    writeFileSync(path.join(dir, old), tablesOnly.map((statement) => `${statement};\n`).join("\n"));
+    return { dir, old, tablesOnly };
+  }
+
+  it("a migration written before the store's function: writes an update migration with the function only, once", async () => {
+    const { dir } = migratedBefore("idempotency_records");
+    const first = await runMigrate({ block: "idempotency", cwd: dir });
+    expect(first.written).toHaveLength(1);
+    expect(first.written[0]).toMatch(/^migrations\/\d{14}_update_idempotency_records\.sql$/);
+    const content = readFileSync(path.join(dir, first.written[0] ?? ""), "utf8");
+    expect(content).toContain("CREATE OR REPLACE FUNCTION idempotency_records_create(");
+    expect(content).not.toContain("CREATE TABLE");
+    const second = await runMigrate({ block: "idempotency", cwd: dir });
+    expect(second).toMatchObject({ written: [], existing: ["migrations/20250101000000_create_idempotency_records.sql"] });
+  });
+
+  it.skipIf(!url)("[DATABASE_URL] migrated before the function: the store names it and the command; --apply adds it", async () => {
+    const table = `blocks_upgrade_${process.pid}`;
+    const { dir, tablesOnly } = migratedBefore(table);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      for (const statement of tablesOnly) await pool.query(statement);
+      const store = new PostgresStore(pool, { table });
+      const create = () => store.create({ scope: { operation: "op", userId: "u", key: "k" }, requestHash: "h", ttlMs: 60_000, token: randomUUID() });
+      await expect(create()).rejects.toThrow(new RegExp(`function ${table}_create\\(\\) is missing .*npx blocks migrate --apply`));
+      const applied = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
+      expect(applied.applied).toEqual([{ table, alreadyApplied: false }]);
+      await expect(create()).resolves.toEqual({ status: "CREATED" });
+      const again = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
+      expect(again).toMatchObject({ written: [], applied: [{ table, alreadyApplied: true }] });
+    } finally {
+      await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+      await pool.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
+      await pool.end();
     }
   });
 });

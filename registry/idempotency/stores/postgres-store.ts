@@ -8,7 +8,7 @@ import type {
   RecoverInput,
 } from "../types";
 import type { TransactionalStore } from "../transactional";
-import { checkTableName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
+import { checkTableName, completeFunctionName, createFunctionName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
 
 /** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
 export type SqlClient = {
@@ -44,8 +44,7 @@ type Row = {
 
 const SCOPE = "operation = $1 AND user_id = $2 AND key = $3";
 const MS = "::float8 * interval '1 millisecond'";
-const COLUMN_NAMES = ["operation", "user_id", "key", "request_hash", "status", "response", "token", "expires_at", "updated_at"];
-const COLUMNS = COLUMN_NAMES.join(", ");
+const COLUMNS = "operation, user_id, key, request_hash, status, response, token, expires_at, updated_at";
 /** Attempts of `create` when the row it conflicted with vanished in between (released or cleaned). */
 const CREATE_ATTEMPTS = 5;
 
@@ -60,6 +59,10 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
   private readonly retries: string;
 
   private readonly client: SqlClient | TransactionalSqlClient<Tx>;
+  private readonly createFunction: string;
+  private readonly completeFunction: string;
+  /** Set by setLockTimeout, sent with the next create. */
+  private lockTimeout: string | null = null;
 
   /** `client`: a `pg` Pool or PGlite as they are, or any client through its adapter in `./clients/` (needed for transactions). */
   constructor(
@@ -69,6 +72,8 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     this.client = client;
     this.table = checkTableName(options.table ?? "idempotency_records");
     this.retries = retryTableName(this.table);
+    this.createFunction = createFunctionName(this.table);
+    this.completeFunction = completeFunctionName(this.table);
   }
 
   /** Creates the tables and indexes if they are missing (tests, quick starts; production uses the migration). */
@@ -90,29 +95,22 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     return client.transaction((sql, tx) => work(new PostgresStore<Tx>(sql, { table: this.table }), tx));
   }
 
-  /** Inside a transaction: how long a statement waits for a row lock (a duplicate's uncommitted record) before failing. */
-  async setLockTimeout(ms: number): Promise<void> {
-    await this.client.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, Math.round(ms))}ms`]);
+  /**
+   * Inside a transaction: how long a statement waits for a row lock (a duplicate's uncommitted record)
+   * before failing. Sent with the next `create`, which sets it before its insert: no round trip of its own.
+   */
+  setLockTimeout(ms: number): Promise<void> {
+    this.lockTimeout = `${Math.max(1, Math.round(ms))}ms`;
+    return Promise.resolve();
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const params = [scope.operation, scope.userId, scope.key, requestHash, token, ttlMs];
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
-      // One round trip: insert, or read the row that won (exactly one result row either way). The read
-      // cannot see a row committed after this statement began: then it finds nothing and we ask again.
-      const { rows } = await this.client.query(
-        `WITH inserted AS (
-           INSERT INTO ${this.table} (operation, user_id, key, request_hash, status, token, expires_at)
-           VALUES ($1, $2, $3, $4, 'PROCESSING', $5, now() + $6${MS})
-           ON CONFLICT (operation, user_id, key) DO NOTHING
-           RETURNING 1
-         )
-         SELECT EXISTS (SELECT 1 FROM inserted) AS created, r.expires_at <= now() AS expired, ${prefixed("r")}
-         FROM (SELECT 1) AS one_row
-         LEFT JOIN ${this.table} r ON r.operation = $1 AND r.user_id = $2 AND r.key = $3 AND NOT EXISTS (SELECT 1 FROM inserted)`,
-        params,
-      );
-      const row = rows[0] as Row & { created: boolean; expired: boolean | null };
+      // One round trip: the schema's function inserts, or reads the row that holds the key.
+      const { rows } = await this.callCreate(params);
+      const row = rows[0] as (Row & { created: boolean; expired: boolean | null }) | undefined;
+      if (row === undefined) continue; // The row that held the key was freed in between: ask again.
       if (row.created) return { status: "CREATED" };
       if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row) };
       if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED" };
@@ -129,19 +127,11 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
-    return this.owned(
-      `UPDATE ${this.table} SET status = 'SUCCESS', response = $5, updated_at = now(), expires_at = now() + $6${MS}
-       WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
-      [...scopeParams(scope), token, response, ttlMs],
-    );
+    return this.complete(scope, token, "SUCCESS", response, ttlMs);
   }
 
   async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
-    return this.owned(
-      `UPDATE ${this.table} SET status = 'FAILED', response = $6, updated_at = now(), expires_at = now() + $5${MS}
-       WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
-      [...scopeParams(scope), token, ttlMs, response],
-    );
+    return this.complete(scope, token, "FAILED", response, ttlMs);
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
@@ -227,6 +217,34 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     return (rows[0] as { deleted: number }).deleted;
   }
 
+  private callCreate(params: unknown[]): Promise<{ rows: unknown[] }> {
+    const lockTimeout = this.lockTimeout;
+    this.lockTimeout = null;
+    return this.callFunction(this.createFunction, `SELECT * FROM ${this.createFunction}($1, $2, $3, $4, $5, $6, $7)`, [...params, lockTimeout]);
+  }
+
+  private async complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+    const sql = `SELECT ${this.completeFunction}($1, $2, $3, $4, $5, $6, $7) AS done`;
+    const { rows } = await this.callFunction(this.completeFunction, sql, [...scopeParams(scope), token, status, response, ttlMs]);
+    return (rows[0] as { done: boolean }).done;
+  }
+
+  /** Calls one of the schema's functions; a database migrated before it existed gets told what to run. */
+  private async callFunction(name: string, sql: string, params: unknown[]): Promise<{ rows: unknown[] }> {
+    try {
+      return await this.client.query(sql, params);
+    } catch (err) {
+      if (isMissingFunction(err, name)) {
+        throw new Error(
+          `PostgresStore: the function ${name}() is missing on this database; the migration that created ${this.table} predates it. ` +
+            "Run `npx blocks migrate --apply` (or `npx blocks migrate` and apply the file it writes with your migration tool).",
+          { cause: err },
+        );
+      }
+      throw err;
+    }
+  }
+
   /** A record past its expiry is free: the first create to flip it back to PROCESSING owns it. */
   private async takeOverExpired(params: unknown[]): Promise<boolean> {
     return this.owned(
@@ -244,13 +262,16 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
   }
 }
 
+/** SQLSTATE 42883 (no function of that name and arguments), found by code or, through an ORM's wrapper, by its message. */
+function isMissingFunction(err: unknown, name: string): boolean {
+  const { code, message } = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; message?: unknown };
+  const text = String(message ?? err);
+  return text.includes(name.split(".").pop() as string) && (code === "42883" || /does not exist/.test(text));
+}
+
 /** An expired counter starts again at 1: the key it counted for has expired too. */
 const BUMP_COUNTER =
   "retry_count = CASE WHEN c.expires_at <= now() THEN 1 ELSE c.retry_count + 1 END, expires_at = EXCLUDED.expires_at";
-
-function prefixed(alias: string): string {
-  return COLUMN_NAMES.map((column) => `${alias}.${column}`).join(", ");
-}
 
 function scopeParams({ operation, userId, key }: IdempotencyScope): string[] {
   return [operation, userId, key];

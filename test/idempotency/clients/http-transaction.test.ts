@@ -12,7 +12,7 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { RouteResult } from "@/blocks/idempotency/http/http-response";
 import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
-import { SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
+import { dropTables, SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
 
 type Post = (key: string, body: { amount: number }) => Promise<{ status: number; text: string }>;
 /** The route's logic: an order row written on the transaction `run` was handed, then the answer. */
@@ -105,7 +105,8 @@ describe("transaction: true routes (PGlite)", () => {
   });
   afterEach(async () => {
     await app?.close();
-    await db.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries, ${table}_orders`);
+    await db.query(`DROP TABLE IF EXISTS ${table}_orders`);
+    await dropTables(db, table);
   });
 
   const insertOrder = async (tx: Transaction, key: string, amount: number) => {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { PostgresStore, type SqlClient, type TransactionalSqlClient } from "@/blocks/idempotency/stores/postgres-store";
 import { clientKinds, type OpenedClient } from "../support/client-harness";
-import { SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
+import { dropTables, SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
 
 class Declined extends Error {}
 class ProviderTimeout extends Error {}
@@ -63,7 +63,8 @@ for (const kind of clientKinds) {
       counting.counts.autocommitStatements = 0;
     });
     afterEach(async () => {
-      await sql.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries, ${writes}`);
+      await sql.query(`DROP TABLE IF EXISTS ${writes}`);
+      await dropTables(sql, table);
     });
 
     it("commits the record, the writes and the result in one transaction: one commit for a first request", async () => {

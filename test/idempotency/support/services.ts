@@ -1,4 +1,5 @@
 // Test services from the environment only: DATABASE_URL and REDIS_URL, else PGlite and no Redis.
+import { dropStatements } from "@/blocks/idempotency/stores/postgres-schema";
 import type { SqlClient } from "@/blocks/idempotency/stores/postgres-store";
 
 /**
@@ -35,9 +36,9 @@ export function uniqueTableName(prefix = "idem"): string {
   return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** Drops a table and its retry counters. */
+/** Drops a table, its retry counters and its functions (the schema's own down step). */
 export async function dropTables(client: SqlClient, table: string): Promise<void> {
-  await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+  for (const statement of dropStatements(table)) await client.query(statement);
 }
 
 export const redisUrl = process.env.REDIS_URL;
