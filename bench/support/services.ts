@@ -2,6 +2,7 @@
 import pg from "pg";
 import { Redis } from "ioredis";
 import { PostgresStore } from "@/blocks/idempotency";
+import { dropStatements as dropIdempotencyStatements } from "@/blocks/idempotency/stores/postgres-schema";
 import { PostgresRateLimitStore } from "@/blocks/rate-limiter/stores/postgres-store";
 import { dropStatements } from "@/blocks/rate-limiter/stores/postgres-schema";
 import { assertLoopback, settings } from "../config";
@@ -27,7 +28,7 @@ export function openRedis(): Redis {
 /** Creates a fresh table with the block's own DDL, remembered for `dropRunTables`. */
 export async function createRunTable(pool: pg.Pool, purpose: string): Promise<string> {
   const table = `bench_${runId}_${purpose}`;
-  runTableName(purpose, [`DROP TABLE IF EXISTS ${table}, ${table}_retries`]);
+  runTableName(purpose, dropIdempotencyStatements(table));
   await new PostgresStore(pool, { table }).createSchema();
   return table;
 }
@@ -48,7 +49,7 @@ export function runTableName(purpose: string, drop?: string[]): string {
 }
 
 export async function dropRunTable(pool: pg.Pool, table: string): Promise<void> {
-  for (const statement of tables.get(table) ?? [`DROP TABLE IF EXISTS ${table}, ${table}_retries`]) await pool.query(statement);
+  for (const statement of tables.get(table) ?? dropIdempotencyStatements(table)) await pool.query(statement);
   tables.delete(table);
 }
 

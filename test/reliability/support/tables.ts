@@ -1,6 +1,6 @@
 // Per-run PostgreSQL tables: the block's records table and the side-effect table each protected operation writes.
 import type pg from "pg";
-import { postgresSchemaStatements } from "../../../registry/idempotency/stores/postgres-schema";
+import { dropStatements, postgresSchemaStatements } from "../../../registry/idempotency/stores/postgres-schema";
 
 /** A name no other run or suite uses, so scenarios can share the database with everything else. */
 export function uniqueName(prefix: string): string {
@@ -81,6 +81,5 @@ export async function ageRecords(pool: pg.Pool, table: string, ms: number, key?:
 }
 
 export async function dropTables(pool: pg.Pool, ...tables: string[]): Promise<void> {
-  const all = tables.flatMap((table) => [table, `${table}_retries`]);
-  await pool.query(`DROP TABLE IF EXISTS ${all.join(", ")}`);
+  for (const statement of tables.flatMap(dropStatements)) await pool.query(statement);
 }
