@@ -4,6 +4,7 @@ import { IdempotencyError } from "./errors";
 import { BoundedStore, type StoreMethod } from "./bounded-store";
 import { Execution } from "./execution";
 import { hashPayload } from "./fingerprint";
+import { checkScope } from "./scope";
 import { silentLogger, type IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { keyFields, Observer } from "./observer";
@@ -58,9 +59,6 @@ export type ExecuteResult<T> = { response: T; replayed: boolean };
 /** The operation receives a signal that aborts if its record is taken over while it runs. */
 export type IdempotentOperation<T> = (signal: AbortSignal) => Promise<T> | T;
 
-const VISIBLE_ASCII_KEY = /^[\x21-\x7e]{1,255}$/;
-/** A UTF-16 surrogate without its pair: not Unicode text, and PostgreSQL folds every one into U+FFFD. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
 /** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
 const RELEASE_ATTEMPTS = 6;
@@ -311,15 +309,6 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 }
 
-function checkScope({ operation, userId, key }: IdempotencyScope): IdempotencyScope {
-  checkScopeString("operation", operation);
-  checkScopeString("userId", userId);
-  if (typeof key !== "string" || !VISIBLE_ASCII_KEY.test(key)) {
-    throw new IdempotencyError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
-  }
-  return { operation, userId, key };
-}
-
 /**
  * A live execution renews its record every heartbeat interval: a shorter recovery timeout would
  * free (and let a duplicate re-run) operations that are still running, and one under two intervals
@@ -335,12 +324,6 @@ function checkRecoveryTimeout(timeoutInMs: number, heartbeatIntervalMs: number):
   if (timeoutInMs < 2 * heartbeatIntervalMs) {
     warnOnce(`idempotency: the recovery timeout (${timeoutInMs} ms) is under two heartbeat intervals (${heartbeatIntervalMs} ms): one late heartbeat lets recovery free a running execution.`);
   }
-}
-
-/** Refused before any store sees it: a store that folds malformed text could put two users in one row. */
-function checkScopeString(name: string, value: unknown): void {
-  if (typeof value !== "string" || value === "") throw new TypeError(`idempotency: \`${name}\` must be a non-empty string.`);
-  if (LONE_SURROGATE.test(value)) throw new TypeError(`idempotency: \`${name}\` must be well-formed Unicode (it holds a lone surrogate).`);
 }
 
 function toCached(record: IdempotencyRecord): CachedRecord {
