@@ -1,5 +1,5 @@
 // Where a request's CPU goes: server process and PostgreSQL, per request, for the servers of a preset.
-// `npx tsx bench/cpu-per-request.ts floor|memory|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
+// `npx tsx bench/cpu-per-request.ts floor|memory|fastify|hono|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
 import autocannon from "autocannon";
 import { settings } from "./config";
 import { PAYMENT_BODY } from "./load/load-plan";
@@ -19,6 +19,16 @@ const PRESETS: Record<string, ServerWish[]> = {
     { framework: "express", variant: "block", backend: "memory", style: "wrapper" },
     { framework: "express", variant: "block", backend: "memory", style: "capture" },
     { framework: "express", variant: "node-idempotency", backend: "memory" },
+  ],
+  fastify: [
+    { framework: "fastify", variant: "bare", backend: "none" },
+    { framework: "fastify", variant: "block", backend: "memory", style: "wrapper" },
+    { framework: "fastify", variant: "block", backend: "memory", style: "capture" },
+  ],
+  hono: [
+    { framework: "hono", variant: "bare", backend: "none" },
+    { framework: "hono", variant: "block", backend: "memory", style: "wrapper" },
+    { framework: "hono", variant: "block", backend: "memory", style: "capture" },
   ],
   /** Our RedisStore (no cache) against the peers' own Redis storages. */
   redis: [

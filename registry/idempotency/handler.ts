@@ -1,16 +1,18 @@
 // IdempotencyHandler: runs an operation once per (operation, userId, key) and replays its result to retries.
 import { randomUUID } from "node:crypto";
 import { IdempotencyError } from "./errors";
+import { BoundedStore, type StoreMethod } from "./bounded-store";
+import { Execution } from "./execution";
 import { hashPayload } from "./fingerprint";
-import { holdLease } from "./lease";
+import { checkScope } from "./scope";
 import { silentLogger, type IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { keyFields, Observer } from "./observer";
 import { isCachedRecord } from "./caches/cached-record";
 import { noopCache } from "./caches/noop-cache";
-import { completeSuccess, settleFailure, type Settlement } from "./settle";
 import { executeInTransaction, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
 import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
+import { deserializeResult, freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
 import { sleep, withTimeout } from "./utils/with-timeout";
 
@@ -57,9 +59,6 @@ export type ExecuteResult<T> = { response: T; replayed: boolean };
 /** The operation receives a signal that aborts if its record is taken over while it runs. */
 export type IdempotentOperation<T> = (signal: AbortSignal) => Promise<T> | T;
 
-const VISIBLE_ASCII_KEY = /^[\x21-\x7e]{1,255}$/;
-/** A UTF-16 surrogate without its pair: not Unicode text, and PostgreSQL folds every one into U+FFFD. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
 /** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
 const RELEASE_ATTEMPTS = 6;
@@ -88,7 +87,8 @@ export class IdempotencyHandler<Tx = unknown> {
   private readonly observer: Observer;
   private readonly settings: Required<Omit<IdempotencyHandlerOptions, "logger" | "metrics">>;
 
-  private readonly store: IdempotencyStore;
+  /** The store behind its timeout, counting its failures: every store call goes through it. */
+  private readonly bounded: BoundedStore;
 
   /** `Tx`: the transaction object of the store's client (see `executeInTransaction`). */
   constructor(
@@ -96,7 +96,6 @@ export class IdempotencyHandler<Tx = unknown> {
     cache?: IdempotencyCache,
     options: IdempotencyHandlerOptions = {},
   ) {
-    this.store = store;
     this.cache = cache ?? noopCache;
     this.cacheNamespace = store.table ?? `handler:${randomUUID()}`;
     if (!options.logger) {
@@ -116,6 +115,7 @@ export class IdempotencyHandler<Tx = unknown> {
     };
     this.ttlMs = this.settings.ttlMs;
     this.maxRetries = this.settings.maxRetries;
+    this.bounded = new BoundedStore(store, this.settings.storeTimeoutMs, this.observer);
   }
 
   /**
@@ -132,7 +132,7 @@ export class IdempotencyHandler<Tx = unknown> {
 
     const token = randomUUID();
     let creating: Promise<CreateResult> | undefined;
-    const created = await this.callStore("create", () => (creating = this.store.create({ scope, requestHash, ttlMs: this.ttlMs, token })), scope).catch(
+    const created = await this.callStore("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })), scope).catch(
       (err: unknown) => {
         if (creating) this.releaseUnanswered(scope, token, creating);
         throw err;
@@ -160,15 +160,15 @@ export class IdempotencyHandler<Tx = unknown> {
   async executeInTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions = {}): Promise<ExecuteResult<T>> {
     const scope = checkScope(context);
     const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
-    const { store, observer, settings } = this;
-    const core = { store, observer, settings, readCache: this.readCache.bind(this), writeCache: this.writeCache.bind(this), answerDuplicate: this.answerDuplicate.bind(this) };
+    const { bounded, observer, settings } = this;
+    const core = { store: bounded, observer, settings, readCache: this.readCache.bind(this), writeCache: this.writeCache.bind(this), answerDuplicate: this.answerDuplicate.bind(this) };
     return executeInTransaction(core, scope, requestHash, operation, options);
   }
 
   async recoverStuckRecords({ timeoutInMs = 5 * 60_000, limit = 100 }: { timeoutInMs?: number; limit?: number } = {}) {
     checkRecoveryTimeout(timeoutInMs, this.settings.heartbeatIntervalMs);
-    const recovered = await this.callStore("recoverStuckRecords", () =>
-      this.store.recoverStuckRecords({ olderThanMs: timeoutInMs, limit, maxRetries: this.maxRetries, ttlMs: this.ttlMs }),
+    const recovered = await this.callStore("recoverStuckRecords", (store) =>
+      store.recoverStuckRecords({ olderThanMs: timeoutInMs, limit, maxRetries: this.maxRetries, ttlMs: this.ttlMs }),
     );
     for (const record of recovered) {
       const { retryCount, poisoned, ...scope } = record;
@@ -184,37 +184,32 @@ export class IdempotencyHandler<Tx = unknown> {
 
   /** Deletes up to `limit` expired records (and their retry counters) so their keys can be used again. */
   async cleanupExpiredRecords({ limit = 500 }: { limit?: number } = {}) {
-    const deleted = await this.callStore("cleanupExpiredRecords", () => this.store.cleanupExpiredRecords({ limit }));
+    const deleted = await this.callStore("cleanupExpiredRecords", (store) => store.cleanupExpiredRecords({ limit }));
     this.observer.log("info", "idempotency: cleaned up expired records", { status: "CLEANED", deleted });
     if (deleted > 0) this.observer.count("cleaned", {}, deleted);
     return { deleted };
   }
 
-  private async run<T>(scope: IdempotencyScope, requestHash: string, token: string, operation: IdempotentOperation<T>, options: ExecuteOptions) {
-    const lease = holdLease(this.store, scope, token, {
-      intervalMs: this.settings.heartbeatIntervalMs,
-      timeoutMs: this.settings.storeTimeoutMs,
-      ttlMs: this.ttlMs,
-      observer: this.observer,
-    });
+  private async run<T>(scope: IdempotencyScope, requestHash: string, token: string, operation: IdempotentOperation<T>, options: ExecuteOptions): Promise<ExecuteResult<T>> {
+    const execution = new Execution(this.bounded, this.observer, this.settings, scope, token);
+    execution.holdLease();
     const started = performance.now();
-    const settlement: Settlement = { store: this.store, scope, token, observer: this.observer, settings: this.settings };
     let result: T;
     try {
-      result = await operation(lease.signal);
+      result = await operation(execution.signal);
     } catch (err) {
-      lease.stop();
-      const outcome = await settleFailure(settlement, err, options);
+      execution.stopLease();
+      const outcome = await execution.fail(err, options);
       this.observer.duration(scope.operation, outcome, (performance.now() - started) / 1000);
       throw err;
     }
-    lease.stop();
+    execution.stopLease();
     this.observer.duration(scope.operation, "success", (performance.now() - started) / 1000);
-    const { serialized, recorded } = await completeSuccess(settlement, result);
+    const { serialized, recorded } = await execution.complete(result);
     if (recorded) {
       await this.writeCache(scope, { requestHash, status: "SUCCESS", response: serialized }, this.ttlMs);
     }
-    return { response: deserialize<T>(serialized), replayed: false };
+    return freshResult<T>(serialized);
   }
 
   private answerDuplicate<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
@@ -230,12 +225,12 @@ export class IdempotencyHandler<Tx = unknown> {
     this.observer.count("duplicates", { operation: scope.operation, status: record.status });
     if (record.status === "SUCCESS") {
       this.observer.decision("info", "idempotency: replayed a stored response", fields);
-      return { response: deserialize<T>(record.response), replayed: true };
+      return { response: deserializeResult<T>(record.response), replayed: true };
     }
     if (record.status === "FAILED") {
       this.observer.decision("info", "idempotency: rejected a retry of a failed request", fields);
       throw new IdempotencyError("REQUEST_FAILED", "The request with this Idempotency-Key failed permanently; use a new key to try again.", {
-        response: deserialize(record.response),
+        response: deserializeResult(record.response),
       });
     }
     this.observer.decision("info", "idempotency: rejected a duplicate still in progress", fields);
@@ -245,11 +240,11 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   /** `scope` is given when the call is about one key, so the refusal can be traced to it. */
-  private async callStore<T>(method: string, call: () => Promise<T>, scope?: IdempotencyScope): Promise<T> {
+  private async callStore<T>(method: StoreMethod, call: (store: IdempotencyStore) => Promise<T>, scope?: IdempotencyScope): Promise<T> {
     try {
-      return await withTimeout(call(), this.settings.storeTimeoutMs, `store.${method}`);
+      return await this.bounded.call(method, call);
     } catch (err) {
-      this.observer.decision("error", "idempotency: store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method, err }, "storeErrors", { method });
+      this.observer.log("error", "idempotency: store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method, err });
       throw new IdempotencyError("STORE_UNAVAILABLE", "The idempotency store is unavailable; the request was not executed. Retry later.", {
         cause: err,
       });
@@ -266,7 +261,7 @@ export class IdempotencyHandler<Tx = unknown> {
     const release = async () => {
       for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
         try {
-          const released = await withTimeout(this.store.release(scope, token), this.settings.storeTimeoutMs, "store.release");
+          const released = await this.bounded.call("release", (store) => store.release(scope, token));
           if (released) this.observer.log("warn", "idempotency: released a record whose create went unanswered", keyFields(scope, "RELEASED"));
           return;
         } catch {
@@ -314,15 +309,6 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 }
 
-function checkScope({ operation, userId, key }: IdempotencyScope): IdempotencyScope {
-  checkScopeString("operation", operation);
-  checkScopeString("userId", userId);
-  if (typeof key !== "string" || !VISIBLE_ASCII_KEY.test(key)) {
-    throw new IdempotencyError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
-  }
-  return { operation, userId, key };
-}
-
 /**
  * A live execution renews its record every heartbeat interval: a shorter recovery timeout would
  * free (and let a duplicate re-run) operations that are still running, and one under two intervals
@@ -340,18 +326,8 @@ function checkRecoveryTimeout(timeoutInMs: number, heartbeatIntervalMs: number):
   }
 }
 
-/** Refused before any store sees it: a store that folds malformed text could put two users in one row. */
-function checkScopeString(name: string, value: unknown): void {
-  if (typeof value !== "string" || value === "") throw new TypeError(`idempotency: \`${name}\` must be a non-empty string.`);
-  if (LONE_SURROGATE.test(value)) throw new TypeError(`idempotency: \`${name}\` must be well-formed Unicode (it holds a lone surrogate).`);
-}
-
 function toCached(record: IdempotencyRecord): CachedRecord {
   return { requestHash: record.requestHash, status: record.status === "SUCCESS" ? "SUCCESS" : "FAILED", response: record.response };
-}
-
-function deserialize<T>(serialized: string | null): T {
-  return (serialized === null ? undefined : JSON.parse(serialized)) as T;
 }
 
 function positive(name: string, value: number): number {

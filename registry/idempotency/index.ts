@@ -22,7 +22,7 @@ export { RedisCache } from "./caches/redis-cache";
 export type { RedisCacheOptions, RedisLike } from "./caches/redis-cache";
 export { noopCache } from "./caches/noop-cache";
 export { isCachedRecord } from "./caches/cached-record";
-export { LeaseLostError } from "./lease";
+export { LeaseLostError } from "./execution";
 export { IDEMPOTENCY_METRICS, noopMetrics } from "./metrics";
 export type { IdempotencyMetrics, IdempotencyCounter, IdempotencyHistogram, MetricLabels } from "./metrics";
 export type { IdempotencyLogger, LogMethod } from "./logger";

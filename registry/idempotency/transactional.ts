@@ -2,10 +2,12 @@
 import { randomUUID } from "node:crypto";
 import { IdempotencyError } from "./errors";
 import type { ExecuteResult } from "./handler";
+import type { BoundedStore } from "./bounded-store";
+import { classifies, keptFailureResponse } from "./execution";
 import { keyFields, type Observer } from "./observer";
-import { keptFailureResponse } from "./settle";
+import { freshResult, serializeResult, UnstorableResultError } from "./result-json";
 import type { CachedRecord, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
-import { TimeoutError, withTimeout } from "./utils/with-timeout";
+import { TimeoutError } from "./utils/with-timeout";
 
 /** A store bound to one open transaction. */
 export interface TransactionScopedStore extends IdempotencyStore {
@@ -32,9 +34,9 @@ export type TransactionOptions = {
   failureResponse?: ((err: unknown) => unknown) | undefined;
 };
 
-/** What the handler lends this module: its store, settings, observer, cache and duplicate answers. */
+/** What the handler lends this module: its bounded store, settings, observer, cache and duplicate answers. */
 export type TransactionalCore = {
-  store: IdempotencyStore;
+  store: BoundedStore;
   observer: Observer;
   settings: { ttlMs: number; maxRetries: number; storeTimeoutMs: number };
   readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined>;
@@ -71,7 +73,7 @@ export async function executeInTransaction<T, Tx>(
   operation: TransactionalOperation<T, Tx>,
   options: TransactionOptions = {},
 ): Promise<ExecuteResult<T>> {
-  const store = transactional<Tx>(core.store);
+  const store = transactional<Tx>(core.store.store);
   const cached = await core.readCache(scope);
   if (cached) return core.answerDuplicate<T>(scope, cached, requestHash, "cache");
 
@@ -97,7 +99,7 @@ export async function executeInTransaction<T, Tx>(
         deadline.start(options.timeoutMs ?? Infinity, "the operation", controller);
         let serialized: string | null;
         try {
-          serialized = serialize(await operation(tx, controller.signal));
+          serialized = serializeResult(await operation(tx, controller.signal));
           deadline.check();
         } catch (err) {
           throw new OperationFailed(err, isPermanent(observer, scope, options, err));
@@ -112,7 +114,7 @@ export async function executeInTransaction<T, Tx>(
   } catch (err) {
     deadline.stop();
     if (err instanceof OperationFailed) {
-      const failure = err.error instanceof UnstorableResult ? err.error.cause : err.error;
+      const failure = err.error instanceof UnstorableResultError ? err.error.cause : err.error;
       const kept = keptFailureResponse(observer, scope, err.error, options.failureResponse);
       const result = await settleRolledBack(core, store, scope, requestHash, lockTimeoutMs, failure, err.permanent, kept);
       observer.duration(scope.operation, result, (performance.now() - started) / 1000);
@@ -125,9 +127,8 @@ export async function executeInTransaction<T, Tx>(
         retryAfterSeconds: Math.max(1, Math.ceil(lockTimeoutMs / 1000)),
       });
     }
-    observer.decision("error", "idempotency: store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method: "transaction", ran, err }, "storeErrors", {
-      method: "transaction",
-    });
+    core.store.failed("transaction");
+    observer.log("error", "idempotency: store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method: "transaction", ran, err });
     throw new IdempotencyError(
       "STORE_UNAVAILABLE",
       ran
@@ -151,7 +152,7 @@ export async function executeInTransaction<T, Tx>(
     outcome: "success",
   });
   await core.writeCache(scope, { requestHash, status: "SUCCESS", response: outcome.serialized }, settings.ttlMs);
-  return { response: deserialize<T>(outcome.serialized), replayed: false };
+  return freshResult<T>(outcome.serialized);
 }
 
 /**
@@ -180,7 +181,7 @@ async function settleRolledBack(
       });
       return "permanent_failure";
     }
-    const retryCount = await withTimeout(store.incrementRetryCount(scope, settings.ttlMs), settings.storeTimeoutMs, "store.incrementRetryCount");
+    const retryCount = await core.store.call("incrementRetryCount", (bounded) => bounded.incrementRetryCount(scope, settings.ttlMs));
     if (retryCount >= settings.maxRetries) {
       await recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept);
       observer.decision("warn", "idempotency: retry budget spent, writes rolled back, key poisoned", { ...scope, status: "FAILED", retryCount, err }, "poisoned", labels);
@@ -191,9 +192,7 @@ async function settleRolledBack(
     observer.count("executions", { ...labels, outcome: "transient_failure" });
     return "transient_failure";
   } catch (storeErr) {
-    observer.decision("error", "idempotency: could not record a failure after the rollback; the key stays free", { ...scope, status: "RELEASED", err: storeErr }, "storeErrors", {
-      method: "markFailed",
-    });
+    observer.log("error", "idempotency: could not record a failure after the rollback; the key stays free", { ...scope, status: "RELEASED", err: storeErr });
     return permanent ? "permanent_failure" : "transient_failure";
   }
 }
@@ -202,19 +201,16 @@ async function settleRolledBack(
 async function recordFailed(core: TransactionalCore, store: TransactionalStore<unknown>, scope: IdempotencyScope, requestHash: string, lockTimeoutMs: number, kept: string | null) {
   const { ttlMs, storeTimeoutMs } = core.settings;
   const token = randomUUID();
-  const deadline = new Deadline();
-  deadline.start(storeTimeoutMs + lockTimeoutMs, "store.markFailed");
-  try {
-    await deadline.race(
-      store.transaction(async (txStore) => {
-        await txStore.setLockTimeout(lockTimeoutMs);
-        const created = await txStore.create({ scope, requestHash, ttlMs, token });
-        if (created.status === "CREATED") await txStore.markFailed(scope, token, ttlMs, kept);
-      }),
-    );
-  } finally {
-    deadline.stop();
-  }
+  const recording = () => {
+    const work = store.transaction(async (txStore) => {
+      await txStore.setLockTimeout(lockTimeoutMs);
+      const created = await txStore.create({ scope, requestHash, ttlMs, token });
+      if (created.status === "CREATED") await txStore.markFailed(scope, token, ttlMs, kept);
+    });
+    work.catch(() => {}); // Settles after we gave up: its rollback is the client's business now.
+    return work;
+  };
+  await core.store.call("markFailed", recording, storeTimeoutMs + lockTimeoutMs);
 }
 
 /**
@@ -264,31 +260,7 @@ function transactional<Tx>(store: IdempotencyStore): TransactionalStore<Tx> {
 }
 
 function isPermanent(observer: Observer, scope: IdempotencyScope, options: TransactionOptions, err: unknown): boolean {
-  if (err instanceof UnstorableResult) return true;
-  if (!options.isPermanentError) return false;
-  try {
-    return options.isPermanentError(err) === true;
-  } catch (classifierErr) {
-    observer.log("warn", "idempotency: isPermanentError threw; treating the failure as transient", { ...scope, status: "PROCESSING", err: classifierErr });
-    return false;
-  }
-}
-
-/** The operation returned what JSON cannot carry: the key is marked FAILED rather than run again. */
-class UnstorableResult extends TypeError {}
-
-function serialize(result: unknown): string | null {
-  let json: string | undefined;
-  try {
-    json = result === undefined ? undefined : JSON.stringify(result);
-  } catch (err) {
-    throw new UnstorableResult(`idempotency: the operation's result cannot be stored as JSON (${String(err)}); the key is marked FAILED.`, { cause: err });
-  }
-  return json ?? null;
-}
-
-function deserialize<T>(serialized: string | null): T {
-  return (serialized === null ? undefined : JSON.parse(serialized)) as T;
+  return err instanceof UnstorableResultError || classifies(observer, scope, err, "isPermanentError", options.isPermanentError);
 }
 
 const LOCK_NOT_AVAILABLE = "55P03";

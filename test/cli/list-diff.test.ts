@@ -39,11 +39,11 @@ describe("blocks diff", () => {
     const dir = await added();
     const errors = path.join(dir, "src/blocks/idempotency/errors.ts");
     writeFileSync(errors, readFileSync(errors, "utf8").replace("409", "425"));
-    rmSync(path.join(dir, "src/blocks/idempotency/lease.ts"));
+    rmSync(path.join(dir, "src/blocks/idempotency/execution.ts"));
     const { changes } = await runDiff({ cwd: dir, block: "idempotency" });
     expect(changes.map(({ file, status }) => [file, status])).toEqual([
       ["src/blocks/idempotency/errors.ts", "edited"],
-      ["src/blocks/idempotency/lease.ts", "missing"],
+      ["src/blocks/idempotency/execution.ts", "missing"],
     ]);
     expect(changes[0]?.patch).toMatch(/^-.*409/m);
     expect(changes[0]?.patch).toMatch(/^\+.*425/m);

@@ -4,6 +4,7 @@ import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
+import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, GetOperation, WrapperRouteOptions } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
@@ -143,10 +144,9 @@ function protectFetchRoute(handler: IdempotencyHandler, options: FetchRouteOptio
 }
 
 function requestOf(request: Request): Omit<ProtectedRequest, "produce"> {
-  const url = new URL(request.url);
   return {
     method: request.method,
-    url: url.pathname + url.search,
+    url: requestTarget(request.url),
     keyHeader: request.headers.get(IDEMPOTENCY_KEY_HEADER),
     hasCredentials: request.headers.has("authorization"),
     setContext: (context) => contexts.set(request, context),

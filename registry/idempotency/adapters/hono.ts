@@ -7,6 +7,7 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
+import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
@@ -75,10 +76,9 @@ export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptio
 }
 
 function requestOf(c: Context): Omit<ProtectedRequest, "produce"> {
-  const url = new URL(c.req.url);
   return {
     method: c.req.method,
-    url: url.pathname + url.search,
+    url: requestTarget(c.req.url),
     keyHeader: c.req.header(IDEMPOTENCY_KEY_HEADER),
     hasCredentials: c.req.header("authorization") !== undefined,
     setContext: (context) => c.set("idempotency", context),

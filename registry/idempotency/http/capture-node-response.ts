@@ -56,7 +56,7 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
     const done = [chunk, encoding, callback].find((arg) => typeof arg === "function");
     if (chunk !== undefined && chunk !== null && typeof chunk !== "function") chunks.push(toBuffer(chunk, encoding));
     onEnd = done as Callback | undefined;
-    body = Buffer.concat(chunks);
+    body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
     restore();
     resolve({ status: res.statusCode, headers: normalizeHeaders(res.getHeaders()), body });
     return res;
@@ -74,6 +74,8 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
 
 function toBuffer(chunk: unknown, encoding: unknown): Buffer {
   if (typeof chunk === "string") return Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
-  if (chunk instanceof Uint8Array) return Buffer.from(chunk);
+  // A Buffer is kept as it is (what Express's res.send hands over): Node's own write() does not copy it either.
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   throw new TypeError("idempotency: a response chunk must be a string or bytes.");
 }

@@ -1,5 +1,6 @@
 // Reads the Idempotency-Key header: a bare token or an RFC 8941 quoted string of visible ASCII.
 import { IdempotencyError } from "../errors";
+import { isIdempotencyKey } from "../scope";
 
 /** A header as frameworks hand it over: absent, one value, or (Node, for some names) an array. */
 export type HeaderValue = string | readonly string[] | null | undefined;
@@ -7,7 +8,6 @@ export type HeaderValue = string | readonly string[] | null | undefined;
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 
 const OPTIONAL_WHITESPACE = /^[ \t]+|[ \t]+$/g;
-const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/;
 // RFC 8941 sf-string: printable ASCII between quotes, where only `\"` and `\\` are escapes.
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
@@ -34,7 +34,7 @@ export function parseIdempotencyKey(header: HeaderValue): string | undefined {
   const key = quoted ? (quoted[1] ?? "").replace(/\\(["\\])/g, "$1") : value;
   // A comma outside quotes can only come from joined repeats; `"` outside quotes is malformed.
   if (!quoted && /[,"]/.test(key)) throw invalidKey();
-  if (!VISIBLE_ASCII.test(key)) throw invalidKey();
+  if (!isIdempotencyKey(key)) throw invalidKey();
   return key;
 }
 

@@ -111,11 +111,12 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
         if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
         return toStoredResponse(produced, route.replayHeaders);
       };
-      const { response, replayed } = inTransaction
+      const result = inTransaction
         ? await handler.executeInTransaction<StoredResponse>(scope, (tx, signal) => operation(signal, tx), executeOptions)
         : await handler.execute<StoredResponse>(scope, operation, executeOptions);
-      context.outcome = replayed ? "replayed" : "executed";
-      return replayed ? { kind: "send", response: replay(response) } : { kind: "ran", response: produced };
+      // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
+      context.outcome = result.replayed ? "replayed" : "executed";
+      return result.replayed ? { kind: "send", response: replay(result.response) } : { kind: "ran", response: produced };
     } catch (err) {
       return outcomeOfError(context, ran, err);
     }

@@ -36,3 +36,18 @@ export function canonicalQuery(query: string): Array<[string, string | null]> {
   }
   return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/**
+ * The path and query of an absolute URL (a fetch `Request.url`), read from the string rather than
+ * parsed with `new URL` on every request: a Request's URL is already parsed and serialized.
+ *
+ * @example
+ * requestTarget("https://api.example.com/payments?to=bob#x"); // "/payments?to=bob"
+ */
+export function requestTarget(absoluteUrl: string): string {
+  const scheme = absoluteUrl.indexOf("://");
+  const start = absoluteUrl.indexOf("/", scheme === -1 ? 0 : scheme + 3);
+  if (start === -1) return "/";
+  const hash = absoluteUrl.indexOf("#", start);
+  return hash === -1 ? absoluteUrl.slice(start) : absoluteUrl.slice(start, hash);
+}

@@ -4,23 +4,34 @@ export class TimeoutError extends Error {
   override readonly name = "TimeoutError";
 }
 
-/** Rejects with `TimeoutError` after `ms` (the timer never keeps the process alive). */
+/**
+ * Rejects with `TimeoutError` after `ms` (the timer never keeps the process alive). A promise that
+ * is already settled (an in-process store such as MemoryStore) gets no timer at all: its reaction
+ * runs before the microtask that would arm one.
+ */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   if (!(ms > 0) || ms === Infinity) return promise;
-  // One promise and one timer: this runs on every store and cache call, so no race() or finally().
+  // One promise and at most one timer: this runs on every store and cache call, so no race() or finally().
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
-    timer.unref?.();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
     promise.then(
       (value) => {
-        clearTimeout(timer);
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
         resolve(value);
       },
       (err: unknown) => {
-        clearTimeout(timer);
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
         reject(err);
       },
     );
+    queueMicrotask(() => {
+      if (settled) return;
+      timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
+      timer.unref?.();
+    });
   });
 }
 

@@ -1,0 +1,230 @@
+// One execution of an operation under a key: its fencing token, its lease, and how its outcome is written.
+import type { BoundedStore } from "./bounded-store";
+import { keyFields, type Observer } from "./observer";
+import { serializeResult, UnstorableResultError } from "./result-json";
+import type { IdempotencyScope, IdempotencyStore } from "./types";
+import { sleep } from "./utils/with-timeout";
+
+export class LeaseLostError extends Error {
+  override readonly name = "LeaseLostError";
+}
+
+export type ExecutionSettings = {
+  ttlMs: number;
+  maxRetries: number;
+  completionAttempts: number;
+  heartbeatIntervalMs: number;
+};
+
+export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "unrecordable";
+
+/** How the caller classifies what the operation threw (see ExecuteOptions). */
+export type FailureClassifiers = {
+  isPermanentError?: ((err: unknown) => boolean) | undefined;
+  isUnrecordable?: ((err: unknown) => boolean) | undefined;
+  /** What to keep with a key this error marks FAILED (see ExecuteOptions). */
+  failureResponse?: ((err: unknown) => unknown) | undefined;
+};
+
+/**
+ * The execution that created a record under `token`: only it may write the record's outcome.
+ * While the operation runs it renews the lease every `heartbeatIntervalMs`, so
+ * `recoverStuckRecords` never mistakes a long execution for a crashed one (and pushes the expiry
+ * `ttlMs` ahead, so one that outlasts the TTL never loses its key to a duplicate); `signal`
+ * aborts when the record is taken over.
+ */
+export class Execution {
+  readonly scope: IdempotencyScope;
+  readonly token: string;
+  private readonly store: BoundedStore;
+  private readonly observer: Observer;
+  private readonly settings: ExecutionSettings;
+  private controller: AbortController | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(store: BoundedStore, observer: Observer, settings: ExecutionSettings, scope: IdempotencyScope, token: string) {
+    this.store = store;
+    this.observer = observer;
+    this.settings = settings;
+    this.scope = scope;
+    this.token = token;
+  }
+
+  /** Aborted when the record is no longer ours (recovered, or taken by another execution). Made when first asked for. */
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  /** Starts renewing the lease; `stopLease` ends it once the operation settled. */
+  holdLease(): void {
+    if (!(this.settings.heartbeatIntervalMs > 0)) return;
+    let beating = false;
+    this.timer = setInterval(async () => {
+      if (beating) return;
+      beating = true;
+      try {
+        const held = await this.store.call("heartbeat", (store) => store.heartbeat(this.scope, this.token, this.settings.ttlMs));
+        if (!held && !this.controller?.signal.aborted) {
+          this.stopLease();
+          this.leaseLost("idempotency: lease lost during execution");
+          this.controller ??= new AbortController();
+          this.controller.abort(new LeaseLostError(`The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`));
+        }
+      } catch (err) {
+        // One missed beat is survivable: recovery only fires after a whole timeout without any.
+        this.observer.log("warn", "idempotency: heartbeat failed", { ...this.scope, status: "PROCESSING", err });
+      } finally {
+        beating = false;
+      }
+    }, this.settings.heartbeatIntervalMs);
+    this.timer.unref?.();
+  }
+
+  stopLease(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * A permanent error marks the key FAILED; a transient one counts a retry and frees the key, or
+   * poisons it once `maxRetries` is reached; an unrecordable answer frees the key without counting.
+   * If the store cannot be written, the record stays PROCESSING and `recoverStuckRecords` settles it
+   * later; the caller still gets the original error.
+   */
+  async fail(err: unknown, classifiers: FailureClassifiers = {}): Promise<FailureOutcome> {
+    const { scope, observer, settings, token } = this;
+    const labels = { operation: scope.operation };
+    // Not a failure at all: the answer went out, it just cannot be kept. Asked first, so no other classifier sees it.
+    const unrecordable = this.classify(err, "isUnrecordable", classifiers.isUnrecordable);
+    const permanent = !unrecordable && (err instanceof UnstorableResultError || this.classify(err, "isPermanentError", classifiers.isPermanentError));
+    try {
+      if (unrecordable) {
+        await this.held("release", (store) => store.release(scope, token));
+        observer.decision("warn", "idempotency: the answer could not be recorded, key released", { ...scope, status: "RELEASED", err }, "executions", {
+          ...labels,
+          outcome: "unrecordable",
+        });
+        return "unrecordable";
+      }
+      if (permanent) {
+        await this.markFailed(err, classifiers);
+        observer.decision("info", "idempotency: permanent failure, key marked FAILED", { ...scope, status: "FAILED", err }, "executions", {
+          ...labels,
+          outcome: "permanent_failure",
+        });
+        return "permanent_failure";
+      }
+      // The counter is not fenced: a stale execution (recovered, maybe re-run by another owner) must
+      // not spend the key's budget. A held heartbeat also renews the lease for the writes below.
+      if (!(await this.store.call("heartbeat", (store) => store.heartbeat(scope, token, settings.ttlMs)))) {
+        this.leaseLost("idempotency: lease lost, failure not counted", err);
+        return "transient_failure";
+      }
+      const retryCount = await this.store.call("incrementRetryCount", (store) => store.incrementRetryCount(scope, settings.ttlMs));
+      if (retryCount >= settings.maxRetries) {
+        await this.markFailed(err, classifiers);
+        observer.decision("warn", "idempotency: retry budget spent, key poisoned", { ...scope, status: "FAILED", retryCount, err }, "poisoned", labels);
+        observer.count("executions", { ...labels, outcome: "poisoned" });
+        return "poisoned";
+      }
+      await this.held("release", (store) => store.release(scope, token));
+      observer.decision("info", "idempotency: transient failure, key released for retry", { ...scope, status: "RELEASED", retryCount, err }, "retries", labels);
+      observer.count("executions", { ...labels, outcome: "transient_failure" });
+      return "transient_failure";
+    } catch (storeErr) {
+      observer.decision("error", "idempotency: could not record a failure; recovery will settle the key", { ...scope, status: "PROCESSING", err: storeErr });
+      return permanent ? "permanent_failure" : "transient_failure";
+    }
+  }
+
+  /**
+   * Writes the result, retrying store errors a few times. Returns the serialized result and whether
+   * it was stored: an unrecorded success is logged and counted, and the caller still gets its result.
+   * A result JSON cannot carry marks the key FAILED (the operation already ran) and is thrown.
+   */
+  async complete(result: unknown): Promise<{ serialized: string | null; recorded: boolean }> {
+    const { scope, observer, settings } = this;
+    let serialized: string | null;
+    try {
+      serialized = serializeResult(result);
+    } catch (err) {
+      await this.fail(err);
+      throw err;
+    }
+    observer.count("executions", { operation: scope.operation, outcome: "success" });
+    let failedBefore = false;
+    for (let attempt = 1; attempt <= settings.completionAttempts; attempt++) {
+      try {
+        const stored = await this.store.call("markSuccess", (store) => store.markSuccess(scope, this.token, serialized, settings.ttlMs));
+        // After a timed-out attempt the write may have landed anyway: then the record is ours and SUCCESS.
+        if (stored || (failedBefore && (await this.alreadyStored()))) {
+          observer.decision("info", "idempotency: executed and stored the response", keyFields(scope, "SUCCESS"));
+          return { serialized, recorded: true };
+        }
+        this.leaseLost("idempotency: lease lost, response not stored");
+        return { serialized, recorded: false };
+      } catch (err) {
+        failedBefore = true;
+        observer.log("warn", "idempotency: storing the response failed", { ...scope, status: "PROCESSING", attempt, err });
+        if (attempt < settings.completionAttempts) await sleep(50 * 2 ** (attempt - 1));
+      }
+    }
+    observer.decision("error", "idempotency: operation succeeded but its response could not be stored", { ...scope, status: "UNRECORDED" }, "unrecorded", {
+      operation: scope.operation,
+    });
+    return { serialized, recorded: false };
+  }
+
+  private async markFailed(err: unknown, classifiers: FailureClassifiers): Promise<void> {
+    const kept = keptFailureResponse(this.observer, this.scope, err, classifiers.failureResponse);
+    await this.held("markFailed", (store) => store.markFailed(this.scope, this.token, this.settings.ttlMs, kept));
+  }
+
+  private leaseLost(msg: string, err?: unknown): void {
+    const fields = err === undefined ? keyFields(this.scope, "LEASE_LOST") : { ...this.scope, status: "LEASE_LOST", err };
+    this.observer.decision("error", msg, fields, "leaseLost", { operation: this.scope.operation });
+  }
+
+  private classify(err: unknown, name: keyof FailureClassifiers, classifier?: (err: unknown) => boolean): boolean {
+    return classifies(this.observer, this.scope, err, name, classifier);
+  }
+
+  private async alreadyStored(): Promise<boolean> {
+    try {
+      const record = await this.store.call("get", (store) => store.get(this.scope));
+      return record?.token === this.token && record.status === "SUCCESS";
+    } catch {
+      return false;
+    }
+  }
+
+  private async held(method: "release" | "markFailed", write: (store: IdempotencyStore) => Promise<boolean>): Promise<void> {
+    if (!(await this.store.call(method, write))) this.leaseLost(`idempotency: lease lost, ${method} skipped`);
+  }
+}
+
+/**
+ * The serialized answer to keep with a failed key (both `execute` and `executeInTransaction` use it);
+ * a keeper that throws keeps nothing rather than lose the failure.
+ */
+export function keptFailureResponse(observer: Observer, scope: IdempotencyScope, err: unknown, failureResponse?: (err: unknown) => unknown): string | null {
+  if (!failureResponse) return null;
+  try {
+    return serializeResult(failureResponse(err));
+  } catch (keeperErr) {
+    observer.log("warn", "idempotency: failureResponse threw; the failed key keeps no response", { ...scope, status: "PROCESSING", err: keeperErr });
+    return null;
+  }
+}
+
+/** Asks a user's classifier about an error; one that throws is logged and answers false (the failure stays transient). */
+export function classifies(observer: Observer, scope: IdempotencyScope, err: unknown, name: keyof FailureClassifiers, classifier?: (err: unknown) => boolean): boolean {
+  if (!classifier) return false;
+  try {
+    return classifier(err) === true;
+  } catch (classifierErr) {
+    observer.log("warn", `idempotency: ${name} threw; treating the failure as transient`, { ...scope, status: "PROCESSING", err: classifierErr });
+    return false;
+  }
+}
