@@ -66,7 +66,7 @@ export const DECISIONS = {
   /** `cleaned` counts the deleted records, not this line: see `cleanupExpiredRecords`. */
   cleaned: { level: "info", status: "CLEANED", msg: "idempotency: cleaned up expired records" },
   heartbeatFailed: { level: "warn", status: "PROCESSING", msg: "idempotency: heartbeat failed" },
-  unrecordable: { level: "warn", status: "RELEASED", msg: "idempotency: the answer could not be recorded, key released", counts: [executions("unrecordable")] },
+  uncaptured: { level: "warn", status: "RELEASED", msg: "idempotency: the answer could not be captured, key released", counts: [executions("uncaptured")] },
   permanentFailure: { level: "info", status: "FAILED", msg: "idempotency: permanent failure, key marked FAILED", counts: [executions("permanent_failure")] },
   poisoned: { level: "warn", status: "FAILED", msg: "idempotency: retry budget spent, key poisoned", counts: [{ counter: "poisoned" }, executions("poisoned")] },
   transientFailure: {
@@ -85,7 +85,7 @@ export const DECISIONS = {
   leaseLostMarkFailedSkipped: leaseLost("idempotency: lease lost, markFailed skipped"),
   failureResponseThrew: { level: "warn", status: "PROCESSING", msg: "idempotency: failureResponse threw; the failed key keeps no response" },
   isPermanentErrorThrew: { level: "warn", status: "PROCESSING", msg: "idempotency: isPermanentError threw; treating the failure as transient" },
-  isUnrecordableThrew: { level: "warn", status: "PROCESSING", msg: "idempotency: isUnrecordable threw; treating the failure as transient" },
+  isUncapturableThrew: { level: "warn", status: "PROCESSING", msg: "idempotency: isUncapturable threw; treating the failure as transient" },
   rolledBackPermanentFailure: {
     level: "info",
     status: "FAILED",

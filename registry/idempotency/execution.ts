@@ -16,11 +16,13 @@ export type ExecutionSettings = {
   heartbeatIntervalMs: number;
 };
 
-export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "unrecordable";
+export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "uncaptured";
 
 /** How the caller classifies what the operation threw (see ExecuteOptions). */
 export type FailureClassifiers = {
   isPermanentError?: ((err: unknown) => boolean) | undefined;
+  isUncapturable?: ((err: unknown) => boolean) | undefined;
+  /** @deprecated Renamed `isUncapturable`. */
   isUnrecordable?: ((err: unknown) => boolean) | undefined;
   /** What to keep with a key this error marks FAILED (see ExecuteOptions). */
   failureResponse?: ((err: unknown) => unknown) | undefined;
@@ -88,20 +90,20 @@ export class Execution {
 
   /**
    * A permanent error marks the key FAILED; a transient one counts a retry and frees the key, or
-   * poisons it once `maxRetries` is reached; an unrecordable answer frees the key without counting.
+   * poisons it once `maxRetries` is reached; an uncapturable answer frees the key without counting.
    * If the store cannot be written, the record stays PROCESSING and `recoverStuckRecords` settles it
    * later; the caller still gets the original error.
    */
   async fail(err: unknown, classifiers: FailureClassifiers = {}): Promise<FailureOutcome> {
     const { scope, observer, settings, token } = this;
     // Not a failure at all: the answer went out, it just cannot be kept. Asked first, so no other classifier sees it.
-    const unrecordable = this.classify(err, "isUnrecordable", classifiers.isUnrecordable);
-    const permanent = !unrecordable && (err instanceof UnstorableResultError || this.classify(err, "isPermanentError", classifiers.isPermanentError));
+    const uncaptured = this.classify(err, "isUncapturable", classifiers.isUncapturable ?? classifiers.isUnrecordable);
+    const permanent = !uncaptured && (err instanceof UnstorableResultError || this.classify(err, "isPermanentError", classifiers.isPermanentError));
     try {
-      if (unrecordable) {
+      if (uncaptured) {
         await this.held("release", (store) => store.release(scope, token));
-        observer.record("unrecordable", scope, { err });
-        return "unrecordable";
+        observer.record("uncaptured", scope, { err });
+        return "uncaptured";
       }
       if (permanent) {
         await this.markFailed(err, classifiers);
@@ -208,7 +210,7 @@ export function classifies(observer: Observer, scope: IdempotencyScope, err: unk
   try {
     return classifier(err) === true;
   } catch (classifierErr) {
-    observer.record(name === "isUnrecordable" ? "isUnrecordableThrew" : "isPermanentErrorThrew", scope, { err: classifierErr });
+    observer.record(name === "isUncapturable" ? "isUncapturableThrew" : "isPermanentErrorThrew", scope, { err: classifierErr });
     return false;
   }
 }

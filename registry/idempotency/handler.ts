@@ -42,9 +42,12 @@ export type ExecuteOptions = {
   /** True when the error can never succeed on retry: the key is marked FAILED at once. */
   isPermanentError?: (err: unknown) => boolean;
   /**
-   * True when the operation answered but its answer cannot be stored (a streamed HTTP response):
+   * True when the operation answered but its answer cannot be captured (a streamed HTTP response):
    * the key is freed for the next request without spending its retry budget, and nothing replays.
+   * Counted as `idempotency_executions_total{outcome="uncaptured"}`.
    */
+  isUncapturable?: (err: unknown) => boolean;
+  /** @deprecated Renamed `isUncapturable` (one word per event: "unrecorded" is a result the store did not take). Used only when `isUncapturable` is not given. */
   isUnrecordable?: (err: unknown) => boolean;
   /**
    * What to keep with a key that this error fails for good (JSON-safe, e.g. the HTTP error response):

@@ -11,7 +11,7 @@ import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions }
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
-/** Thrown by an adapter's capture when the route streams its response: it goes out as it is, unrecorded. */
+/** Thrown by an adapter's capture when the route streams its response: it goes out as it is, uncaptured. */
 export class UncapturableResponseError extends Error {
   override readonly name = "UncapturableResponseError";
 }
@@ -72,7 +72,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
   const route = resolveRouteOptions(options, framework);
   const executeOptions = {
     isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
-    isUnrecordable: (err: unknown) => err instanceof UncapturableResponseError,
+    isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
     // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
     failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
   };
