@@ -114,27 +114,35 @@ describe("every handler decision is logged with { key, userId, operation, status
     expect(metrics.total("retries")).toBe(1);
   });
 
-  it("unrecordable answer: the key released without spending a retry, however often it happens", async () => {
+  it("uncapturable answer: the key released without spending a retry, however often it happens", async () => {
     class StreamedAnswer extends Error {}
     const { handler, metrics, linesOf } = setup({ maxRetries: 2 });
     const stream = () =>
       outcome(
         handler.execute(payment(), () => Promise.reject(new StreamedAnswer("streamed")), {
-          isUnrecordable: (err) => err instanceof StreamedAnswer,
-          isPermanentError: () => true, // asked only about real failures: an unrecordable answer is not one
+          isUncapturable: (err) => err instanceof StreamedAnswer,
+          isPermanentError: () => true, // asked only about real failures: an uncapturable answer is not one
         }),
       );
 
     for (let attempt = 0; attempt < 3; attempt++) {
       expect(await linesOf(stream)).toEqual([
         line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
-        line("warn", "the answer could not be recorded, key released", { ...scope, status: "RELEASED" }),
+        line("warn", "the answer could not be captured, key released", { ...scope, status: "RELEASED" }),
       ]);
     }
-    expect(metrics.total("executions", { operation: scope.operation, outcome: "unrecordable" })).toBe(3);
+    expect(metrics.total("executions", { operation: scope.operation, outcome: "uncaptured" })).toBe(3);
     expect(metrics.total("retries")).toBe(0);
     expect(metrics.total("poisoned")).toBe(0);
     expect((await handler.execute(payment(), () => "ok")).response).toBe("ok");
+  });
+
+  it("still takes the deprecated isUnrecordable for isUncapturable, so vendored callers keep working", async () => {
+    class StreamedAnswer extends Error {}
+    const { handler, metrics } = setup();
+    await outcome(handler.execute(payment(), () => Promise.reject(new StreamedAnswer("streamed")), { isUnrecordable: (err) => err instanceof StreamedAnswer }));
+    expect(metrics.total("executions", { operation: scope.operation, outcome: "uncaptured" })).toBe(1);
+    expect(metrics.total("retries")).toBe(0);
   });
 
   it("recovered: a crashed execution released, and poisoned on the last recovery", async () => {

@@ -29,9 +29,11 @@ export type IdempotencyStatusMap = Partial<Record<IdempotencyErrorCode, number>>
 export type IdempotencyErrorOptions = {
   cause?: unknown;
   /** For REQUEST_IN_PROGRESS: how long the client should wait before it retries. */
-  retryAfterSeconds?: number;
+  retryAfterSeconds?: number | undefined;
   /** For REQUEST_FAILED: what the failed execution answered, when it was kept with the key. */
   response?: unknown;
+  /** The HTTP status to answer with. @default the code's default status (DEFAULT_ERROR_STATUS) */
+  status?: number;
 };
 
 /**
@@ -48,12 +50,15 @@ export class IdempotencyError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** For REQUEST_FAILED: the failed execution's answer (over HTTP, its status and body), if it was kept. */
   readonly response: unknown;
+  /** The HTTP status, as error handlers read it (Express's default one, http-errors style): the route's `statusMap` applied when an adapter hands it on. */
+  readonly status: number;
 
   constructor(code: IdempotencyErrorCode, message: string, options: IdempotencyErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.response = options.response;
+    this.status = options.status ?? DEFAULT_ERROR_STATUS[code];
   }
 
   /** The response body every adapter sends: `{ error: { code, message } }`. */

@@ -1,6 +1,6 @@
 // One execution of an operation under a key: its fencing token, its lease, and how its outcome is written.
 import type { BoundedStore } from "./bounded-store";
-import { keyFields, type Observer } from "./observer";
+import type { Observer } from "./observer";
 import { serializeResult, UnstorableResultError } from "./result-json";
 import type { IdempotencyScope, IdempotencyStore } from "./types";
 import { sleep } from "./utils/with-timeout";
@@ -16,11 +16,13 @@ export type ExecutionSettings = {
   heartbeatIntervalMs: number;
 };
 
-export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "unrecordable";
+export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "uncaptured";
 
 /** How the caller classifies what the operation threw (see ExecuteOptions). */
 export type FailureClassifiers = {
   isPermanentError?: ((err: unknown) => boolean) | undefined;
+  isUncapturable?: ((err: unknown) => boolean) | undefined;
+  /** @deprecated Renamed `isUncapturable`. */
   isUnrecordable?: ((err: unknown) => boolean) | undefined;
   /** What to keep with a key this error marks FAILED (see ExecuteOptions). */
   failureResponse?: ((err: unknown) => unknown) | undefined;
@@ -67,13 +69,13 @@ export class Execution {
         const held = await this.store.call("heartbeat", (store) => store.heartbeat(this.scope, this.token, this.settings.ttlMs));
         if (!held && !this.controller?.signal.aborted) {
           this.stopLease();
-          this.leaseLost("idempotency: lease lost during execution");
+          this.observer.record("leaseLostDuringExecution", this.scope);
           this.controller ??= new AbortController();
           this.controller.abort(new LeaseLostError(`The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`));
         }
       } catch (err) {
         // One missed beat is survivable: recovery only fires after a whole timeout without any.
-        this.observer.log("warn", "idempotency: heartbeat failed", { ...this.scope, status: "PROCESSING", err });
+        this.observer.record("heartbeatFailed", this.scope, { err });
       } finally {
         beating = false;
       }
@@ -88,52 +90,43 @@ export class Execution {
 
   /**
    * A permanent error marks the key FAILED; a transient one counts a retry and frees the key, or
-   * poisons it once `maxRetries` is reached; an unrecordable answer frees the key without counting.
+   * poisons it once `maxRetries` is reached; an uncapturable answer frees the key without counting.
    * If the store cannot be written, the record stays PROCESSING and `recoverStuckRecords` settles it
    * later; the caller still gets the original error.
    */
   async fail(err: unknown, classifiers: FailureClassifiers = {}): Promise<FailureOutcome> {
     const { scope, observer, settings, token } = this;
-    const labels = { operation: scope.operation };
     // Not a failure at all: the answer went out, it just cannot be kept. Asked first, so no other classifier sees it.
-    const unrecordable = this.classify(err, "isUnrecordable", classifiers.isUnrecordable);
-    const permanent = !unrecordable && (err instanceof UnstorableResultError || this.classify(err, "isPermanentError", classifiers.isPermanentError));
+    const uncaptured = this.classify(err, "isUncapturable", classifiers.isUncapturable ?? classifiers.isUnrecordable);
+    const permanent = !uncaptured && (err instanceof UnstorableResultError || this.classify(err, "isPermanentError", classifiers.isPermanentError));
     try {
-      if (unrecordable) {
+      if (uncaptured) {
         await this.held("release", (store) => store.release(scope, token));
-        observer.decision("warn", "idempotency: the answer could not be recorded, key released", { ...scope, status: "RELEASED", err }, "executions", {
-          ...labels,
-          outcome: "unrecordable",
-        });
-        return "unrecordable";
+        observer.record("uncaptured", scope, { err });
+        return "uncaptured";
       }
       if (permanent) {
         await this.markFailed(err, classifiers);
-        observer.decision("info", "idempotency: permanent failure, key marked FAILED", { ...scope, status: "FAILED", err }, "executions", {
-          ...labels,
-          outcome: "permanent_failure",
-        });
+        observer.record("permanentFailure", scope, { err });
         return "permanent_failure";
       }
       // The counter is not fenced: a stale execution (recovered, maybe re-run by another owner) must
       // not spend the key's budget. A held heartbeat also renews the lease for the writes below.
       if (!(await this.store.call("heartbeat", (store) => store.heartbeat(scope, token, settings.ttlMs)))) {
-        this.leaseLost("idempotency: lease lost, failure not counted", err);
+        observer.record("leaseLostFailureNotCounted", scope, { err });
         return "transient_failure";
       }
       const retryCount = await this.store.call("incrementRetryCount", (store) => store.incrementRetryCount(scope, settings.ttlMs));
       if (retryCount >= settings.maxRetries) {
         await this.markFailed(err, classifiers);
-        observer.decision("warn", "idempotency: retry budget spent, key poisoned", { ...scope, status: "FAILED", retryCount, err }, "poisoned", labels);
-        observer.count("executions", { ...labels, outcome: "poisoned" });
+        observer.record("poisoned", scope, { retryCount, err });
         return "poisoned";
       }
       await this.held("release", (store) => store.release(scope, token));
-      observer.decision("info", "idempotency: transient failure, key released for retry", { ...scope, status: "RELEASED", retryCount, err }, "retries", labels);
-      observer.count("executions", { ...labels, outcome: "transient_failure" });
+      observer.record("transientFailure", scope, { retryCount, err });
       return "transient_failure";
     } catch (storeErr) {
-      observer.decision("error", "idempotency: could not record a failure; recovery will settle the key", { ...scope, status: "PROCESSING", err: storeErr });
+      observer.record("failureNotRecorded", scope, { err: storeErr });
       return permanent ? "permanent_failure" : "transient_failure";
     }
   }
@@ -159,31 +152,24 @@ export class Execution {
         const stored = await this.store.call("markSuccess", (store) => store.markSuccess(scope, this.token, serialized, settings.ttlMs));
         // After a timed-out attempt the write may have landed anyway: then the record is ours and SUCCESS.
         if (stored || (failedBefore && (await this.alreadyStored()))) {
-          observer.decision("info", "idempotency: executed and stored the response", keyFields(scope, "SUCCESS"));
+          observer.record("stored", scope);
           return { serialized, recorded: true };
         }
-        this.leaseLost("idempotency: lease lost, response not stored");
+        observer.record("leaseLostResponseNotStored", scope);
         return { serialized, recorded: false };
       } catch (err) {
         failedBefore = true;
-        observer.log("warn", "idempotency: storing the response failed", { ...scope, status: "PROCESSING", attempt, err });
+        observer.record("storingFailed", scope, { attempt, err });
         if (attempt < settings.completionAttempts) await sleep(50 * 2 ** (attempt - 1));
       }
     }
-    observer.decision("error", "idempotency: operation succeeded but its response could not be stored", { ...scope, status: "UNRECORDED" }, "unrecorded", {
-      operation: scope.operation,
-    });
+    observer.record("unrecorded", scope);
     return { serialized, recorded: false };
   }
 
   private async markFailed(err: unknown, classifiers: FailureClassifiers): Promise<void> {
     const kept = keptFailureResponse(this.observer, this.scope, err, classifiers.failureResponse);
     await this.held("markFailed", (store) => store.markFailed(this.scope, this.token, this.settings.ttlMs, kept));
-  }
-
-  private leaseLost(msg: string, err?: unknown): void {
-    const fields = err === undefined ? keyFields(this.scope, "LEASE_LOST") : { ...this.scope, status: "LEASE_LOST", err };
-    this.observer.decision("error", msg, fields, "leaseLost", { operation: this.scope.operation });
   }
 
   private classify(err: unknown, name: keyof FailureClassifiers, classifier?: (err: unknown) => boolean): boolean {
@@ -200,7 +186,7 @@ export class Execution {
   }
 
   private async held(method: "release" | "markFailed", write: (store: IdempotencyStore) => Promise<boolean>): Promise<void> {
-    if (!(await this.store.call(method, write))) this.leaseLost(`idempotency: lease lost, ${method} skipped`);
+    if (!(await this.store.call(method, write))) this.observer.record(method === "release" ? "leaseLostReleaseSkipped" : "leaseLostMarkFailedSkipped", this.scope);
   }
 }
 
@@ -213,7 +199,7 @@ export function keptFailureResponse(observer: Observer, scope: IdempotencyScope,
   try {
     return serializeResult(failureResponse(err));
   } catch (keeperErr) {
-    observer.log("warn", "idempotency: failureResponse threw; the failed key keeps no response", { ...scope, status: "PROCESSING", err: keeperErr });
+    observer.record("failureResponseThrew", scope, { err: keeperErr });
     return null;
   }
 }
@@ -224,7 +210,7 @@ export function classifies(observer: Observer, scope: IdempotencyScope, err: unk
   try {
     return classifier(err) === true;
   } catch (classifierErr) {
-    observer.log("warn", `idempotency: ${name} threw; treating the failure as transient`, { ...scope, status: "PROCESSING", err: classifierErr });
+    observer.record(name === "isUncapturable" ? "isUncapturableThrew" : "isPermanentErrorThrew", scope, { err: classifierErr });
     return false;
   }
 }

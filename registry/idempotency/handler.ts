@@ -7,7 +7,7 @@ import { hashPayload } from "./fingerprint";
 import { checkScope } from "./scope";
 import { silentLogger, type IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
-import { keyFields, Observer } from "./observer";
+import { Observer } from "./observer";
 import { isCachedRecord } from "./caches/cached-record";
 import { noopCache } from "./caches/noop-cache";
 import { executeInTransaction, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
@@ -42,9 +42,12 @@ export type ExecuteOptions = {
   /** True when the error can never succeed on retry: the key is marked FAILED at once. */
   isPermanentError?: (err: unknown) => boolean;
   /**
-   * True when the operation answered but its answer cannot be stored (a streamed HTTP response):
+   * True when the operation answered but its answer cannot be captured (a streamed HTTP response):
    * the key is freed for the next request without spending its retry budget, and nothing replays.
+   * Counted as `idempotency_executions_total{outcome="uncaptured"}`.
    */
+  isUncapturable?: (err: unknown) => boolean;
+  /** @deprecated Renamed `isUncapturable` (one word per event: "unrecorded" is a result the store did not take). Used only when `isUncapturable` is not given. */
   isUnrecordable?: (err: unknown) => boolean;
   /**
    * What to keep with a key that this error fails for good (JSON-safe, e.g. the HTTP error response):
@@ -145,7 +148,7 @@ export class IdempotencyHandler<Tx = unknown> {
       }
       return this.answerDuplicate<T>(scope, record, requestHash, "store");
     }
-    this.observer.decision("debug", "idempotency: lock acquired", keyFields(scope, "PROCESSING"));
+    this.observer.record("lockAcquired", scope);
     return this.run(scope, requestHash, token, operation, options);
   }
 
@@ -172,11 +175,7 @@ export class IdempotencyHandler<Tx = unknown> {
     );
     for (const record of recovered) {
       const { retryCount, poisoned, ...scope } = record;
-      const status = poisoned ? "FAILED" : "RELEASED";
-      this.observer.decision("warn", "idempotency: recovered a stuck record", { ...scope, status, retryCount }, "recovered", {
-        operation: scope.operation,
-      });
-      if (poisoned) this.observer.count("poisoned", { operation: scope.operation });
+      this.observer.record(poisoned ? "recoveredPoisoned" : "recovered", scope, { retryCount });
     }
     const poisoned = recovered.filter((record) => record.poisoned).length;
     return { released: recovered.length - poisoned, poisoned };
@@ -185,7 +184,7 @@ export class IdempotencyHandler<Tx = unknown> {
   /** Deletes up to `limit` expired records (and their retry counters) so their keys can be used again. */
   async cleanupExpiredRecords({ limit = 500 }: { limit?: number } = {}) {
     const deleted = await this.callStore("cleanupExpiredRecords", (store) => store.cleanupExpiredRecords({ limit }));
-    this.observer.log("info", "idempotency: cleaned up expired records", { status: "CLEANED", deleted });
+    this.observer.record("cleaned", undefined, { deleted });
     if (deleted > 0) this.observer.count("cleaned", {}, deleted);
     return { deleted };
   }
@@ -213,27 +212,24 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   private answerDuplicate<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
-    const fields = keyFields(scope, record.status);
-    fields.source = source;
     if (record.requestHash !== requestHash) {
-      this.observer.decision("warn", "idempotency: key reused with a different request", fields, "conflicts", { operation: scope.operation });
+      this.observer.record("keyReused", scope, { status: record.status, source });
       throw new IdempotencyError(
         "KEY_REUSED_WITH_DIFFERENT_REQUEST",
         "This Idempotency-Key was already used with a different request payload; use a new key for a new request.",
       );
     }
-    this.observer.count("duplicates", { operation: scope.operation, status: record.status });
     if (record.status === "SUCCESS") {
-      this.observer.decision("info", "idempotency: replayed a stored response", fields);
+      this.observer.record("replayed", scope, { source });
       return { response: deserializeResult<T>(record.response), replayed: true };
     }
     if (record.status === "FAILED") {
-      this.observer.decision("info", "idempotency: rejected a retry of a failed request", fields);
+      this.observer.record("rejectedFailed", scope, { source });
       throw new IdempotencyError("REQUEST_FAILED", "The request with this Idempotency-Key failed permanently; use a new key to try again.", {
         response: deserializeResult(record.response),
       });
     }
-    this.observer.decision("info", "idempotency: rejected a duplicate still in progress", fields);
+    this.observer.record("rejectedInProgress", scope, { source });
     throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", {
       retryAfterSeconds: this.settings.retryAfterSeconds,
     });
@@ -244,7 +240,7 @@ export class IdempotencyHandler<Tx = unknown> {
     try {
       return await this.bounded.call(method, call);
     } catch (err) {
-      this.observer.log("error", "idempotency: store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method, err });
+      this.observer.record("storeUnavailable", scope, { method, err });
       throw new IdempotencyError("STORE_UNAVAILABLE", "The idempotency store is unavailable; the request was not executed. Retry later.", {
         cause: err,
       });
@@ -262,13 +258,13 @@ export class IdempotencyHandler<Tx = unknown> {
       for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
         try {
           const released = await this.bounded.call("release", (store) => store.release(scope, token));
-          if (released) this.observer.log("warn", "idempotency: released a record whose create went unanswered", keyFields(scope, "RELEASED"));
+          if (released) this.observer.record("releasedUnanswered", scope);
           return;
         } catch {
           if (attempt < RELEASE_ATTEMPTS) await sleep(RELEASE_BACKOFF_MS * 2 ** (attempt - 1));
         }
       }
-      this.observer.log("error", "idempotency: could not release a record whose create went unanswered; recovery will free it", keyFields(scope, "PROCESSING"));
+      this.observer.record("unansweredNotReleased", scope);
     };
     creating.then((late) => (late.status === "CREATED" ? release() : undefined), release);
   }
@@ -279,16 +275,13 @@ export class IdempotencyHandler<Tx = unknown> {
       const cached = await withTimeout(this.cache.get(this.cacheScope(scope)), this.settings.cacheTimeoutMs, "cache.get");
       if (cached !== undefined && cached !== null && !isCachedRecord(cached)) {
         // Trusting it would answer every retry with a 500 until it expired, while the store holds the answer.
-        this.observer.decision("warn", "idempotency: cache held a malformed record; reading the store", keyFields(scope, "CACHE_ERROR"), "cacheErrors", {
-          method: "get",
-        });
-        this.observer.count("cacheMisses", { operation: scope.operation });
+        this.observer.record("cacheMalformed", scope);
         return undefined;
       }
       this.observer.count(cached ? "cacheHits" : "cacheMisses", { operation: scope.operation });
       return cached ?? undefined;
     } catch (err) {
-      this.observer.decision("warn", "idempotency: cache read failed", { ...scope, status: "CACHE_ERROR", err }, "cacheErrors", { method: "get" });
+      this.observer.record("cacheReadFailed", scope, { err });
       return undefined;
     }
   }
@@ -304,7 +297,7 @@ export class IdempotencyHandler<Tx = unknown> {
     try {
       await withTimeout(this.cache.set(this.cacheScope(scope), record, safeTtl), this.settings.cacheTimeoutMs, "cache.set");
     } catch (err) {
-      this.observer.decision("warn", "idempotency: cache write failed", { ...scope, status: "CACHE_ERROR", err }, "cacheErrors", { method: "set" });
+      this.observer.record("cacheWriteFailed", scope, { err });
     }
   }
 }

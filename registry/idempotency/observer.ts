@@ -1,20 +1,23 @@
-// Turns each handler decision into one structured log line and its metric.
+// Records each handler decision of the table in decisions.ts: one structured log line and its counters.
+import { DECISIONS, type Decision, type DecisionLevel, type DecisionName, type DecisionStatus } from "./decisions";
 import type { IdempotencyLogger } from "./logger";
 import type { IdempotencyCounter, IdempotencyMetrics } from "./metrics";
 import type { IdempotencyScope } from "./types";
 
-type Level = "debug" | "info" | "warn" | "error";
-
 /** Every line carries the scope and a status, so one query finds every decision about a key. */
-export type DecisionFields = Partial<IdempotencyScope> & { status: string } & Record<string, unknown>;
+export type DecisionFields = Partial<IdempotencyScope> & { status: DecisionStatus } & Record<string, unknown>;
 
-/**
- * The fields of a line about one key. Spelled out rather than `{ ...scope, status }`: V8 copies a
- * spread into a larger literal slowly, and this runs on every request.
- */
-export function keyFields(scope: IdempotencyScope, status: string): DecisionFields {
-  return { operation: scope.operation, userId: scope.userId, key: scope.key, status };
-}
+/** What a line says besides the scope and the decision's status (`status` here replaces it: a conflict names the stored record's). */
+export type DecisionDetails = {
+  status?: DecisionStatus;
+  err?: unknown;
+  retryCount?: number;
+  attempt?: number;
+  method?: string;
+  ran?: boolean;
+  source?: "cache" | "store";
+  deleted?: number;
+};
 
 export class Observer {
   private readonly logger: IdempotencyLogger;
@@ -28,17 +31,30 @@ export class Observer {
     this.metrics = metrics;
   }
 
-  /** Logs one decision and counts it (with the scope's operation as a label when the metric has one). */
-  decision(level: Level, msg: string, fields: DecisionFields, counter?: IdempotencyCounter, labels: Record<string, string> = {}): void {
-    this.log(level, msg, fields);
-    if (counter) this.count(counter, labels);
+  /**
+   * Logs one decision of the table and moves its counters. The fields are spelled out rather than
+   * `{ ...scope, status }`: V8 copies a spread into a larger literal slowly, and this runs on every request.
+   *
+   * @example
+   * observer.record("transientFailure", scope, { retryCount, err });
+   */
+  record(name: DecisionName, scope: IdempotencyScope | undefined, details?: DecisionDetails): void {
+    const decision: Decision = DECISIONS[name];
+    const fields: DecisionFields =
+      scope === undefined ? { status: decision.status } : { operation: scope.operation, userId: scope.userId, key: scope.key, status: decision.status };
+    if (details !== undefined) Object.assign(fields, details);
+    this.log(decision.level, decision.msg, fields);
+    if (decision.counts === undefined) return;
+    for (const { counter, labels, perOperation } of decision.counts) {
+      this.count(counter, perOperation === false || scope === undefined ? { ...labels } : { operation: scope.operation, ...labels });
+    }
   }
 
   count(counter: IdempotencyCounter, labels: Record<string, string>, value = 1): void {
     try {
       this.metrics.increment(counter, labels, value);
     } catch (err) {
-      this.log("warn", "idempotency: metrics sink threw", { status: "METRICS_ERROR", err });
+      this.record("metricsSinkThrew", undefined, { err });
     }
   }
 
@@ -46,7 +62,7 @@ export class Observer {
     try {
       this.metrics.observe("duration", seconds, { operation, outcome });
     } catch (err) {
-      this.log("warn", "idempotency: metrics sink threw", { status: "METRICS_ERROR", err });
+      this.record("metricsSinkThrew", undefined, { err });
     }
   }
 
@@ -54,7 +70,7 @@ export class Observer {
    * An `err` field is logged as `{ name, message, code }`, never the whole object: client errors
    * (axios, got) carry the request's headers, bearer token included. Its stack goes to a debug line.
    */
-  log(level: Level, msg: string, fields: DecisionFields): void {
+  private log(level: DecisionLevel, msg: string, fields: DecisionFields): void {
     if (fields.err === undefined) return this.write(level, msg, fields);
     const err = errorSummary(fields.err);
     this.write(level, msg, { ...fields, err });
@@ -62,7 +78,7 @@ export class Observer {
     if (typeof stack === "string") this.write("debug", `${msg} (stack)`, { ...fields, err: { ...err, stack } });
   }
 
-  private write(level: Level, msg: string, fields: DecisionFields): void {
+  private write(level: DecisionLevel, msg: string, fields: DecisionFields): void {
     const write = this.logger[level] ?? (level === "debug" ? undefined : this.logger.info);
     if (!write) return;
     try {

@@ -4,7 +4,7 @@ import { IdempotencyError } from "./errors";
 import type { ExecuteResult } from "./handler";
 import type { BoundedStore } from "./bounded-store";
 import { classifies, keptFailureResponse } from "./execution";
-import { keyFields, type Observer } from "./observer";
+import type { Observer } from "./observer";
 import { freshResult, serializeResult, UnstorableResultError } from "./result-json";
 import type { CachedRecord, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { TimeoutError } from "./utils/with-timeout";
@@ -121,14 +121,13 @@ export async function executeInTransaction<T, Tx>(
       throw err.error;
     }
     if (sqlState(err) === LOCK_NOT_AVAILABLE) {
-      observer.count("duplicates", { operation: scope.operation, status: "PROCESSING" });
-      observer.decision("info", "idempotency: rejected a duplicate still in progress (its transaction did not finish in time)", keyFields(scope, "PROCESSING"));
+      observer.record("rejectedInProgressLocked", scope);
       throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", {
         retryAfterSeconds: Math.max(1, Math.ceil(lockTimeoutMs / 1000)),
       });
     }
     core.store.failed("transaction");
-    observer.log("error", "idempotency: store unavailable", { ...scope, status: "STORE_UNAVAILABLE", method: "transaction", ran, err });
+    observer.record("storeUnavailable", scope, { method: "transaction", ran, err });
     throw new IdempotencyError(
       "STORE_UNAVAILABLE",
       ran
@@ -147,10 +146,7 @@ export async function executeInTransaction<T, Tx>(
     return core.answerDuplicate<T>(scope, record, requestHash, "store");
   }
   observer.duration(scope.operation, "success", (performance.now() - started) / 1000);
-  observer.decision("info", "idempotency: executed and committed the response with the operation's writes", keyFields(scope, "SUCCESS"), "executions", {
-    operation: scope.operation,
-    outcome: "success",
-  });
+  observer.record("committed", scope);
   await core.writeCache(scope, { requestHash, status: "SUCCESS", response: outcome.serialized }, settings.ttlMs);
   return freshResult<T>(outcome.serialized);
 }
@@ -171,28 +167,22 @@ async function settleRolledBack(
   kept: string | null,
 ): Promise<string> {
   const { observer, settings } = core;
-  const labels = { operation: scope.operation };
   try {
     if (permanent) {
       await recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept);
-      observer.decision("info", "idempotency: permanent failure, writes rolled back, key marked FAILED", { ...scope, status: "FAILED", err }, "executions", {
-        ...labels,
-        outcome: "permanent_failure",
-      });
+      observer.record("rolledBackPermanentFailure", scope, { err });
       return "permanent_failure";
     }
     const retryCount = await core.store.call("incrementRetryCount", (bounded) => bounded.incrementRetryCount(scope, settings.ttlMs));
     if (retryCount >= settings.maxRetries) {
       await recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept);
-      observer.decision("warn", "idempotency: retry budget spent, writes rolled back, key poisoned", { ...scope, status: "FAILED", retryCount, err }, "poisoned", labels);
-      observer.count("executions", { ...labels, outcome: "poisoned" });
+      observer.record("rolledBackPoisoned", scope, { retryCount, err });
       return "poisoned";
     }
-    observer.decision("info", "idempotency: transient failure, writes rolled back, key free for retry", { ...scope, status: "RELEASED", retryCount, err }, "retries", labels);
-    observer.count("executions", { ...labels, outcome: "transient_failure" });
+    observer.record("rolledBackTransientFailure", scope, { retryCount, err });
     return "transient_failure";
   } catch (storeErr) {
-    observer.log("error", "idempotency: could not record a failure after the rollback; the key stays free", { ...scope, status: "RELEASED", err: storeErr });
+    observer.record("rolledBackFailureNotRecorded", scope, { err: storeErr });
     return permanent ? "permanent_failure" : "transient_failure";
   }
 }

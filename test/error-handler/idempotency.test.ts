@@ -1,4 +1,4 @@
-// The idempotency (and rate-limiter) adapters answer their own errors with `{ error: { code, message } }`; these are the routes that exist today to send them as problems.
+// The idempotency (and rate-limiter) adapters answer their own errors with `{ error: { code, message } }`; these are the routes that send them as problems.
 import Router from "@koa/router";
 import { Body, Controller, HttpCode, Module, Post, type INestApplication } from "@nestjs/common";
 import { APP_FILTER, APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
@@ -116,23 +116,44 @@ describe("hono: problemDetails().formatAnsweredErrors", () => {
   });
 });
 
-describe("express: no route today", () => {
-  // The Express adapter writes its error answer with res.end(); no hook of this block sees it.
-  // See the README ("Composing with the idempotency block") for the hook the idempotency block needs.
+describe("express: the idempotency route's errors: \"throw\" hands its errors to problemDetails().onError", () => {
+  const { logger, lines } = captureLogs();
+  let release = deferred();
+  let entered = deferred();
   const app = express();
-  app.post("/payments", express.json(), expressIdempotent(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1", run: (req) => ({ status: 201, body: req.body }) }));
-  const problems = expressProblemDetails({ logger: captureLogs().logger });
+  app.post("/payments", express.json(), expressIdempotent(new IdempotencyHandler(new MemoryStore()), {
+    getUserId: () => "u_1",
+    errors: "throw",
+    run: async (req) => {
+      entered.resolve();
+      await release.promise;
+      return { status: 201, body: req.body };
+    },
+  }));
+  const problems = expressProblemDetails({ logger });
   app.use(problems.notFound);
   app.use(problems.onError);
   const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
-  it("still answers KEY_REUSED_WITH_DIFFERENT_REQUEST with the idempotency block's own body (pinned until the hook exists)", async () => {
-    const post = (amount: number) => fetch(`${baseUrl()}/payments`, { method: "POST", headers: { ...json, "idempotency-key": "key-reuse" }, body: JSON.stringify({ amount }) });
-    expect((await post(100)).status).toBe(201);
-    const res = await post(999);
-    expect(res.status).toBe(409);
-    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(await res.json()).toMatchObject({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" } });
+  const post = async (key: string, amount: number): Promise<Answer> =>
+    answerOf(await fetch(`${baseUrl()}/payments`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
+
+  it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
+    release.resolve();
+    expect((await post("key-reuse", 100)).status).toBe(201);
+    expect(expectProblem(await post("key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" }).instance).toBe("/payments");
+  });
+
+  it("sends REQUEST_IN_PROGRESS as a 409 problem with the idempotency block's Retry-After", async () => {
+    release = deferred();
+    entered = deferred();
+    const first = post("key-in-progress", 100);
+    await entered.promise;
+    const answer = await post("key-in-progress", 100);
+    expectProblem(answer, lines, { status: 409, code: "REQUEST_IN_PROGRESS" });
+    expect(answer.headers["retry-after"]).toBe("1");
+    release.resolve();
+    expect((await first).status).toBe(201);
   });
 });
 

@@ -3,7 +3,7 @@ import { IdempotencyError, isIdempotencyError } from "../errors";
 import { hashPayload } from "../fingerprint";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "./context";
-import { idempotencyErrorResponse } from "./error-response";
+import { idempotencyErrorResponse, routeError } from "./error-response";
 import type { HttpResponse } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
 import { requestFingerprint } from "./request-fingerprint";
@@ -11,7 +11,7 @@ import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions }
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
-/** Thrown by an adapter's capture when the route streams its response: it goes out as it is, unrecorded. */
+/** Thrown by an adapter's capture when the route streams its response: it goes out as it is, uncaptured. */
 export class UncapturableResponseError extends Error {
   override readonly name = "UncapturableResponseError";
 }
@@ -72,7 +72,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
   const route = resolveRouteOptions(options, framework);
   const executeOptions = {
     isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
-    isUnrecordable: (err: unknown) => err instanceof UncapturableResponseError,
+    isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
     // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
     failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
   };
@@ -135,13 +135,13 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
     if (ran && !unprotected) context.outcome = "failed";
     if (err instanceof ErrorResponse) return { kind: "ran", response: err.response };
     if (isIdempotencyError(err)) {
-      if (ran) return { kind: "send", response: idempotencyErrorResponse(err, route.statusMap) };
-      context.outcome = "rejected";
-      const failed = err.code === "REQUEST_FAILED" && isStoredResponse(err.response) ? err.response : undefined;
+      if (!ran) context.outcome = "rejected";
+      const failed = !ran && err.code === "REQUEST_FAILED" && isStoredResponse(err.response) ? err.response : undefined;
       if (failed && route.replayFailures) {
         context.outcome = "replayed";
         return { kind: "send", response: replay(failed) };
       }
+      if (route.errors === "throw") return { kind: "error", error: routeError(err, route.statusMap) };
       return { kind: "send", response: idempotencyErrorResponse(err, route.statusMap, failed && { originalStatus: failed.status }) };
     }
     return { kind: "error", error: err };

@@ -73,6 +73,13 @@ describe("resolveRouteOptions", () => {
     expect(() => resolve({ getUserId: () => "u_1" }, framework)).not.toThrow();
   });
 
+  it("answers idempotency errors itself by default, and refuses an `errors` value it does not know", async () => {
+    const resolve = await load();
+    expect(resolve({}, framework).errors).toBe("answer");
+    expect(resolve({ errors: "throw" }, framework).errors).toBe("throw");
+    expect(() => resolve({ errors: "next" as "throw" }, framework)).toThrow(/`errors` must be "answer" or "throw", got "next"/);
+  });
+
   it("refuses, when the route is created, to replay a header that must never be replayed", async () => {
     const resolve = await load();
     expect(() => resolve({ replayHeaders: ["Set-Cookie"] }, framework)).toThrow(/set-cookie/);

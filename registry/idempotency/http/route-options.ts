@@ -46,7 +46,18 @@ export type IdempotencyRouteOptions<Req> = {
   replayFailures?: boolean;
   /** The header that marks a replay (value `true`); `false` sends none. @default "Idempotent-Replayed" */
   replayedHeader?: string | false;
+  /**
+   * Who answers this route's IdempotencyErrors (409 KEY_REUSED_WITH_DIFFERENT_REQUEST, 409
+   * REQUEST_IN_PROGRESS, 400 IDEMPOTENCY_KEY_MISSING, ...). `"answer"`: the adapter sends
+   * `{ "error": { code, message } }` itself. `"throw"`: the adapter hands the error to the
+   * framework's error handling (Express `next(err)`, Koa/Hono/Fastify/NestJS throw, fetch rejects),
+   * e.g. to the error-handler block; the error carries `code`, `status` (with `statusMap` applied)
+   * and `retryAfterSeconds`. Replays, and failed responses with `replayFailures`, are still sent. @default "answer"
+   */
+  errors?: RouteErrors;
 };
+
+export type RouteErrors = "answer" | "throw";
 
 /** Both styles take the same options; wrapper style may also run in one database transaction. */
 export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req> & {
@@ -83,6 +94,7 @@ export type ResolvedRouteOptions<Req> = {
   replayFailures: boolean;
   /** Lower-case, or undefined when replays are not marked. */
   replayedHeader: string | undefined;
+  errors: RouteErrors;
 };
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -105,6 +117,10 @@ export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, 
   if (replayedHeader !== false && !HEADER_NAME.test(replayedHeader)) {
     throw new TypeError(`idempotency: \`replayedHeader\` must be a header name or false, got ${JSON.stringify(replayedHeader)}.`);
   }
+  const errors = options.errors ?? "answer";
+  if (errors !== "answer" && errors !== "throw") {
+    throw new TypeError(`idempotency: \`errors\` must be "answer" or "throw", got ${JSON.stringify(errors)}.`);
+  }
   return {
     getUserId: options.getUserId ? routeUserId(options.getUserId) : frameworkUserId(framework.userIdOf, options.allowAnonymous === true),
     getOperation: options.getOperation ?? framework.operationOf,
@@ -117,5 +133,6 @@ export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, 
     isPermanentError: options.isPermanentError ?? (() => false),
     replayFailures: options.replayFailures ?? false,
     replayedHeader: replayedHeader === false ? undefined : replayedHeader.toLowerCase(),
+    errors,
   };
 }

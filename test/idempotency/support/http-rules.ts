@@ -147,6 +147,30 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
     ]);
   });
 
+  it("with errors: \"throw\", hands its own errors to the framework's error handler, the route's statusMap in `status`", async () => {
+    const entered = deferred();
+    const finish = deferred();
+    const route = t.route(
+      async (run) => {
+        entered.resolve();
+        await finish.promise;
+        return created(run);
+      },
+      { options: { errors: "throw", statusMap: { REQUEST_IN_PROGRESS: 425 } } },
+    );
+    const { app } = await t.start(route);
+    const key = randomUUID();
+    const first = app.request({ key, user });
+    await entered.promise;
+    const duplicate = await app.request({ key, user });
+    finish.resolve();
+    expect((await first).status).toBe(201);
+    expect(duplicate.status).toBe(425);
+    expect(duplicate.json()).toEqual({ frameworkError: expect.stringMatching(/still being processed/) });
+    const missing = await t.start(t.route(created, { options: { errors: "throw", requireKey: true } }));
+    expect((await missing.app.request({ user })).json()).toEqual({ frameworkError: expect.stringMatching(/Idempotency-Key/) });
+  });
+
   it("passes other errors to the framework's error handler", async () => {
     const { app } = await t.start(t.route(() => Promise.reject(new Error("ledger exploded"))));
     const response = await app.request({ key: randomUUID(), user });
