@@ -7,11 +7,12 @@
 //   dependencies, devDependencies           { package: range }: what the vendored runtime code / its tests import
 //   registryDependencies                    other blocks added first
 //   templates                               [{ template: "../templates/...", target: "../jobs/x.ts", framework? }]
-//   migration                               { table, schema: "<block>/<module>-schema.ts", title?, template?, nodePgMigrateTemplate? }
+//   migration                               { table, schema: "<block>/<module>-schema.ts", title?, template?, nodePgMigrateTemplate?, feature? }
 //                                           the schema module imports nothing and exports schemaStatements(table?),
 //                                           dropStatements(table), schemaTables(table) and checkTableName(table)
 //   files                                   optional; derived from the folder when absent (see derive-files.ts)
-//   anything else (e.g. "features")          carried through unchanged
+//   features                                { name: RegistryFeature }: optional parts chosen at `add` (see RegistryFeature)
+//   anything else                            carried through unchanged
 import { existsSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
