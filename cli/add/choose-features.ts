@@ -1,5 +1,6 @@
-// Decides a block's optional features (Redis cache, Prometheus metrics): from flags, the project's packages, or a prompt.
-import type { RegistryBlock } from "../registry/manifest.js";
+// Decides a block's optional features (store, Redis cache, Prometheus metrics): from flags, the project's packages, or a prompt.
+import type { LockedBlock } from "../config/lock-file.js";
+import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import { canPrompt, decide } from "../utils/prompt.js";
 
@@ -8,10 +9,12 @@ export type FeatureFlags = Record<string, string | undefined>;
 
 /**
  * A flag decides; else `--yes`, `--dry-run` or no terminal take the default (on when the project
- * already declares one of the feature's `detect` packages); else the user is asked.
+ * already declares one of the feature's `detect` packages); else the user is asked. A `default`
+ * feature (PostgresStore) is on unless another feature of its flag is; a feature that `needs`
+ * another (a PostgreSQL client) is off without it, and an error when its own flag asked for it.
  *
  * @example
- * await chooseFeatures(blocks, new Set(["ioredis"]), { flags: {}, yes: true }); // Set { "cache" }
+ * await chooseFeatures(blocks, new Set(["ioredis"]), { flags: {}, yes: true }); // Set { "cache", "postgres-store" }
  */
 export async function chooseFeatures(
   blocks: RegistryBlock[],
@@ -20,20 +23,26 @@ export async function chooseFeatures(
 ): Promise<Set<string>> {
   const chosen = new Set<string>();
   const features = blocks.flatMap((block) => Object.entries(block.features ?? {}));
-  for (const [name, feature] of features) {
-    const flagName = feature.flag ?? name;
+  const flagOf = ([name, feature]: [string, RegistryFeature]) => feature.flag ?? name;
+  for (const entry of features) {
+    const [name, feature] = entry;
+    const flagName = flagOf(entry);
     const flag = options.flags[flagName];
     const detected = (feature.detect ?? []).some((pkg) => declared.has(pkg));
     let on: boolean;
     if (flag !== undefined) {
-      // Features that share a flag (`--store redis|dynamodb`) each answer to their own value.
-      const accepted = [...new Set([...features.filter(([n, f]) => (f.flag ?? n) === flagName).map(([, f]) => f.choice), feature.off ?? "none"])];
+      // Features that share a flag (`--store redis|dynamodb|postgres`) each answer to their own value.
+      const group = features.filter((other) => flagOf(other) === flagName);
+      const offs = group.filter(([, f]) => !f.default).map(([, f]) => f.off ?? "none");
+      const accepted = [...new Set([...group.map(([, f]) => f.choice), ...offs])];
       if (!accepted.includes(flag)) {
         throw new BlocksError("INVALID_OPTION", `--${flagName} takes ${accepted.map((value) => `"${value}"`).join(", ")}, not "${flag}".`, {
-          suggestion: `Pass --${flagName} ${feature.choice} (${feature.description}) or --${flagName} ${feature.off ?? "none"}.`,
+          suggestion: `Pass --${flagName} ${feature.choice} (${feature.description})${feature.default ? "" : ` or --${flagName} ${feature.off ?? "none"}`}.`,
         });
       }
       on = flag === feature.choice;
+    } else if (feature.default) {
+      continue;
     } else if (feature.prompt === false || options.yes || options.dryRun || !canPrompt()) {
       on = detected;
     } else {
@@ -42,7 +51,40 @@ export async function chooseFeatures(
     }
     if (on) chosen.add(name);
   }
+  for (const entry of features) {
+    const [name, feature] = entry;
+    if (feature.default && options.flags[flagOf(entry)] === undefined && !features.some((other) => flagOf(other) === flagOf(entry) && chosen.has(other[0]))) {
+      chosen.add(name);
+    }
+  }
+  for (const entry of features) {
+    const [name, feature] = entry;
+    const needed = features.find(([other]) => other === feature.needs);
+    if (!chosen.has(name) || !needed || chosen.has(needed[0])) continue;
+    chosen.delete(name);
+    if (options.flags[flagOf(entry)] !== undefined) {
+      throw new BlocksError("INVALID_OPTION", `--${flagOf(entry)} ${feature.choice} needs --${flagOf(needed)} ${needed[1].choice}: ${feature.description}.`, {
+        suggestion: `Leave --${flagOf(entry)} out, or pass --${flagOf(needed)} ${needed[1].choice}.`,
+      });
+    }
+  }
   return chosen;
+}
+
+/**
+ * The features a block was added with, as its lock entry shows them: those with a file recorded.
+ * (A feature without files, such as the Redis cache, leaves no trace and has nothing to keep in step.)
+ *
+ * @example
+ * recordedFeatures(block, lock.blocks.idempotency); // Set { "redis-store", "metrics" }
+ */
+export function recordedFeatures(block: RegistryBlock, locked: LockedBlock | undefined): Set<string> {
+  const recorded = Object.keys(locked?.files ?? {});
+  return new Set(
+    Object.entries(block.features ?? {})
+      .filter(([, feature]) => (feature.files ?? []).some((file) => recorded.some((target) => target.endsWith(`/${file}`))))
+      .map(([name]) => name),
+  );
 }
 
 /**

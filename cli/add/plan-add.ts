@@ -29,7 +29,7 @@ export type AddPlanOptions = {
   cache?: string;
   /** `--metrics prometheus|none`: Prometheus metrics (installs prom-client). Default: on when the project declares prom-client. */
   metrics?: string;
-  /** `--store redis|dynamodb|postgres`: a store besides PostgreSQL (RedisStore, DynamoDbStore), with its packages. Default: PostgreSQL only. */
+  /** `--store postgres|redis|dynamodb`: the one store copied, with its packages (and, for PostgreSQL only, the migration). Default: postgres. */
   store?: string;
   /** `--client drizzle|kysely|postgres-js|prisma|none`: the database-client adapter to copy. Default: the ones the project declares. */
   client?: string;
@@ -75,7 +75,7 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const files = [...vendored, ...setup];
   const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features);
   const migrations = blocks
-    .filter((block) => block.migration)
+    .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
     .map((block) =>
       planMigration({
         root,

@@ -6,10 +6,11 @@ export type DependencyPlan = { dependencies: string[]; devDependencies: string[]
 
 /**
  * Framework packages themselves are never installed: a framework is only chosen because the project has it.
- * A chosen feature's packages (ioredis, prom-client) are runtime dependencies: production code imports them.
+ * A chosen feature's packages (pg, ioredis, prom-client) are runtime dependencies: production code imports them;
+ * its devDependencies are what its vendored tests need (PGlite for the PostgreSQL store's).
  *
  * @example
- * planDependencies(registry, blocks, files, ["express"], declared);
+ * planDependencies(registry, blocks, files, ["express"], declared, new Set(["postgres-store"]));
  * // { dependencies: ["pg@^8.23.1"], devDependencies: ["vitest@^4.1.12", ...] }
  */
 export function planDependencies(
@@ -25,8 +26,10 @@ export function planDependencies(
   for (const block of blocks) {
     for (const [name, range] of Object.entries(block.dependencies ?? {})) runtime.set(name, range);
     for (const [name, range] of Object.entries(block.devDependencies ?? {})) dev.set(name, range);
-    for (const [feature, { dependencies }] of Object.entries(block.features ?? {})) {
-      if (features.has(feature)) for (const [name, range] of Object.entries(dependencies ?? {})) runtime.set(name, range);
+    for (const [feature, { dependencies, devDependencies }] of Object.entries(block.features ?? {})) {
+      if (!features.has(feature)) continue;
+      for (const [name, range] of Object.entries(dependencies ?? {})) runtime.set(name, range);
+      for (const [name, range] of Object.entries(devDependencies ?? {})) dev.set(name, range);
     }
   }
   const usedFrameworks = frameworks.filter((framework) =>

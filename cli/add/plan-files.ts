@@ -75,6 +75,7 @@ export async function planFiles(input: {
     const ctx = {
       from: { registryPath: entry.registryPath, block: entry.registryPath ? entry.block : undefined, target: entry.target },
       planned,
+      omitted: input.skip,
       alias: config.alias ?? undefined,
       blocksDir: posix.normalize(config.dir),
       moduleStyle: config.moduleStyle,

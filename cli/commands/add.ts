@@ -68,8 +68,13 @@ function nextSteps(plan: AddPlan): void {
   for (const migration of plan.migrations) {
     logger.log(`  - create the table: ${highlighter.code(`${exec} blocks migrate --apply`)} (DATABASE_URL), or run ${migration.existing ?? migration.files[0]?.path}`);
   }
+  const dynamoDb = plan.blocks.some((block) => Object.entries(block.features ?? {}).some(([name, feature]) => feature.dynamoDbTable && plan.features.includes(name)));
+  if (dynamoDb) logger.log(`  - create the DynamoDB table: ${highlighter.code(`${exec} blocks migrate --apply`)}, or \`${exec} blocks migrate\` for its CreateTable JSON`);
   const setup = plan.files.find((file) => file.owned && file.target.endsWith("-setup.ts"));
   if (setup) logger.log(`  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`);
+  // A wiring that cannot be finished for the user (Prisma: where `prisma generate` put the client) says so in a comment.
+  const toChange = setup ? setup.content.split("\n").findIndex((line) => line.includes("// TO CHANGE:")) : -1;
+  if (setup && toChange >= 0) logger.log(`  - ${highlighter.warn("before it runs")}, do what the TO CHANGE comment says: ${highlighter.path(`${setup.target}:${toChange + 1}`)}`);
   if (plan.tests) logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${plan.config.dir}`)}`);
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
 }
@@ -82,8 +87,8 @@ export const add = new Command("add")
   .option("--framework <names>", "adapters to add, comma-separated: express, fastify, hono, koa, nestjs, fetch (Next.js, Bun, Deno), or none (default: detected from package.json)")
   .option("--cache <choice>", "Redis cache: redis or none (default: redis when package.json declares ioredis)")
   .option("--metrics <choice>", "Prometheus metrics: prometheus or none (default: prometheus when package.json declares prom-client)")
-  .option("--store <choice>", "a store besides PostgreSQL: redis (RedisStore), dynamodb (DynamoDbStore) or postgres (default: postgres, or dynamodb when package.json declares the AWS SDK)")
-  .option("--client <choice>", "database-client adapter: drizzle, kysely, postgres-js, prisma or none (default: those package.json declares; pg and PGlite always come)")
+  .option("--store <choice>", "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore) or dynamodb (DynamoDbStore) (default: postgres, or dynamodb when package.json declares the AWS SDK)")
+  .option("--client <choice>", "database-client adapter of --store postgres: drizzle, kysely, postgres-js, prisma or none (default: those package.json declares; pg and PGlite always come)")
   .option("--no-tests", "leave the block's tests out")
   .option("--no-install", "do not install npm packages (they are listed instead)")
   .option("--table <name>", "table name for the migration", undefined)

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Command } from "commander";
 import { readConfig } from "../config/blocks-config.js";
 import { readLock } from "../config/lock-file.js";
+import { excludedFeatureFiles, recordedFeatures } from "../add/choose-features.js";
 import { planFiles } from "../add/plan-files.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { findBlock } from "../registry/resolve.js";
@@ -38,8 +39,7 @@ export async function runDiff(options: DiffOptions) {
     }
     const block = findBlock(registry, name);
     // Files of features left out at `add` (never recorded) are not "new": the user chose not to have them.
-    const recorded = Object.keys(locked.files);
-    const skip = new Set(Object.values(block.features ?? {}).flatMap((feature) => feature.files ?? []).filter((file) => !recorded.some((target) => target.endsWith(`/${file}`))));
+    const skip = excludedFeatureFiles([block], recordedFeatures(block, locked));
     const files = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip });
     for (const file of files) {
       const recorded = locked.files[file.target];

@@ -5,6 +5,7 @@ import { readConfig } from "../config/blocks-config.js";
 import { readLock } from "../config/lock-file.js";
 import type { Finding } from "../doctor/finding.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
+import { blockStore } from "../migrate/block-store.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
@@ -37,26 +38,29 @@ export async function runDoctor(options: DoctorOptions) {
   const { checkMigration } = await import("../doctor/check-migration.js");
   const project = loadProjectFiles(root, config.dir);
   const scripts = pkg.scripts ?? {};
-  const url = options.databaseUrl ?? process.env.DATABASE_URL;
+  // Only blocks on PostgreSQL owe a migration: a RedisStore or DynamoDB project is never asked for one.
+  const sqlRegistry = { ...registry, blocks: registry.blocks.filter((block) => blockStore(block, lock.blocks[block.name]).kind === "sql") };
+  const owesMigration = sqlRegistry.blocks.some((block) => block.migration && block.name in lock.blocks);
+  const url = owesMigration ? (options.databaseUrl ?? process.env.DATABASE_URL) : undefined;
   const findings: Finding[] = [
     ...checkRoutes(project),
     ...checkHandler(project, declaredPackages(pkg)),
     ...checkMaintenance(project, registry, lock, config, scripts),
     ...(await checkPackages(root, lock, pkg)),
     ...checkBuild(root, config.dir, scripts),
-    ...(url ? await checkMigration(url, registry, lock) : []),
+    ...(url ? await checkMigration(url, sqlRegistry, lock) : []),
   ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   progress.succeed(`Checked ${project.files.length} file(s)`);
-  report(findings, Boolean(url));
+  report(findings, { migrationUnchecked: owesMigration && !url });
   return { ok: findings.length === 0, checkedDatabase: Boolean(url), findings };
 }
 
-function report(findings: Finding[], checkedDatabase: boolean): void {
+function report(findings: Finding[], { migrationUnchecked }: { migrationUnchecked: boolean }): void {
   for (const item of findings) {
     logger.log(`${highlighter.path(`${item.file}:${item.line}`)} ${highlighter.error(item.rule)} ${item.message}`);
     logger.log(`  ${highlighter.info("fix:")} ${item.fix}`);
   }
-  if (!checkedDatabase) logger.warn("DATABASE_URL is not set: the migration was not checked against the database.");
+  if (migrationUnchecked) logger.warn("DATABASE_URL is not set: the migration was not checked against the database.");
   if (findings.length) logger.error(`${findings.length} finding(s).`);
   else logger.success("No findings: the project follows every rule doctor checks.");
 }

@@ -1,5 +1,5 @@
 // `blocks migrate`: writes (or prints, or applies) the PostgreSQL migration rendered from the block's schema,
-// or, for a block whose store is DynamoDB, its table definition.
+// or, for a block whose store is DynamoDB, its table definition; a RedisStore has none, and is told so.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
@@ -7,7 +7,8 @@ import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
 import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
-import { dynamoDbFeature, planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
+import { blockStore, storeFeatures } from "../migrate/block-store.js";
+import { planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { planMigration, type MigrationPlan, type RenderedFile } from "../migrate/render-migration.js";
 import { validTable } from "../migrate/schemas.js";
@@ -27,7 +28,7 @@ export type MigrateOptions = {
   print?: boolean;
   apply?: boolean;
   databaseUrl?: string;
-  /** `dynamodb` or `postgres`: which store's schema, for a block with a DynamoDB store (default: the one chosen at `add`). */
+  /** `postgres`, `dynamodb` or `redis` (no schema): which store's schema (default: the one chosen at `add`). */
   store?: string;
   /** A DynamoDB endpoint for `--apply` (default: $AWS_ENDPOINT_URL_DYNAMODB, else the region's). */
   endpoint?: string;
@@ -57,9 +58,15 @@ export async function runMigrate(options: MigrateOptions) {
     (block) => block.migration && (options.block ? block.name === options.block : Object.keys(lock.blocks).length === 0 || block.name in lock.blocks),
   );
   const store = storeChoice(blocks, options.store);
-  const stores = blocks.map((block) => ({ block, dynamoDb: dynamoDbFeature(block, lock.blocks[block.name], store) }));
+  const stores = blocks.map((block) => ({ block, store: blockStore(block, lock.blocks[block.name], store) }));
   const tableOf = (block: RegistryBlock) => options.table ?? block.migration?.table ?? "";
-  const sqlBlocks = stores.filter((entry) => !entry.dynamoDb).map((entry) => entry.block);
+  const sqlBlocks = stores.filter((entry) => entry.store.kind === "sql").map((entry) => entry.block);
+  // The blocks whose store keeps no schema (RedisStore): said once, never a PostgreSQL migration they would not use.
+  const noSchema = stores.filter((entry) => entry.store.kind === "none").map((entry) => entry.block.name);
+  for (const { block, store: chosen } of stores) {
+    const name = chosen.kind === "none" ? chosen.feature.description.split(":")[0] : "";
+    if (chosen.kind === "none") logger.info(`${block.name}: nothing to migrate: its store, ${name} (--store ${chosen.feature.choice}), keeps no schema.`);
+  }
   for (const block of options.table ? sqlBlocks : []) validTable(block.name, options.table as string);
   if (options.table && blocks.length > 1) {
     throw new BlocksError("INVALID_OPTION", `--table names one table, but ${blocks.map((block) => block.name).join(" and ")} each have their own.`, {
@@ -68,13 +75,13 @@ export async function runMigrate(options: MigrateOptions) {
   }
   const plans = sqlBlocks.map((block) => planMigration({ root, block: block.name, table: tableOf(block), target, lock }));
   const tables: DynamoDbTablePlan[] = [];
-  for (const { block, dynamoDb } of stores) {
-    if (dynamoDb) tables.push(await planDynamoDbTable({ root, registry, block: block.name, feature: dynamoDb, table: tableOf(block) }));
+  for (const { block, store: chosen } of stores) {
+    if (chosen.kind === "dynamodb") tables.push(await planDynamoDbTable({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block) }));
   }
 
   if (options.print) {
     process.stdout.write([...plans.map((plan) => plan.sql), ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`)].join("\n"));
-    return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as Array<ApplyResult | DynamoDbApplyResult> };
+    return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as Array<ApplyResult | DynamoDbApplyResult>, noSchema };
   }
   const written = [...(await writeMigrations(root, plans, lock)), ...(await writeTables(root, tables, { hint: !options.apply }))];
   const applied: Array<ApplyResult | DynamoDbApplyResult> = [];
@@ -99,16 +106,16 @@ export async function runMigrate(options: MigrateOptions) {
     }
   }
   const existing = [...plans.flatMap((plan) => plan.existing ?? []), ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable)];
-  return { ok: true, layout: target.layout, written, existing, applied };
+  return { ok: true, layout: target.layout, written, existing, applied, noSchema };
 }
 
-/** `--store`: a DynamoDB store's choice, or the value that turns it off (`postgres`). */
+/** `--store`: one of the blocks' store choices (`postgres`, `redis`, `dynamodb`). */
 function storeChoice(blocks: RegistryBlock[], store: string | undefined): string | undefined {
   if (store === undefined) return undefined;
-  const features = blocks.flatMap((block) => Object.values(block.features ?? {})).filter((feature) => feature.dynamoDbTable);
-  const accepted = [...new Set(features.flatMap((feature) => [feature.choice, feature.off ?? "none"]))];
+  const features = blocks.flatMap((block) => storeFeatures(block).map(([, feature]) => feature));
+  const accepted = [...new Set(features.flatMap((feature) => [feature.choice, ...(feature.off ? [feature.off] : [])]))];
   if (accepted.includes(store)) return store;
-  throw new BlocksError("INVALID_OPTION", `--store ${store}: ${accepted.length ? `expected ${accepted.join(" or ")}` : "no block here has a DynamoDB store"}.`, {
+  throw new BlocksError("INVALID_OPTION", `--store ${store}: ${accepted.length ? `expected ${accepted.join(", ")}` : "no block here has a choice of store"}.`, {
     suggestion: "Leave --store out to use the store chosen at `blocks add`.",
   });
 }
@@ -162,7 +169,7 @@ export const migrate = new Command("migrate")
   .option("-p, --print", "print the SQL (a DynamoDB table: its JSON) to stdout and write nothing")
   .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction; a DynamoDB table is created from its JSON files")
   .option("--database-url <url>", "database to apply to (default: $DATABASE_URL)")
-  .option("--store <store>", "dynamodb or postgres: which store's table, for a block added with --store dynamodb (default: the store chosen at add)")
+  .option("--store <store>", "postgres, dynamodb or redis (which has no schema): which store's table (default: the store chosen at add)")
   .option("--endpoint <url>", "DynamoDB endpoint for --apply, e.g. a local one (default: $AWS_ENDPOINT_URL_DYNAMODB, else the AWS region's)")
   .option("--json", "print the result as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

@@ -1,8 +1,7 @@
 // The DynamoDB table of a block whose store is DynamoDB: rendered from the block's own definition into two JSON files.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { LockedBlock } from "../config/lock-file.js";
-import type { Registry, RegistryBlock, RegistryFeature } from "../registry/manifest.js";
+import type { Registry, RegistryFeature } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import { insideProject } from "../utils/files.js";
 import type { RenderedFile } from "./render-migration.js";
@@ -23,20 +22,6 @@ export type DynamoDbTablePlan = {
   /** Files to write; empty when both are already on disk (then `--apply` runs those, your edits included). */
   files: RenderedFile[];
 };
-
-/**
- * The block's DynamoDB store feature, when the project has it: the lock records its table module
- * (`add --store dynamodb`), or `store` names its choice. `store` naming another value turns it off.
- *
- * @example
- * dynamoDbFeature(block, lock.blocks.idempotency); // the "dynamodb-store" feature, or undefined
- */
-export function dynamoDbFeature(block: RegistryBlock, locked: LockedBlock | undefined, store?: string): RegistryFeature | undefined {
-  const features = Object.values(block.features ?? {}).filter((feature) => feature.dynamoDbTable);
-  if (store !== undefined) return features.find((feature) => feature.choice === store);
-  const recorded = Object.keys(locked?.files ?? {});
-  return features.find((feature) => recorded.some((file) => file.endsWith(`/${feature.dynamoDbTable}`)));
-}
 
 /**
  * Renders the table from the block's `dynamoDbTableDefinition(table)`, or finds the files already written.

@@ -11,8 +11,10 @@ const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts"];
 
 /**
  * One line per problem, empty when the block is sound. Selections: core only, each framework alone,
- * all frameworks; each with and without tests. Runtime files may import only `dependencies` (and their
- * framework's packages); tests and type-only imports may also use `devDependencies`.
+ * all frameworks; each with and without tests; each with every feature, and with each feature left out
+ * (with the features that need it), as `add` leaves out a store not chosen. Runtime files may import only
+ * `dependencies` (and their framework's packages); tests and type-only imports may also use `devDependencies`.
+ * An `export ... from` a file left out is fine: `add` drops that line.
  *
  * @example
  * await checkBlockImports(registry, findBlock(registry, "idempotency")); // []
@@ -24,26 +26,44 @@ export async function checkBlockImports(registry: Registry, block: RegistryBlock
     { frameworks: chosen, tests: false },
   ]);
   const blocks = resolveBlocks(registry, [block.name]);
+  const features = Object.entries(block.features ?? {});
+  const leftOut = [
+    { name: "", files: new Set<string>() },
+    ...features.map(([name]) => ({
+      name,
+      files: new Set(features.filter(([other, feature]) => other === name || feature.needs === name).flatMap(([, feature]) => feature.files ?? [])),
+    })),
+  ];
+  const imports = new Map<string, Awaited<ReturnType<typeof importsOf>>>();
   const problems = new Set<string>();
   for (const selection of selections) {
-    const copied = blocks.flatMap((candidate) => selectFiles(candidate, selection));
-    const paths = new Set(copied.map((file) => file.path));
-    for (const file of copied.filter((candidate) => candidate.path.startsWith(`${block.name}/`) && SOURCE.test(candidate.path))) {
-      for (const { specifier, typeOnly } of await importsOf(path.join(registry.root, file.path))) {
-        const problem = checkImport(registry, blocks, file, specifier, typeOnly, paths);
-        if (problem) problems.add(`${file.path}: ${problem} (frameworks: ${selection.frameworks.join(",") || "none"}, tests: ${selection.tests})`);
+    for (const omitted of leftOut) {
+      const copied = blocks.flatMap((candidate) => selectFiles(candidate, selection)).filter((file) => !omitted.files.has(file.path));
+      const paths = new Set(copied.map((file) => file.path));
+      for (const file of copied.filter((candidate) => candidate.path.startsWith(`${block.name}/`) && SOURCE.test(candidate.path))) {
+        const source = path.join(registry.root, file.path);
+        if (!imports.has(source)) imports.set(source, await importsOf(source));
+        for (const found of imports.get(source) ?? []) {
+          const problem = checkImport(registry, blocks, file, found, paths, omitted.files);
+          const without = omitted.name ? `, without ${omitted.name}` : "";
+          if (problem) problems.add(`${file.path}: ${problem} (frameworks: ${selection.frameworks.join(",") || "none"}, tests: ${selection.tests}${without})`);
+        }
       }
     }
   }
   return [...problems].sort();
 }
 
-function checkImport(registry: Registry, blocks: RegistryBlock[], file: RegistryFile, specifier: string, typeOnly: boolean, paths: Set<string>): string | undefined {
+type FoundImport = { specifier: string; typeOnly: boolean; reexport: boolean };
+
+function checkImport(registry: Registry, blocks: RegistryBlock[], file: RegistryFile, found: FoundImport, paths: Set<string>, omitted: Set<string>): string | undefined {
+  const { specifier, typeOnly } = found;
   if (specifier.startsWith(".") || specifier.startsWith("@/blocks/")) {
     const base = specifier.startsWith(".") ? posix.join(posix.dirname(file.path), specifier) : specifier.slice("@/blocks/".length);
     const stem = base.replace(/\.[cm]?jsx?$/, "");
     const candidates = [base, ...EXTENSIONS.map((ext) => `${stem}${ext}`), ...EXTENSIONS.map((ext) => `${base}/index${ext}`)];
-    return candidates.some((candidate) => paths.has(candidate)) ? undefined : `imports "${specifier}", which this selection does not copy`;
+    if (candidates.some((candidate) => paths.has(candidate))) return undefined;
+    return found.reexport && candidates.some((candidate) => omitted.has(candidate)) ? undefined : `imports "${specifier}", which this selection does not copy`;
   }
   const name = packageName(specifier);
   if (builtinModules.includes(name) || specifier.startsWith("node:")) return undefined;
@@ -52,9 +72,10 @@ function checkImport(registry: Registry, blocks: RegistryBlock[], file: Registry
   if (runtime.has(name)) return undefined;
   // A feature's files come only when chosen: then its packages are installed, or (detected) the project has them.
   const features = blocks.flatMap((block) => Object.values(block.features ?? {})).filter((feature) => feature.files?.includes(file.path));
-  if (features.some((feature) => name in (feature.dependencies ?? {}) || (typeOnly && feature.detect?.includes(name)))) return undefined;
+  const testOrType = file.test === true || typeOnly;
+  if (features.some((feature) => name in (feature.dependencies ?? {}) || (testOrType && (name in (feature.devDependencies ?? {}) || feature.detect?.includes(name))))) return undefined;
   const dev = new Set(blocks.flatMap((block) => Object.keys(block.devDependencies ?? {})));
-  if ((file.test || typeOnly) && dev.has(name)) return undefined;
+  if (testOrType && dev.has(name)) return undefined;
   return dev.has(name) ? `imports "${name}" at runtime, but it is only a devDependency` : `imports the undeclared package "${name}"`;
 }
 
@@ -63,12 +84,12 @@ function packageName(specifier: string): string {
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] as string);
 }
 
-/** Static, re-export and dynamic import specifiers, and whether the static ones are type-only. */
-async function importsOf(file: string): Promise<Array<{ specifier: string; typeOnly: boolean }>> {
+/** Static, re-export and dynamic import specifiers, whether the static ones are type-only, and which are `export ... from`. */
+async function importsOf(file: string): Promise<FoundImport[]> {
   const text = await readFile(file, "utf8");
-  const found: Array<{ specifier: string; typeOnly: boolean }> = [];
+  const found: FoundImport[] = [];
   const statement = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?["']([^"']+)["']/gm;
-  for (const match of text.matchAll(statement)) found.push({ specifier: match[3] as string, typeOnly: Boolean(match[2]) });
-  for (const match of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) found.push({ specifier: match[1] as string, typeOnly: false });
+  for (const match of text.matchAll(statement)) found.push({ specifier: match[3] as string, typeOnly: Boolean(match[2]), reexport: match[1] === "export" });
+  for (const match of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) found.push({ specifier: match[1] as string, typeOnly: false, reexport: false });
   return found;
 }

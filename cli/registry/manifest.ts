@@ -7,11 +7,12 @@
 //   dependencies, devDependencies           { package: range }: what the vendored runtime code / its tests import
 //   registryDependencies                    other blocks added first
 //   templates                               [{ template: "../templates/...", target: "../jobs/x.ts", framework? }]
-//   migration                               { table, schema: "<block>/<module>-schema.ts", title?, template?, nodePgMigrateTemplate? }
+//   migration                               { table, schema: "<block>/<module>-schema.ts", title?, template?, nodePgMigrateTemplate?, feature? }
 //                                           the schema module imports nothing and exports schemaStatements(table?),
 //                                           dropStatements(table), schemaTables(table) and checkTableName(table)
 //   files                                   optional; derived from the folder when absent (see derive-files.ts)
-//   anything else (e.g. "features")          carried through unchanged
+//   features                                { name: RegistryFeature }: optional parts chosen at `add` (see RegistryFeature)
+//   anything else                            carried through unchanged
 import { existsSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -41,6 +42,8 @@ export type RegistryMigration = {
   /** Registry-relative templates with {{title}}, {{up}} (and {{down}}) for the plain and node-pg-migrate layouts. */
   template?: string;
   nodePgMigrateTemplate?: string;
+  /** The feature whose store the table belongs to (`postgres-store`): no migration when another store is chosen. */
+  feature?: string;
 };
 
 export type RegistryBlock = {
@@ -75,9 +78,15 @@ export type RegistryFeature = {
   off?: string;
   /** `false`: never asked; on exactly when a `detect` package is declared (or the flag says so). */
   prompt?: boolean;
+  /** The flag's default (`--store postgres`): on unless another feature sharing its flag is; its `off` is not a value of its own. */
+  default?: boolean;
+  /** A feature this one only works with (a PostgreSQL client needs `postgres-store`): off without it, and asking for both is an error. */
+  needs?: string;
   detect?: string[];
   /** Installed as `dependencies` only when chosen: production code imports them. */
   dependencies?: Record<string, string>;
+  /** What the feature's vendored tests need, installed only when chosen. */
+  devDependencies?: Record<string, string>;
   /** Registry paths (also listed in, or derived into, `files`) copied only when chosen. */
   files?: string[];
   /**

@@ -7,7 +7,7 @@
 // CommonJS resolution; NodeNext projects should use `blocks add <item>`, which rewrites them).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { Registry, RegistryBlock, RegistryFile } from "./manifest.js";
+import type { Registry, RegistryBlock, RegistryFile, RegistryMigration } from "./manifest.js";
 
 export const ITEM_SCHEMA_URL = "https://ui.shadcn.com/schema/registry-item.json";
 
@@ -47,8 +47,9 @@ export type ItemOptions = {
  * item.files[0]; // { path: "registry/idempotency/README.md", type: "registry:file", content, target: "~/src/blocks/idempotency/README.md" }
  */
 export async function buildItem(registry: Registry, block: RegistryBlock, options: ItemOptions): Promise<RegistryItem> {
-  // An item offers no choices: the optional parts (metrics, other stores, client adapters) stay for `blocks add`, which asks.
-  const optional = new Set(Object.values(block.features ?? {}).flatMap((feature) => feature.files ?? []));
+  // An item offers no choices: the default store comes; the optional parts (metrics, other stores, client adapters) stay for `blocks add`, which asks.
+  const defaults = Object.values(block.features ?? {}).filter((feature) => feature.default);
+  const optional = new Set(Object.values(block.features ?? {}).filter((feature) => !feature.default).flatMap((feature) => feature.files ?? []));
   const files = block.files.filter(
     (file) => !optional.has(file.path) && (options.framework === undefined || file.framework === undefined || file.framework === options.framework),
   );
@@ -62,9 +63,10 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
     });
   }
   const name = options.framework ? `${block.name}-${options.framework}` : block.name;
-  const dependencies = specs(block.dependencies);
+  const dependencies = specs(Object.assign({}, block.dependencies, ...defaults.map((feature) => feature.dependencies)));
   const devDependencies = specs({
     ...block.devDependencies,
+    ...Object.assign({}, ...defaults.map((feature) => feature.devDependencies)),
     ...(options.framework ? registry.frameworks[options.framework]?.devDependencies : {}),
   });
   const registryDependencies = (block.registryDependencies ?? []).map((dependency) =>
@@ -85,10 +87,16 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
         version: 1,
         dir: options.dir,
         files: files.map((file) => ({ ...file, path: file.path.slice(block.name.length + 1) })),
-        ...(block.migration ? { migration: block.migration } : {}),
+        ...(block.migration ? { migration: itemMigration(block.migration) } : {}),
       },
     },
   };
+}
+
+/** The item's store is the default one, whose migration it always has: the feature that decided it is gone. */
+function itemMigration(migration: RegistryMigration): RegistryMigration {
+  const { feature, ...always } = migration;
+  return feature === undefined ? migration : always;
 }
 
 /** shadcn takes "name@range" strings. */

@@ -12,6 +12,8 @@ export type ImportContext = {
   from: { registryPath?: string | undefined; block?: string | undefined; target: string };
   /** Registry path -> project-relative target and block of every file this run writes. */
   planned: ReadonlyMap<string, { target: string; block: string }>;
+  /** Registry paths left out on purpose (files of features not chosen): an `export ... from` one of them is dropped. */
+  omitted?: ReadonlySet<string> | undefined;
   /** The project's alias for `blocksDir` (e.g. "@/blocks" or "~/blocks"), or undefined for relative imports. */
   alias: string | undefined;
   blocksDir: string;
@@ -33,14 +35,9 @@ const SOURCE_EXTENSIONS = [".ts", ".tsx", ".mts", ".cts"];
  * the block's tests then run under a plain `vitest` with no alias configuration.
  */
 export function rewriteSpecifier(specifier: string, ctx: ImportContext): string | undefined {
-  const relative = specifier === "." || specifier === ".." || specifier.startsWith("./") || specifier.startsWith("../");
-  const viaAlias = specifier === REGISTRY_ALIAS || specifier.startsWith(`${REGISTRY_ALIAS}/`);
-  if (!relative && !viaAlias) return undefined;
-  if (relative && !ctx.from.registryPath) return undefined;
-
-  const base = viaAlias
-    ? specifier.slice(REGISTRY_ALIAS.length + 1)
-    : posix.join(posix.dirname(ctx.from.registryPath as string), specifier);
+  const base = registryBase(specifier, ctx);
+  if (base === undefined) return undefined;
+  const viaAlias = !specifier.startsWith(".");
   const hit = findPlanned(base, ctx.planned);
   if (!hit) {
     throw new BlocksError("UNRESOLVED_IMPORT", `${ctx.from.registryPath ?? ctx.from.target} imports "${specifier}", which is not among the files being added.`, {
@@ -63,7 +60,28 @@ export function rewriteSpecifier(specifier: string, ctx: ImportContext): string 
   return format(rel, hit.directory, ctx.moduleStyle);
 }
 
-function findPlanned(base: string, planned: ImportContext["planned"]): { registryPath: string; directory: boolean } | undefined {
+/**
+ * Whether the specifier names a registry file left out on purpose (`ctx.omitted`): the PostgreSQL
+ * store of a project that chose RedisStore, re-exported by the block's index.
+ *
+ * @example
+ * isOmitted("./stores/postgres-store", ctx); // true after `add --store redis`
+ */
+export function isOmitted(specifier: string, ctx: ImportContext): boolean {
+  const base = registryBase(specifier, ctx);
+  return base !== undefined && ctx.omitted !== undefined && findPlanned(base, ctx.omitted) !== undefined;
+}
+
+/** The registry path a relative or `@/blocks/` specifier points at (maybe without extension); undefined for a package. */
+function registryBase(specifier: string, ctx: ImportContext): string | undefined {
+  const relative = specifier === "." || specifier === ".." || specifier.startsWith("./") || specifier.startsWith("../");
+  const viaAlias = specifier === REGISTRY_ALIAS || specifier.startsWith(`${REGISTRY_ALIAS}/`);
+  if (!relative && !viaAlias) return undefined;
+  if (relative && !ctx.from.registryPath) return undefined;
+  return viaAlias ? specifier.slice(REGISTRY_ALIAS.length + 1) : posix.join(posix.dirname(ctx.from.registryPath as string), specifier);
+}
+
+function findPlanned(base: string, planned: { has(path: string): boolean }): { registryPath: string; directory: boolean } | undefined {
   const stem = base.replace(/\.(js|jsx|mjs|cjs)$/, "");
   const files = [base, ...SOURCE_EXTENSIONS.map((ext) => `${stem}${ext}`)];
   const file = files.find((candidate) => planned.has(candidate));

@@ -1,6 +1,7 @@
-// Rewrites `import ... from`, `import type`, `export ... from` and `import x = require(...)` specifiers.
+// Rewrites `import ... from`, `import type`, `export ... from` and `import x = require(...)` specifiers;
+// drops an `export ... from` a file left out on purpose.
 import { Node, type SourceFile, type StringLiteral } from "ts-morph";
-import { rewriteSpecifier, type ImportContext } from "./resolve-specifier.js";
+import { isOmitted, rewriteSpecifier, type ImportContext } from "./resolve-specifier.js";
 import type { Edit } from "./transform.js";
 
 /**
@@ -9,9 +10,13 @@ import type { Edit } from "./transform.js";
  */
 export function transformStaticImports(sourceFile: SourceFile, ctx: ImportContext): Edit[] {
   const literals: StringLiteral[] = [];
+  const dropped: Edit[] = [];
   for (const declaration of [...sourceFile.getImportDeclarations(), ...sourceFile.getExportDeclarations()]) {
     const literal = declaration.getModuleSpecifier();
-    if (literal && Node.isStringLiteral(literal)) literals.push(literal);
+    if (!literal || !Node.isStringLiteral(literal)) continue;
+    // The index re-exports every store; a project that left one out keeps an index without it. An import of it stays an error.
+    if (Node.isExportDeclaration(declaration) && isOmitted(literal.getLiteralValue(), ctx)) dropped.push(dropStatement(declaration));
+    else literals.push(literal);
   }
   for (const declaration of sourceFile.getStatements().filter(Node.isImportEqualsDeclaration)) {
     const reference = declaration.getModuleReference();
@@ -20,7 +25,14 @@ export function transformStaticImports(sourceFile: SourceFile, ctx: ImportContex
       if (expression && Node.isStringLiteral(expression)) literals.push(expression);
     }
   }
-  return literals.flatMap((literal) => rewrite(literal, ctx));
+  return [...dropped, ...literals.flatMap((literal) => rewrite(literal, ctx))];
+}
+
+/** Removes the statement with its line break. */
+function dropStatement(statement: Node): Edit {
+  const text = statement.getSourceFile().getFullText();
+  const end = statement.getEnd();
+  return { start: statement.getStart(), end: text[end] === "\n" ? end + 1 : end, text: "" };
 }
 
 /**

@@ -1,5 +1,6 @@
 // Decides, file by file, what `blocks update` does: replace, merge, add, or leave alone and say why.
 import path from "node:path";
+import { excludedFeatureFiles, recordedFeatures } from "../add/choose-features.js";
 import { planDependencies, type DependencyPlan } from "../add/plan-dependencies.js";
 import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
@@ -60,11 +61,16 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
   const files: UpdatedFile[] = [];
   const everyPlanned: PlannedFile[] = [];
   const frameworks = new Set<string>();
+  const features = new Set<string>();
   for (const name of names) {
     const block = findBlock(registry, name);
     const locked = lock.blocks[name];
     if (!locked) throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
-    const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests } });
+    // The features it was added with (its store, metrics): what the lock shows, so no left-out store comes back.
+    const chosen = recordedFeatures(block, locked);
+    for (const feature of chosen) features.add(feature);
+    const skip = excludedFeatureFiles([block], chosen);
+    const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip });
     everyPlanned.push(...planned);
     for (const framework of locked.frameworks) frameworks.add(framework);
     for (const file of planned) files.push(await decideFile(root, file, locked.files[file.target]));
@@ -74,7 +80,7 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     }
   }
   const blocks = names.map((name) => findBlock(registry, name));
-  const packages = planDependencies(registry, blocks, everyPlanned, [...frameworks], declaredPackages(await readPackageJson(root)));
+  const packages = planDependencies(registry, blocks, everyPlanned, [...frameworks], declaredPackages(await readPackageJson(root)), features);
   return { root, lock, blocks: names, files, packages, packageManager: config.packageManager };
 }
 

@@ -69,4 +69,35 @@ describe("the import check", () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it("a file outside a store feature must not import the store (`add --store` leaves it out); re-exporting it is fine, and so is a feature that needs it", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "blocks-registry-"));
+    try {
+      const write = (file: string, text: string) => {
+        mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+        writeFileSync(path.join(root, file), text);
+      };
+      const store = (choice: string, file: string, extra = {}) => ({ description: choice, flag: "store", choice, prompt: false, files: [file], ...extra });
+      const features = {
+        "sql-store": store("sql", "demo/stores/sql.ts", { default: true }),
+        "kv-store": store("kv", "demo/stores/kv.ts", { off: "sql" }),
+        "client-x": { description: "x", flag: "client", choice: "x", prompt: false, needs: "sql-store", files: ["demo/stores/client-x.ts"] },
+      };
+      write("registry.json", JSON.stringify({ version: 1, frameworks: {} }));
+      write("demo/block.json", JSON.stringify({ name: "demo", description: "d", features }));
+      write("demo/index.ts", 'export { SqlStore } from "./stores/sql";\nexport { KvStore } from "./stores/kv";\n');
+      write("demo/handler.ts", 'import type { SqlStore } from "./stores/sql";\nexport type H = SqlStore;\n');
+      write("demo/stores/sql.ts", "export class SqlStore {}\n");
+      write("demo/stores/kv.ts", "export class KvStore {}\n");
+      write("demo/stores/client-x.ts", 'import type { SqlStore } from "./sql";\nexport type X = SqlStore;\n');
+      const registry = await loadRegistry(root);
+      const problems = await checkBlockImports(registry, registry.blocks[0] as never);
+      expect(problems).toEqual([
+        'demo/handler.ts: imports "./stores/sql", which this selection does not copy (frameworks: none, tests: false, without sql-store)',
+        'demo/handler.ts: imports "./stores/sql", which this selection does not copy (frameworks: none, tests: true, without sql-store)',
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

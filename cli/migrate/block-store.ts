@@ -1,0 +1,47 @@
+// Which store a block with a table runs on in this project, and so what `migrate` and `doctor` owe it:
+// SQL (PostgreSQL), a DynamoDB table, or nothing (RedisStore keeps no schema).
+import type { LockedBlock } from "../config/lock-file.js";
+import { recordedFeatures } from "../add/choose-features.js";
+import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
+
+export type BlockStore =
+  | { kind: "sql" }
+  | { kind: "dynamodb"; feature: RegistryFeature }
+  | { kind: "none"; feature: RegistryFeature };
+
+/**
+ * The block's store features: its migration's own (`postgres-store`), the features sharing its
+ * flag (`--store redis`), and any DynamoDB store. Empty for a block whose table has no store choice.
+ *
+ * @example
+ * storeFeatures(block).map(([name]) => name); // ["postgres-store", "redis-store", "dynamodb-store"]
+ */
+export function storeFeatures(block: RegistryBlock): Array<[string, RegistryFeature]> {
+  const features = Object.entries(block.features ?? {});
+  const owner = block.migration?.feature;
+  const ownerFeature = owner === undefined ? undefined : block.features?.[owner];
+  const flag = ownerFeature ? (ownerFeature.flag ?? owner) : undefined;
+  return features.filter(([name, feature]) => name === owner || feature.dynamoDbTable !== undefined || (flag !== undefined && (feature.flag ?? name) === flag));
+}
+
+/**
+ * `store` (from `--store`) names it; else the lock shows it (the files `add` recorded; a DynamoDB
+ * store first, then PostgreSQL, for a project that has both); else the block's default, SQL.
+ *
+ * @example
+ * blockStore(block, lock.blocks.idempotency); // { kind: "none", feature } after `add --store redis`
+ */
+export function blockStore(block: RegistryBlock, locked: LockedBlock | undefined, store?: string): BlockStore {
+  const candidates = storeFeatures(block);
+  const recorded = recordedFeatures(block, locked);
+  const owner = block.migration?.feature;
+  const chosen =
+    store !== undefined
+      ? candidates.find(([, feature]) => feature.choice === store)
+      : (candidates.find(([name, feature]) => feature.dynamoDbTable !== undefined && recorded.has(name)) ??
+        candidates.find(([name]) => name === owner && recorded.has(name)) ??
+        candidates.find(([name]) => recorded.has(name)));
+  if (!chosen || chosen[0] === owner) return { kind: "sql" };
+  const [, feature] = chosen;
+  return feature.dynamoDbTable !== undefined ? { kind: "dynamodb", feature } : { kind: "none", feature };
+}

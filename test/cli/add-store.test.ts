@@ -1,0 +1,186 @@
+// `add idempotency --store redis|dynamodb` copies that store alone: its files and packages, no PostgreSQL store, client,
+// migration or `pg`; the project type-checks; `migrate`, `doctor`, `diff` and `update` ask nothing of PostgreSQL.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { runAdd } from "../../cli/commands/add.js";
+import { runDiff } from "../../cli/commands/diff.js";
+import { runDoctor } from "../../cli/commands/doctor.js";
+import { runMigrate } from "../../cli/commands/migrate.js";
+import { runUpdate } from "../../cli/commands/update.js";
+import { configureOutput } from "../../cli/utils/logger.js";
+import { rejection } from "./helpers.js";
+import { sampleProject, typeCheck } from "./wiring-projects.js";
+
+const BLOCK = "src/blocks/idempotency";
+
+/** What only the PostgreSQL store brings: its store, schema, statements, clients, the advisory-lock maintenance and its test. */
+const POSTGRES_FILES = [
+  "maintenance.test.ts",
+  "maintenance.ts",
+  "stores/clients/pg.ts",
+  "stores/clients/pglite.ts",
+  "stores/postgres-schema.ts",
+  "stores/postgres-store.ts",
+  "stores/prepared-statements.ts",
+].map((file) => `${BLOCK}/${file}`);
+
+const STORES = [
+  {
+    store: "redis",
+    files: ["stores/redis-store-scripts.ts", "stores/redis-store.ts"],
+    dependencies: ["ioredis@^5.11.1"],
+  },
+  {
+    store: "dynamodb",
+    files: ["stores/dynamodb-items.ts", "stores/dynamodb-store.ts", "stores/dynamodb-table.ts"],
+    dependencies: ["@aws-sdk/client-dynamodb@^3.1178.0", "@aws-sdk/lib-dynamodb@^3.1178.0"],
+  },
+];
+
+const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =>
+  runAdd({ blocks: ["idempotency"], cwd, yes: true, install: false, ...options });
+const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { files: Record<string, string> }>; migrations: Record<string, string> };
+const targets = (result: Awaited<ReturnType<typeof add>>) => result.files.map((file) => file.target).sort();
+
+describe("blocks add --store: only the chosen store, with its packages", () => {
+  it.each(STORES)("--store $store: the PostgreSQL files are swapped for the store's, the packages are the store's, no migration, and it type-checks", async ({ store, files, dependencies }) => {
+    const postgres = await add(await sampleProject("express-nodenext", []));
+    expect(postgres.features).toContain("postgres-store");
+    expect(postgres.dependencies.dependencies).toEqual(["pg@^8.23.1"]);
+    expect(targets(postgres)).toEqual(expect.arrayContaining(POSTGRES_FILES));
+
+    const dir = await sampleProject("express-nodenext", []);
+    const result = await add(dir, { store });
+    expect(result.features).toEqual([`${store}-store`]);
+    const storeFiles = files.map((file) => `${BLOCK}/${file}`);
+    const expected = [...targets(postgres).filter((target) => !POSTGRES_FILES.includes(target)), ...storeFiles].sort();
+    expect(targets(result)).toEqual(expected);
+    expect(Object.keys(lockOf(dir).blocks.idempotency?.files ?? {}).sort()).toEqual(expected.filter((target) => target.startsWith(`${BLOCK}/`)));
+    for (const file of POSTGRES_FILES) expect(existsSync(path.join(dir, file)), file).toBe(false);
+
+    expect(result.dependencies.dependencies).toEqual(dependencies);
+    const everyPackage = [...result.dependencies.dependencies, ...result.dependencies.devDependencies].join(" ");
+    expect(everyPackage).not.toMatch(/(^| )(pg|@types\/pg|@electric-sql\/pglite)@/);
+
+    expect(result.migrations).toEqual([]);
+    expect(lockOf(dir).migrations).toEqual({});
+    expect(existsSync(path.join(dir, "migrations"))).toBe(false);
+
+    // The index re-exports only what was copied: no line naming the PostgreSQL store is left to break the build.
+    const index = readFileSync(path.join(dir, BLOCK, "index.ts"), "utf8");
+    expect(index).not.toMatch(/postgres|prepared-statements/i);
+    expect(index).toContain('export { MemoryStore } from "./stores/memory-store.js";');
+    expect(typeCheck(dir)).toEqual([]);
+  }, 180_000);
+
+  it("a PostgreSQL client cannot come with another store: asked for, it is refused; detected, it is left out", async () => {
+    const dir = await sampleProject("hono-bundler", ["kysely"]);
+    const refused = await rejection(add(dir, { store: "redis", client: "kysely" }));
+    expect(refused).toMatchObject({ code: "INVALID_OPTION", message: expect.stringContaining("--client kysely needs --store postgres") });
+    const result = await add(dir, { store: "redis" });
+    expect(result.features).toEqual(["redis-store"]);
+    expect(targets(result).filter((target) => target.includes("/clients/"))).toEqual([]);
+  }, 60_000);
+
+  it("--store names one of postgres, redis and dynamodb; `none` is not a store", async () => {
+    const error = await rejection(add(await sampleProject("hono-bundler", []), { store: "none" }));
+    expect(error.code).toBe("INVALID_OPTION");
+    expect(error.message).toBe('--store takes "postgres", "redis", "dynamodb", not "none".');
+  }, 60_000);
+});
+
+describe("a project on RedisStore or DynamoDB: migrate, doctor, diff and update ask nothing of PostgreSQL", () => {
+  // tempProject silences the CLI; the tests that read its output turn it back on.
+  afterEach(() => {
+    vi.restoreAllMocks();
+    configureOutput({ silent: true });
+  });
+
+  it("migrate on a RedisStore project says there is nothing to migrate and writes nothing; --store postgres still gives the SQL", async () => {
+    const dir = await sampleProject("hono-bundler", []);
+    await add(dir, { store: "redis" });
+    configureOutput({ silent: false });
+    const out: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+    const result = await runMigrate({ cwd: dir });
+    vi.restoreAllMocks();
+    expect(result).toMatchObject({ written: [], existing: [], noSchema: ["idempotency"] });
+    expect(out.join("")).toContain("idempotency: nothing to migrate: its store, RedisStore (--store redis), keeps no schema.");
+    expect(existsSync(path.join(dir, "migrations"))).toBe(false);
+    const sql = await runMigrate({ cwd: dir, store: "postgres" });
+    expect(sql.written).toEqual([expect.stringMatching(/^migrations\/\d+_create_idempotency_records\.sql$/)]);
+  }, 60_000);
+
+  it("migrate on a DynamoDB project writes the table definition, never SQL", async () => {
+    const dir = await sampleProject("hono-bundler", []);
+    await add(dir, { store: "dynamodb" });
+    const result = await runMigrate({ cwd: dir });
+    expect(result.written).toEqual(["dynamodb/idempotency_records.create-table.json", "dynamodb/idempotency_records.update-time-to-live.json"]);
+    expect(existsSync(path.join(dir, "migrations"))).toBe(false);
+  }, 60_000);
+
+  it.each(["redis", "dynamodb"])("doctor on a --store %s project checks no PostgreSQL table, even with a database URL", async (store) => {
+    const dir = await sampleProject("hono-bundler", []);
+    await add(dir, { store });
+    // Nothing listens there: a PostgreSQL check would report that it cannot connect.
+    const { findings, checkedDatabase } = await runDoctor({ cwd: dir, databaseUrl: "postgres://postgres@127.0.0.1:1/none" });
+    expect(findings.filter((item) => item.rule === "migration-applied")).toEqual([]);
+    expect(checkedDatabase).toBe(false);
+  }, 60_000);
+
+  it("doctor on a PostgreSQL project still checks its table", async () => {
+    const dir = await sampleProject("hono-bundler", []);
+    await add(dir);
+    const { findings } = await runDoctor({ cwd: dir, databaseUrl: "postgres://postgres@127.0.0.1:1/none" });
+    expect(findings.filter((item) => item.rule === "migration-applied")).toEqual([expect.objectContaining({ message: expect.stringContaining("cannot connect") })]);
+  }, 60_000);
+
+  it.each(["redis", "dynamodb"])("diff and update on a --store %s project bring no PostgreSQL file back, and ask for the store's packages only", async (store) => {
+    const dir = await sampleProject("hono-bundler", []);
+    await add(dir, { store });
+    expect((await runDiff({ cwd: dir })).changes).toEqual([]);
+    const update = await runUpdate({ cwd: dir, dryRun: true });
+    expect(update.files.filter((file) => file.status !== "unchanged")).toEqual([]);
+    expect(update.install.join(" ")).toMatch(store === "redis" ? /ioredis@/ : /@aws-sdk\/client-dynamodb@/);
+    expect(update.install.join(" ")).not.toMatch(/ pg@/);
+    // An edit of the vendored index still shows as the user's, against the index without PostgreSQL.
+    const index = path.join(dir, BLOCK, "index.ts");
+    writeFileSync(index, `${readFileSync(index, "utf8")}// ours\n`);
+    expect((await runDiff({ cwd: dir })).changes).toEqual([expect.objectContaining({ file: `${BLOCK}/index.ts`, status: "edited" })]);
+  }, 60_000);
+});
+
+describe("add's report", () => {
+  // tempProject silences the CLI; the tests that read its output turn it back on.
+  afterEach(() => {
+    vi.restoreAllMocks();
+    configureOutput({ silent: true });
+  });
+
+  it("a Prisma wiring: the last steps point at its TO CHANGE comment, by line", async () => {
+    const dir = await sampleProject("hono-bundler", ["@prisma/client"]);
+    configureOutput({ silent: false });
+    const out: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    vi.restoreAllMocks();
+    const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8").split("\n");
+    const line = setup.findIndex((text) => text.includes("// TO CHANGE:")) + 1;
+    expect(line).toBeGreaterThan(0);
+    const step = out.join("").split("\n").find((text) => text.includes("do what the TO CHANGE comment says"));
+    expect(step).toContain("before it runs");
+    expect(step).toContain(`src/idempotency-setup.ts:${line}`);
+  }, 60_000);
+
+  it("a wiring without one says nothing of it", async () => {
+    const dir = await sampleProject("hono-bundler", ["postgres"]);
+    configureOutput({ silent: false });
+    const out: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    vi.restoreAllMocks();
+    expect(out.join("")).toContain("wire it into your app");
+    expect(out.join("")).not.toContain("TO CHANGE");
+  }, 60_000);
+});
