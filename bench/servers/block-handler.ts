@@ -12,7 +12,7 @@ export async function blockHandler(spec: ServerSpec): Promise<{ handler: Idempot
     return { handler: new IdempotencyHandler(new MemoryStore()), close: async () => {} };
   }
   if (spec.backend === "redis-store") {
-    const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1 });
+    const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     const store = new RedisStore(redis, { keyPrefix: spec.redisPrefix });
     return { handler: new IdempotencyHandler(store), close: async () => void redis.disconnect() };
   }

@@ -6,7 +6,7 @@ export type SetupTestChoices = { store: RecordStore; client: DatabaseClient; cac
 
 /**
  * `pg` runs on an embedded PostgreSQL (PGlite), always. The other clients and stores need their
- * server, named by the variable the wiring reads (DATABASE_URL, REDIS_URL, DYNAMODB_ENDPOINT); the
+ * server, named by the variable the wiring reads (DATABASE_URL, REDIS_URL, AWS_ENDPOINT_URL_DYNAMODB); the
  * test is skipped, visibly, without it.
  *
  * @example
@@ -76,14 +76,14 @@ function testVariant({ store, client, table }: SetupTestChoices): TestVariant {
   }
   if (store === "dynamodb") {
     return {
-      where: "DynamoDB (DYNAMODB_ENDPOINT, e.g. DynamoDB Local)",
+      where: "DynamoDB (AWS_ENDPOINT_URL_DYNAMODB, e.g. DynamoDB Local)",
       imports: [
         'import { CreateTableCommand, ResourceInUseException, waitUntilTableExists } from "@aws-sdk/client-dynamodb";',
         'import { dynamoDbTableDefinition } from "@/blocks/idempotency/stores/dynamodb-table";',
       ],
       setupNames: ["IDEMPOTENCY_TABLE", "connectDatabase", "createIdempotency"],
-      it: "it.skipIf(!process.env.DYNAMODB_ENDPOINT)",
-      needs: " (needs DYNAMODB_ENDPOINT)",
+      it: "it.skipIf(!process.env.AWS_ENDPOINT_URL_DYNAMODB)",
+      needs: " (needs AWS_ENDPOINT_URL_DYNAMODB)",
       open: [
         "  const db = connectDatabase();",
         "  const { createTable } = dynamoDbTableDefinition(IDEMPOTENCY_TABLE);",

@@ -101,7 +101,7 @@ async function wiringTest(dir: string, env: Record<string, string | undefined>) 
   const run = await execa("node", [vitest, "run", "src/idempotency-setup.test.ts", "--testTimeout=60000"], {
     cwd: dir,
     reject: false,
-    env: { DATABASE_URL: undefined, REDIS_URL: undefined, DYNAMODB_ENDPOINT: undefined, NO_COLOR: "1", ...env },
+    env: { DATABASE_URL: undefined, REDIS_URL: undefined, AWS_ENDPOINT_URL_DYNAMODB: undefined, NO_COLOR: "1", ...env },
     extendEnv: true,
   });
   return { exitCode: run.exitCode, output: `${run.stdout}\n${run.stderr}` };
@@ -167,7 +167,7 @@ describe("the wiring's own test, run in the project against the real store", () 
       const dir = await sampleProject("hono-bundler", []);
       await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: "dynamodb" });
       const credentials = { AWS_REGION: "local", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" };
-      const run = await wiringTest(dir, { DYNAMODB_ENDPOINT: local.endpoint, IDEMPOTENCY_TABLE: `wiring_${randomUUID().slice(0, 8)}`, ...credentials });
+      const run = await wiringTest(dir, { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, IDEMPOTENCY_TABLE: `wiring_${randomUUID().slice(0, 8)}`, ...credentials });
       expect(run.exitCode, run.output.slice(-3000)).toBe(0);
       expect(run.output).toMatch(/Tests\s+1 passed/);
     } finally {
