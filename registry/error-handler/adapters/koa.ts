@@ -32,7 +32,8 @@ export function problemDetails(options: KoaProblemDetailsOptions = {}): Middlewa
       return send(ctx, toProblem, err);
     }
     if (ctx.status === 404 && ctx.body == null) return send(ctx, toProblem, ROUTE_NOT_FOUND);
-    if (formatAnsweredErrors) {
+    // Only an error answer can be one of theirs: a success's body is never serialized here.
+    if (formatAnsweredErrors && ctx.status >= 400) {
       const answered = answeredError(toProblem, ctx.status, ctx.response.get("content-type"), bodyText(ctx.body), ctx.response.get("retry-after") || undefined);
       if (answered) send(ctx, toProblem, answered);
     }
