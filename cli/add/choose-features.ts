@@ -10,11 +10,11 @@ export type FeatureFlags = Record<string, string | undefined>;
 /**
  * A flag decides; else `--yes`, `--dry-run` or no terminal take the default (on when the project
  * already declares one of the feature's `detect` packages); else the user is asked. A `default`
- * feature (PostgresStore) is on unless another feature of its flag is; a feature that `needs`
- * another (a PostgreSQL client) is off without it, and an error when its own flag asked for it.
+ * feature (PostgresStore, the pg client) is on unless another feature of its flag is; a feature that
+ * `needs` another (a PostgreSQL client) is off without it, and an error when its own flag asked for it.
  *
  * @example
- * await chooseFeatures(blocks, new Set(["ioredis"]), { flags: {}, yes: true }); // Set { "cache", "postgres-store" }
+ * await chooseFeatures(blocks, new Set(["ioredis"]), { flags: {}, yes: true }); // Set { "cache", "postgres-store", "client-pg" }
  */
 export async function chooseFeatures(
   blocks: RegistryBlock[],
@@ -53,7 +53,8 @@ export async function chooseFeatures(
   }
   for (const entry of features) {
     const [name, feature] = entry;
-    if (feature.default && options.flags[flagOf(entry)] === undefined && !features.some((other) => flagOf(other) === flagOf(entry) && chosen.has(other[0]))) {
+    // `--client none` chooses no other client, so the default one (pg) is on, as it is with no flag.
+    if (feature.default && !features.some((other) => flagOf(other) === flagOf(entry) && chosen.has(other[0]))) {
       chosen.add(name);
     }
   }
@@ -62,7 +63,7 @@ export async function chooseFeatures(
     const needed = features.find(([other]) => other === feature.needs);
     if (!chosen.has(name) || !needed || chosen.has(needed[0])) continue;
     chosen.delete(name);
-    if (options.flags[flagOf(entry)] !== undefined) {
+    if (options.flags[flagOf(entry)] === feature.choice) {
       throw new BlocksError("INVALID_OPTION", `--${flagOf(entry)} ${feature.choice} needs --${flagOf(needed)} ${needed[1].choice}: ${feature.description}.`, {
         suggestion: `Leave --${flagOf(entry)} out, or pass --${flagOf(needed)} ${needed[1].choice}.`,
       });

@@ -13,6 +13,7 @@ import { chooseFeatures, excludedFeatureFiles } from "./choose-features.js";
 import { planBuild, type BuildPlan } from "./plan-build.js";
 import { planDependencies, type DependencyPlan } from "./plan-dependencies.js";
 import { planFiles, planSetupFiles, type PlannedFile } from "./plan-files.js";
+import { DATABASE_CLIENTS } from "./setup-clients.js";
 import { wiringChoices } from "./setup-stores.js";
 
 export type AddPlanOptions = {
@@ -31,7 +32,7 @@ export type AddPlanOptions = {
   metrics?: string;
   /** `--store postgres|redis|dynamodb`: the one store copied, with its packages (and, for PostgreSQL only, the migration). Default: postgres. */
   store?: string;
-  /** `--client drizzle|kysely|postgres-js|prisma|none`: the database-client adapter to copy. Default: the ones the project declares. */
+  /** `--client pg|drizzle|kysely|postgres-js|prisma|none`: the database-client adapter to copy (`none` is pg). Default: the ones the project declares, else pg. */
   client?: string;
 };
 
@@ -71,9 +72,12 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const skip = excludedFeatureFiles(blocks, features);
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
   const loggerBlock = blocks.some((block) => block.name === "logger") || lock.blocks.logger !== undefined;
-  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table, ...wiringChoices(features, declared) }, tests }) : [];
+  const wiring = wiringChoices(features, declared);
+  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table, ...wiring }, tests }) : [];
   const files = [...vendored, ...setup];
-  const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features);
+  // A wiring written on PostgreSQL may import more than its client's own package (Kysely's opens a pg Pool).
+  const wiringPackages = setup.length > 0 && wiring.store === "postgres" ? DATABASE_CLIENTS[wiring.client].packages : [];
+  const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features, wiringPackages);
   const migrations = blocks
     .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
     .map((block) =>

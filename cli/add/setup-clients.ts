@@ -6,9 +6,14 @@ export type DatabaseClient = "pg" | "postgres-js" | "drizzle-node-postgres" | "d
  * What each client adds to the wiring module: `imports`, and `declarations` that define
  * `Database` (the client the app passes in), `Transaction` (what `executeInTransaction` hands the
  * operation), `connectDatabase(url)` and `useDatabase(db)`: the store's SQL, the maintenance lock
- * and the close, over that client.
+ * and the close, over that client. `packages`: what those imports need installed besides the
+ * package `add` detected the client by (Kysely, Prisma and Drizzle's node-postgres driver open a
+ * pg Pool); `add` installs the ones the project lacks, with the block's ranges for them.
  */
-export type ClientWiring = { imports: string[]; declarations: string[] };
+export type ClientWiring = { imports: string[]; declarations: string[]; packages: string[] };
+
+/** node-postgres and its types: what a wiring that opens a pg Pool imports. */
+const PG = ["pg", "@types/pg"];
 
 /**
  * The client the wiring is written for: the chosen `client-*` feature (Drizzle over the driver the
@@ -47,6 +52,7 @@ const POSTGRES_JS_CONNECT = "url === undefined ? postgres() : postgres(url)";
 
 export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
   pg: {
+    packages: PG,
     imports: ['import { Pool, type PoolClient } from "pg";', 'import { pgClient } from "@/blocks/idempotency/stores/clients/pg";'],
     declarations: [
       "/** Your database client: a pg Pool, or anything with `query` and `end` (the test passes PGlite). */",
@@ -66,6 +72,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
     ],
   },
   "postgres-js": {
+    packages: [],
     imports: ['import postgres, { type Sql, type TransactionSql } from "postgres";', 'import { postgresJsClient } from "@/blocks/idempotency/stores/clients/postgres-js";'],
     declarations: [
       "/** Your postgres.js client: pass the app's own (`createIdempotency({ db: sql })`) to share its connections. */",
@@ -85,6 +92,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
     ],
   },
   "drizzle-node-postgres": {
+    packages: PG,
     imports: [
       'import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";',
       'import { Pool } from "pg";',
@@ -108,6 +116,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
     ],
   },
   "drizzle-postgres-js": {
+    packages: [],
     imports: [
       'import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";',
       'import postgres, { type Sql } from "postgres";',
@@ -131,6 +140,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
     ],
   },
   kysely: {
+    packages: PG,
     imports: [
       'import { Kysely, PostgresDialect, type Transaction as KyselyTransaction } from "kysely";',
       'import { Pool } from "pg";',
@@ -168,6 +178,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
     ],
   },
   prisma: {
+    packages: PG,
     imports: [
       'import { PrismaPg } from "@prisma/adapter-pg";',
       'import { Pool } from "pg";',

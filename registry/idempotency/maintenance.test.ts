@@ -1,67 +1,79 @@
 // Maintenance: both jobs run under an advisory lock, a held lock skips the run, timers never hold the process.
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+// It runs on MemoryStore and an in-memory lock, so it needs no database and no client: the lock's SQL on a real
+// PostgreSQL runs in idempotency-setup.test.ts (on your client), and on pg in stores/clients/pg.test.ts.
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "./handler";
 import { runMaintenanceOnce, startMaintenance, type LockClient } from "./maintenance";
-import { postgresSchemaStatements } from "./stores/postgres-schema";
-import { PostgresStore } from "./stores/postgres-store";
+import { MemoryStore } from "./stores/memory-store";
+
+/** Session advisory locks as PostgreSQL keeps them: `pg_try_advisory_lock` wins once per name until `pg_advisory_unlock`. */
+function memoryLock(): LockClient & { held: Set<string> } {
+  const held = new Set<string>();
+  return {
+    held,
+    async query(text, params = []) {
+      const name = String(params[0]);
+      if (text.includes("pg_try_advisory_lock")) {
+        const locked = !held.has(name);
+        held.add(name);
+        return { rows: [{ locked }] };
+      }
+      if (text.includes("pg_advisory_unlock")) return { rows: [{ pg_advisory_unlock: held.delete(name) }] };
+      throw new Error(`memoryLock: unexpected statement ${text}`);
+    },
+  };
+}
 
 describe("maintenance job", () => {
-  let db: PGlite;
+  let now: number;
   let handler: IdempotencyHandler;
+  let lock: ReturnType<typeof memoryLock>;
+  /** Records expire 1 ms after they complete; the fake clock moves past that without sleeping. */
+  const expireAll = () => (now += 10);
 
-  beforeAll(async () => {
-    db = new PGlite();
-    for (const statement of postgresSchemaStatements()) await db.query(statement);
-    handler = new IdempotencyHandler(new PostgresStore(db), undefined, { ttlMs: 1 });
+  beforeEach(() => {
+    now = Date.now();
+    handler = new IdempotencyHandler(new MemoryStore({ now: () => now }), undefined, { ttlMs: 1 });
+    lock = memoryLock();
   });
-  afterAll(() => db.close());
 
-  it("recovery and cleanup each run once and report what they did", async () => {
+  it("recovery and cleanup each run once, report what they did, and release the lock", async () => {
     await handler.execute({ operation: "op", userId: "u", key: "k1", payload: {} }, () => "done");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await runMaintenanceOnce("cleanup", handler, db)).toEqual({ job: "cleanup", ran: true, deleted: 1 });
-    expect(await runMaintenanceOnce("recover", handler, db)).toEqual({ job: "recover", ran: true, released: 0, poisoned: 0 });
+    expireAll();
+    expect(await runMaintenanceOnce("cleanup", handler, lock)).toEqual({ job: "cleanup", ran: true, deleted: 1 });
+    expect(await runMaintenanceOnce("recover", handler, lock)).toEqual({ job: "recover", ran: true, released: 0, poisoned: 0 });
+    expect(lock.held.size).toBe(0);
   });
 
   it("cleans a backlog in bounded batches", async () => {
     for (let i = 0; i < 5; i++) await handler.execute({ operation: "op", userId: "u", key: `b${i}`, payload: {} }, () => i);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await runMaintenanceOnce("cleanup", handler, db, { cleanupLimit: 2 })).toMatchObject({ deleted: 5 });
+    expireAll();
+    const cleanup = vi.spyOn(handler, "cleanupExpiredRecords");
+    expect(await runMaintenanceOnce("cleanup", handler, lock, { cleanupLimit: 2 })).toMatchObject({ deleted: 5 });
+    expect(cleanup).toHaveBeenCalledTimes(3);
   });
 
   it("skips the run when another instance holds the lock, and returns a pooled connection", async () => {
-    const release = vi.fn();
-    const busy: LockClient = {
-      query: async () => ({ rows: [] }),
-      connect: async () => ({ query: async () => ({ rows: [{ locked: false }] }), release }),
-    };
     const cleanup = vi.spyOn(handler, "cleanupExpiredRecords");
-    expect(await runMaintenanceOnce("cleanup", handler, busy)).toEqual({ job: "cleanup", ran: false });
+    lock.held.add("idempotency-maintenance:cleanup");
+    expect(await runMaintenanceOnce("cleanup", handler, lock)).toEqual({ job: "cleanup", ran: false });
+    const release = vi.fn();
+    const pool: LockClient = { query: async () => ({ rows: [] }), connect: async () => ({ ...lock, release }) };
+    expect(await runMaintenanceOnce("cleanup", handler, pool)).toEqual({ job: "cleanup", ran: false });
     expect(cleanup).not.toHaveBeenCalled();
     expect(release).toHaveBeenCalledOnce();
   });
 
-  it("runs on unref'd timers that stop cleanly", async () => {
-    const recover = vi.spyOn(handler, "recoverStuckRecords");
-    const maintenance = startMaintenance(handler, db, { recoverEveryMs: 10, cleanupEveryMs: 10_000 });
-    await vi.waitFor(() => expect(recover).toHaveBeenCalled());
-    maintenance.stop();
+  it("releases the lock when a job fails", async () => {
+    vi.spyOn(handler, "cleanupExpiredRecords").mockRejectedValueOnce(new Error("store down"));
+    await expect(runMaintenanceOnce("cleanup", handler, lock)).rejects.toThrow("store down");
+    expect(lock.held.size).toBe(0);
   });
 
-  const url = process.env.DATABASE_URL;
-  it.skipIf(!url)("[DATABASE_URL] of two instances on one PostgreSQL, only the one holding the lock runs", async () => {
-    const pool = new pg.Pool({ connectionString: url });
-    const holder = await pool.connect();
-    try {
-      await holder.query("SELECT pg_advisory_lock(hashtext('idempotency-maintenance:cleanup'))");
-      expect(await runMaintenanceOnce("cleanup", handler, pool)).toEqual({ job: "cleanup", ran: false });
-      await holder.query("SELECT pg_advisory_unlock(hashtext('idempotency-maintenance:cleanup'))");
-      expect(await runMaintenanceOnce("cleanup", handler, pool)).toMatchObject({ job: "cleanup", ran: true });
-    } finally {
-      holder.release();
-      await pool.end();
-    }
+  it("runs on unref'd timers that stop cleanly", async () => {
+    const recover = vi.spyOn(handler, "recoverStuckRecords");
+    const maintenance = startMaintenance(handler, lock, { recoverEveryMs: 10, cleanupEveryMs: 10_000 });
+    await vi.waitFor(() => expect(recover).toHaveBeenCalled());
+    maintenance.stop();
   });
 });

@@ -14,10 +14,11 @@ import { sampleProject, typeCheck } from "./wiring-projects.js";
 
 const BLOCK = "src/blocks/idempotency";
 
-/** What only the PostgreSQL store brings: its store, schema, statements, clients, the advisory-lock maintenance and its test. */
+/** What only the PostgreSQL store brings: its store, schema, statements, the default pg client (and its tests), the advisory-lock maintenance and its test. */
 const POSTGRES_FILES = [
   "maintenance.test.ts",
   "maintenance.ts",
+  "stores/clients/pg.test.ts",
   "stores/clients/pg.ts",
   "stores/clients/pglite.ts",
   "stores/postgres-schema.ts",

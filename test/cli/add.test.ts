@@ -153,7 +153,7 @@ describe("blocks add: features, versions and the build", () => {
   it("--cache redis --metrics prometheus install ioredis and prom-client as dependencies and copy the metrics files", async () => {
     const dir = await initialised();
     const result = await add(dir, { cache: "redis", metrics: "prometheus" });
-    expect(result.features).toEqual(["cache", "metrics", "postgres-store"]);
+    expect(result.features).toEqual(["cache", "client-pg", "metrics", "postgres-store"]);
     expect(result.dependencies.dependencies).toEqual(["ioredis@^5.11.1", "pg@^8.23.1", "prom-client@^15.1.3"]);
     expect(result.files.map((file) => file.target)).toContain("src/blocks/idempotency/utils/prometheus-metrics.ts");
     const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
@@ -165,7 +165,7 @@ describe("blocks add: features, versions and the build", () => {
     const dir = await initialised();
     edit(dir, (pkg) => ((pkg.dependencies ??= {}).ioredis = "^5.0.0"));
     const result = await add(dir);
-    expect(result.features).toEqual(["cache", "postgres-store"]);
+    expect(result.features).toEqual(["cache", "client-pg", "postgres-store"]);
     expect(result.dependencies.dependencies).toEqual(["pg@^8.23.1"]);
   });
 
