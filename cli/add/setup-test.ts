@@ -43,7 +43,8 @@ export function setupTest(choices: SetupTestChoices, setupImport: string): strin
     "  await idempotency.runMaintenanceOnce();",
     "  await idempotency.close();",
     ...variant.closed,
-    "});",
+    // A first PGlite start (or a cold connection) can take several seconds on a busy CI runner.
+    "}, 30_000);",
   ];
   return `${lines.join("\n")}\n`;
 }

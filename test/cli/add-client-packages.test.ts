@@ -10,7 +10,7 @@ import { sampleProject, typeCheck } from "./wiring-projects.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const BLOCK = "src/blocks/idempotency";
-const PG_PACKAGES = ["pg", "@types/pg", "@electric-sql/pglite"];
+const PG_PACKAGES = ["pg", "@types/pg", "@electric-sql/pglite", "@types/emscripten"];
 /** The files of the pg client: its adapter, PGlite's, and their test of the maintenance lock on real PostgreSQL. */
 const PG_FILES = ["stores/clients/pg.ts", "stores/clients/pglite.ts", "stores/clients/pg.test.ts"].map((file) => `${BLOCK}/${file}`);
 

@@ -62,7 +62,7 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
 
     expect(result.dependencies.dependencies).toEqual(dependencies);
     const everyPackage = [...result.dependencies.dependencies, ...result.dependencies.devDependencies].join(" ");
-    expect(everyPackage).not.toMatch(/(^| )(pg|@types\/pg|@electric-sql\/pglite)@/);
+    expect(everyPackage).not.toMatch(/(^| )(pg|@types\/pg|@electric-sql\/pglite|@types\/emscripten)@/);
 
     expect(result.migrations).toEqual([]);
     expect(lockOf(dir).migrations).toEqual({});

@@ -15,7 +15,7 @@ describe("maintenance on PostgreSQL", () => {
     db = new PGlite();
     for (const statement of postgresSchemaStatements()) await db.query(statement);
     handler = new IdempotencyHandler(new PostgresStore(db), undefined, { ttlMs: 1 });
-  });
+  }, 30_000); // PGlite's first start can take several seconds on a busy CI runner.
   afterAll(() => db.close());
 
   it("takes and releases the advisory lock around each job, and cleans in batches", async () => {
