@@ -18,5 +18,7 @@ export function postgresJsClient<Types extends Record<string, unknown> = {}>(sql
 
 function on<Types extends Record<string, unknown>>(sql: Sql<Types> | TransactionSql<Types>): SqlClient {
   // `unsafe` is postgres.js's call for SQL text with $n parameters; the store's text is fixed, its values are parameters.
-  return { query: async (text, params = []) => ({ rows: await sql.unsafe(text, params as never[]) }) };
+  // `prepare: true` follows the client's own `prepare` option (on by default, off for PgBouncer), as its
+  // tagged templates do: unprepared, postgres.js asks the parameter types first, a second round trip per statement.
+  return { query: async (text, params = []) => ({ rows: await sql.unsafe(text, params as never[], { prepare: true }) }) };
 }
