@@ -5,6 +5,8 @@ import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
 /** What the adapter uses of a Drizzle PostgreSQL database: `execute` and `transaction`. */
 type DrizzleDatabase = {
   execute(query: SQLWrapper): PromiseLike<unknown>;
+  /** The driver Drizzle was built on (a pg Pool or Client, a postgres.js `sql`, a PGlite). */
+  $client?: unknown;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Drizzle transaction; DrizzleTransaction<Db> recovers its type.
   transaction<T>(work: (tx: any) => Promise<T>): Promise<T>;
 };
@@ -20,9 +22,27 @@ export type DrizzleTransaction<Db extends DrizzleDatabase> = Parameters<Paramete
  */
 export function drizzleClient<Db extends DrizzleDatabase>(db: Db): TransactionalSqlClient<DrizzleTransaction<Db>> {
   return {
-    ...on(db),
+    ...(driverClient(db.$client) ?? on(db)),
     transaction: (work) => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), tx)),
   };
+}
+
+/**
+ * Outside a transaction the store's statements go to the driver itself, not through `db.execute`: Drizzle
+ * sends raw SQL over postgres.js unprepared, which costs postgres.js a second round trip per statement
+ * (it asks for the parameter types first). Drizzle's query logger does not see them.
+ */
+function driverClient(driver: unknown): SqlClient | undefined {
+  if (typeof driver !== "object" && typeof driver !== "function") return undefined;
+  const { unsafe, query } = (driver ?? {}) as {
+    unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown[]>;
+    query?: (text: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
+  };
+  // postgres.js; `prepare: true` follows its own `prepare` option (off for PgBouncer), as in ./postgres-js.ts.
+  if (typeof unsafe === "function") return { query: async (text, params = []) => ({ rows: await unsafe.call(driver, text, params, { prepare: true }) }) };
+  // A pg Pool or Client, or PGlite: the same query(text, params) the store takes.
+  if (typeof query === "function") return { query: (text, params) => query.call(driver, text, params) };
+  return undefined;
 }
 
 function on(db: Pick<DrizzleDatabase, "execute">): SqlClient {
