@@ -35,8 +35,11 @@ export const MARK = `
 ${FENCE}
 ${NOW}
 local ttl = tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', now, 'expiresAt', now + ttl)
-if ARGV[5] then redis.call('HSET', KEYS[1], 'response', ARGV[5]) end
+if ARGV[5] then
+  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', now, 'expiresAt', now + ttl, 'response', ARGV[5])
+else
+  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', now, 'expiresAt', now + ttl)
+end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('ZREM', KEYS[2], ARGV[4])
 return 1`;

@@ -89,16 +89,21 @@ export class RedisStore implements IdempotencyStore {
     return found[1] ? toRecord(scope, found) : undefined;
   }
 
-  async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
-    const k = this.keys(scope);
-    const body = response === null ? [] : [response];
-    return (await this.scripts.idempotencyMark(k.record, k.index, token, "SUCCESS", lifetime(ttlMs), k.member, ...body)) === 1;
+  markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+    return this.mark(scope, token, "SUCCESS", ttlMs, response);
   }
 
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+  markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+    return this.mark(scope, token, "FAILED", ttlMs, response);
+  }
+
+  /** A null response is sent as no 5th argument, which the script stores as no field (read back as null). */
+  private async mark(scope: IdempotencyScope, token: string, outcome: "SUCCESS" | "FAILED", ttlMs: number, response: string | null): Promise<boolean> {
     const k = this.keys(scope);
-    const body = response === null ? [] : [response];
-    return (await this.scripts.idempotencyMark(k.record, k.index, token, "FAILED", lifetime(ttlMs), k.member, ...body)) === 1;
+    const marked = response === null
+      ? await this.scripts.idempotencyMark(k.record, k.index, token, outcome, lifetime(ttlMs), k.member)
+      : await this.scripts.idempotencyMark(k.record, k.index, token, outcome, lifetime(ttlMs), k.member, response);
+    return marked === 1;
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
@@ -112,7 +117,7 @@ export class RedisStore implements IdempotencyStore {
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    return this.scripts.idempotencyIncrement(this.keys(scope).counter, lifetime(ttlMs));
+    return this.scripts.idempotencyIncrement(this.counterKey(scope), lifetime(ttlMs));
   }
 
   /**
@@ -138,7 +143,7 @@ export class RedisStore implements IdempotencyStore {
       candidates.map(async ({ member }) => {
         const scope = fromMember(member);
         const k = this.keys(scope);
-        const retryCount = await this.scripts.idempotencyRecover(k.record, k.counter, k.index, member, olderThanMs, maxRetries, lifetime(ttlMs));
+        const retryCount = await this.scripts.idempotencyRecover(k.record, this.counterKey(scope), k.index, member, olderThanMs, maxRetries, lifetime(ttlMs));
         return retryCount === null ? [] : [{ ...scope, retryCount, poisoned: retryCount >= maxRetries }];
       }),
     );
@@ -150,12 +155,23 @@ export class RedisStore implements IdempotencyStore {
     return 0;
   }
 
-  /** The keys of one scope; the `{table:bucket}` hash tag puts all three in one slot. */
-  private keys(scope: IdempotencyScope) {
+  /**
+   * The record and index keys of one scope (built on every call, so only the two every request
+   * needs); the `{table:bucket}` hash tag puts them and the counter (`counterKey`) in one slot.
+   */
+  private keys(scope: IdempotencyScope): { member: string; record: string; index: string } {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
-    const bucket = fnv1a(member) % this.buckets;
-    const tag = `${this.prefix}{${this.table}:${bucket}}`;
-    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, index: `${tag}:processing` };
+    const tag = this.tag(member);
+    return { member, record: `${tag}:r:${member}`, index: `${tag}:processing` };
+  }
+
+  private counterKey(scope: IdempotencyScope): string {
+    const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
+    return `${this.tag(member)}:n:${member}`;
+  }
+
+  private tag(member: string): string {
+    return `${this.prefix}{${this.table}:${fnv1a(member) % this.buckets}}`;
   }
 
   private indexKey(bucket: number): string {
