@@ -26,13 +26,17 @@ export class BoundedStore {
   }
 
   /** `timeoutMs`: a longer bound for a call that also waits for a lock (a transaction). */
-  async call<T>(method: StoreMethod, run: (store: IdempotencyStore) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+  call<T>(method: StoreMethod, run: (store: IdempotencyStore) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+    let answer: Promise<T>;
     try {
-      return await withTimeout(run(this.store), timeoutMs, `store.${method}`);
+      answer = run(this.store);
     } catch (err) {
+      // A store method that throws before returning its promise fails the same way as one that rejects.
       this.failed(method);
-      throw err;
+      return Promise.reject(err);
     }
+    // One promise per call (this runs several times per request): the timeout and the count share it.
+    return withTimeout(answer, timeoutMs, `store.${method}`, () => this.failed(method));
   }
 
   /** Counts a failure of a call bounded elsewhere (a transaction with its own deadline). */

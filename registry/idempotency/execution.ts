@@ -29,6 +29,47 @@ export type FailureClassifiers = {
 };
 
 /**
+ * Renews the lease of every running execution of one handler from a single interval, rather than
+ * a timer per execution (arming and clearing one cost more than the rest of a fresh request on
+ * MemoryStore). An execution is renewed at the first tick after it starts, then every interval, so
+ * it is never left longer than one interval without a renewal, as with a timer of its own. The
+ * interval never keeps the process alive and stops at the first tick that finds nothing running.
+ */
+export class Leases {
+  private readonly intervalMs: number;
+  private readonly running = new Set<Execution>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  /** `intervalMs`: 0 (or less) turns the heartbeat off. */
+  constructor(intervalMs: number) {
+    this.intervalMs = intervalMs;
+  }
+
+  hold(execution: Execution): void {
+    if (!(this.intervalMs > 0)) return;
+    this.running.add(execution);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.tick(), this.intervalMs);
+      this.timer.unref?.();
+    }
+  }
+
+  drop(execution: Execution): void {
+    this.running.delete(execution);
+  }
+
+  private tick(): void {
+    if (this.running.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    // `renew` never rejects: a failed renewal is logged by the execution itself.
+    for (const execution of this.running) void execution.renew();
+  }
+}
+
+/**
  * The execution that created a record under `token`: only it may write the record's outcome.
  * While the operation runs it renews the lease every `heartbeatIntervalMs`, so
  * `recoverStuckRecords` never mistakes a long execution for a crashed one (and pushes the expiry
@@ -41,11 +82,14 @@ export class Execution {
   private readonly store: BoundedStore;
   private readonly observer: Observer;
   private readonly settings: ExecutionSettings;
+  private readonly leases: Leases;
   private controller: AbortController | undefined;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  /** A renewal is in flight: a slow store never gets a second one stacked on it. */
+  private renewing = false;
 
-  constructor(store: BoundedStore, observer: Observer, settings: ExecutionSettings, scope: IdempotencyScope, token: string) {
+  constructor(store: BoundedStore, observer: Observer, settings: ExecutionSettings, leases: Leases, scope: IdempotencyScope, token: string) {
     this.store = store;
+    this.leases = leases;
     this.observer = observer;
     this.settings = settings;
     this.scope = scope;
@@ -60,32 +104,31 @@ export class Execution {
 
   /** Starts renewing the lease; `stopLease` ends it once the operation settled. */
   holdLease(): void {
-    if (!(this.settings.heartbeatIntervalMs > 0)) return;
-    let beating = false;
-    this.timer = setInterval(async () => {
-      if (beating) return;
-      beating = true;
-      try {
-        const held = await this.store.call("heartbeat", (store) => store.heartbeat(this.scope, this.token, this.settings.ttlMs));
-        if (!held && !this.controller?.signal.aborted) {
-          this.stopLease();
-          this.observer.record("leaseLostDuringExecution", this.scope);
-          this.controller ??= new AbortController();
-          this.controller.abort(new LeaseLostError(`The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`));
-        }
-      } catch (err) {
-        // One missed beat is survivable: recovery only fires after a whole timeout without any.
-        this.observer.record("heartbeatFailed", this.scope, { err });
-      } finally {
-        beating = false;
-      }
-    }, this.settings.heartbeatIntervalMs);
-    this.timer.unref?.();
+    this.leases.hold(this);
   }
 
   stopLease(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+    this.leases.drop(this);
+  }
+
+  /** One renewal of the lease (the handler's `Leases` calls it every interval): a lost record aborts `signal`. */
+  async renew(): Promise<void> {
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      const held = await this.store.call("heartbeat", (store) => store.heartbeat(this.scope, this.token, this.settings.ttlMs));
+      if (!held && !this.controller?.signal.aborted) {
+        this.stopLease();
+        this.observer.record("leaseLostDuringExecution", this.scope);
+        this.controller ??= new AbortController();
+        this.controller.abort(new LeaseLostError(`The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`));
+      }
+    } catch (err) {
+      // One missed beat is survivable: recovery only fires after a whole timeout without any.
+      this.observer.record("heartbeatFailed", this.scope, { err });
+    } finally {
+      this.renewing = false;
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 // The request fingerprint: SHA-256 of a canonical JSON, so key order never changes the hash.
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { IdempotencyError } from "./errors";
 
 /** Deeper payloads are refused: no real request needs them, and recursion must stay bounded. */
@@ -18,8 +18,15 @@ export function canonicalJson(value: unknown): string {
 
 /** Hex SHA-256 of the payload's canonical JSON. */
 export function hashPayload(payload: unknown): string {
-  return createHash("sha256").update(canonicalJson(payload)).digest("hex");
+  return sha256Hex(canonicalJson(payload));
 }
+
+/**
+ * Hex SHA-256 of a string's UTF-8 bytes. Node's one-shot `crypto.hash` (20.12+) gives the same
+ * digest as `createHash` at a fraction of the cost (no Hash object per call); older Nodes use the latter.
+ */
+const sha256Hex: (text: string) => string =
+  typeof hash === "function" ? (text) => hash("sha256", text, "hex") : (text) => createHash("sha256").update(text).digest("hex");
 
 function serialize(value: unknown, depth: number): string | undefined {
   if (depth > MAX_PAYLOAD_DEPTH) {

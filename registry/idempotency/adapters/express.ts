@@ -5,7 +5,7 @@ import { captureNodeResponse, type NodeResponseCapture } from "../http/capture-n
 import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { protectRoute, type ProtectedRequest } from "../http/protect";
+import { NO_SIGNAL, protectRoute, takesSignal, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
@@ -63,11 +63,12 @@ function operationOf(req: Request): string {
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: ExpressIdempotentOptions<Tx>): RequestHandler {
   const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & { run: (req: Request, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, expressDefaults);
+  const wantsSignal = takesSignal(run, 1);
   return async function idempotentRoute(req, res, next) {
-    const outcome = await protect(req, {
-      ...requestOf(req, res),
-      produce: async (signal, tx) => toHttpResponse(await run(req, signal, tx as Tx)),
-    });
+    const outcome = await protect(
+      req,
+      requestOf(req, res, async (lease, tx) => toHttpResponse(await run(req, wantsSignal ? lease.signal : NO_SIGNAL, tx as Tx))),
+    );
     if (outcome.kind === "error") next(outcome.error);
     else if (outcome.response) send(res, outcome.response);
   };
@@ -88,22 +89,24 @@ export function idempotency(handler: IdempotencyHandler, options: ExpressRouteOp
   const protect = protectRoute(handler, options, expressDefaults);
   return async function idempotencyMiddleware(req, res, next) {
     let capture: NodeResponseCapture | undefined;
-    const outcome = await protect(req, {
-      ...requestOf(req, res),
-      produce: () => {
+    const outcome = await protect(
+      req,
+      requestOf(req, res, () => {
         capture = captureNodeResponse(res);
         next();
         return capture.response;
-      },
-    });
+      }),
+    );
     if (outcome.kind === "error") next(outcome.error);
     else if (outcome.kind === "ran") capture?.release();
     else send(res, outcome.response);
   };
 }
 
-function requestOf(req: Request, res: Response): Omit<ProtectedRequest, "produce"> {
+/** Built as one literal (no spread into a second object): this runs on every request. */
+function requestOf(req: Request, res: Response, produce: ProtectedRequest["produce"]): ProtectedRequest {
   return {
+    produce,
     method: req.method,
     url: req.originalUrl,
     keyHeader: req.headers[IDEMPOTENCY_KEY_HEADER],

@@ -4,7 +4,7 @@ import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
+import { NO_SIGNAL, protectRoute, takesSignal, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
@@ -47,8 +47,12 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
     run: (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult>;
   };
   const protect = protectRoute(handler, routeOptions, fastifyDefaults);
+  const wantsSignal = takesSignal(run, 2);
   return async function idempotentRoute(request, reply) {
-    const outcome = await protect(request, { ...requestOf(request), produce: async (signal, tx) => toHttpResponse(await run(request, reply, signal, tx as Tx)) });
+    const outcome = await protect(
+      request,
+      requestOf(request, async (lease, tx) => toHttpResponse(await run(request, reply, wantsSignal ? lease.signal : NO_SIGNAL, tx as Tx))),
+    );
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(reply, outcome.response) : reply;
   };
@@ -131,14 +135,17 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
     const response = new Promise<HttpResponse>((resolve, reject) => {
       capture = (captured) => (captured ? resolve(captured) : reject(new UncapturableResponseError("the route sent a stream or hijacked the reply")));
     });
-    const outcome = protect(request, {
-      ...requestOf(request),
-      produce: () => {
-        started();
-        return response;
-      },
-      thrownError: () => thrown,
-    });
+    const outcome = protect(
+      request,
+      requestOf(
+        request,
+        () => {
+          started();
+          return response;
+        },
+        () => thrown,
+      ),
+    );
     // Either the route may run now (its response arrives in onSend), or the answer is already known.
     const decided = await Promise.race([routeStarted, outcome]);
     if (!decided) {
@@ -150,8 +157,11 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
   };
 }
 
-function requestOf(request: FastifyRequest): Omit<ProtectedRequest, "produce"> {
+/** Built as one literal (no spread into a second object): this runs on every request. */
+function requestOf(request: FastifyRequest, produce: ProtectedRequest["produce"], thrownError?: ProtectedRequest["thrownError"]): ProtectedRequest {
   return {
+    produce,
+    thrownError,
     method: request.method,
     url: request.url,
     keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],

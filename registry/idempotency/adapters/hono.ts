@@ -8,7 +8,7 @@ import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/htt
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
-import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { NO_SIGNAL, protectRoute, takesSignal, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
 
@@ -43,8 +43,9 @@ const honoDefaults: FrameworkDefaults<Context> = {
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: HonoIdempotentOptions<Tx>) {
   const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (c: Context, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, honoDefaults);
+  const wantsSignal = takesSignal(run, 1);
   return async function idempotentRoute(c: Context): Promise<Response> {
-    const outcome = await protect(c, { ...requestOf(c), produce: async (signal, tx) => toHttpResponse(await run(c, signal, tx as Tx)) });
+    const outcome = await protect(c, requestOf(c, async (lease, tx) => toHttpResponse(await run(c, wantsSignal ? lease.signal : NO_SIGNAL, tx as Tx))));
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(c, outcome.response) : c.res;
   };
@@ -62,21 +63,27 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
 export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptions = {}): MiddlewareHandler {
   const protect = protectRoute(handler, options, honoDefaults);
   return async function idempotencyMiddleware(c, next) {
-    const outcome = await protect(c, {
-      ...requestOf(c),
-      produce: async () => {
-        await next();
-        return captureResponse(c);
-      },
-      thrownError: () => c.error,
-    });
+    const outcome = await protect(
+      c,
+      requestOf(
+        c,
+        async () => {
+          await next();
+          return captureResponse(c);
+        },
+        () => c.error,
+      ),
+    );
     if (outcome.kind === "error") throw outcome.error;
     if (outcome.kind === "send") return send(c, outcome.response);
   };
 }
 
-function requestOf(c: Context): Omit<ProtectedRequest, "produce"> {
+/** Built as one literal (no spread into a second object): this runs on every request. */
+function requestOf(c: Context, produce: ProtectedRequest["produce"], thrownError?: ProtectedRequest["thrownError"]): ProtectedRequest {
   return {
+    produce,
+    thrownError,
     method: c.req.method,
     url: requestTarget(c.req.url),
     keyHeader: c.req.header(IDEMPOTENCY_KEY_HEADER),
@@ -94,7 +101,9 @@ async function captureResponse(c: Context): Promise<HttpResponse> {
     throw new UncapturableResponseError("the route returned a streaming response");
   }
   const body = Buffer.from(await res.arrayBuffer());
-  c.res = new Response(new Uint8Array(body), res);
+  // An init of plain fields, not `res` itself: given a Response as init, @hono/node-server builds a
+  // second full Response object for the copy, which costs more than the rest of the request.
+  c.res = new Response(asBytes(body), { status: res.status, statusText: res.statusText, headers: res.headers });
   const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
   const cookies = res.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
@@ -105,7 +114,12 @@ function send(c: Context, response: HttpResponse): Response {
   // Hono types statuses as a union of literals; any status the route produced is valid here.
   const status = response.status as 200;
   if (response.body.length === 0) return c.body(null, status, response.headers);
-  return c.body(new Uint8Array(response.body), status, response.headers);
+  return c.body(asBytes(response.body), status, response.headers);
+}
+
+/** The Buffer's bytes as the plain Uint8Array Hono's types ask for: a view on the same memory, not a copy. */
+function asBytes(buffer: Buffer): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(buffer.buffer as ArrayBuffer, buffer.byteOffset, buffer.byteLength);
 }
 
 /**

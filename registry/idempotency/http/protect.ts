@@ -1,7 +1,7 @@
 // The request flow every adapter shares: decide, run the route once per key, and say what to send.
 import { IdempotencyError, isIdempotencyError } from "../errors";
 import { hashPayload } from "../fingerprint";
-import type { IdempotencyHandler } from "../handler";
+import type { IdempotencyHandler, Lease } from "../handler";
 import type { IdempotencyContext } from "./context";
 import { idempotencyErrorResponse, routeError } from "./error-response";
 import type { HttpResponse } from "./http-response";
@@ -26,13 +26,16 @@ export type ProtectedRequest = {
   /** True when the request carries an Authorization header: then it must have a user, never the anonymous scope. */
   hasCredentials: boolean;
   setContext: (context: IdempotencyContext) => void;
-  /** Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture: records what it sends). */
-  produce: (signal: AbortSignal, tx?: unknown) => Promise<HttpResponse>;
+  /**
+   * Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture:
+   * records what it sends). `lease.signal` is made only when read: capture style never needs it.
+   */
+  produce: (lease: Lease, tx?: unknown) => Promise<HttpResponse>;
   /**
    * Capture style: the error the route threw, when the framework turned it into the response
    * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
    */
-  thrownError?: () => unknown;
+  thrownError?: (() => unknown) | undefined;
 };
 
 /**
@@ -45,6 +48,29 @@ export type ProtectOutcome =
   | { kind: "ran"; response: HttpResponse | undefined }
   | { kind: "send"; response: HttpResponse }
   | { kind: "error"; error: unknown };
+
+/** The lease of a route that runs without a key: its signal never aborts, and is made only if read. */
+const UNPROTECTED: Lease = {
+  get signal() {
+    return new AbortController().signal;
+  },
+};
+
+/**
+ * The signal for a wrapper-style `run` that takes it after `position` arguments (`run(req, signal)`:
+ * 1). An AbortController costs several microseconds, so a `run` declared without a parameter there
+ * (`(req) => ...`, which cannot read it) gets none made; `(...args)` and longer lists get the real one.
+ *
+ * @example
+ * const wantsSignal = takesSignal(run, 1);
+ * produce: (lease, tx) => run(req, wantsSignal ? lease.signal : NO_SIGNAL, tx)
+ */
+export function takesSignal(run: (...args: never[]) => unknown, position: number): boolean {
+  return run.length === 0 || run.length > position;
+}
+
+/** Passed where `takesSignal` said `run` declares no signal parameter: a signal that never aborts, made once. */
+export const NO_SIGNAL: AbortSignal = new AbortController().signal;
 
 /** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */
 class ErrorResponse extends Error {
@@ -92,7 +118,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
         if (route.requireKey) throw new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header.");
         context.outcome = "skipped";
         ran = true;
-        return { kind: "ran", response: await produce(new AbortController().signal) };
+        return { kind: "ran", response: await produce(UNPROTECTED) };
       }
       context.key = key;
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
@@ -102,18 +128,18 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
       context.requestHash = hashPayload(fingerprint);
       let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
-      const operation = async (signal: AbortSignal, tx?: unknown) => {
+      const operation = async (lease: Lease, tx?: unknown) => {
         ran = true;
         context.outcome = "executing";
-        produced = await produce(signal, tx);
+        produced = await produce(lease, tx);
         const thrown = request.thrownError?.();
         const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
         if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
         return toStoredResponse(produced, route.replayHeaders);
       };
       const result = inTransaction
-        ? await handler.executeInTransaction<StoredResponse>(scope, (tx, signal) => operation(signal, tx), executeOptions)
-        : await handler.execute<StoredResponse>(scope, operation, executeOptions);
+        ? await handler.executeInTransaction<StoredResponse>(scope, (tx, signal) => operation({ signal }, tx), executeOptions)
+        : await handler.executeLeased<StoredResponse>(scope, operation, executeOptions);
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
       context.outcome = result.replayed ? "replayed" : "executed";
       return result.replayed ? { kind: "send", response: replay(result.response) } : { kind: "ran", response: produced };

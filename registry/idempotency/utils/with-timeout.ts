@@ -7,14 +7,20 @@ export class TimeoutError extends Error {
 /**
  * Rejects with `TimeoutError` after `ms` (the timer never keeps the process alive). A promise that
  * is already settled (an in-process store such as MemoryStore) gets no timer at all: its reaction
- * runs before the microtask that would arm one.
+ * runs before the microtask that would arm one. `onFailure` runs once if it rejects or times out.
  */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  if (!(ms > 0) || ms === Infinity) return promise;
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, onFailure?: () => void): Promise<T> {
+  if (!(ms > 0) || ms === Infinity) {
+    return onFailure ? promise.catch((err: unknown) => (onFailure(), Promise.reject(err))) : promise;
+  }
   // One promise and at most one timer: this runs on every store and cache call, so no race() or finally().
   return new Promise<T>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
+    const fail = (err: unknown) => {
+      onFailure?.();
+      reject(err);
+    };
     promise.then(
       (value) => {
         settled = true;
@@ -22,14 +28,18 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
         resolve(value);
       },
       (err: unknown) => {
+        if (settled) return;
         settled = true;
         if (timer !== undefined) clearTimeout(timer);
-        reject(err);
+        fail(err);
       },
     );
     queueMicrotask(() => {
       if (settled) return;
-      timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
+      timer = setTimeout(() => {
+        settled = true;
+        fail(new TimeoutError(`${what} did not answer within ${ms} ms`));
+      }, ms);
       timer.unref?.();
     });
   });
