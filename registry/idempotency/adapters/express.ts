@@ -5,7 +5,7 @@ import { captureNodeResponse, type NodeResponseCapture } from "../http/capture-n
 import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { NO_SIGNAL, protectRoute, takesSignal, type ProtectedRequest } from "../http/protect";
+import { protectRoute, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
@@ -63,11 +63,10 @@ function operationOf(req: Request): string {
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: ExpressIdempotentOptions<Tx>): RequestHandler {
   const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & { run: (req: Request, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, expressDefaults);
-  const wantsSignal = takesSignal(run, 1);
   return async function idempotentRoute(req, res, next) {
     const outcome = await protect(
       req,
-      requestOf(req, res, async (lease, tx) => toHttpResponse(await run(req, wantsSignal ? lease.signal : NO_SIGNAL, tx as Tx))),
+      requestOf(req, res, async (lease, tx) => toHttpResponse(await run(req, lease.signal, tx as Tx))),
     );
     if (outcome.kind === "error") next(outcome.error);
     else if (outcome.response) send(res, outcome.response);

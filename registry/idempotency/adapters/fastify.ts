@@ -4,7 +4,7 @@ import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { NO_SIGNAL, protectRoute, takesSignal, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
+import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
@@ -47,11 +47,10 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
     run: (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult>;
   };
   const protect = protectRoute(handler, routeOptions, fastifyDefaults);
-  const wantsSignal = takesSignal(run, 2);
   return async function idempotentRoute(request, reply) {
     const outcome = await protect(
       request,
-      requestOf(request, async (lease, tx) => toHttpResponse(await run(request, reply, wantsSignal ? lease.signal : NO_SIGNAL, tx as Tx))),
+      requestOf(request, async (lease, tx) => toHttpResponse(await run(request, reply, lease.signal, tx as Tx))),
     );
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(reply, outcome.response) : reply;

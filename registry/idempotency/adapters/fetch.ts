@@ -5,7 +5,7 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { requestTarget } from "../http/request-fingerprint";
-import { NO_SIGNAL, protectRoute, takesSignal, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, GetOperation, WrapperRouteOptions } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
@@ -112,11 +112,10 @@ export function idempotent<Context = unknown>(
 ): (request: Request, context: Context) => Promise<Response> {
   const { run, ...routeOptions } = options;
   const protect = protectFetchRoute(handler, routeOptions);
-  const wantsSignal = takesSignal(run, 2);
   return async function idempotentFetchRoute(request, context) {
     const outcome = await protect(request, {
       ...requestOf(request),
-      produce: async (lease) => toHttpResponse(await run(request, context, wantsSignal ? lease.signal : NO_SIGNAL)),
+      produce: async (lease) => toHttpResponse(await run(request, context, lease.signal)),
     });
     if (outcome.kind === "error") throw outcome.error;
     return toResponse(outcome.response!);

@@ -8,7 +8,7 @@ import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/htt
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
-import { NO_SIGNAL, protectRoute, takesSignal, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
 
@@ -43,9 +43,8 @@ const honoDefaults: FrameworkDefaults<Context> = {
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: HonoIdempotentOptions<Tx>) {
   const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (c: Context, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, honoDefaults);
-  const wantsSignal = takesSignal(run, 1);
   return async function idempotentRoute(c: Context): Promise<Response> {
-    const outcome = await protect(c, requestOf(c, async (lease, tx) => toHttpResponse(await run(c, wantsSignal ? lease.signal : NO_SIGNAL, tx as Tx))));
+    const outcome = await protect(c, requestOf(c, async (lease, tx) => toHttpResponse(await run(c, lease.signal, tx as Tx))));
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(c, outcome.response) : c.res;
   };

@@ -6,7 +6,7 @@ import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { NO_SIGNAL, protectRoute, takesSignal, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, WrapperRouteOptions } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
@@ -57,9 +57,8 @@ const koaDefaults: FrameworkDefaults<Context> = {
 export function idempotent(handler: IdempotencyHandler, options: KoaIdempotentOptions): Middleware {
   const { run, ...routeOptions } = options;
   const protect = protectRoute(handler, withKoaErrors(routeOptions), koaDefaults);
-  const wantsSignal = takesSignal(run, 1);
   return async function idempotentRoute(ctx) {
-    const outcome = await protect(ctx, { ...requestOf(ctx), produce: async (lease) => toHttpResponse(await run(ctx, wantsSignal ? lease.signal : NO_SIGNAL)) });
+    const outcome = await protect(ctx, { ...requestOf(ctx), produce: async (lease) => toHttpResponse(await run(ctx, lease.signal)) });
     if (outcome.kind === "error") throw outcome.error;
     send(ctx, outcome.response!);
   };

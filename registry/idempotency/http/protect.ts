@@ -56,22 +56,6 @@ const UNPROTECTED: Lease = {
   },
 };
 
-/**
- * The signal for a wrapper-style `run` that takes it after `position` arguments (`run(req, signal)`:
- * 1). An AbortController costs several microseconds, so a `run` declared without a parameter there
- * (`(req) => ...`, which cannot read it) gets none made; `(...args)` and longer lists get the real one.
- *
- * @example
- * const wantsSignal = takesSignal(run, 1);
- * produce: (lease, tx) => run(req, wantsSignal ? lease.signal : NO_SIGNAL, tx)
- */
-export function takesSignal(run: (...args: never[]) => unknown, position: number): boolean {
-  return run.length === 0 || run.length > position;
-}
-
-/** Passed where `takesSignal` said `run` declares no signal parameter: a signal that never aborts, made once. */
-export const NO_SIGNAL: AbortSignal = new AbortController().signal;
-
 /** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */
 class ErrorResponse extends Error {
   override readonly name = "ErrorResponse";
