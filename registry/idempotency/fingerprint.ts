@@ -1,5 +1,5 @@
 // The request fingerprint: SHA-256 of a canonical JSON, so key order never changes the hash.
-import { createHash, hash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { IdempotencyError } from "./errors";
 
 /** Deeper payloads are refused: no real request needs them, and recursion must stay bounded. */
@@ -21,12 +21,13 @@ export function hashPayload(payload: unknown): string {
   return sha256Hex(canonicalJson(payload));
 }
 
-/**
- * Hex SHA-256 of a string's UTF-8 bytes. Node's one-shot `crypto.hash` (20.12+) gives the same
- * digest as `createHash` at a fraction of the cost (no Hash object per call); older Nodes use the latter.
- */
-const sha256Hex: (text: string) => string =
-  typeof hash === "function" ? (text) => hash("sha256", text, "hex") : (text) => createHash("sha256").update(text).digest("hex");
+/** Node's one-shot `crypto.hash` (20.12+), read off the namespace: a named import fails to load (ESM) or type-check on older Node and @types/node. */
+const oneShot = (crypto as unknown as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+
+/** Hex SHA-256 of a string's UTF-8 bytes: `crypto.hash` gives `createHash`'s digest with no Hash object per call. */
+const sha256Hex: (text: string) => string = oneShot
+  ? (text) => oneShot("sha256", text, "hex")
+  : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
 function serialize(value: unknown, depth: number): string | undefined {
   if (depth > MAX_PAYLOAD_DEPTH) {
