@@ -116,8 +116,8 @@ function send(c: Context, response: HttpResponse): Response {
   return c.body(asBytes(response.body), status, response.headers);
 }
 
-/** The Buffer's bytes as the plain Uint8Array Hono's types ask for: a view on the same memory, not a copy. */
-function asBytes(buffer: Buffer): Uint8Array<ArrayBuffer> {
+/** The Buffer's bytes as the plain Uint8Array Hono's types ask for: a view on the same memory, not a copy (return type inferred: `Uint8Array<T>` exists only from TypeScript 5.7). */
+function asBytes(buffer: Buffer) {
   return new Uint8Array(buffer.buffer as ArrayBuffer, buffer.byteOffset, buffer.byteLength);
 }
 
