@@ -37,7 +37,7 @@ const RESERVED_LOCK = [
   "",
   "/** The maintenance lock: a session advisory lock is taken and released on one connection, so it reserves one. */",
   "function reservedLock(sql: Sql): LockClient {",
-  "  const on = (client: Sql): SqlClient => ({ query: async (text, params = []) => ({ rows: await client.unsafe(text, params as never[]) }) });",
+  "  const on = (client: Pick<Sql, \"unsafe\">): SqlClient => ({ query: async (text, params = []) => ({ rows: await client.unsafe(text, params as never[]) }) });",
   "  return {",
   "    ...on(sql),",
   "    async connect() {",
