@@ -1,6 +1,6 @@
 // The maintenance lock on real PostgreSQL sessions: on PGlite (embedded), and with DATABASE_URL two instances on one pg Pool.
 import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
+import { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../../handler";
 import { runMaintenanceOnce } from "../../maintenance";
@@ -29,7 +29,7 @@ describe("maintenance on PostgreSQL", () => {
 
   const url = process.env.DATABASE_URL;
   it.skipIf(!url)("[DATABASE_URL] of two instances on one PostgreSQL, only the one holding the lock runs", async () => {
-    const pool = new pg.Pool({ connectionString: url });
+    const pool = new Pool({ connectionString: url });
     const holder = await pool.connect();
     try {
       await holder.query("SELECT pg_advisory_lock(hashtext('idempotency-maintenance:cleanup'))");
