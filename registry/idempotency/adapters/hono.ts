@@ -133,6 +133,10 @@ async function parsedBody(c: Context): Promise<unknown> {
   const bytes = Buffer.from(await c.req.arrayBuffer());
   if (bytes.length === 0) return undefined;
   const text = decodeUtf8(bytes);
+  // The route's own `c.req.json()` or `text()` then reads this text: with only the bytes cached, Hono
+  // builds a whole native Response to convert them, which costs more than the rest of the request.
+  // The cache holds promises (`json()` calls `.then` on it), whatever its declared type says.
+  if (text !== undefined) (c.req.bodyCache as unknown as { text?: Promise<string> }).text ??= Promise.resolve(text);
   if (!/[/+]json\b/i.test(type)) return text ?? { base64: bytes.toString("base64") };
   try {
     if (text === undefined) throw new SyntaxError("not UTF-8");
