@@ -1,12 +1,12 @@
 // The project's build must not compile (and emit) the vendored tests.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { ts } from "ts-morph";
 import { toPosix } from "../utils/files.js";
 import { finding, type Finding } from "./finding.js";
 
 /**
- * The build tsconfig: the one `tsc -p <file>` names in the build script, else tsconfig.build.json,
+ * The build tsconfig: the one `tsc -p <file or folder>` names in the build script, else tsconfig.build.json,
  * else tsconfig.json when the build script runs plain `tsc`.
  *
  * @example
@@ -17,7 +17,9 @@ export function checkBuild(root: string, blocksDir: string, scripts: Record<stri
   const named = /\btsc\b[^&|;]*?(?:-p|--project)[ =]["']?([^\s"']+)/.exec(build)?.[1];
   const config = named ?? (existsSync(path.join(root, "tsconfig.build.json")) ? "tsconfig.build.json" : /\btsc\b/.test(build) ? "tsconfig.json" : undefined);
   if (!config) return [];
-  const file = path.resolve(root, config);
+  // `tsc -p .` (or any folder) means the tsconfig.json in it.
+  const resolved = path.resolve(root, config);
+  const file = existsSync(resolved) && statSync(resolved).isDirectory() ? path.join(resolved, "tsconfig.json") : resolved;
   const configFile = ts.readConfigFile(file, (name) => (existsSync(name) ? readFileSync(name, "utf8") : undefined));
   if (configFile.error) return [];
   const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, path.dirname(file), undefined, file);

@@ -99,6 +99,17 @@ describe("blocks doctor", () => {
     expect(seen.filter((line) => line.startsWith("src/app.ts:10"))).toEqual([]);
   });
 
+  it("finds the vendored tests in a build that names a folder (`tsc -p .`)", async () => {
+    const dir = await brokenProject();
+    const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+    pkg.scripts = { build: "tsc -p ." };
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify(pkg, null, 2));
+    const result = await runDoctor({ cwd: dir, databaseUrl: "" });
+    const tsconfig = readFileSync(path.join(dir, "tsconfig.json"), "utf8");
+    const includeLine = tsconfig.slice(0, tsconfig.indexOf('"include"')).split("\n").length;
+    expect(result.findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`)).toContain(`tsconfig.json:${includeLine} tests-in-build`);
+  });
+
   it("reports nothing once every finding is fixed", async () => {
     const dir = await brokenProject();
     fix(dir);
