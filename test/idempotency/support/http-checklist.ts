@@ -63,23 +63,11 @@ export function checklistSuite(t: Harness, store: Pick<StoreKind, "expiresByItse
   });
 
   it("answers a concurrent duplicate 409 REQUEST_IN_PROGRESS with Retry-After, and runs the logic once", async () => {
-    const entered = deferred();
-    const finish = deferred();
-    const route = t.route(async (run) => {
-      entered.resolve();
-      await finish.promise;
-      return created(run);
-    });
-    const { app } = await t.start(route);
-    const key = randomUUID();
-    const first = app.request({ key, user });
-    await entered.promise;
-    const duplicate = await app.request({ key, user });
-    finish.resolve();
+    const { route, first, duplicate } = await t.duplicateWhileRunning(user);
     expect(duplicate.status).toBe(409);
     expect(errorCode(duplicate)).toBe("REQUEST_IN_PROGRESS");
     expect(duplicate.headers.get("retry-after")).toBe("1");
-    expect((await first).status).toBe(201);
+    expect(first.status).toBe(201);
     expect(route.runs).toBe(1);
   });
 

@@ -1,4 +1,5 @@
 // What the conformance tests share: store fixtures with a controllable clock, an app starter, routes and deferreds.
+import { randomUUID } from "node:crypto";
 import { afterEach } from "vitest";
 import { IdempotencyHandler, type IdempotencyHandlerOptions } from "@/blocks/idempotency/handler";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
@@ -44,6 +45,29 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
       const app = await driver.start({ handler, style, routes: [routes].flat() });
       apps.push(app);
       return { app, handler };
+    },
+    /**
+     * Sends a request with one key, then a duplicate while the first is still inside the route's
+     * logic; the first finishes after the duplicate's answer. `options`: the route's options.
+     */
+    async duplicateWhileRunning(user: string, options: TestRoute["options"] = {}) {
+      const entered = deferred();
+      const finish = deferred();
+      const route = t.route(
+        async (run) => {
+          entered.resolve();
+          await finish.promise;
+          return created(run);
+        },
+        { options },
+      );
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      const first = app.request({ key, user });
+      await entered.promise;
+      const duplicate = await app.request({ key, user });
+      finish.resolve();
+      return { route, duplicate, first: await first };
     },
   };
   return t;

@@ -7,7 +7,7 @@ import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
 import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
 import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
 import { RouteError, type HttpDriver, type Style } from "./http-driver";
-import { created, deferred, errorCode, type Harness } from "./http-harness";
+import { created, errorCode, type Harness } from "./http-harness";
 
 /** The HTTP rules, checked once per style on a MemoryStore. */
 export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
@@ -76,23 +76,7 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
   });
 
   it("applies the route's statusMap: REQUEST_IN_PROGRESS as 425", async () => {
-    const entered = deferred();
-    const finish = deferred();
-    const route = t.route(
-      async (run) => {
-        entered.resolve();
-        await finish.promise;
-        return created(run);
-      },
-      { options: { statusMap: { REQUEST_IN_PROGRESS: 425 } } },
-    );
-    const { app } = await t.start(route);
-    const key = randomUUID();
-    const first = app.request({ key, user });
-    await entered.promise;
-    const duplicate = await app.request({ key, user });
-    finish.resolve();
-    await first;
+    const { duplicate } = await t.duplicateWhileRunning(user, { statusMap: { REQUEST_IN_PROGRESS: 425 } });
     expect(duplicate.status).toBe(425);
     expect(errorCode(duplicate)).toBe("REQUEST_IN_PROGRESS");
     expect(duplicate.headers.get("retry-after")).toBe("1");
@@ -148,23 +132,8 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
   });
 
   it("with errors: \"throw\", hands its own errors to the framework's error handler, the route's statusMap in `status`", async () => {
-    const entered = deferred();
-    const finish = deferred();
-    const route = t.route(
-      async (run) => {
-        entered.resolve();
-        await finish.promise;
-        return created(run);
-      },
-      { options: { errors: "throw", statusMap: { REQUEST_IN_PROGRESS: 425 } } },
-    );
-    const { app } = await t.start(route);
-    const key = randomUUID();
-    const first = app.request({ key, user });
-    await entered.promise;
-    const duplicate = await app.request({ key, user });
-    finish.resolve();
-    expect((await first).status).toBe(201);
+    const { first, duplicate } = await t.duplicateWhileRunning(user, { errors: "throw", statusMap: { REQUEST_IN_PROGRESS: 425 } });
+    expect(first.status).toBe(201);
     expect(duplicate.status).toBe(425);
     expect(duplicate.json()).toEqual({ frameworkError: expect.stringMatching(/still being processed/) });
     const missing = await t.start(t.route(created, { options: { errors: "throw", requireKey: true } }));
