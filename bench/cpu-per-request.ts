@@ -8,6 +8,15 @@ import { postgresCpu, postgresCpuSince, processCpuSeconds } from "./support/proc
 import { deleteRunKeys, dropRunTables, openPool, openRedis, runId } from "./support/services";
 import type { RunningServer } from "./support/spawn-server";
 
+/** The bare route, then our wrapper and capture styles on MemoryStore. */
+function bareAndBothStyles(framework: "fastify" | "hono"): ServerWish[] {
+  return [
+    { framework, variant: "bare", backend: "none" },
+    { framework, variant: "block", backend: "memory", style: "wrapper" },
+    { framework, variant: "block", backend: "memory", style: "capture" },
+  ];
+}
+
 const PRESETS: Record<string, ServerWish[]> = {
   floor: [
     { framework: "express", variant: "floor", backend: "postgres" },
@@ -20,16 +29,8 @@ const PRESETS: Record<string, ServerWish[]> = {
     { framework: "express", variant: "block", backend: "memory", style: "capture" },
     { framework: "express", variant: "node-idempotency", backend: "memory" },
   ],
-  fastify: [
-    { framework: "fastify", variant: "bare", backend: "none" },
-    { framework: "fastify", variant: "block", backend: "memory", style: "wrapper" },
-    { framework: "fastify", variant: "block", backend: "memory", style: "capture" },
-  ],
-  hono: [
-    { framework: "hono", variant: "bare", backend: "none" },
-    { framework: "hono", variant: "block", backend: "memory", style: "wrapper" },
-    { framework: "hono", variant: "block", backend: "memory", style: "capture" },
-  ],
+  fastify: bareAndBothStyles("fastify"),
+  hono: bareAndBothStyles("hono"),
   /** Our RedisStore (no cache) against the peers' own Redis storages. */
   redis: [
     { framework: "express", variant: "block", backend: "redis-store", style: "wrapper" },
