@@ -23,7 +23,7 @@ export type ClientKind = {
   open(): Promise<OpenedClient<any>>;
 };
 
-export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "kysely";
+export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "prisma-pool" | "kysely";
 
 /** Opens one client on DATABASE_URL (`url`) or an in-memory PGlite. */
 export async function openClient(name: ClientName, url = process.env.DATABASE_URL ?? ""): Promise<OpenedClient<unknown>> {
@@ -89,6 +89,23 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
         () => prisma.$disconnect(),
       );
     }
+    case "prisma-pool": {
+      const { default: pg } = await import("pg");
+      const { PrismaClient } = await import("../clients/prisma/generated/client");
+      const { PrismaPg } = await import("@prisma/adapter-pg");
+      const { prismaClient } = await import("@/blocks/idempotency/stores/clients/prisma");
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      pool.on("error", () => {});
+      const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+      return opened(
+        prismaClient(prisma, { pool, maxWait: 10_000, timeout: 30_000 }),
+        (tx, table, key) => tx.$executeRawUnsafe(`INSERT INTO ${table} (key) VALUES ($1)`, key),
+        async () => {
+          await prisma.$disconnect();
+          await pool.end();
+        },
+      );
+    }
     case "kysely": {
       const { default: pg } = await import("pg");
       const { Kysely, PostgresDialect } = await import("kysely");
@@ -126,6 +143,7 @@ const ON_POSTGRES: Array<[ClientName, string]> = [
   ["drizzle-pg", "Drizzle over node-postgres"],
   ["drizzle-postgres-js", "Drizzle over postgres.js"],
   ["prisma", "Prisma with @prisma/adapter-pg"],
+  ["prisma-pool", "Prisma with @prisma/adapter-pg, store statements on its pg Pool"],
   ["kysely", "Kysely (PostgresDialect)"],
 ];
 const ON_PGLITE: Array<[ClientName, string]> = [
