@@ -97,16 +97,28 @@ async function ordersTable(admin: pg.Pool, purpose: string): Promise<string> {
   return table;
 }
 
-/** Transactional first requests against the floor of bench/servers/floor-route.ts with the same business INSERT between its two commits. */
-async function transactionalVsFloor(admin: pg.Pool): Promise<TransactionalRow[]> {
-  const pool = openPool(settings.poolSize);
+/**
+ * A WAL flush as slow as networked block storage makes it (EBS, a synchronous standby: about a millisecond,
+ * where this machine's disk flushes in ~0.1 ms): PostgreSQL waits `commit_delay` µs inside every flush,
+ * holding the WAL write lock as a slow fsync would, so concurrent commits still share a flush.
+ */
+const NETWORKED_FLUSH_US = 1000;
+
+/**
+ * Transactional first requests against the floor of bench/servers/floor-route.ts with the same business INSERT
+ * between its two commits; `flushDelayUs` adds that much to every WAL flush of the pool's sessions.
+ */
+async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0): Promise<TransactionalRow[]> {
+  const pool = openPool(settings.poolSize, flushDelayUs ? `-c commit_delay=${flushDelayUs} -c commit_siblings=0` : undefined);
+  const suffix = flushDelayUs ? `, ${flushDelayUs / 1000} ms WAL flush` : "";
+  const tag = flushDelayUs ? "_slow" : "";
   try {
     const { counter, client } = counting(pgClient(pool));
-    const txTable = await createRunTable(admin, "tx");
-    const txOrders = await ordersTable(admin, "tx");
+    const txTable = await createRunTable(admin, `tx${tag}`);
+    const txOrders = await ordersTable(admin, `tx${tag}`);
     const handler = new IdempotencyHandler(new PostgresStore(client, { table: txTable }));
     const transactional: Contender = {
-      label: "executeInTransaction (pg Pool)",
+      label: `executeInTransaction (pg Pool${suffix})`,
       request: (key) =>
         handler.executeInTransaction({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, async (tx) => {
           const { rows } = await tx.query(`INSERT INTO ${txOrders} (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
@@ -114,12 +126,12 @@ async function transactionalVsFloor(admin: pg.Pool): Promise<TransactionalRow[]>
         }),
       commits: () => counter.commits,
     };
-    const floorTable = await createRunTable(admin, "txfloor");
-    const floorOrders = await ordersTable(admin, "txfloor");
+    const floorTable = await createRunTable(admin, `txfloor${tag}`);
+    const floorOrders = await ordersTable(admin, `txfloor${tag}`);
     const floorCounter = { commits: 0 };
     const q = (text: string, params: unknown[]) => (floorCounter.commits++, pool.query(text, params));
     const floor: Contender = {
-      label: "two-commit floor + INSERT (pg Pool)",
+      label: `two-commit floor + INSERT (pg Pool${suffix})`,
       async request(key) {
         const inserted = await q(
           `INSERT INTO ${floorTable} (operation, user_id, key, request_hash, status, token, expires_at)
@@ -151,6 +163,7 @@ const CLIENTS: Array<[ClientName, string]> = [
   ["drizzle-pg", "Drizzle over node-postgres"],
   ["drizzle-postgres-js", "Drizzle over postgres.js"],
   ["prisma", "Prisma (@prisma/adapter-pg)"],
+  ["prisma-pool", "Prisma, store statements on its pg Pool"],
   ["kysely", "Kysely"],
 ];
 
@@ -182,6 +195,8 @@ export async function transactional(): Promise<TransactionalResult> {
   try {
     console.log("executeInTransaction against the two-commit floor:");
     const vsFloor = await transactionalVsFloor(admin);
+    console.log(`\nthe same, every WAL flush ${NETWORKED_FLUSH_US} µs slower (commit_delay):`);
+    vsFloor.push(...(await transactionalVsFloor(admin, NETWORKED_FLUSH_US)));
     console.log("\nexecute per database client:");
     const clients = await executePerClient(admin);
     return { turnSeconds: settings.transactionalSeconds, lanes: settings.connections, vsFloor, clients };

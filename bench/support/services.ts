@@ -17,8 +17,9 @@ const running = new Set<Promise<(() => Promise<void>) | undefined>>();
 const SCAN_BATCH = 1_000;
 const MAX_SCAN_STEPS = 100_000;
 
-export function openPool(max = 4): pg.Pool {
-  return new pg.Pool({ connectionString: assertLoopback(settings.databaseUrl), max });
+/** `options`: server settings for every session of the pool, e.g. "-c commit_delay=1000". */
+export function openPool(max = 4, options?: string): pg.Pool {
+  return new pg.Pool({ connectionString: assertLoopback(settings.databaseUrl), max, ...(options && { options }) });
 }
 
 export function openRedis(): Redis {
