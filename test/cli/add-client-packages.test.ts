@@ -1,6 +1,7 @@
 // No client becomes a dependency of a project that does not use it: `add idempotency` on postgres.js (alone or
 // under Drizzle) plans no pg, @types/pg or PGlite, copies no file importing them, and the project type-checks and
-// runs its vendored maintenance test without them; Kysely and Prisma get the pg their wiring opens; pg is unchanged.
+// runs its vendored maintenance test without them; Kysely and Prisma get the pg their wiring opens; pg is unchanged;
+// a client chosen with --client that the project lacks is installed.
 import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
@@ -93,6 +94,19 @@ describe("blocks add idempotency on a client other than pg", () => {
     const declaringPg = await add(await sampleProject("hono-bundler", [...packages, "pg"]));
     expect(planned(declaringPg)).not.toContain("pg");
     expect(declaringPg.dependencies.devDependencies).toContain("@types/pg@^8.23.1");
+  }, 60_000);
+});
+
+describe("blocks add idempotency --client <name> on a project without that client", () => {
+  it.each([
+    { client: "postgres-js", packages: ["postgres@^4.1.0"] },
+    { client: "kysely", packages: ["kysely@^0.28.19", "pg@^8.23.1"] },
+    { client: "drizzle", packages: ["drizzle-orm@^0.45.4", "pg@^8.23.1"] },
+    { client: "prisma", packages: ["@prisma/adapter-pg@^7.10.0", "@prisma/client@^7.10.0", "pg@^8.23.1"] },
+  ])("--client $client installs the client it wires, as a runtime dependency", async ({ client, packages }) => {
+    const result = await add(await sampleProject("hono-bundler", []), { client });
+    expect(result.dependencies.dependencies).toEqual(expect.arrayContaining(packages));
+    expect(planned(result)).not.toContain("@electric-sql/pglite");
   }, 60_000);
 });
 
