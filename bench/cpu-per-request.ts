@@ -1,5 +1,5 @@
 // Where a request's CPU goes: server process and PostgreSQL, per request, for the servers of a preset.
-// `npx tsx bench/cpu-per-request.ts floor|memory|fastify|hono|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
+// `npx tsx bench/cpu-per-request.ts floor|memory|fastify|hono|fetch|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
 import autocannon from "autocannon";
 import { settings } from "./config";
 import { PAYMENT_BODY } from "./load/load-plan";
@@ -9,7 +9,7 @@ import { deleteRunKeys, dropRunTables, openPool, openRedis, runId } from "./supp
 import type { RunningServer } from "./support/spawn-server";
 
 /** The bare route, then our wrapper and capture styles on MemoryStore. */
-function bareAndBothStyles(framework: "fastify" | "hono"): ServerWish[] {
+function bareAndBothStyles(framework: "fastify" | "hono" | "fetch"): ServerWish[] {
   return [
     { framework, variant: "bare", backend: "none" },
     { framework, variant: "block", backend: "memory", style: "wrapper" },
@@ -31,6 +31,8 @@ const PRESETS: Record<string, ServerWish[]> = {
   ],
   fastify: bareAndBothStyles("fastify"),
   hono: bareAndBothStyles("hono"),
+  /** The fetch adapter: capture is `withIdempotency`, wrapper is its `idempotent`. */
+  fetch: bareAndBothStyles("fetch"),
   /** Our RedisStore (no cache) against the peers' own Redis storages. */
   redis: [
     { framework: "express", variant: "block", backend: "redis-store", style: "wrapper" },

@@ -25,7 +25,7 @@ export function hashPayload(payload: unknown): string {
 const oneShot = (crypto as unknown as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
 /** Hex SHA-256 of a string's UTF-8 bytes: `crypto.hash` gives `createHash`'s digest with no Hash object per call. */
-const sha256Hex: (text: string) => string = oneShot
+export const sha256Hex: (text: string) => string = oneShot
   ? (text) => oneShot("sha256", text, "hex")
   : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
@@ -50,20 +50,25 @@ function serialize(value: unknown, depth: number): string | undefined {
       throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request payload contains a BigInt, which JSON cannot represent.");
     case "object":
       if (value === null) return "null";
-      if (Array.isArray(value)) {
-        return `[${value.map((item) => serialize(item, depth + 1) ?? "null").join(",")}]`;
-      }
+      if (Array.isArray(value)) return serializeArray(value, depth);
       return serializeObject(value as Record<string, unknown>, depth);
     default:
       return undefined;
   }
 }
 
+// Both build one string as they go, not an array of parts to join: this runs on every request body.
+function serializeArray(array: unknown[], depth: number): string {
+  let json = "[";
+  for (let i = 0; i < array.length; i++) json += `${i === 0 ? "" : ","}${serialize(array[i], depth + 1) ?? "null"}`;
+  return `${json}]`;
+}
+
 function serializeObject(object: Record<string, unknown>, depth: number): string {
-  const members: string[] = [];
+  let json = "";
   for (const key of Object.keys(object).sort()) {
     const member = serialize(object[key], depth + 1);
-    if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`);
+    if (member !== undefined) json += `${json === "" ? "" : ","}${JSON.stringify(key)}:${member}`;
   }
-  return `{${members.join(",")}}`;
+  return `{${json}}`;
 }

@@ -82,13 +82,13 @@ export function withIdempotency<Context = unknown>(
   const protect = protectFetchRoute(handler, options);
   return async function idempotentFetchRoute(request, context) {
     let original: Response | undefined;
-    const outcome = await protect(request, {
-      ...requestOf(request),
-      produce: async () => {
+    const outcome = await protect(
+      request,
+      requestOf(request, async () => {
         original = await route(request, context);
         return readResponse(original);
-      },
-    });
+      }),
+    );
     if (outcome.kind === "error") throw outcome.error;
     // `undefined`: the route streamed, so its own response goes out as it is.
     return outcome.response ? toResponse(outcome.response) : original!;
@@ -113,10 +113,10 @@ export function idempotent<Context = unknown>(
   const { run, ...routeOptions } = options;
   const protect = protectFetchRoute(handler, routeOptions);
   return async function idempotentFetchRoute(request, context) {
-    const outcome = await protect(request, {
-      ...requestOf(request),
-      produce: async (lease) => toHttpResponse(await run(request, context, lease.signal)),
-    });
+    const outcome = await protect(
+      request,
+      requestOf(request, async (lease) => toHttpResponse(await run(request, context, lease.signal))),
+    );
     if (outcome.kind === "error") throw outcome.error;
     return toResponse(outcome.response!);
   };
@@ -143,8 +143,10 @@ function protectFetchRoute(handler: IdempotencyHandler, options: FetchRouteOptio
   };
 }
 
-function requestOf(request: Request): Omit<ProtectedRequest, "produce"> {
+/** Built as one literal (no spread into a second object): this runs on every request. */
+function requestOf(request: Request, produce: ProtectedRequest["produce"]): ProtectedRequest {
   return {
+    produce,
     method: request.method,
     url: requestTarget(request.url),
     keyHeader: request.headers.get(IDEMPOTENCY_KEY_HEADER),
@@ -168,12 +170,15 @@ async function readResponse(response: Response): Promise<HttpResponse> {
 
 function toResponse(response: HttpResponse): Response {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(response.headers)) {
-    for (const item of [value].flat()) headers.append(name, item);
+  for (const name in response.headers) {
+    const value = response.headers[name]!;
+    if (typeof value === "string") headers.append(name, value);
+    else for (const item of value) headers.append(name, item);
   }
   // A Response may not carry a body with 204, 205 or 304.
-  const empty = response.body.length === 0 || [204, 205, 304].includes(response.status);
-  return new Response(empty ? null : new Uint8Array(response.body), { status: response.status, headers });
+  const empty = response.body.length === 0 || response.status === 204 || response.status === 205 || response.status === 304;
+  // A view on the Buffer's bytes, not a copy: the Response copies a view's bytes into a body of its own.
+  return new Response(empty ? null : new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.byteLength), { status: response.status, headers });
 }
 
 /** JSON, form or text, read from a clone so the route can still read the body itself. */

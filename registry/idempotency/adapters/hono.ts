@@ -102,7 +102,11 @@ async function captureResponse(c: Context): Promise<HttpResponse> {
   const body = Buffer.from(await res.arrayBuffer());
   // An init of plain fields, not `res` itself: given a Response as init, @hono/node-server builds a
   // second full Response object for the copy, which costs more than the rest of the request.
-  c.res = new Response(asBytes(body), { status: res.status, statusText: res.statusText, headers: res.headers });
+  const copy = new Response(asBytes(body), { status: res.status, statusText: res.statusText, headers: res.headers });
+  // Cleared first: replacing a set `c.res` makes Hono copy the new one (reading its `body` builds a
+  // native Response and a stream) to merge headers that the copy already has, all of them.
+  c.res = undefined as unknown as Response;
+  c.res = copy;
   const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
   const cookies = res.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
