@@ -1,4 +1,5 @@
 // RedisStore: the IdempotencyStore contract on Redis (ioredis), standalone or Redis Cluster.
+import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import type {
   CreateInput,
@@ -27,23 +28,25 @@ export type RedisStoreOptions = {
 
 type Fields = [string | null, string | null, string | null, string | null, string | null, string | null];
 
-/** The scripts, as ioredis `defineCommand` adds them to the client (EVALSHA, falling back to EVAL once). */
-type ScriptedClient = {
-  idempotencyCreate(record: string, index: string, member: string, requestHash: string, token: string, ttlMs: number): Promise<Fields | null>;
-  idempotencyMark(record: string, index: string, token: string, outcome: string, ttlMs: number, member: string, ...response: string[]): Promise<number>;
-  idempotencyRelease(record: string, index: string, token: string, member: string): Promise<number>;
-  idempotencyHeartbeat(record: string, index: string, token: string, ttlMs: number, member: string): Promise<number>;
-  idempotencyIncrement(counter: string, ttlMs: number): Promise<number>;
-  idempotencyRecover(record: string, counter: string, index: string, member: string, olderThanMs: number, maxRetries: number, ttlMs: number): Promise<number | null>;
-};
+/**
+ * A script with its SHA1, called by EVALSHA; sent whole (EVAL) only when the server answers
+ * NOSCRIPT (a restart, a failover, SCRIPT FLUSH). Cheaper per call than ioredis `defineCommand`,
+ * whose commands each add a promise layer and a closure, and whose every auto-pipeline copies all
+ * defined scripts onto itself.
+ */
+type Script = { lua: string; sha: string };
+
+function script(lua: string): Script {
+  return { lua, sha: createHash("sha1").update(lua).digest("hex") };
+}
 
 const SCRIPTS = {
-  idempotencyCreate: { numberOfKeys: 2, lua: CREATE },
-  idempotencyMark: { numberOfKeys: 2, lua: MARK },
-  idempotencyRelease: { numberOfKeys: 2, lua: RELEASE },
-  idempotencyHeartbeat: { numberOfKeys: 2, lua: HEARTBEAT },
-  idempotencyIncrement: { numberOfKeys: 1, lua: INCREMENT },
-  idempotencyRecover: { numberOfKeys: 3, lua: RECOVER },
+  create: script(CREATE),
+  mark: script(MARK),
+  release: script(RELEASE),
+  heartbeat: script(HEARTBEAT),
+  increment: script(INCREMENT),
+  recover: script(RECOVER),
 };
 
 const TABLE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -61,7 +64,6 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export class RedisStore implements IdempotencyStore {
   readonly table: string;
   private readonly redis: Redis | Cluster;
-  private readonly scripts: ScriptedClient;
   private readonly prefix: string;
   private readonly buckets: number;
 
@@ -74,13 +76,11 @@ export class RedisStore implements IdempotencyStore {
     if (!Number.isInteger(this.buckets) || this.buckets < 1) throw new Error(`Invalid RedisStore buckets: ${this.buckets}.`);
     this.prefix = keyPrefix;
     this.redis = redis;
-    for (const [name, script] of Object.entries(SCRIPTS)) redis.defineCommand(name, script);
-    this.scripts = redis as unknown as ScriptedClient;
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const k = this.keys(scope);
-    const found = await this.scripts.idempotencyCreate(k.record, k.index, k.member, requestHash, token, lifetime(ttlMs));
+    const found = (await this.run(SCRIPTS.create, 2, k.record, k.index, k.member, requestHash, token, lifetime(ttlMs))) as Fields | null;
     return found ? { status: "DUPLICATE", record: toRecord(scope, found) } : { status: "CREATED" };
   }
 
@@ -101,23 +101,23 @@ export class RedisStore implements IdempotencyStore {
   private async mark(scope: IdempotencyScope, token: string, outcome: "SUCCESS" | "FAILED", ttlMs: number, response: string | null): Promise<boolean> {
     const k = this.keys(scope);
     const marked = response === null
-      ? await this.scripts.idempotencyMark(k.record, k.index, token, outcome, lifetime(ttlMs), k.member)
-      : await this.scripts.idempotencyMark(k.record, k.index, token, outcome, lifetime(ttlMs), k.member, response);
+      ? await this.run(SCRIPTS.mark, 2, k.record, k.index, token, outcome, lifetime(ttlMs), k.member)
+      : await this.run(SCRIPTS.mark, 2, k.record, k.index, token, outcome, lifetime(ttlMs), k.member, response);
     return marked === 1;
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.scripts.idempotencyRelease(k.record, k.index, token, k.member)) === 1;
+    return (await this.run(SCRIPTS.release, 2, k.record, k.index, token, k.member)) === 1;
   }
 
   async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.scripts.idempotencyHeartbeat(k.record, k.index, token, Math.ceil(ttlMs), k.member)) === 1;
+    return (await this.run(SCRIPTS.heartbeat, 2, k.record, k.index, token, Math.ceil(ttlMs), k.member)) === 1;
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    return this.scripts.idempotencyIncrement(this.counterKey(scope), lifetime(ttlMs));
+    return (await this.run(SCRIPTS.increment, 1, this.counterKey(scope), lifetime(ttlMs))) as number;
   }
 
   /**
@@ -143,7 +143,7 @@ export class RedisStore implements IdempotencyStore {
       candidates.map(async ({ member }) => {
         const scope = fromMember(member);
         const k = this.keys(scope);
-        const retryCount = await this.scripts.idempotencyRecover(k.record, this.counterKey(scope), k.index, member, olderThanMs, maxRetries, lifetime(ttlMs));
+        const retryCount = (await this.run(SCRIPTS.recover, 3, k.record, this.counterKey(scope), k.index, member, olderThanMs, maxRetries, lifetime(ttlMs))) as number | null;
         return retryCount === null ? [] : [{ ...scope, retryCount, poisoned: retryCount >= maxRetries }];
       }),
     );
@@ -163,6 +163,14 @@ export class RedisStore implements IdempotencyStore {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
     const tag = this.tag(member);
     return { member, record: `${tag}:r:${member}`, index: `${tag}:processing` };
+  }
+
+  /** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
+  private run(script: Script, numberOfKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown> {
+    return this.redis.evalsha(script.sha, numberOfKeys, ...keysAndArgs).catch((err: Error) => {
+      if (!err.message.startsWith("NOSCRIPT")) throw err;
+      return this.redis.eval(script.lua, numberOfKeys, ...keysAndArgs);
+    });
   }
 
   private counterKey(scope: IdempotencyScope): string {
