@@ -9,7 +9,7 @@ import { deleteRunKeys, dropRunTables, openPool, openRedis, runId } from "./supp
 import type { RunningServer } from "./support/spawn-server";
 
 /** The bare route, then our wrapper and capture styles on MemoryStore. */
-function bareAndBothStyles(framework: "fastify" | "hono" | "fetch"): ServerWish[] {
+function bareAndBothStyles(framework: "fastify" | "hono" | "fetch" | "nestjs" | "nestjs-fastify"): ServerWish[] {
   return [
     { framework, variant: "bare", backend: "none" },
     { framework, variant: "block", backend: "memory", style: "wrapper" },
@@ -33,6 +33,9 @@ const PRESETS: Record<string, ServerWish[]> = {
   hono: bareAndBothStyles("hono"),
   /** The fetch adapter: capture is `withIdempotency`, wrapper is its `idempotent`. */
   fetch: bareAndBothStyles("fetch"),
+  /** NestJS has one style, `@Idempotent()` with its interceptor. */
+  nestjs: bareAndBothStyles("nestjs").slice(0, 2),
+  "nestjs-fastify": bareAndBothStyles("nestjs-fastify").slice(0, 2),
   /** Our RedisStore (no cache) against the peers' own Redis storages. */
   redis: [
     { framework: "express", variant: "block", backend: "redis-store", style: "wrapper" },
