@@ -15,8 +15,9 @@ export type PrismaClientOptions = PrismaTransactionOptions & {
   /**
    * The pg Pool under your PrismaPg adapter. Given, the store's own statements outside a transaction
    * go straight to it instead of through `$queryRawUnsafe`, whose query engine costs more than the
-   * statement (a quarter of the store's throughput, measured). One pool either way; transactions
-   * still run in `prisma.$transaction`, so the operation gets Prisma's `tx`.
+   * statement (measured: 0.66x the pg adapter's first requests per second without `pool`, 0.89x
+   * with it). One pool either way; transactions still run in `prisma.$transaction`, so the
+   * operation gets Prisma's `tx`.
    */
   pool?: SqlClient | undefined;
 };
