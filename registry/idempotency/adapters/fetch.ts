@@ -178,7 +178,8 @@ function toResponse(response: HttpResponse): Response {
   // A Response may not carry a body with 204, 205 or 304.
   const empty = response.body.length === 0 || response.status === 204 || response.status === 205 || response.status === 304;
   // A view on the Buffer's bytes, not a copy: the Response copies a view's bytes into a body of its own.
-  return new Response(empty ? null : new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.byteLength), { status: response.status, headers });
+  // `as ArrayBuffer`: with the DOM lib (Next.js), BodyInit takes only `Uint8Array<ArrayBuffer>`, and a Buffer's memory is one at run time.
+  return new Response(empty ? null : new Uint8Array(response.body.buffer as ArrayBuffer, response.body.byteOffset, response.body.byteLength), { status: response.status, headers });
 }
 
 /** JSON, form or text, read from a clone so the route can still read the body itself. */
