@@ -58,7 +58,7 @@ export function idempotent(handler: IdempotencyHandler, options: KoaIdempotentOp
   const { run, ...routeOptions } = options;
   const protect = protectRoute(handler, withKoaErrors(routeOptions), koaDefaults);
   return async function idempotentRoute(ctx) {
-    const outcome = await protect(ctx, { ...requestOf(ctx), produce: async (lease) => toHttpResponse(await run(ctx, lease.signal)) });
+    const outcome = await protect(ctx, requestOf(ctx, async (lease) => toHttpResponse(await run(ctx, lease.signal))));
     if (outcome.kind === "error") throw outcome.error;
     send(ctx, outcome.response!);
   };
@@ -79,13 +79,13 @@ export function idempotent(handler: IdempotencyHandler, options: KoaIdempotentOp
 export function idempotency(handler: IdempotencyHandler, options: KoaRouteOptions = {}): Middleware {
   const protect = protectRoute(handler, withKoaErrors(options), koaDefaults);
   return async function idempotencyMiddleware(ctx, next) {
-    const outcome = await protect(ctx, {
-      ...requestOf(ctx),
-      produce: async () => {
+    const outcome = await protect(
+      ctx,
+      requestOf(ctx, async () => {
         await next();
         return captureResponse(ctx);
-      },
-    });
+      }),
+    );
     if (outcome.kind === "error") throw outcome.error;
     if (outcome.kind === "send") send(ctx, outcome.response);
   };
@@ -104,8 +104,10 @@ function withKoaErrors(options: KoaRouteOptions): KoaRouteOptions {
   return { ...options, isPermanentError };
 }
 
-function requestOf(ctx: Context): Omit<ProtectedRequest, "produce"> {
+/** Built as one literal (no spread into a second object): this runs on every request. */
+function requestOf(ctx: Context, produce: ProtectedRequest["produce"]): ProtectedRequest {
   return {
+    produce,
     method: ctx.method,
     url: ctx.originalUrl,
     keyHeader: ctx.headers[IDEMPOTENCY_KEY_HEADER],
