@@ -2,7 +2,7 @@
 import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
+import { bodyBytes, toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
@@ -177,9 +177,8 @@ function toResponse(response: HttpResponse): Response {
   }
   // A Response may not carry a body with 204, 205 or 304.
   const empty = response.body.length === 0 || response.status === 204 || response.status === 205 || response.status === 304;
-  // A view on the Buffer's bytes, not a copy: the Response copies a view's bytes into a body of its own.
-  // `as ArrayBuffer`: with the DOM lib (Next.js), BodyInit takes only `Uint8Array<ArrayBuffer>`, and a Buffer's memory is one at run time.
-  return new Response(empty ? null : new Uint8Array(response.body.buffer as ArrayBuffer, response.body.byteOffset, response.body.byteLength), { status: response.status, headers });
+  // A view, not a copy: the Response copies the bytes into a body of its own.
+  return new Response(empty ? null : bodyBytes(response.body), { status: response.status, headers });
 }
 
 /** JSON, form or text, read from a clone so the route can still read the body itself. */

@@ -4,7 +4,7 @@ import { routePath } from "hono/route";
 import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { bodyBytes, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
@@ -102,7 +102,7 @@ async function captureResponse(c: Context): Promise<HttpResponse> {
   const body = Buffer.from(await res.arrayBuffer());
   // An init of plain fields, not `res` itself: given a Response as init, @hono/node-server builds a
   // second full Response object for the copy, which costs more than the rest of the request.
-  const copy = new Response(asBytes(body), { status: res.status, statusText: res.statusText, headers: res.headers });
+  const copy = new Response(bodyBytes(body), { status: res.status, statusText: res.statusText, headers: res.headers });
   // Cleared first: replacing a set `c.res` makes Hono copy the new one (reading its `body` builds a
   // native Response and a stream) to merge headers that the copy already has, all of them.
   c.res = undefined as unknown as Response;
@@ -117,12 +117,7 @@ function send(c: Context, response: HttpResponse): Response {
   // Hono types statuses as a union of literals; any status the route produced is valid here.
   const status = response.status as 200;
   if (response.body.length === 0) return c.body(null, status, response.headers);
-  return c.body(asBytes(response.body), status, response.headers);
-}
-
-/** The Buffer's bytes as the plain Uint8Array Hono's types ask for: a view on the same memory, not a copy (return type inferred: `Uint8Array<T>` exists only from TypeScript 5.7). */
-function asBytes(buffer: Buffer) {
-  return new Uint8Array(buffer.buffer as ArrayBuffer, buffer.byteOffset, buffer.byteLength);
+  return c.body(bodyBytes(response.body), status, response.headers);
 }
 
 /**

@@ -6,6 +6,16 @@ export type HttpHeaders = Record<string, string | string[]>;
 /** A response as it goes on the wire: the body is bytes, serialized exactly once. */
 export type HttpResponse = { status: number; headers: HttpHeaders; body: Buffer };
 
+/**
+ * A Buffer's bytes as the plain Uint8Array a fetch `Response` (and Hono's `c.body`) takes: a view on the
+ * same memory, not a copy. Typed on `ArrayBuffer`, which a Buffer's memory is at run time: with the DOM
+ * lib (Next.js), `BodyInit` refuses `ArrayBufferLike`. Return type inferred: `Uint8Array<T>` exists only
+ * from TypeScript 5.7.
+ */
+export function bodyBytes(buffer: Buffer) {
+  return new Uint8Array(buffer.buffer as ArrayBuffer, buffer.byteOffset, buffer.byteLength);
+}
+
 /** What a wrapper-style route returns: the adapter serializes it once and sends those same bytes on every replay. */
 export type RouteResult = {
   /** @default 200 */
