@@ -6,7 +6,7 @@ import type { IdempotencyContext } from "./context";
 import { idempotencyErrorResponse, routeError } from "./error-response";
 import type { HttpResponse } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
-import { requestHash } from "./request-fingerprint";
+import { requestFingerprint } from "./request-fingerprint";
 import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions } from "./route-options";
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
@@ -106,9 +106,9 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
       }
       context.key = key;
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
-      context.requestHash = route.getFingerprint
-        ? hashPayload(await route.getFingerprint(req))
-        : requestHash(request.method, request.url, await route.getBody(req));
+      context.requestHash = hashPayload(
+        route.getFingerprint ? await route.getFingerprint(req) : requestFingerprint(request.method, request.url, await route.getBody(req)),
+      );
       let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
       const operation = async (lease: Lease, tx?: unknown) => {

@@ -1,5 +1,5 @@
 // What an HTTP request's fingerprint covers: method, concrete path, canonical query and body.
-import { hashPayload, sha256Hex } from "../fingerprint";
+import { hashPayload } from "../fingerprint";
 /** The fingerprint's input for a request, before hashing. */
 export type RequestFingerprint = { method: string; path: string; query: Array<[string, string | null]>; bodyHash: string };
 
@@ -16,22 +16,6 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
   const start = url.indexOf("?");
   const path = start === -1 ? url : url.slice(0, start);
   return { method: method.toUpperCase(), path, query: canonicalQuery(start === -1 ? "" : url.slice(start + 1)), bodyHash: hashPayload(body) };
-}
-
-/**
- * `hashPayload(requestFingerprint(method, url, body))`, the hash every adapter keys a request by.
- * The fingerprint's canonical JSON is written out directly (keys in sorted order, values as
- * `JSON.stringify` writes them): its shape is fixed, so walking and sorting it on every request
- * buys nothing, and the hash stays the one recorded keys already carry.
- *
- * @example
- * requestHash("POST", "/payments?b=2&a", { amount: 5 }) === hashPayload(requestFingerprint("POST", "/payments?b=2&a", { amount: 5 })); // true
- */
-export function requestHash(method: string, url: string, body: unknown): string {
-  const fingerprint = requestFingerprint(method, url, body);
-  let query = "";
-  for (const [name, value] of fingerprint.query) query += `${query === "" ? "" : ","}[${JSON.stringify(name)},${value === null ? "null" : JSON.stringify(value)}]`;
-  return sha256Hex(`{"bodyHash":"${fingerprint.bodyHash}","method":${JSON.stringify(fingerprint.method)},"path":${JSON.stringify(fingerprint.path)},"query":[${query}]}`);
 }
 
 /**
