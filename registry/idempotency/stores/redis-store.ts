@@ -117,7 +117,7 @@ export class RedisStore implements IdempotencyStore {
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    return (await this.run(SCRIPTS.increment, 1, this.counterKey(scope), lifetime(ttlMs))) as number;
+    return (await this.run(SCRIPTS.increment, 1, this.keys(scope).counter, lifetime(ttlMs))) as number;
   }
 
   /**
@@ -143,7 +143,7 @@ export class RedisStore implements IdempotencyStore {
       candidates.map(async ({ member }) => {
         const scope = fromMember(member);
         const k = this.keys(scope);
-        const retryCount = (await this.run(SCRIPTS.recover, 3, k.record, this.counterKey(scope), k.index, member, olderThanMs, maxRetries, lifetime(ttlMs))) as number | null;
+        const retryCount = (await this.run(SCRIPTS.recover, 3, k.record, k.counter, k.index, member, olderThanMs, maxRetries, lifetime(ttlMs))) as number | null;
         return retryCount === null ? [] : [{ ...scope, retryCount, poisoned: retryCount >= maxRetries }];
       }),
     );
@@ -155,14 +155,12 @@ export class RedisStore implements IdempotencyStore {
     return 0;
   }
 
-  /**
-   * The record and index keys of one scope (built on every call, so only the two every request
-   * needs); the `{table:bucket}` hash tag puts them and the counter (`counterKey`) in one slot.
-   */
-  private keys(scope: IdempotencyScope): { member: string; record: string; index: string } {
+  /** The keys of one scope; the `{table:bucket}` hash tag puts all three in one slot. */
+  private keys(scope: IdempotencyScope) {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
-    const tag = this.tag(member);
-    return { member, record: `${tag}:r:${member}`, index: `${tag}:processing` };
+    const bucket = fnv1a(member) % this.buckets;
+    const tag = `${this.prefix}{${this.table}:${bucket}}`;
+    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, index: `${tag}:processing` };
   }
 
   /** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
@@ -171,15 +169,6 @@ export class RedisStore implements IdempotencyStore {
       if (!err.message.startsWith("NOSCRIPT")) throw err;
       return this.redis.eval(script.lua, numberOfKeys, ...keysAndArgs);
     });
-  }
-
-  private counterKey(scope: IdempotencyScope): string {
-    const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
-    return `${this.tag(member)}:n:${member}`;
-  }
-
-  private tag(member: string): string {
-    return `${this.prefix}{${this.table}:${fnv1a(member) % this.buckets}}`;
   }
 
   private indexKey(bucket: number): string {
