@@ -78,31 +78,22 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const writes = await drizzleWrites();
       return opened(drizzleClient(drizzle(db)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => db.close());
     }
-    case "prisma": {
-      const { PrismaClient } = await import("../clients/prisma/generated/client");
-      const { PrismaPg } = await import("@prisma/adapter-pg");
-      const { prismaClient } = await import("@/blocks/idempotency/stores/clients/prisma");
-      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
-      return opened(
-        prismaClient(prisma, { maxWait: 10_000, timeout: 30_000 }),
-        (tx, table, key) => tx.$executeRawUnsafe(`INSERT INTO ${table} (key) VALUES ($1)`, key),
-        () => prisma.$disconnect(),
-      );
-    }
+    case "prisma":
     case "prisma-pool": {
       const { default: pg } = await import("pg");
       const { PrismaClient } = await import("../clients/prisma/generated/client");
       const { PrismaPg } = await import("@prisma/adapter-pg");
       const { prismaClient } = await import("@/blocks/idempotency/stores/clients/prisma");
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
-      pool.on("error", () => {});
-      const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+      // "prisma-pool": the store's own statements go to the pg Pool under PrismaPg (the `pool` option).
+      const pool = name === "prisma-pool" ? new pg.Pool({ connectionString: url, max: 10 }) : undefined;
+      pool?.on("error", () => {});
+      const prisma = new PrismaClient({ adapter: new PrismaPg(pool ?? { connectionString: url, max: 10 }) });
       return opened(
         prismaClient(prisma, { pool, maxWait: 10_000, timeout: 30_000 }),
         (tx, table, key) => tx.$executeRawUnsafe(`INSERT INTO ${table} (key) VALUES ($1)`, key),
         async () => {
           await prisma.$disconnect();
-          await pool.end();
+          await pool?.end();
         },
       );
     }
