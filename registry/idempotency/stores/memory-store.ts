@@ -128,8 +128,8 @@ export class MemoryStore implements IdempotencyStore {
     this.countersByUser.add(scope.userId, key);
     if (this.counters.size > this.maxRecords) {
       // Forgetting a counter resets a key's retry budget: make the biggest holder pay, never a bystander.
-      const victim = this.countersByUser.oldestOfBiggest(() => true);
-      if (victim) this.dropCounter(victim.owner, victim.id);
+      const victim = this.countersByUser.oldestOfBiggest(1, () => true);
+      if (victim) this.dropCounter(victim.owner, victim.ids[0] as string);
     }
     return count;
   }
@@ -190,18 +190,18 @@ export class MemoryStore implements IdempotencyStore {
   /**
    * Evicts expired records first, then the oldest completed records of the user who holds the most:
    * under one user's flood, only that user's records go (a bystander's evicted record would let its
-   * retry run again). Running executions are never evicted. It frees 1 % of the store at a time: a
-   * Map keeps the slots of deleted entries until it grows, and walking past them on every create
-   * would make each request O(records) once the store is full.
+   * retry run again). Running executions are never evicted. It frees 1 % of the store at a time, in
+   * one walk over the biggest holder's ids: a Map or Set keeps the slots of deleted entries until it
+   * grows, and walking past them for every single eviction cost several microseconds per request.
    */
   private makeRoom(): void {
     if (this.records.size < this.maxRecords) return;
     if (this.now() >= this.earliestExpiry) this.evictExpired();
     const target = this.maxRecords - Math.max(1, Math.floor(this.maxRecords / 100));
     while (this.records.size > target) {
-      const victim = this.recordsByUser.oldestOfBiggest((recordId) => this.records.get(recordId)?.status !== "PROCESSING");
-      if (!victim) break;
-      this.drop(victim.id, this.records.get(victim.id) as IdempotencyRecord);
+      const victims = this.recordsByUser.oldestOfBiggest(this.records.size - target, (recordId) => this.records.get(recordId)?.status !== "PROCESSING");
+      if (!victims) break;
+      for (const recordId of victims.ids) this.drop(recordId, this.records.get(recordId) as IdempotencyRecord);
     }
     if (this.records.size >= this.maxRecords) {
       throw new Error(`MemoryStore is full: ${this.maxRecords} records, and the biggest holder's are all in progress.`);
@@ -234,13 +234,28 @@ class Owners {
     if (ids?.delete(id) && ids.size === 0) this.byOwner.delete(owner);
   }
 
-  /** The oldest id that `evictable` accepts, of the owner holding the most ids. */
-  oldestOfBiggest(evictable: (id: string) => boolean): { owner: string; id: string } | undefined {
+  /**
+   * Up to `count` of the oldest ids that `evictable` accepts, all of the owner holding the most, and
+   * never so many that it ends up holding fewer than the runner-up: the next call takes from whoever
+   * is biggest then.
+   */
+  oldestOfBiggest(count: number, evictable: (id: string) => boolean): { owner: string; ids: string[] } | undefined {
     let biggest: [string, Set<string>] | undefined;
-    for (const entry of this.byOwner) if (!biggest || entry[1].size > biggest[1].size) biggest = entry;
+    let runnerUp = 0;
+    for (const entry of this.byOwner) {
+      if (!biggest || entry[1].size > biggest[1].size) {
+        runnerUp = biggest ? biggest[1].size : 0;
+        biggest = entry;
+      } else runnerUp = Math.max(runnerUp, entry[1].size);
+    }
     if (!biggest) return undefined;
-    for (const id of biggest[1]) if (evictable(id)) return { owner: biggest[0], id };
-    return undefined;
+    const take = Math.min(count, Math.max(1, biggest[1].size - runnerUp));
+    const ids: string[] = [];
+    for (const id of biggest[1]) {
+      if (ids.length === take) break;
+      if (evictable(id)) ids.push(id);
+    }
+    return ids.length > 0 ? { owner: biggest[0], ids } : undefined;
   }
 }
 
