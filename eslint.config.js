@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "test/fixtures/", "bench/results/", "coverage/"] },
+  { ignores: ["dist/", "node_modules/", "test/fixtures/", "bench/results/", "bench/.build/", "coverage/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

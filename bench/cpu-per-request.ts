@@ -45,7 +45,7 @@ const PRESETS: Record<string, ServerWish[]> = {
   ],
 };
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 20_000);
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_CPU_ROUNDS ?? 2);
 
 let sent = 0;
 async function fire(server: RunningServer, amount: number, replay: boolean): Promise<void> {
