@@ -101,9 +101,9 @@ function transactional(results: BenchResults): string {
   if (!t) return "";
   const rows = (list: TransactionalRow[]) => list.map((row) => [row.label, row.requestsPerSecond, row.p99Ms, row.commitsPerRequest, x(row.versus?.requestsPerSecond), x(row.versus?.p99)]);
   return [
-    `In process, ${t.lanes} concurrent first requests (fresh keys) for ${t.turnSeconds} s per turn, contenders in alternation; ratios are the median of per-round ratios. Commits are counted on the client (statements outside a transaction, plus committed transactions). Rows with a "WAL flush" run with every WAL flush made that much slower (\`commit_delay\`, held under the WAL write lock like a slow fsync), as on networked block storage; this machine's own disk flushes in about 0.1 ms (\`pg_test_fsync\`), so there commits cost little.`,
+    `In process, ${t.lanes} concurrent first requests (fresh keys; a row naming its lanes ran that many) for ${t.turnSeconds} s per turn, contenders in alternation; ratios are the median of per-round ratios. Commits are counted on the client (statements outside a transaction, plus committed transactions). Rows with a "WAL flush" run with every WAL flush made that much slower (\`commit_delay\`, held under the WAL write lock like a slow fsync), as on networked block storage; this machine's own disk flushes in about 0.1 ms (\`pg_test_fsync\`), so there commits cost little.`,
     table(["First request", "req/s", "p99", "commits per request", "req/s x floor", "p99 x floor"], rows(t.vsFloor)),
-    "Non-transactional `execute` through each client adapter (PGlite runs in process on one connection: not compared in req/s):",
+    "Non-transactional `execute` through each client adapter, each client in its own alternation with the pg adapter (whose row gathers its turns of every pairing; PGlite runs in process on one connection: not compared in req/s):",
     table(["Client", "req/s", "p99", "commits per request", "req/s x pg", "p99 x pg"], rows(t.clients)),
   ].join("\n\n");
 }

@@ -40,12 +40,12 @@ function counting<Tx>(client: TransactionalSqlClient<Tx>) {
   return { counter, client: counted };
 }
 
-async function turn(contender: Contender, seconds: number): Promise<Turn> {
+async function turn(contender: Contender, seconds: number, lanes: number): Promise<Turn> {
   const latencies: number[] = [];
   const commitsBefore = contender.commits();
   const end = performance.now() + seconds * 1000;
   await Promise.all(
-    Array.from({ length: settings.connections }, async () => {
+    Array.from({ length: lanes }, async () => {
       while (performance.now() < end) {
         const started = performance.now();
         await contender.request(`${runId}-${randomUUID()}`);
@@ -62,13 +62,13 @@ async function turn(contender: Contender, seconds: number): Promise<Turn> {
 }
 
 /** A B C, then C B A, ...; the first contender is the baseline every other one is compared with. */
-async function alternate(contenders: Contender[]): Promise<TransactionalRow[]> {
+async function alternate(contenders: Contender[], lanes = settings.connections): Promise<TransactionalRow[]> {
   const seconds = settings.transactionalSeconds;
   const turns = new Map<Contender, Turn[]>(contenders.map((c) => [c, []]));
-  for (const contender of contenders) await turn(contender, Math.min(seconds, settings.warmupSeconds));
+  for (const contender of contenders) await turn(contender, Math.min(seconds, settings.warmupSeconds), lanes);
   for (let r = 0; r < settings.rounds; r++) {
     for (const contender of r % 2 === 0 ? contenders : [...contenders].reverse()) {
-      const result = await turn(contender, seconds);
+      const result = await turn(contender, seconds, lanes);
       turns.get(contender)?.push(result);
       console.log(`  [r${r}] ${contender.label.padEnd(40)} ${String(result.requestsPerSecond).padStart(6)} req/s  p99 ${result.p99Ms} ms  ${result.commitsPerRequest} commits per request`);
     }
@@ -105,13 +105,19 @@ async function ordersTable(admin: pg.Pool, purpose: string): Promise<string> {
 const NETWORKED_FLUSH_US = 1000;
 
 /**
+ * Where the database is not saturated, a request waits for its commits instead of for CPU: 4 lanes, where
+ * 16 keep both contenders CPU-bound on this 2-core machine (PostgreSQL, the pool and the load share it).
+ */
+const UNSATURATED_LANES = 4;
+
+/**
  * Transactional first requests against the floor of bench/servers/floor-route.ts with the same business INSERT
  * between its two commits; `flushDelayUs` adds that much to every WAL flush of the pool's sessions.
  */
-async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0): Promise<TransactionalRow[]> {
+async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0, lanes = settings.connections): Promise<TransactionalRow[]> {
   const pool = openPool(settings.poolSize, flushDelayUs ? `-c commit_delay=${flushDelayUs} -c commit_siblings=0` : undefined);
-  const suffix = flushDelayUs ? `, ${flushDelayUs / 1000} ms WAL flush` : "";
-  const tag = flushDelayUs ? "_slow" : "";
+  const suffix = `${flushDelayUs ? `, ${flushDelayUs / 1000} ms WAL flush` : ""}${lanes === settings.connections ? "" : `, ${lanes} lanes`}`;
+  const tag = `${flushDelayUs ? "_slow" : ""}${lanes === settings.connections ? "" : `_${lanes}`}`;
   try {
     const { counter, client } = counting(pgClient(pool));
     const txTable = await createRunTable(admin, `tx${tag}`);
@@ -150,7 +156,7 @@ async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0): Promise<T
       },
       commits: () => floorCounter.commits,
     };
-    return await alternate([floor, transactional]);
+    return await alternate([floor, transactional], lanes);
   } finally {
     await pool.end();
   }
@@ -167,7 +173,11 @@ const CLIENTS: Array<[ClientName, string]> = [
   ["kysely", "Kysely"],
 ];
 
-/** Non-transactional `execute` (first requests) through each client adapter, all in one alternation. */
+/**
+ * Non-transactional `execute` (first requests) through each client adapter, each in its own alternation
+ * with the pg adapter (pg X, X pg, ...): in one long alternation of all seven, turns far apart in time
+ * differed by ±20 % on this shared machine, even between clients that send the same statements.
+ */
 async function executePerClient(admin: pg.Pool): Promise<TransactionalRow[]> {
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
@@ -184,7 +194,20 @@ async function executePerClient(admin: pg.Pool): Promise<TransactionalRow[]> {
         commits: () => counter.commits,
       });
     }
-    return await alternate(contenders);
+    const [pgAdapter, ...others] = contenders as [Contender, ...Contender[]];
+    const rows: TransactionalRow[] = [];
+    for (const other of others) {
+      const [base, row] = (await alternate([pgAdapter, other])) as [TransactionalRow, TransactionalRow];
+      rows.push(row);
+      // The pg adapter's own row: its turns from every pairing.
+      const pgRow = rows.find((r) => r.label === base.label);
+      if (pgRow) pgRow.rounds.push(...base.rounds);
+      else rows.unshift(base);
+    }
+    const pgRow = rows[0] as TransactionalRow;
+    pgRow.requestsPerSecond = round(median(pgRow.rounds.map((t) => t.requestsPerSecond)), 0);
+    pgRow.p99Ms = round(median(pgRow.rounds.map((t) => t.p99Ms)));
+    return rows;
   } finally {
     for (const client of opened) await client.close();
   }
@@ -197,6 +220,8 @@ export async function transactional(): Promise<TransactionalResult> {
     const vsFloor = await transactionalVsFloor(admin);
     console.log(`\nthe same, every WAL flush ${NETWORKED_FLUSH_US} µs slower (commit_delay):`);
     vsFloor.push(...(await transactionalVsFloor(admin, NETWORKED_FLUSH_US)));
+    console.log(`\nthe same with ${UNSATURATED_LANES} lanes, so that neither saturates the machine:`);
+    vsFloor.push(...(await transactionalVsFloor(admin, NETWORKED_FLUSH_US, UNSATURATED_LANES)));
     console.log("\nexecute per database client:");
     const clients = await executePerClient(admin);
     return { turnSeconds: settings.transactionalSeconds, lanes: settings.connections, vsFloor, clients };
