@@ -8,6 +8,7 @@ import { renderMarkdown } from "./report/markdown";
 import type { BenchResults } from "./report/results";
 import { evaluateTargets } from "./report/targets";
 import { cliTime, profileCliAdd } from "./scenarios/cli-time";
+import { coreCost } from "./scenarios/core-cost";
 import { httpOverhead } from "./scenarios/http-overhead";
 import { stopLoad } from "./load/run-load";
 import { jobScale } from "./scenarios/job-scale";
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
     if (scenarios.includes("cpu")) {
       console.log("\n== server CPU per request");
       partial.cpu = await serverCpu(pool);
+      console.log("\nin process, without HTTP:");
+      partial.coreCost = await coreCost();
     }
     if (scenarios.includes("peers")) {
       console.log("\n== peers");

@@ -4,6 +4,7 @@ import type { OverheadRow } from "../scenarios/http-overhead";
 import type { JobScale } from "../scenarios/job-scale";
 import type { PeerRow } from "../scenarios/peers";
 import type { RoundTripCase } from "../scenarios/round-trips";
+import type { CoreCostRow } from "../scenarios/core-cost";
 import type { CpuRow } from "../scenarios/server-cpu";
 import type { TransactionalResult } from "../scenarios/transactional";
 import type { RateLimiterResult } from "../scenarios/rate-limiter";
@@ -27,6 +28,7 @@ export type BenchResults = {
   roundTrips?: RoundTripCase[];
   overhead?: OverheadRow[];
   cpu?: CpuRow[];
+  coreCost?: CoreCostRow[];
   peers?: PeerRow[];
   transactional?: TransactionalResult;
   rateLimiter?: RateLimiterResult;

@@ -1,11 +1,11 @@
 // Starts a benchmark server in its own process and stops it; the parent only learns its port.
 import { fork, type ChildProcess } from "node:child_process";
-import { build } from "esbuild";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { settings } from "../config";
 import { specLabel, type ServerSpec } from "../servers/spec";
+import { bundle } from "./bundle";
 
 const SERVER_SOURCE = fileURLToPath(new URL("../servers/server-main.ts", import.meta.url));
 const SERVER_MAIN = fileURLToPath(new URL("../.build/server-main.mjs", import.meta.url));
@@ -15,29 +15,9 @@ const STOP_TIMEOUT_MS = 10_000;
 
 export type RunningServer = { spec: ServerSpec; label: string; url: string; pid: number; stop(): Promise<void> };
 
-let built: Promise<unknown> | undefined;
-
-/**
- * The servers run as one JavaScript bundle, as a user's production build would, not through tsx:
- * tsx keeps function names with a helper call per closure created, a cost of the dev tool (several
- * µs per request on our code, none on the bare routes or the peers' compiled packages).
- */
-function buildServers(): Promise<unknown> {
-  built ??= build({
-    entryPoints: [SERVER_SOURCE],
-    outfile: SERVER_MAIN,
-    bundle: true,
-    packages: "external",
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-  });
-  return built;
-}
-
 export async function startServer(spec: ServerSpec): Promise<RunningServer> {
-  await buildServers();
+  // One JavaScript bundle, as a production build would run (see bundle.ts).
+  await bundle(SERVER_SOURCE, SERVER_MAIN);
   const execArgv: string[] = [];
   if (settings.cpuProfile) {
     // One folder per server: a worker thread would write a profile of its own beside the main thread's.

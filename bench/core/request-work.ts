@@ -1,0 +1,77 @@
+// Run by scenarios/core-cost.ts as a bundle: what one request's idempotency work costs in process, without HTTP.
+// Prints one JSON array of { name, us } on stdout. The shared flow (`protectRoute`) on MemoryStore, fresh and
+// replayed, then the pieces of work the contract itself requires of every request.
+import { randomUUID } from "node:crypto";
+import { IdempotencyHandler, MemoryStore } from "@/blocks/idempotency";
+import { hashPayload } from "@/blocks/idempotency/fingerprint";
+import { toHttpResponse } from "@/blocks/idempotency/http/http-response";
+import { parseIdempotencyKey } from "@/blocks/idempotency/http/key-header";
+import { protectRoute } from "@/blocks/idempotency/http/protect";
+import { requestFingerprint } from "@/blocks/idempotency/http/request-fingerprint";
+import { replayableHeaders, replayResponse, toStoredResponse } from "@/blocks/idempotency/http/stored-response";
+import { deserializeResult, serializeResult } from "@/blocks/idempotency/result-json";
+import { PAYMENT_BODY } from "../load/load-plan";
+import { charge } from "../servers/payment";
+
+const CALLS = 50_000;
+const RUNS = 5;
+const body = JSON.parse(PAYMENT_BODY) as Parameters<typeof charge>[0];
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+type Req = { method: string; url: string; body: unknown };
+
+/** The flow every adapter shares, with a wrapper-style route that reads its signal, as the adapters' wrappers pass it. */
+function sharedFlow() {
+  const handler = new IdempotencyHandler(new MemoryStore(), undefined, { logger: quiet });
+  const protect = protectRoute<Req>(handler, { getUserId: () => "u_bench" }, { userIdOf: () => undefined, operationOf: (req) => `${req.method} /payments`, bodyOf: (req) => req.body });
+  return async (key: string) => {
+    const req: Req = { method: "POST", url: "/payments", body };
+    const outcome = await protect(req, {
+      method: req.method,
+      url: req.url,
+      keyHeader: key,
+      hasCredentials: false,
+      setContext: () => {},
+      produce: async (lease) => toHttpResponse({ status: 201, body: lease.signal.aborted ? undefined : charge(body) }),
+    });
+    if (outcome.kind === "error") throw outcome.error;
+  };
+}
+
+/** Best of RUNS runs of CALLS calls, in µs per call: the least disturbed run on a shared machine. */
+async function best(run: (i: number) => unknown): Promise<number> {
+  for (let i = 0; i < CALLS / 5; i++) await run(i);
+  let fastest = Infinity;
+  for (let r = 0; r < RUNS; r++) {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < CALLS; i++) await run(i);
+    fastest = Math.min(fastest, Number(process.hrtime.bigint() - started) / CALLS / 1000);
+  }
+  return Math.round(fastest * 100) / 100;
+}
+
+async function main(): Promise<void> {
+  const rows: Array<{ name: string; us: number }> = [];
+  const measure = async (name: string, run: (i: number) => unknown) => rows.push({ name, us: await best(run) });
+
+  const fresh = sharedFlow();
+  let sent = 0;
+  await measure("shared flow (protectRoute + handler + MemoryStore), fresh key", () => fresh(`fresh-${sent++}`));
+  const replay = sharedFlow();
+  for (let i = 0; i < 200; i++) await replay(`replay-${i}`);
+  await measure("shared flow, replay", (i) => replay(`replay-${i % 200}`));
+
+  const replayable = replayableHeaders();
+  const response = toHttpResponse({ status: 201, body: charge(body) });
+  const stored = serializeResult(toStoredResponse(response, replayable)) as string;
+  await measure("  Idempotency-Key header parsed and checked", (i) => parseIdempotencyKey(`key-${i}`));
+  await measure("  fingerprint: canonical JSON + SHA-256 of body, then of method/path/query", () => hashPayload(requestFingerprint("POST", "/payments", body)));
+  await measure("  fencing token (randomUUID)", () => randomUUID());
+  await measure("  AbortSignal for the route (new AbortController().signal)", () => new AbortController().signal);
+  await measure("  route result serialized (JSON + Buffer)", () => toHttpResponse({ status: 201, body: charge(body) }));
+  await measure("  response as stored (text + JSON)", () => serializeResult(toStoredResponse(response, replayable)));
+  await measure("  replay: stored JSON parsed into the response", () => replayResponse(deserializeResult(stored), replayable, "idempotent-replayed"));
+  process.stdout.write(JSON.stringify(rows));
+}
+
+void main();
