@@ -80,11 +80,11 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
-    return this.settle(scope, token, (record) => Object.assign(record, { status: "SUCCESS", response, ...this.stamp(ttlMs) }));
+    return this.settle(scope, token, (record) => this.complete(record, "SUCCESS", response, ttlMs));
   }
 
   async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
-    return this.settle(scope, token, (record) => Object.assign(record, { status: "FAILED", response, ...this.stamp(ttlMs) }));
+    return this.settle(scope, token, (record) => this.complete(record, "FAILED", response, ttlMs));
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
@@ -113,7 +113,7 @@ export class MemoryStore implements IdempotencyStore {
     return stuck.map((record) => {
       const retryCount = this.bump(record, ttlMs);
       const poisoned = retryCount >= maxRetries;
-      if (poisoned) Object.assign(record, { status: "FAILED", ...this.stamp(ttlMs) });
+      if (poisoned) this.complete(record, "FAILED", record.response, ttlMs);
       else this.drop(id(record), record);
       return { operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned };
     });
@@ -176,10 +176,14 @@ export class MemoryStore implements IdempotencyStore {
     return record.expiresAt.getTime() > this.now();
   }
 
-  private stamp(ttlMs: number) {
+  /** Field by field, not `Object.assign(record, { ...stamp })`: this runs on every first request. */
+  private complete(record: IdempotencyRecord, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): void {
     const now = this.now();
     this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
-    return { updatedAt: new Date(now), expiresAt: new Date(now + ttlMs) };
+    record.status = status;
+    record.response = response;
+    record.updatedAt = new Date(now);
+    record.expiresAt = new Date(now + ttlMs);
   }
 
   private drop(recordId: string, record: IdempotencyRecord): void {
@@ -259,6 +263,7 @@ class Owners {
   }
 }
 
+/** One string per scope, unambiguous (each name prefixed with its length), and cheaper than JSON of the three. */
 function id({ operation, userId, key }: IdempotencyScope): string {
-  return JSON.stringify([operation, userId, key]);
+  return `${operation.length}:${operation}${userId.length}:${userId}${key}`;
 }
