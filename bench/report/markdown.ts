@@ -113,7 +113,7 @@ function transactional(results: BenchResults): string {
   return [
     `In process, ${t.lanes} concurrent first requests (fresh keys; a row naming its lanes ran that many) for ${t.turnSeconds} s per turn, contenders in alternation; ratios are the median of per-round ratios. Commits are counted on the client (statements outside a transaction, plus committed transactions). Rows with a "WAL flush" run with every WAL flush made that much slower (\`commit_delay\`, held under the WAL write lock like a slow fsync), as on networked block storage; this machine's own disk flushes in about 0.1 ms (\`pg_test_fsync\`), so there commits cost little.`,
     table(["First request", "req/s", "p99", "commits per request", "req/s x floor", "p99 x floor"], rows(t.vsFloor)),
-    "Non-transactional `execute` through each client adapter, each client in its own alternation with the pg adapter (whose row gathers its turns of every pairing; PGlite runs in process on one connection: not compared in req/s):",
+    "Non-transactional `execute` through each client adapter, each client in its own alternation with the pg adapter (whose row gathers its turns of every pairing; PGlite runs in process on one connection: not compared in req/s). Prisma is held to the target as `blocks add` wires it, with the pg Pool under PrismaPg passed as `pool`; the row without it shows what its query engine costs per statement:",
     table(["Client", "req/s", "p99", "commits per request", "req/s x pg", "p99 x pg"], rows(t.clients)),
   ].join("\n\n");
 }

@@ -52,7 +52,7 @@ function transactionalTargets(results: Omit<BenchResults, "targets">): Target[] 
     });
   }
   for (const row of t.clients) {
-    if (!row.versus) continue;
+    if (!row.versus || row.informational) continue;
     targets.push({
       target: `execute through ${row.label}: within 10 % of the ${row.versus.to} adapter's req/s`,
       measured: `${row.versus.requestsPerSecond}x`,
