@@ -99,6 +99,11 @@ async function captureResponse(c: Context): Promise<HttpResponse> {
   if (res.headers.get("transfer-encoding") === "chunked" || res.headers.get("content-type")?.startsWith("text/event-stream")) {
     throw new UncapturableResponseError("the route returned a streaming response");
   }
+  const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  const kept = nodeServerBody(res);
+  if (kept !== undefined) return { status: res.status, headers, body: kept };
   const body = Buffer.from(await res.arrayBuffer());
   // An init of plain fields, not `res` itself: given a Response as init, @hono/node-server builds a
   // second full Response object for the copy, which costs more than the rest of the request.
@@ -107,10 +112,28 @@ async function captureResponse(c: Context): Promise<HttpResponse> {
   // native Response and a stream) to merge headers that the copy already has, all of them.
   c.res = undefined as unknown as Response;
   c.res = copy;
-  const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
-  const cookies = res.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
   return { status: res.status, headers, body };
+}
+
+/** The symbol under which @hono/node-server's Response keeps what it was made with; found on first sight. */
+let nodeServerCache: symbol | undefined;
+
+/**
+ * The body of a Response that @hono/node-server made and nothing has read yet: it keeps the string or
+ * bytes it was given (`[status, body, headers]` under a private symbol) and writes them out as they are.
+ * Reading them there, rather than through `res.arrayBuffer()`, which builds a native Response and
+ * reads it as a stream, saves the largest cost of capturing; the response itself stays unread, so
+ * `c.res` goes out unchanged. Undefined for any other Response, or a version that keeps it otherwise:
+ * then the public path reads it.
+ */
+function nodeServerBody(res: Response): Buffer | undefined {
+  nodeServerCache ??= Object.getOwnPropertySymbols(res).find((symbol) => symbol.description === "cache");
+  const kept: unknown = nodeServerCache && (res as unknown as Record<symbol, unknown>)[nodeServerCache];
+  if (!Array.isArray(kept) || kept[0] !== res.status) return undefined;
+  const body: unknown = kept[1];
+  if (typeof body === "string") return Buffer.from(body, "utf8");
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return body === null ? Buffer.alloc(0) : undefined;
 }
 
 function send(c: Context, response: HttpResponse): Response {

@@ -2,6 +2,10 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { streamText } from "hono/streaming";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
@@ -11,7 +15,9 @@ import { idempotency, idempotent } from "@/blocks/idempotency/adapters/hono";
 
 type Env = { Variables: { user: { id: string } } };
 
-const honoDriver: HttpDriver = {
+type Transport = (app: Hono<Env>, contexts: Map<string, () => IdempotencyContext | undefined>) => TestApp | Promise<TestApp>;
+
+const honoDriver = (transport: Transport): HttpDriver => ({
   captureSeesThrownErrors: true,
   async start({ handler, style, routes }) {
     const app = new Hono<Env>();
@@ -35,9 +41,9 @@ const honoDriver: HttpDriver = {
         app.on(method, route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
       }
     }
-    return request(app, contexts);
+    return transport(app, contexts);
   },
-};
+});
 
 function send(c: Context, reply: RouteReply): Response | Promise<Response> {
   const status = (reply.status ?? 200) as 200;
@@ -63,7 +69,7 @@ function request(app: Hono<Env>, contexts: Map<string, () => IdempotencyContext 
   };
 }
 
-runHttpConformance(honoDriver);
+runHttpConformance(honoDriver(request));
 
 describe("Hono capture", () => {
   it("names the operation after the handler's route, also when mounted with app.use()", async () => {
@@ -131,3 +137,30 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
   });
 });
 
+
+/**
+ * The same suite served by @hono/node-server, whose lightweight Response the capture reads without
+ * building a native one. Last in this file: `serve()` puts that Response in place of the global one.
+ */
+describe("served by @hono/node-server", () => {
+  runHttpConformance(
+    honoDriver(async (app, contexts) => {
+      const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+      await once(server, "listening");
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      return {
+        async request(request) {
+          const { path, testId, init } = toFetchRequest(request);
+          const response = await fetch(base + path, init);
+          const body = Buffer.from(await response.arrayBuffer());
+          return testResponse(response.status, response.headers, body, contexts.get(testId)?.());
+        },
+        async close() {
+          server.closeAllConnections();
+          server.close();
+          await once(server, "close");
+        },
+      };
+    }),
+  );
+});
