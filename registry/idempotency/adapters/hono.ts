@@ -91,7 +91,7 @@ function requestOf(c: Context, produce: ProtectedRequest["produce"], thrownError
   };
 }
 
-/** Reads the handler's response into bytes, and puts an identical one back for the client. */
+/** Reads the handler's response into bytes; when that spends its body, puts an identical one back for the client. */
 async function captureResponse(c: Context): Promise<HttpResponse> {
   const res = c.res;
   // Hono's streaming helpers declare chunked transfer (SSE also its content type); reading such a
