@@ -4,6 +4,7 @@ import type { BlocksConfig } from "../config/blocks-config.js";
 import { transformSource } from "../transforms/transform.js";
 import type { DatabaseClient } from "./setup-clients.js";
 import { storeWiring, type RecordStore } from "./setup-stores.js";
+import { setupTargets } from "./setup-targets.js";
 import { setupTest } from "./setup-test.js";
 
 export type SetupChoices = {
@@ -21,13 +22,6 @@ export type SetupChoices = {
 };
 
 export type SetupFile = { target: string; content: string };
-
-/** Where the wiring lands: beside the blocks folder (src/blocks -> src/idempotency-setup.ts). */
-export function setupTargets(config: BlocksConfig): { setup: string; test: string; job: string } {
-  const parent = path.posix.dirname(config.dir);
-  const at = (file: string) => path.posix.normalize(path.posix.join(parent, file));
-  return { setup: at("idempotency-setup.ts"), test: at("idempotency-setup.test.ts"), job: at("jobs/idempotency-maintenance.ts") };
-}
 
 /**
  * The three files, with imports already in the project's style. They import the blocks by relative

@@ -1,10 +1,11 @@
 // `runAdd` on a fixture copy, without installing: what is written, what is kept, and the clear errors.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runInit } from "../../cli/commands/init.js";
 import { contentHash } from "../../cli/utils/files.js";
+import { configureOutput } from "../../cli/utils/logger.js";
 import { rejection, tempProject } from "./helpers.js";
 
 async function initialised(fixture = "hono-bundler") {
@@ -19,6 +20,21 @@ const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =
 const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8"));
 
 describe("blocks add", () => {
+  it("its Next: test command runs the wiring's own test too, the one on the app's real PostgreSQL client", async () => {
+    const dir = await initialised();
+    configureOutput({ silent: false });
+    const out: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+    try {
+      await add(dir);
+    } finally {
+      vi.restoreAllMocks();
+      configureOutput({ silent: true });
+    }
+    expect(existsSync(path.join(dir, "src/idempotency-setup.test.ts"))).toBe(true);
+    expect(out.join("")).toContain("npx vitest run src/blocks src/idempotency-setup.test.ts");
+  });
+
   it("writes the block with its tests, the maintenance job and the migration, and locks every file's hash", async () => {
     const dir = await initialised();
     const result = await add(dir);
