@@ -283,4 +283,24 @@ describe("blocks add: features, versions and the build", () => {
     await add(nodenext);
     expect(readFileSync(path.join(nodenext, "src/blocks/idempotency/README.md"), "utf8")).toContain('from "@/blocks/idempotency/index.js";');
   });
+
+  it("without an alias, under NodeNext, every import of every vendored .md's snippets is relative with .js, other blocks' files included", async () => {
+    const dir = tempProject("express-nodenext");
+    await runInit({ cwd: dir, yes: true, alias: "none" });
+    const result = await add(dir);
+    const docs = result.files.map((file) => file.target).filter((target) => target.endsWith(".md"));
+    expect(docs).toEqual(expect.arrayContaining(["src/blocks/idempotency/README.md", "src/blocks/idempotency/TRANSACTIONS.md"]));
+    const specifiers = docs.flatMap((doc) =>
+      [...readFileSync(path.join(dir, doc), "utf8").matchAll(/```(?:ts|typescript)\n([\s\S]*?)```/g)].flatMap((block) =>
+        [...(block[1] ?? "").matchAll(/\bfrom "([^"]+)"/g)].map((match) => match[1] as string),
+      ),
+    );
+    const local = specifiers.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("@/"));
+    expect(local).toEqual(expect.arrayContaining(["./blocks/logger/index.js", "./blocks/error-handler/adapters/express.js", "./blocks/idempotency/index.js"]));
+    expect(local.filter((specifier) => !/^\.\.?\/.*\.js$/.test(specifier))).toEqual([]);
+    // Setup step 2 shows pg whatever the client: it says so and where each client's lines are.
+    const readme = readFileSync(path.join(dir, "src/blocks/idempotency/README.md"), "utf8");
+    const setup = readme.slice(readme.indexOf("2. Build one handler"), readme.indexOf("3. Protect routes"));
+    expect(setup).toMatch(/`pg`[\s\S]*TRANSACTIONS\.md/);
+  });
 });
