@@ -2,6 +2,7 @@
 import path from "node:path";
 import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { readLock, type Lock } from "../config/lock-file.js";
+import { blockTable } from "../migrate/block-store.js";
 import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry, type Registry, type RegistryBlock } from "../registry/manifest.js";
@@ -49,6 +50,8 @@ export type AddPlan = {
   files: PlannedFile[];
   dependencies: DependencyPlan;
   migrations: MigrationPlan[];
+  /** Block name -> the table its store uses (`--table`, else the one recorded at an earlier `add`), for every block with one. */
+  tables: Record<string, string>;
   /** What keeps the vendored tests out of the project's build output. */
   build: BuildPlan;
 };
@@ -73,7 +76,10 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
   const loggerBlock = blocks.some((block) => block.name === "logger") || lock.blocks.logger !== undefined;
   const wiring = wiringChoices(features, declared);
-  const setup = blocks.some((block) => block.setup) ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table: options.table, ...wiring }, tests }) : [];
+  const tables = Object.fromEntries(blocks.filter((block) => block.migration).map((block) => [block.name, blockTable(block, lock, options.table)]));
+  const setupBlock = blocks.find((block) => block.setup);
+  const table = setupBlock ? tables[setupBlock.name] : undefined;
+  const setup = setupBlock ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table, ...wiring }, tests }) : [];
   const files = [...vendored, ...setup];
   // A wiring written on PostgreSQL may import more than its client's own package (Kysely's opens a pg Pool).
   const wiringPackages = setup.length > 0 && wiring.store === "postgres" ? DATABASE_CLIENTS[wiring.client].packages : [];
@@ -84,13 +90,13 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
       planMigration({
         root,
         block: block.name,
-        table: options.table ?? block.migration?.table ?? "",
+        table: tables[block.name] ?? "",
         target: { layout: config.database.layout, migrations: config.database.migrations },
         lock,
       }),
     );
   const build = tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
-  return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, build };
+  return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, tables, build };
 }
 
 /** `--framework` wins; else the frameworks the project declares; else ask, or core only with --yes. */

@@ -65,6 +65,12 @@ export async function planFiles(input: {
   const planned = new Map(
     entries.filter((entry) => entry.registryPath).map((entry) => [entry.registryPath as string, { target: entry.target, block: entry.block }]),
   );
+  // A README's snippets may import any block's files (the logger, another framework's adapter): each
+  // resolves to where `add` puts it, so every snippet reads in the project's import style.
+  const documented = new Map([
+    ...registry.blocks.flatMap((block) => block.files.map((file) => [file.path, { target: posix.normalize(posix.join(config.dir, file.target ?? file.path)), block: block.name }] as const)),
+    ...planned,
+  ]);
   // ts-morph (and the TypeScript it carries) takes most of a second to load: only commands that rewrite pay for it.
   const { transformSource } = await import("../transforms/transform.js");
   const { renderReadme } = await import("./render-readme.js");
@@ -80,7 +86,7 @@ export async function planFiles(input: {
       blocksDir: posix.normalize(config.dir),
       moduleStyle: config.moduleStyle,
     };
-    const content = entry.source.endsWith(".md") ? renderReadme(text, ctx) : transformSource(text, entry.source, ctx);
+    const content = entry.source.endsWith(".md") ? renderReadme(text, { ...ctx, planned: documented }) : transformSource(text, entry.source, ctx);
     const current = await readIfExists(absolute);
     const hash = contentHash(content);
     files.push({ ...entry, absolute, content, hash, current, state: stateOf(current, hash, lockedHash(input.lock, entry.target)) });

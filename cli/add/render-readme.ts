@@ -7,8 +7,8 @@ const SNIPPET = /```(ts|typescript)\n([\s\S]*?)```/g;
 
 /**
  * Each snippet is rewritten as if it were a file of the app beside the blocks folder (src/app.ts for
- * src/blocks). A snippet importing a file this project does not get (another framework's adapter)
- * is left as written.
+ * src/blocks). `ctx.planned` should name every registry file, added or not (the logger block, another
+ * framework's adapter): a snippet importing a file it lacks is left as written.
  *
  * @example
  * renderReadme(text, ctx); // 'from "@/blocks/idempotency"' -> 'from "../blocks/idempotency"' without an alias

@@ -4,6 +4,7 @@ import type { BlocksConfig } from "../config/blocks-config.js";
 import { transformSource } from "../transforms/transform.js";
 import type { DatabaseClient } from "./setup-clients.js";
 import { storeWiring, type RecordStore } from "./setup-stores.js";
+import { setupTargets } from "./setup-targets.js";
 import { setupTest } from "./setup-test.js";
 
 export type SetupChoices = {
@@ -21,13 +22,6 @@ export type SetupChoices = {
 };
 
 export type SetupFile = { target: string; content: string };
-
-/** Where the wiring lands: beside the blocks folder (src/blocks -> src/idempotency-setup.ts). */
-export function setupTargets(config: BlocksConfig): { setup: string; test: string; job: string } {
-  const parent = path.posix.dirname(config.dir);
-  const at = (file: string) => path.posix.normalize(path.posix.join(parent, file));
-  return { setup: at("idempotency-setup.ts"), test: at("idempotency-setup.test.ts"), job: at("jobs/idempotency-maintenance.ts") };
-}
 
 /**
  * The three files, with imports already in the project's style. They import the blocks by relative
@@ -155,9 +149,13 @@ function setupModule(choices: SetupChoices): string {
     "",
     "export type IdempotencySetup = {",
     `  handler: ${store.handlerType};`,
+    "  /**",
     store.lock
-      ? "  /** Runs recovery (every 5 minutes) and cleanup (hourly) in this process; SIGTERM and SIGINT stop them and close the clients. */"
-      : "  /** Runs recovery every 5 minutes in this process (the store deletes expired records itself); SIGTERM and SIGINT stop it and close the clients. */",
+      ? "   * Runs recovery (every 5 minutes) and cleanup (hourly) in this process. SIGTERM and SIGINT stop them;"
+      : "   * Runs recovery every 5 minutes in this process (the store deletes expired records itself). SIGTERM and SIGINT stop it;",
+    "   * they also close the clients and exit, unless the app handles that signal itself: then the app",
+    "   * drains its server and calls `close()` (requests still running keep their database).",
+    "   */",
     "  startMaintenance(): void;",
     `  /** Runs ${store.lock ? "both jobs" : "recovery"} once: the cron entry calls this, then \`close()\`. */`,
     "  runMaintenanceOnce(): Promise<void>;",
@@ -170,6 +168,8 @@ function setupModule(choices: SetupChoices): string {
     " * const idempotency = createIdempotency();",
     " * idempotency.startMaintenance();",
     ' * app.post("/payments", idempotent(idempotency.handler, { getUserId, requireKey: true, run }));',
+    " * // An app that drains on SIGTERM closes the clients after its last request:",
+    ' * process.once("SIGTERM", () => server.close(() => void idempotency.close()));',
     " */",
     `export function createIdempotency(clients: { db?: Database${cache ? "; redis?: Redis | null" : ""} } = {}): IdempotencySetup {`,
     "  const db = clients.db ?? connectDatabase();",
@@ -184,10 +184,12 @@ function setupModule(choices: SetupChoices): string {
     ...(cache ? ["      await redis?.quit();"] : []),
     `      ${store.end}`,
     "    })());",
-    "  const shutdown = async (signal: NodeJS.Signals) => {",
-    "    await close();",
-    "    // Listening for a signal turns off Node's default exit: when nothing else in the app handles it, exit as Node would.",
-    "    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);",
+    "  const onSignal = (signal: NodeJS.Signals) => {",
+    "    maintenance?.stop();",
+    "    // The app handles the signal too (it drains its server): it owns the order, and calls close() once its requests are done.",
+    "    if (process.listenerCount(signal) > 0) return;",
+    "    // Nothing else handles it, and listening turned off Node's default exit: close the clients, then exit as Node would.",
+    "    void close().then(() => process.kill(process.pid, signal));",
     "  };",
     ...(store.lock ? [] : ['  const recover = async () => logger.info({ job: "recover", ...(await handler.recoverStuckRecords()) }, "idempotency: maintenance ran");']),
     "  return {",
@@ -202,7 +204,7 @@ function setupModule(choices: SetupChoices): string {
           "      timer.unref();",
           "      maintenance = { stop: () => clearInterval(timer) };",
         ]),
-    '      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void shutdown(signal));',
+    '      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => onSignal(signal));',
     "    },",
     ...(store.lock
       ? [

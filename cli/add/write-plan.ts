@@ -59,6 +59,7 @@ function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
       frameworks: [...new Set([...(previous?.frameworks ?? []), ...plan.frameworks])].sort(),
       tests: plan.tests || previous?.tests === true,
       files,
+      ...(plan.tables[block.name] === undefined ? {} : { table: plan.tables[block.name] }),
     };
   }
   for (const migration of plan.migrations) {

@@ -1,8 +1,11 @@
 // `blocks add <block...>`: vendors blocks with rewritten imports, packages, migration and maintenance job.
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { Command } from "commander";
 import { installDependencies } from "../add/install.js";
 import { planAdd, type AddPlan, type AddPlanOptions } from "../add/plan-add.js";
 import { planJson, reportPlan, type Replace } from "../add/report-plan.js";
+import { setupTargets } from "../add/setup-targets.js";
 import { shouldWrite, writePlan } from "../add/write-plan.js";
 import { execCommand, localExecCommand } from "../project/package-manager.js";
 import { handleError } from "../utils/handle-error.js";
@@ -75,7 +78,12 @@ function nextSteps(plan: AddPlan): void {
   // A wiring that cannot be finished for the user (Prisma: where `prisma generate` put the client) says so in a comment.
   const toChange = setup ? setup.content.split("\n").findIndex((line) => line.includes("// TO CHANGE:")) : -1;
   if (setup && toChange >= 0) logger.log(`  - ${highlighter.warn("before it runs")}, do what the TO CHANGE comment says: ${highlighter.path(`${setup.target}:${toChange + 1}`)}`);
-  if (plan.tests) logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${plan.config.dir}`)}`);
+  if (plan.tests) {
+    // The wiring's test (written now or by an earlier add) is the only one on the app's own client: it runs with the block's.
+    const wiringTest = plan.blocks.some((block) => block.setup) ? setupTargets(plan.config).test : undefined;
+    const paths = [plan.config.dir, ...(wiringTest && existsSync(path.join(plan.root, wiringTest)) ? [wiringTest] : [])];
+    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${paths.join(" ")}`)}`);
+  }
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
 }
 

@@ -42,7 +42,7 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
   if (!tsconfig) logger.warn("No tsconfig.json: imports will be extensionless and relative.");
   const roots = tsconfig ? aliasRoots(tsconfig.paths, tsconfig.pathsBase) : [];
   const preferred = preferredRoot(roots);
-  const dir = toPosix(options.dir ?? (preferred ? path.join(path.relative(root, preferred.dir), "blocks") : existsSync(path.join(root, "src")) ? "src/blocks" : "blocks"));
+  const dir = toPosix(options.dir ?? path.join(path.relative(root, defaultParent(root, preferred?.dir, tsconfig?.sourceRoot)), "blocks"));
   insideProject(root, dir);
   let alias = options.alias === "none" ? null : (options.alias ?? aliasFor(roots, path.resolve(root, dir)) ?? null);
   if (alias === null && options.alias === undefined && tsconfig && Object.keys(tsconfig.paths).length === 0) {
@@ -65,6 +65,17 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
   const where = root === path.resolve(options.cwd ?? process.cwd()) ? "" : ` --cwd ${toPosix(path.relative(process.cwd(), root))}`;
   logger.success(`Wrote ${CONFIG_FILE}. Next: ${highlighter.code(`${execCommand(config.packageManager)} blocks add idempotency${where}`)}`);
   return { ok: true, created: true, config, root };
+}
+
+/**
+ * Where the blocks folder goes by default: under the alias's folder, else inside the tsconfig's
+ * `rootDir` or `include` (the wiring lands beside it, and outside rootDir `tsc` fails with TS6059),
+ * else src/ when it exists, else the project's root.
+ */
+function defaultParent(root: string, aliasDir: string | undefined, sourceRoot: string | undefined): string {
+  if (aliasDir) return aliasDir;
+  if (sourceRoot && path.resolve(sourceRoot) !== root && !path.relative(root, sourceRoot).startsWith("..")) return sourceRoot;
+  return existsSync(path.join(root, "src")) ? path.join(root, "src") : root;
 }
 
 /**
@@ -104,7 +115,7 @@ export const init = new Command("init")
   .description("detect your project's settings and write blocks.json")
   .option("-y, --yes", "accept the detected settings without asking")
   .option("-f, --force", "write blocks.json again even if it exists")
-  .option("-d, --dir <path>", "folder for the blocks (default: src/blocks, or under your tsconfig alias)")
+  .option("-d, --dir <path>", "folder for the blocks (default: <alias folder>/blocks under your tsconfig paths alias, else <rootDir or include folder>/blocks, else src/blocks when src/ exists, else blocks)")
   .option("-a, --alias <prefix>", 'import alias for that folder, e.g. "@/blocks", or "none" for relative imports')
   .option("--json", "print the result as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

@@ -7,7 +7,7 @@ import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
 import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
-import { blockStore, storeFeatures } from "../migrate/block-store.js";
+import { blockStore, blockTable, storeFeatures } from "../migrate/block-store.js";
 import { planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { planMigration, type MigrationPlan, type RenderedFile } from "../migrate/render-migration.js";
@@ -24,6 +24,7 @@ export type MigrateOptions = {
   /** Only this block's migration (default: every added block with a table). */
   block?: string | undefined;
   cwd?: string;
+  /** Default: the table `add` recorded in the lock, else the block's. */
   table?: string;
   print?: boolean;
   apply?: boolean;
@@ -59,7 +60,7 @@ export async function runMigrate(options: MigrateOptions) {
   );
   const store = storeChoice(blocks, options.store);
   const stores = blocks.map((block) => ({ block, store: blockStore(block, lock.blocks[block.name], store) }));
-  const tableOf = (block: RegistryBlock) => options.table ?? block.migration?.table ?? "";
+  const tableOf = (block: RegistryBlock) => blockTable(block, lock, options.table);
   const sqlBlocks = stores.filter((entry) => entry.store.kind === "sql").map((entry) => entry.block);
   // The blocks whose store keeps no schema (RedisStore): said once, never a PostgreSQL migration they would not use.
   const noSchema = stores.filter((entry) => entry.store.kind === "none").map((entry) => entry.block.name);
@@ -165,7 +166,7 @@ async function writeMigrations(root: string, plans: MigrationPlan[], lock: Await
 export const migrate = new Command("migrate")
   .description("write the PostgreSQL migration (or, for a DynamoDB store, the table definition) of every added block that has a table; --apply runs what is on disk")
   .argument("[block]", "only this block's migration (default: every added block with a table)")
-  .option("-t, --table <name>", "table name (lower-case identifier, optionally schema-qualified)")
+  .option("-t, --table <name>", "table name (lower-case identifier, optionally schema-qualified; default: the one `add --table` recorded, else the block's)")
   .option("-p, --print", "print the SQL (a DynamoDB table: its JSON) to stdout and write nothing")
   .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction; a DynamoDB table is created from its JSON files")
   .option("--database-url <url>", "database to apply to (default: $DATABASE_URL)")

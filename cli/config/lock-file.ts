@@ -12,6 +12,8 @@ export type LockedBlock = {
   tests: boolean;
   /** Project-relative path -> hash of the content `add` wrote there. */
   files: Record<string, string>;
+  /** The table the block's store was added with (`add --table`): `migrate` and a later `add` use it. */
+  table?: string;
 };
 
 export type Lock = {

@@ -13,10 +13,11 @@ import { finding, type Finding } from "./finding.js";
  */
 export async function checkMigration(url: string, registry: Registry, lock: Lock): Promise<Finding[]> {
   const withSchema = registry.blocks.filter((block) => block.migration?.schema && block.name in lock.blocks);
-  // The lock records tables, not their blocks: with one such block every recorded table is its own.
+  // A lock written before blocks recorded their table lists tables only: with one such block every recorded table is its own.
   const wanted = withSchema.flatMap((block) => {
       const recorded = Object.keys(lock.migrations);
-      const tables = withSchema.length === 1 && recorded.length ? recorded : [block.migration?.table as string];
+      const own = lock.blocks[block.name]?.table;
+      const tables = own ? [own] : withSchema.length === 1 && recorded.length ? recorded : [block.migration?.table as string];
       return tables.map((table) => ({ block: block.name, table, file: lock.migrations[table] ?? "blocks.lock.json" }));
     });
   if (wanted.length === 0) return [];

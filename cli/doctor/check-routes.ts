@@ -1,4 +1,4 @@
-// Routes protected by any adapter must say who the user is, which errors are permanent, and require the key.
+// Routes protected by any adapter must say who the user is, which errors are permanent (where the adapter sees them), and require the key.
 import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression } from "ts-morph";
 import { finding, type Finding } from "./finding.js";
 import type { ProjectFiles } from "./project-files.js";
@@ -27,7 +27,7 @@ export function checkRoutes(project: ProjectFiles): Finding[] {
       const label = `${plugin ? "idempotencyPlugin" : `${name}()`}${method ? ` on ${method.toUpperCase()}` : ""}`;
       const has = (key: string) => options?.getProperty(key) !== undefined;
       if (!has("getUserId")) findings.push(finding("route-user-id", where.file, where.line, `${label} has no getUserId`));
-      if (!has("isPermanentError")) findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
+      if (!has("isPermanentError") && seesThrownErrors(call, name)) findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
       const requireKey = options?.getProperty("requireKey");
       const required = requireKey && Node.isPropertyAssignment(requireKey) && requireKey.getInitializer()?.getText() === "true";
       if (!required && !(method && SAFE_METHODS.has(method))) {
@@ -36,6 +36,23 @@ export function checkRoutes(project: ProjectFiles): Finding[] {
     }
   }
   return findings;
+}
+
+/**
+ * Whether `isPermanentError` has an effect on this protection. Express's capture middleware
+ * (`idempotency` from adapters/express) runs before the route and sees only the status the app's
+ * error handler sends, never the error (the block's README says so): `classifyResponse` decides there.
+ */
+function seesThrownErrors(call: CallExpression, name: string | undefined): boolean {
+  return !(name === "idempotency" && /\/adapters\/express(\.js)?$/.test(importedFrom(call) ?? ""));
+}
+
+/** The module the callee was imported from (`import { idempotency } from "..."` or a namespace import), if this file says. */
+function importedFrom(call: CallExpression): string | undefined {
+  const callee = call.getExpression();
+  const root = Node.isPropertyAccessExpression(callee) ? callee.getExpression() : callee;
+  const declaration = root.getSymbol()?.getDeclarations()[0];
+  return declaration?.getFirstAncestorByKind(SyntaxKind.ImportDeclaration)?.getModuleSpecifierValue();
 }
 
 function calleeName(call: CallExpression): string | undefined {

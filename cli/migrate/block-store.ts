@@ -1,6 +1,6 @@
 // Which store a block with a table runs on in this project, and so what `migrate` and `doctor` owe it:
 // SQL (PostgreSQL), a DynamoDB table, or nothing (RedisStore keeps no schema).
-import type { LockedBlock } from "../config/lock-file.js";
+import type { Lock, LockedBlock } from "../config/lock-file.js";
 import { recordedFeatures } from "../add/choose-features.js";
 import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
 
@@ -44,4 +44,15 @@ export function blockStore(block: RegistryBlock, locked: LockedBlock | undefined
   if (!chosen || chosen[0] === owner) return { kind: "sql" };
   const [, feature] = chosen;
   return feature.dynamoDbTable !== undefined ? { kind: "dynamodb", feature } : { kind: "none", feature };
+}
+
+/**
+ * The block's table: `table` (from `--table`) names it; else the one `add` recorded; else the
+ * block's default. So `add --table orders_idempotency` then a bare `migrate` writes no second table.
+ *
+ * @example
+ * blockTable(block, lock); // "orders_idempotency" after `add idempotency --table orders_idempotency`
+ */
+export function blockTable(block: RegistryBlock, lock: Lock, table?: string): string {
+  return table ?? lock.blocks[block.name]?.table ?? block.migration?.table ?? "";
 }

@@ -184,6 +184,47 @@ describe("the wiring's own test, run in the project against the real store", () 
   }, 120_000);
 });
 
+describe("the wiring on SIGTERM", () => {
+  /** An app on the wiring over its own pg Pool (never connected: nothing here needs a server), sending itself SIGTERM. */
+  const APP = `import { Pool } from "pg";
+import { createIdempotency } from "./idempotency-setup";
+
+const pool = new Pool({ connectionString: "postgres://127.0.0.1:1/none" });
+const idempotency = createIdempotency({ db: pool });
+idempotency.startMaintenance();
+const alive = setInterval(() => {}, 1_000);
+if (process.argv[2] === "drain") {
+  // The app's own handler: its in-flight requests finish (50 ms here) on the open pool, then it closes the wiring.
+  process.once("SIGTERM", () => {
+    setTimeout(() => {
+      console.log(\`pool ended during the drain: \${String(pool.ended)}\`);
+      clearInterval(alive);
+      void idempotency.close().then(() => console.log(\`pool ended after close(): \${String(pool.ended)}\`));
+    }, 50);
+  });
+}
+process.kill(process.pid, "SIGTERM");
+`;
+
+  async function run(mode: "drain" | "alone") {
+    const dir = await sampleProject("hono-bundler", ["pg"]);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    writeFileSync(path.join(dir, "src/app.ts"), APP);
+    return execa("node", ["--import", "tsx", "src/app.ts", mode], { cwd: dir, reject: false, timeout: 20_000 });
+  }
+
+  it("an app that handles SIGTERM keeps its pool until it calls close(): requests being drained still reach the database", async () => {
+    const result = await run("drain");
+    expect(result.stdout, result.stderr).toBe("pool ended during the drain: false\npool ended after close(): true");
+    expect(result.exitCode).toBe(0);
+  }, 60_000);
+
+  it("an app without a handler of its own: the wiring closes the clients and the process dies of SIGTERM, as Node's default", async () => {
+    const result = await run("alone");
+    expect(result.signal, result.stderr).toBe("SIGTERM");
+  }, 60_000);
+});
+
 /** The committed model-less client `prisma generate` wrote (test/idempotency/clients/prisma), where the edit imports it from. */
 function linkGeneratedPrisma(dir: string) {
   const generated = path.resolve(import.meta.dirname, "../idempotency/clients/prisma/generated");

@@ -1,10 +1,11 @@
 // `runAdd` on a fixture copy, without installing: what is written, what is kept, and the clear errors.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runInit } from "../../cli/commands/init.js";
 import { contentHash } from "../../cli/utils/files.js";
+import { configureOutput } from "../../cli/utils/logger.js";
 import { rejection, tempProject } from "./helpers.js";
 
 async function initialised(fixture = "hono-bundler") {
@@ -19,6 +20,21 @@ const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =
 const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8"));
 
 describe("blocks add", () => {
+  it("its Next: test command runs the wiring's own test too, the one on the app's real PostgreSQL client", async () => {
+    const dir = await initialised();
+    configureOutput({ silent: false });
+    const out: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+    try {
+      await add(dir);
+    } finally {
+      vi.restoreAllMocks();
+      configureOutput({ silent: true });
+    }
+    expect(existsSync(path.join(dir, "src/idempotency-setup.test.ts"))).toBe(true);
+    expect(out.join("")).toContain("npx vitest run src/blocks src/idempotency-setup.test.ts");
+  });
+
   it("writes the block with its tests, the maintenance job and the migration, and locks every file's hash", async () => {
     const dir = await initialised();
     const result = await add(dir);
@@ -266,5 +282,25 @@ describe("blocks add: features, versions and the build", () => {
     const nodenext = await initialised("express-nodenext");
     await add(nodenext);
     expect(readFileSync(path.join(nodenext, "src/blocks/idempotency/README.md"), "utf8")).toContain('from "@/blocks/idempotency/index.js";');
+  });
+
+  it("without an alias, under NodeNext, every import of every vendored .md's snippets is relative with .js, other blocks' files included", async () => {
+    const dir = tempProject("express-nodenext");
+    await runInit({ cwd: dir, yes: true, alias: "none" });
+    const result = await add(dir);
+    const docs = result.files.map((file) => file.target).filter((target) => target.endsWith(".md"));
+    expect(docs).toEqual(expect.arrayContaining(["src/blocks/idempotency/README.md", "src/blocks/idempotency/TRANSACTIONS.md"]));
+    const specifiers = docs.flatMap((doc) =>
+      [...readFileSync(path.join(dir, doc), "utf8").matchAll(/```(?:ts|typescript)\n([\s\S]*?)```/g)].flatMap((block) =>
+        [...(block[1] ?? "").matchAll(/\bfrom "([^"]+)"/g)].map((match) => match[1] as string),
+      ),
+    );
+    const local = specifiers.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("@/"));
+    expect(local).toEqual(expect.arrayContaining(["./blocks/logger/index.js", "./blocks/error-handler/adapters/express.js", "./blocks/idempotency/index.js"]));
+    expect(local.filter((specifier) => !/^\.\.?\/.*\.js$/.test(specifier))).toEqual([]);
+    // Setup step 2 shows pg whatever the client: it says so and where each client's lines are.
+    const readme = readFileSync(path.join(dir, "src/blocks/idempotency/README.md"), "utf8");
+    const setup = readme.slice(readme.indexOf("2. Build one handler"), readme.indexOf("3. Protect routes"));
+    expect(setup).toMatch(/`pg`[\s\S]*TRANSACTIONS\.md/);
   });
 });

@@ -140,6 +140,26 @@ class C { @Idempotent({ getUserId: () => "u", isPermanentError: () => false }) c
     ]);
   });
 
+  it("Express's capture middleware, which never sees a thrown error, is not asked for isPermanentError; its wrapper and Hono's capture are", async () => {
+    const dir = await brokenProject();
+    fix(dir);
+    mkdirSync(path.join(dir, "src/more"), { recursive: true });
+    writeFileSync(
+      path.join(dir, "src/more/express-routes.ts"),
+      `import * as adapter from "~/blocks/idempotency/adapters/express.js";
+import { idempotency, idempotent } from "~/blocks/idempotency/adapters/express";
+import * as hono from "~/blocks/idempotency/adapters/hono";
+declare const app: any, handler: any;
+app.post("/a", idempotency(handler, { getUserId: () => "u", requireKey: true }), () => {});
+app.post("/b", adapter.idempotency(handler, { getUserId: () => "u", requireKey: true }), () => {});
+app.post("/c", idempotent(handler, { getUserId: () => "u", requireKey: true, run: async () => ({ body: 1 }) }));
+app.post("/d", hono.idempotency(handler, { getUserId: () => "u", requireKey: true }));
+`,
+    );
+    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`);
+    expect(seen).toEqual(["src/more/express-routes.ts:7 route-permanent-error", "src/more/express-routes.ts:8 route-permanent-error"]);
+  });
+
   const url = process.env.DATABASE_URL ?? "";
   it.skipIf(!url)("[DATABASE_URL] finds the migration not applied, and nothing once it is", async () => {
     const table = `blocks_doctor_${process.pid}`;

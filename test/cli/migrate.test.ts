@@ -4,6 +4,8 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runAdd } from "../../cli/commands/add.js";
+import { runInit } from "../../cli/commands/init.js";
 import { runMigrate } from "../../cli/commands/migrate.js";
 import { planMigration } from "../../cli/migrate/render-migration.js";
 import { loadRegistry } from "../../cli/registry/manifest.js";
@@ -60,6 +62,27 @@ describe("blocks migrate", () => {
     expect(second.written).toEqual([]);
     expect(second.existing).toEqual(first.written);
     expect(readdirSync(path.join(dir, "migrations"))).toHaveLength(withTables);
+  });
+
+  it("after `add --table`, a bare migrate (what add's Next: line and the README say) finds that table's migration; --table still overrides", async () => {
+    const dir = tempProject("hono-bundler");
+    await runInit({ cwd: dir, yes: true });
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table: "nu7_idempotency" });
+    const lockOf = () => JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { table?: string }>; migrations: Record<string, string> };
+    const added = lockOf().migrations.nu7_idempotency;
+    expect(added).toMatch(/_create_nu7_idempotency\.sql$/);
+    expect(lockOf().blocks.idempotency?.table).toBe("nu7_idempotency");
+
+    const bare = await runMigrate({ cwd: dir });
+    expect(bare).toMatchObject({ written: [], existing: [added] });
+    expect(readdirSync(path.join(dir, "migrations"))).toHaveLength(1);
+    expect(Object.keys(lockOf().migrations)).toEqual(["nu7_idempotency"]);
+    // A later `add` (another framework, say) keeps the table: the wiring and the migration agree.
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    expect(lockOf().blocks.idempotency?.table).toBe("nu7_idempotency");
+
+    const other = await runMigrate({ cwd: dir, block: "idempotency", table: "other_idempotency" });
+    expect(other.written).toEqual([expect.stringMatching(/_create_other_idempotency\.sql$/)]);
   });
 
   it("--table is validated by the block's own rule", async () => {

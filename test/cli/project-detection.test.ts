@@ -1,8 +1,9 @@
 // Detection of the alias (incl. `extends`), module style, package manager and migrations layout.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import prompts from "prompts";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { runAdd } from "../../cli/commands/add.js";
 import { runInit } from "../../cli/commands/init.js";
 import { detectMigrations } from "../../cli/migrate/detect-layout.js";
 import { aliasFor, aliasRoots } from "../../cli/project/detect-alias.js";
@@ -10,6 +11,7 @@ import { detectPackageManager, execCommand, installCommand } from "../../cli/pro
 import { workspacePackages } from "../../cli/project/workspaces.js";
 import { loadTsconfig } from "../../cli/project/tsconfig.js";
 import { tempProject } from "./helpers.js";
+import { typeCheck } from "./wiring-projects.js";
 
 describe("alias detection", () => {
   it.each([
@@ -36,6 +38,39 @@ describe("alias detection", () => {
     const { config } = await runInit({ cwd: tempProject(fixture), yes: true });
     expect(config).toMatchObject({ dir: "src/blocks", moduleStyle, alias });
   });
+
+  /** fastify-commonjs (no alias) before its first source file: no src/ yet, and `compilerOptions` edited. */
+  function withoutSrc(compilerOptions: Record<string, unknown>, include?: string[]) {
+    const dir = tempProject("fastify-commonjs");
+    rmSync(path.join(dir, "src"), { recursive: true });
+    const file = path.join(dir, "tsconfig.json");
+    const tsconfig = JSON.parse(readFileSync(file, "utf8"));
+    Object.assign(tsconfig.compilerOptions, compilerOptions);
+    if (include) tsconfig.include = include;
+    writeFileSync(file, JSON.stringify(tsconfig, null, 2));
+    return dir;
+  }
+
+  it.each([
+    [{ rootDir: "src" }, undefined, "src/blocks"],
+    [{ rootDir: "./app/" }, ["app"], "app/blocks"],
+    [{}, ["server/**/*.ts"], "server/blocks"],
+    [{}, ["**/*.ts"], "blocks"],
+  ])("init before src/ exists, tsconfig %j include %j: blocks go to %s", async (compilerOptions, include, expected) => {
+    const { config } = await runInit({ cwd: withoutSrc(compilerOptions, include), yes: true });
+    expect(config.dir).toBe(expected);
+  });
+
+  it("with rootDir src and no src/ yet, what add writes lies inside rootDir: tsc has no TS6059", async () => {
+    const dir = withoutSrc({ rootDir: "src" });
+    symlinkSync(path.resolve(import.meta.dirname, "../../node_modules"), path.join(dir, "node_modules"), "dir");
+    await runInit({ cwd: dir, yes: true });
+    const { files } = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    // The app will import the wiring: every file add wrote is compiled with rootDir src.
+    const written = files.map((file) => file.target).filter((target) => target.endsWith(".ts"));
+    expect(typeCheck(dir, written).filter((line) => line.includes("TS6059"))).toEqual([]);
+    expect(written).toContain("src/idempotency-setup.ts");
+  }, 60_000);
 
   it("with --yes and no alias, init leaves tsconfig.json alone and uses relative imports", async () => {
     const dir = tempProject("fastify-commonjs");
