@@ -1,8 +1,6 @@
 // The HTTP conformance suite on Express 5, through a real listener on port 0, plus Express-only cases.
 import { randomUUID } from "node:crypto";
-import { once } from "node:events";
 import { writeFile } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -11,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
-import { defaultHttpStores, isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import { defaultHttpStores, isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 import { scaleOutStoreKinds } from "../support/store-harness";
 
@@ -56,23 +54,8 @@ const frameworkErrorHandler: ErrorRequestHandler = function frameworkErrorHandle
   res.status(err.status ?? err.statusCode ?? 500).json({ frameworkError: err.message });
 };
 
-async function listen(app: express.Express, contexts: Map<string, () => IdempotencyContext | undefined>): Promise<TestApp> {
-  const server = app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    async request(request) {
-      const { path, testId, init } = toFetchRequest(request);
-      const response = await fetch(base + path, init);
-      const body = Buffer.from(await response.arrayBuffer());
-      return testResponse(response.status, response.headers, body, contexts.get(testId)?.());
-    },
-    async close() {
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
-    },
-  };
+function listen(app: express.Express, contexts: Map<string, () => IdempotencyContext | undefined>): Promise<TestApp> {
+  return overHttp(app.listen(0, "127.0.0.1"), contexts);
 }
 
 // Express also runs the checklist over the scale-out stores (Redis standalone and Cluster, DynamoDB).

@@ -2,15 +2,13 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { streamText } from "hono/streaming";
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import { isPermanentRouteError, overHttp, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/hono";
 
 type Env = { Variables: { user: { id: string } } };
@@ -144,23 +142,6 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
  */
 describe("served by @hono/node-server", () => {
   runHttpConformance(
-    honoDriver(async (app, contexts) => {
-      const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
-      await once(server, "listening");
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      return {
-        async request(request) {
-          const { path, testId, init } = toFetchRequest(request);
-          const response = await fetch(base + path, init);
-          const body = Buffer.from(await response.arrayBuffer());
-          return testResponse(response.status, response.headers, body, contexts.get(testId)?.());
-        },
-        async close() {
-          server.closeAllConnections();
-          server.close();
-          await once(server, "close");
-        },
-      };
-    }),
+    honoDriver((app, contexts) => overHttp(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server, contexts)),
   );
 });

@@ -1,8 +1,5 @@
 // The HTTP conformance suite on Koa 3 with @koa/router, through a real listener on port 0, plus Koa-only cases.
 import { randomUUID } from "node:crypto";
-import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import Router from "@koa/router";
 import Koa, { type Context, type Middleware } from "koa";
@@ -10,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import { isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/koa";
 
 type State = { user?: { id: string } };
@@ -79,23 +76,8 @@ function send(ctx: Context, reply: RouteReply): void {
   else ctx.body = reply.body;
 }
 
-async function listen(app: Koa, contexts: Map<string, () => IdempotencyContext | undefined>): Promise<TestApp> {
-  const server: Server = app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    async request(request) {
-      const { path, testId, init } = toFetchRequest(request);
-      const response = await fetch(base + path, init);
-      const body = Buffer.from(await response.arrayBuffer());
-      return testResponse(response.status, response.headers, body, contexts.get(testId)?.());
-    },
-    async close() {
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
-    },
-  };
+function listen(app: Koa, contexts: Map<string, () => IdempotencyContext | undefined>): Promise<TestApp> {
+  return overHttp(app.listen(0, "127.0.0.1"), contexts);
 }
 
 runHttpConformance(koaDriver);

@@ -1,5 +1,8 @@
 // The contract between the HTTP conformance suite and a framework's driver, with helpers drivers share.
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import type { RouteResult } from "@/blocks/idempotency/http/http-response";
@@ -80,6 +83,25 @@ export function toFetchRequest(request: TestRequest): { path: string; testId: st
 
 export function testResponse(status: number, headers: Headers, body: Buffer, context: IdempotencyContext | undefined): TestResponse {
   return { status, headers, body, context, json: () => JSON.parse(body.toString("utf8")) };
+}
+
+/** A TestApp over a Node server the driver started: real HTTP requests on loopback; `contexts` by test id. */
+export async function overHttp(server: Server, contexts: Map<string, () => IdempotencyContext | undefined>): Promise<TestApp> {
+  if (!server.listening) await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    async request(request) {
+      const { path, testId, init } = toFetchRequest(request);
+      const response = await fetch(base + path, init);
+      const body = Buffer.from(await response.arrayBuffer());
+      return testResponse(response.status, response.headers, body, contexts.get(testId)?.());
+    },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
 }
 
 /** A wrapper-style route returns what a capture-style route sends. */
