@@ -24,7 +24,7 @@ export type TransactionalRow = {
   /** Against the floor (transactional) or the pg adapter (clients), round by round. */
   versus?: { to: string; requestsPerSecond: number; p99: number } | undefined;
   /** Shown for comparison, not held to a target: a configuration the generated wiring does not use. */
-  informational?: boolean;
+  informational?: boolean | undefined;
 };
 export type TransactionalResult = { turnSeconds: number; lanes: number; vsFloor: TransactionalRow[]; clients: TransactionalRow[] };
 
@@ -76,21 +76,24 @@ async function alternate(contenders: Contender[], lanes = settings.connections):
     }
   }
   const base = turns.get(contenders[0] as Contender) ?? [];
-  const pick = (list: Turn[], field: keyof Turn) => list.map((t) => t[field]);
   return contenders.map((contender, i) => {
     const list = turns.get(contender) ?? [];
-    return {
-      label: contender.label,
-      requestsPerSecond: round(median(pick(list, "requestsPerSecond")), 0),
-      p99Ms: round(median(pick(list, "p99Ms"))),
-      commitsPerRequest: round(median(pick(list, "commitsPerRequest"))),
-      rounds: list,
-      versus:
-        i === 0
-          ? undefined
-          : { to: contenders[0]?.label ?? "", requestsPerSecond: round(pairedRatio(pick(list, "requestsPerSecond"), pick(base, "requestsPerSecond"))), p99: round(pairedRatio(pick(list, "p99Ms"), pick(base, "p99Ms"))) },
-    };
+    const versus = i === 0 ? undefined : { to: contenders[0]?.label ?? "", requestsPerSecond: round(pairedRatio(pick(list, "requestsPerSecond"), pick(base, "requestsPerSecond"))), p99: round(pairedRatio(pick(list, "p99Ms"), pick(base, "p99Ms"))) };
+    return { ...summary(contender.label, list), versus };
   });
+}
+
+const pick = (list: Turn[], field: keyof Turn) => list.map((t) => t[field]);
+
+/** A contender's row from its turns: the median of each figure. */
+function summary(label: string, rounds: Turn[]): TransactionalRow {
+  return {
+    label,
+    requestsPerSecond: round(median(pick(rounds, "requestsPerSecond")), 0),
+    p99Ms: round(median(pick(rounds, "p99Ms"))),
+    commitsPerRequest: round(median(pick(rounds, "commitsPerRequest"))),
+    rounds,
+  };
 }
 
 async function ordersTable(admin: pg.Pool, purpose: string): Promise<string> {
@@ -164,15 +167,18 @@ async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0, lanes = se
   }
 }
 
-/** The pg adapter first: every other client is compared with it. PGlite is in-process and single-connection: not a req/s peer. */
-const CLIENTS: Array<[ClientName, string]> = [
-  ["pg-pool", "pg Pool"],
-  ["postgres-js", "postgres.js"],
-  ["drizzle-pg", "Drizzle over node-postgres"],
-  ["drizzle-postgres-js", "Drizzle over postgres.js"],
-  ["prisma-pool", "Prisma (@prisma/adapter-pg), store statements on its pg Pool (the wiring's default)"],
-  ["prisma", "Prisma without `pool`: every statement through its query engine"],
-  ["kysely", "Kysely"],
+/**
+ * The pg adapter first: every other client is compared with it. PGlite is in-process and single-connection:
+ * not a req/s peer. `informational`: shown for comparison, not a configuration the generated wiring uses.
+ */
+const CLIENTS: Array<{ name: ClientName; label: string; informational?: boolean }> = [
+  { name: "pg-pool", label: "pg Pool" },
+  { name: "postgres-js", label: "postgres.js" },
+  { name: "drizzle-pg", label: "Drizzle over node-postgres" },
+  { name: "drizzle-postgres-js", label: "Drizzle over postgres.js" },
+  { name: "prisma-pool", label: "Prisma (@prisma/adapter-pg), store statements on its pg Pool (the wiring's default)" },
+  { name: "prisma", label: "Prisma without `pool`: every statement through its query engine", informational: true },
+  { name: "kysely", label: "Kysely" },
 ];
 
 /**
@@ -183,8 +189,8 @@ const CLIENTS: Array<[ClientName, string]> = [
 async function executePerClient(admin: pg.Pool): Promise<TransactionalRow[]> {
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
-    const contenders: Contender[] = [];
-    for (const [name, label] of CLIENTS) {
+    const contenders: Array<Contender & { informational?: boolean | undefined }> = [];
+    for (const { name, label, informational } of CLIENTS) {
       const client = await openClient(name, settings.databaseUrl);
       opened.push(client);
       const { counter, client: counted } = counting(client.client);
@@ -192,24 +198,21 @@ async function executePerClient(admin: pg.Pool): Promise<TransactionalRow[]> {
       const handler = new IdempotencyHandler(new PostgresStore(counted, { table }));
       contenders.push({
         label,
+        informational,
         request: (key) => handler.execute({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, () => ({ orderId: key })),
         commits: () => counter.commits,
       });
     }
-    const [pgAdapter, ...others] = contenders as [Contender, ...Contender[]];
+    const [pgAdapter, ...others] = contenders as [Contender, ...typeof contenders];
     const rows: TransactionalRow[] = [];
+    // The pg adapter's own row gathers its turns of every pairing.
+    const pgTurns: Turn[] = [];
     for (const other of others) {
       const [base, row] = (await alternate([pgAdapter, other])) as [TransactionalRow, TransactionalRow];
-      rows.push(other.label.startsWith("Prisma without") ? { ...row, informational: true } : row);
-      // The pg adapter's own row: its turns from every pairing.
-      const pgRow = rows.find((r) => r.label === base.label);
-      if (pgRow) pgRow.rounds.push(...base.rounds);
-      else rows.unshift(base);
+      pgTurns.push(...base.rounds);
+      rows.push({ ...row, informational: other.informational });
     }
-    const pgRow = rows[0] as TransactionalRow;
-    pgRow.requestsPerSecond = round(median(pgRow.rounds.map((t) => t.requestsPerSecond)), 0);
-    pgRow.p99Ms = round(median(pgRow.rounds.map((t) => t.p99Ms)));
-    return rows;
+    return [summary(pgAdapter.label, pgTurns), ...rows];
   } finally {
     for (const client of opened) await client.close();
   }
