@@ -204,7 +204,8 @@ function setupModule(choices: SetupChoices): string {
           "      timer.unref();",
           "      maintenance = { stop: () => clearInterval(timer) };",
         ]),
-    '      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => onSignal(signal));',
+    "      // First in line, so the count above sees the app's own handlers whether they were added before or after this.",
+    '      for (const signal of ["SIGTERM", "SIGINT"] as const) process.prependOnceListener(signal, () => onSignal(signal));',
     "    },",
     ...(store.lock
       ? [

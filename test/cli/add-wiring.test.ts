@@ -191,10 +191,9 @@ import { createIdempotency } from "./idempotency-setup";
 
 const pool = new Pool({ connectionString: "postgres://127.0.0.1:1/none" });
 const idempotency = createIdempotency({ db: pool });
-idempotency.startMaintenance();
 const alive = setInterval(() => {}, 1_000);
-if (process.argv[2] === "drain") {
-  // The app's own handler: its in-flight requests finish (50 ms here) on the open pool, then it closes the wiring.
+// The app's own handler: its in-flight requests finish (50 ms here) on the open pool, then it closes the wiring.
+const drain = () =>
   process.once("SIGTERM", () => {
     setTimeout(() => {
       console.log(\`pool ended during the drain: \${String(pool.ended)}\`);
@@ -202,19 +201,22 @@ if (process.argv[2] === "drain") {
       void idempotency.close().then(() => console.log(\`pool ended after close(): \${String(pool.ended)}\`));
     }, 50);
   });
-}
+// Registered before or after the wiring's own listener: the order must not matter.
+if (process.argv[2] === "drain-first") drain();
+idempotency.startMaintenance();
+if (process.argv[2] === "drain") drain();
 process.kill(process.pid, "SIGTERM");
 `;
 
-  async function run(mode: "drain" | "alone") {
+  async function run(mode: "drain" | "drain-first" | "alone") {
     const dir = await sampleProject("hono-bundler", ["pg"]);
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
     writeFileSync(path.join(dir, "src/app.ts"), APP);
     return execa("node", ["--import", "tsx", "src/app.ts", mode], { cwd: dir, reject: false, timeout: 20_000 });
   }
 
-  it("an app that handles SIGTERM keeps its pool until it calls close(): requests being drained still reach the database", async () => {
-    const result = await run("drain");
+  it.each(["drain", "drain-first"] as const)("an app that handles SIGTERM (%s) keeps its pool until it calls close(): requests being drained still reach the database", async (mode) => {
+    const result = await run(mode);
     expect(result.stdout, result.stderr).toBe("pool ended during the drain: false\npool ended after close(): true");
     expect(result.exitCode).toBe(0);
   }, 60_000);
