@@ -82,7 +82,8 @@ function nextSteps(plan: AddPlan): void {
     // The wiring's test (written now or by an earlier add) is the only one on the app's own client: it runs with the block's.
     const wiringTest = plan.blocks.some((block) => block.setup) ? setupTargets(plan.config).test : undefined;
     const paths = [plan.config.dir, ...(wiringTest && existsSync(path.join(plan.root, wiringTest)) ? [wiringTest] : [])];
-    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${paths.join(" ")}`)}`);
+    const needsServer = paths.length > 1 ? " (the wiring's test skips itself until its server's variable, such as DATABASE_URL, is set)" : "";
+    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${paths.join(" ")}`)}${needsServer}`);
   }
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
 }
