@@ -3,8 +3,8 @@ export default function servicesBanner(): void {
   const postgres = process.env.DATABASE_URL
     ? `PostgreSQL at DATABASE_URL, plus PGlite`
     : "PGlite only (set DATABASE_URL to also run the store suites against a real PostgreSQL)";
-  const redis = process.env.REDIS_URL
-    ? "Redis at REDIS_URL"
-    : 'none: every test named "[REDIS_URL]" is SKIPPED (set REDIS_URL to run them)';
-  console.log(`\n[blocks tests] store: ${postgres}\n[blocks tests] cache: ${redis}\n`);
+  const skipped = (name: string) => `none: every test named "[${name}]" is SKIPPED (set ${name} to run them)`;
+  const redis = process.env.REDIS_URL ? "Redis at REDIS_URL" : skipped("REDIS_URL");
+  const mysql = process.env.MYSQL_URL ? "MySQL/MariaDB at MYSQL_URL" : skipped("MYSQL_URL");
+  console.log(`\n[blocks tests] store: ${postgres}\n[blocks tests] cache: ${redis}\n[blocks tests] mysql: ${mysql}\n`);
 }

@@ -62,6 +62,15 @@ export function describeStoreContract(kind: StoreKind): void {
         await create({ ...s, operation: "refunds:create" });
       });
 
+      it("keeps scopes apart that a case-folding or space-padding collation would merge", async () => {
+        const s = scope({ key: "Key-A", userId: "alice" });
+        await create(s);
+        await create({ ...s, key: "key-a" });
+        await create({ ...s, userId: "alice " });
+        await create({ ...s, userId: "ALICE" });
+        expect((await store.get({ ...s, userId: "ALICE" }))?.userId).toBe("ALICE");
+      });
+
       it("treats an expired record as absent and hands the key to a new owner", async () => {
         const s = scope();
         const oldToken = await create(s);

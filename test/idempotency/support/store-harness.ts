@@ -4,6 +4,7 @@ import { PostgresStore, type SqlClient } from "@/blocks/idempotency/stores/postg
 import { preparedStatements, type PreparingClient } from "@/blocks/idempotency/stores/prepared-statements";
 import type { IdempotencyStore } from "@/blocks/idempotency/types";
 import { dynamoDbStoreKind } from "./dynamodb-store-harness";
+import { mysqlStoreKinds } from "./mysql-store-harness";
 import { redisStoreKinds } from "./redis-store-harness";
 import { dropTables, openTestDatabase, testDatabaseNames, uniqueTableName, type TestDatabase } from "./services";
 
@@ -69,7 +70,7 @@ export const preparedPostgresStoreKinds: StoreKind[] = testDatabaseNames()
 /** The stores that scale out on a distributed engine: Redis (REDIS_URL standalone, local Cluster) and DynamoDB (dynalite). */
 export const scaleOutStoreKinds: StoreKind[] = [...redisStoreKinds, dynamoDbStoreKind];
 
-export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds, ...scaleOutStoreKinds];
+export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds, ...mysqlStoreKinds, ...scaleOutStoreKinds];
 
 /** A store on its own new table, so tests never see each other's rows. */
 export async function freshPostgresStore(client: SqlClient): Promise<StoreHarness & { store: PostgresStore }> {

@@ -1,0 +1,204 @@
+// MySqlStore: the IdempotencyStore contract on MySQL 8 and MariaDB 10.6+, through a mysql2 pool.
+import { createHash, randomUUID } from "node:crypto";
+import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
+import { checkMySqlTableName, mySqlCreateProcedureName, mySqlRetryTableName, mySqlSchemaStatements } from "./mysql-schema";
+
+/**
+ * What the store needs of a driver: mysql2/promise's `Pool` (or `Connection`) as it is. Results are
+ * mysql2's `[rows, fields]`; for a write, `rows` is the header with `affectedRows` and `insertId`.
+ */
+export type MySqlClient = {
+  query(sql: string, values?: unknown[]): Promise<[unknown, unknown]>;
+};
+
+export type MySqlStoreOptions = {
+  /** @default "idempotency_records" (the retry counters go in `<table>_retries`) */
+  table?: string | undefined;
+};
+
+type Row = {
+  operation: string;
+  user_id: string;
+  key: string;
+  request_hash: string;
+  status: IdempotencyRecord["status"];
+  response: string | null;
+  token: string;
+  expires_ms: number | string;
+  updated_ms: number | string;
+};
+
+type WriteResult = { affectedRows: number; insertId: number };
+
+const SCOPE = "scope_hash = ?";
+const NOW = "UTC_TIMESTAMP(6)";
+const COLUMNS =
+  "operation, user_id, `key`, request_hash, status, response, token, " +
+  "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', expires_at) DIV 1000 AS expires_ms, " +
+  "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', updated_at) DIV 1000 AS updated_ms";
+/** Attempts of `create` when the row it met vanished in between, or two takers of an expired row deadlocked. */
+const CREATE_ATTEMPTS = 5;
+/** ER_LOCK_DEADLOCK: InnoDB chose this statement as the victim; nothing it did remains. */
+const DEADLOCK = 1213;
+
+/**
+ * Every time comparison uses the server's UTC clock, so app servers with drifting clocks agree.
+ *
+ * @example
+ * import mysql from "mysql2/promise";
+ * const store = new MySqlStore(mysql.createPool(process.env.MYSQL_URL!));
+ */
+export class MySqlStore {
+  readonly table: string;
+  private readonly retries: string;
+  private readonly createProcedure: string;
+  private readonly client: MySqlClient;
+
+  constructor(client: MySqlClient, options: MySqlStoreOptions = {}) {
+    this.client = client;
+    this.table = checkMySqlTableName(options.table ?? "idempotency_records");
+    this.retries = mySqlRetryTableName(this.table);
+    this.createProcedure = mySqlCreateProcedureName(this.table);
+  }
+
+  /** Creates the tables and the procedure (tests, quick starts; production uses the migration). */
+  async createSchema(): Promise<void> {
+    for (const statement of mySqlSchemaStatements(this.table)) await this.client.query(statement);
+  }
+
+  async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
+    const params = [scopeHash(scope), scope.operation, scope.userId, scope.key, requestHash, token, Math.round(ttlMs * 1000)];
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+      let rows: Array<Row & { created: number }>;
+      try {
+        const [sets] = await this.client.query(`CALL ${this.createProcedure}(?, ?, ?, ?, ?, ?, ?)`, params);
+        rows = (sets as [Array<Row & { created: number }>])[0];
+      } catch (err) {
+        if (errorNumber(err) === DEADLOCK) continue;
+        throw err;
+      }
+      const row = rows[0];
+      if (row === undefined) continue; // The row that held the key was freed in between: ask again.
+      if (Number(row.created) === 1) return { status: "CREATED" };
+      return { status: "DUPLICATE", record: toRecord(row) };
+    }
+    throw new Error(`MySqlStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
+  }
+
+  async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+    const [rows] = await this.client.query(`SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE} AND expires_at > ${NOW}`, scopeParams(scope));
+    const row = (rows as Row[])[0];
+    return row ? toRecord(row) : undefined;
+  }
+
+  markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+    return this.complete(scope, token, "SUCCESS", response, ttlMs);
+  }
+
+  markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+    return this.complete(scope, token, "FAILED", response, ttlMs);
+  }
+
+  release(scope: IdempotencyScope, token: string): Promise<boolean> {
+    return this.owned(`DELETE FROM ${this.table} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`, [...scopeParams(scope), token]);
+  }
+
+  heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
+    // updated_at always moves, even twice in one microsecond: a server that reports changed rows only
+    // (no CLIENT_FOUND_ROWS) would otherwise count a live lease as lost.
+    return this.owned(
+      `UPDATE ${this.table}
+       SET updated_at = GREATEST(${NOW}, updated_at + INTERVAL 1 MICROSECOND),
+           expires_at = GREATEST(expires_at, ${NOW} + INTERVAL ? MICROSECOND)
+       WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`,
+      [Math.round(ttlMs * 1000), ...scopeParams(scope), token],
+    );
+  }
+
+  async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
+    // LAST_INSERT_ID(expr) hands the new count back in the write's own answer: one round trip.
+    const [result] = await this.client.query(
+      `INSERT INTO ${this.retries} (scope_hash, retry_count, expires_at)
+       VALUES (?, LAST_INSERT_ID(1), ${NOW} + INTERVAL ? MICROSECOND)
+       ON DUPLICATE KEY UPDATE
+         retry_count = LAST_INSERT_ID(IF(expires_at <= ${NOW}, 1, retry_count + 1)),
+         expires_at = ${NOW} + INTERVAL ? MICROSECOND`,
+      [...scopeParams(scope), Math.round(ttlMs * 1000), Math.round(ttlMs * 1000)],
+    );
+    return Number((result as WriteResult).insertId);
+  }
+
+  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+    const [rows] = await this.client.query(
+      `SELECT operation, user_id, \`key\`, token FROM ${this.table}
+       WHERE status = 'PROCESSING' AND updated_at < ${NOW} - INTERVAL ? MICROSECOND
+       ORDER BY updated_at LIMIT ?`,
+      [Math.round(olderThanMs * 1000), limit],
+    );
+    const recovered: RecoveredRecord[] = [];
+    for (const row of rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>) {
+      const scope = { operation: row.operation, userId: row.user_id, key: row.key };
+      // Take the record over with a token of our own first: a worker that renewed its lease in
+      // between, or another recovery runner, keeps it, and nothing below counts it twice.
+      const recovery = randomUUID();
+      const taken = await this.owned(
+        `UPDATE ${this.table} SET token = ? WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'
+         AND updated_at < ${NOW} - INTERVAL ? MICROSECOND`,
+        [recovery, ...scopeParams(scope), row.token, Math.round(olderThanMs * 1000)],
+      );
+      if (!taken) continue;
+      const retryCount = await this.incrementRetryCount(scope, ttlMs);
+      const poisoned = retryCount >= maxRetries;
+      if (poisoned) await this.markFailed(scope, recovery, ttlMs);
+      else await this.release(scope, recovery);
+      recovered.push({ ...scope, retryCount, poisoned });
+    }
+    return recovered;
+  }
+
+  async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
+    const [deleted] = await this.client.query(`DELETE FROM ${this.table} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`, [limit]);
+    await this.client.query(`DELETE FROM ${this.retries} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`, [limit]);
+    return (deleted as WriteResult).affectedRows;
+  }
+
+  private complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+    return this.owned(
+      `UPDATE ${this.table} SET status = ?, response = ?, updated_at = ${NOW}, expires_at = ${NOW} + INTERVAL ? MICROSECOND
+       WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`,
+      [status, response, Math.round(ttlMs * 1000), ...scopeParams(scope), token],
+    );
+  }
+
+  private async owned(sql: string, params: unknown[]): Promise<boolean> {
+    const [result] = await this.client.query(sql, params);
+    return (result as WriteResult).affectedRows > 0;
+  }
+}
+
+function errorNumber(err: unknown): unknown {
+  return typeof err === "object" && err !== null ? (err as { errno?: unknown }).errno : undefined;
+}
+
+/** The record's primary key: SHA-256 of the scope, each part length-prefixed so no two scopes share it. */
+function scopeHash({ operation, userId, key }: IdempotencyScope): Buffer {
+  return createHash("sha256").update(`${operation.length}:${operation}${userId.length}:${userId}${key}`).digest();
+}
+
+function scopeParams(scope: IdempotencyScope): [Buffer] {
+  return [scopeHash(scope)];
+}
+
+function toRecord(row: Row): IdempotencyRecord {
+  return {
+    operation: row.operation,
+    userId: row.user_id,
+    key: row.key,
+    requestHash: row.request_hash,
+    status: row.status,
+    response: row.response,
+    token: row.token,
+    expiresAt: new Date(Number(row.expires_ms)),
+    updatedAt: new Date(Number(row.updated_ms)),
+  };
+}
