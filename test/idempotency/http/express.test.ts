@@ -13,6 +13,7 @@ import { defaultHttpStores, isPermanentRouteError, overHttp, routeResult, runHtt
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 import { scaleOutStoreKinds } from "../support/store-harness";
 import { mysqlStoreKinds } from "../support/mysql-store-harness";
+import { sqliteStoreKinds } from "../support/sqlite-store-harness";
 
 type WithUser = Request & { user?: { id: string } };
 
@@ -60,7 +61,7 @@ function listen(app: express.Express, contexts: Map<string, () => IdempotencyCon
 }
 
 // Express also runs the checklist over the scale-out stores (Redis standalone and Cluster, DynamoDB).
-runHttpConformance(expressDriver, [...defaultHttpStores, ...scaleOutStoreKinds, ...mysqlStoreKinds]);
+runHttpConformance(expressDriver, [...defaultHttpStores, ...scaleOutStoreKinds, ...mysqlStoreKinds, ...sqliteStoreKinds]);
 
 describe("Express capture", () => {
   const apps: TestApp[] = [];

@@ -6,6 +6,7 @@ import type { IdempotencyStore } from "@/blocks/idempotency/types";
 import { dynamoDbStoreKind } from "./dynamodb-store-harness";
 import { mysqlStoreKinds } from "./mysql-store-harness";
 import { redisStoreKinds } from "./redis-store-harness";
+import { sqliteStoreKinds } from "./sqlite-store-harness";
 import { dropTables, openTestDatabase, testDatabaseNames, uniqueTableName, type TestDatabase } from "./services";
 
 /** A fresh, empty store plus a clock control: `advanceTime(ms)` makes every stored timestamp `ms` older. */
@@ -70,7 +71,7 @@ export const preparedPostgresStoreKinds: StoreKind[] = testDatabaseNames()
 /** The stores that scale out on a distributed engine: Redis (REDIS_URL standalone, local Cluster) and DynamoDB (dynalite). */
 export const scaleOutStoreKinds: StoreKind[] = [...redisStoreKinds, dynamoDbStoreKind];
 
-export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds, ...mysqlStoreKinds, ...scaleOutStoreKinds];
+export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds, ...mysqlStoreKinds, ...sqliteStoreKinds, ...scaleOutStoreKinds];
 
 /** A store on its own new table, so tests never see each other's rows. */
 export async function freshPostgresStore(client: SqlClient): Promise<StoreHarness & { store: PostgresStore }> {

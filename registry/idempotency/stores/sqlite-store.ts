@@ -1,0 +1,188 @@
+// SqliteStore: the IdempotencyStore contract on SQLite, through better-sqlite3 or libSQL (Turso).
+import { randomUUID } from "node:crypto";
+import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
+import { checkSqliteTableName, sqliteRetryTableName, sqliteSchemaStatements } from "./sqlite-schema";
+
+export type SqliteValue = string | number | null;
+export type SqliteStatement = { sql: string; args: SqliteValue[] };
+/** A statement's rows (for a query or `RETURNING`) and how many rows it changed. */
+export type SqliteResult = { rows: Array<Record<string, unknown>>; changes: number };
+
+/** What the store needs of a driver; `stores/clients/better-sqlite3.ts` and `libsql.ts` make one. */
+export type SqliteClient = {
+  execute(statement: SqliteStatement): Promise<SqliteResult>;
+  /** Runs the statements in order in one write transaction (one round trip on a remote libSQL). */
+  batch(statements: SqliteStatement[]): Promise<SqliteResult[]>;
+};
+
+export type SqliteStoreOptions = {
+  /** @default "idempotency_records" (the retry counters go in `<table>_retries`) */
+  table?: string | undefined;
+};
+
+type Row = {
+  operation: string;
+  user_id: string;
+  key: string;
+  request_hash: string;
+  status: IdempotencyRecord["status"];
+  response: string | null;
+  token: string;
+  expires_at: number;
+  updated_at: number;
+};
+
+/** The database's clock in integer milliseconds ('now' is one value for the whole statement). */
+const NOW = "CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)";
+const SCOPE = "operation = ? AND user_id = ? AND key = ?";
+const COLUMNS = "operation, user_id, key, request_hash, status, response, token, expires_at, updated_at";
+
+/**
+ * better-sqlite3 is one process's database; libSQL (Turso) is shared by every app server, and all
+ * times come from its clock.
+ *
+ * @example
+ * const store = new SqliteStore(betterSqlite3Client(new Database("idempotency.db")));
+ */
+export class SqliteStore {
+  readonly table: string;
+  private readonly retries: string;
+  private readonly client: SqliteClient;
+
+  constructor(client: SqliteClient, options: SqliteStoreOptions = {}) {
+    this.client = client;
+    this.table = checkSqliteTableName(options.table ?? "idempotency_records");
+    this.retries = sqliteRetryTableName(this.table);
+  }
+
+  /** Creates the tables and indexes if they are missing (tests, quick starts; production uses the migration). */
+  async createSchema(): Promise<void> {
+    for (const sql of sqliteSchemaStatements(this.table)) await this.client.execute({ sql, args: [] });
+  }
+
+  async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
+    // One transaction: insert, or take over a record past its expiry; then read whichever holds the key.
+    const [, read] = await this.client.batch([
+      {
+        sql: `INSERT INTO ${this.table} (operation, user_id, key, request_hash, status, token, expires_at, created_at, updated_at)
+              VALUES (?, ?, ?, ?, 'PROCESSING', ?, ${NOW} + ?, ${NOW}, ${NOW})
+              ON CONFLICT (operation, user_id, key) DO UPDATE SET
+                request_hash = excluded.request_hash, status = 'PROCESSING', response = NULL, token = excluded.token,
+                expires_at = excluded.expires_at, created_at = excluded.created_at, updated_at = excluded.updated_at
+              WHERE ${this.table}.expires_at <= ${NOW}`,
+        args: [...scopeArgs(scope), requestHash, token, Math.round(ttlMs)],
+      },
+      { sql: `SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE}`, args: scopeArgs(scope) },
+    ]);
+    const row = read?.rows[0] as Row | undefined;
+    if (row === undefined) throw new Error(`SqliteStore.create: the record for key "${scope.key}" was not readable after its insert.`);
+    return row.token === token ? { status: "CREATED" } : { status: "DUPLICATE", record: toRecord(row) };
+  }
+
+  async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+    const { rows } = await this.client.execute({
+      sql: `SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE} AND expires_at > ${NOW}`,
+      args: scopeArgs(scope),
+    });
+    const row = rows[0] as Row | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+    return this.complete(scope, token, "SUCCESS", response, ttlMs);
+  }
+
+  markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+    return this.complete(scope, token, "FAILED", response, ttlMs);
+  }
+
+  release(scope: IdempotencyScope, token: string): Promise<boolean> {
+    return this.owned(`DELETE FROM ${this.table} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`, [...scopeArgs(scope), token]);
+  }
+
+  heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
+    return this.owned(
+      `UPDATE ${this.table} SET updated_at = ${NOW}, expires_at = MAX(expires_at, ${NOW} + ?)
+       WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`,
+      [Math.round(ttlMs), ...scopeArgs(scope), token],
+    );
+  }
+
+  async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
+    const { rows } = await this.client.execute({
+      sql: `INSERT INTO ${this.retries} (operation, user_id, key, retry_count, expires_at) VALUES (?, ?, ?, 1, ${NOW} + ?)
+            ON CONFLICT (operation, user_id, key) DO UPDATE SET
+              retry_count = CASE WHEN ${this.retries}.expires_at <= ${NOW} THEN 1 ELSE ${this.retries}.retry_count + 1 END,
+              expires_at = excluded.expires_at
+            RETURNING retry_count`,
+      args: [...scopeArgs(scope), Math.round(ttlMs)],
+    });
+    return Number((rows[0] as { retry_count: number }).retry_count);
+  }
+
+  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+    const { rows } = await this.client.execute({
+      sql: `SELECT operation, user_id, key, token FROM ${this.table}
+            WHERE status = 'PROCESSING' AND updated_at < ${NOW} - ? ORDER BY updated_at LIMIT ?`,
+      args: [Math.round(olderThanMs), limit],
+    });
+    const recovered: RecoveredRecord[] = [];
+    for (const row of rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>) {
+      const scope = { operation: row.operation, userId: row.user_id, key: row.key };
+      // Take the record over with a token of our own first: a worker that renewed its lease in
+      // between, or another recovery runner, keeps it, and nothing below counts it twice.
+      const recovery = randomUUID();
+      const taken = await this.owned(
+        `UPDATE ${this.table} SET token = ? WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING' AND updated_at < ${NOW} - ?`,
+        [recovery, ...scopeArgs(scope), row.token, Math.round(olderThanMs)],
+      );
+      if (!taken) continue;
+      const retryCount = await this.incrementRetryCount(scope, ttlMs);
+      const poisoned = retryCount >= maxRetries;
+      if (poisoned) await this.markFailed(scope, recovery, ttlMs);
+      else await this.release(scope, recovery);
+      recovered.push({ ...scope, retryCount, poisoned });
+    }
+    return recovered;
+  }
+
+  async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
+    const expired = (table: string) => ({
+      sql: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?)`,
+      args: [limit],
+    });
+    const [records] = await this.client.batch([expired(this.table), expired(this.retries)]);
+    return records?.changes ?? 0;
+  }
+
+  private complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+    return this.owned(
+      `UPDATE ${this.table} SET status = ?, response = ?, updated_at = ${NOW}, expires_at = ${NOW} + ?
+       WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`,
+      [status, response, Math.round(ttlMs), ...scopeArgs(scope), token],
+    );
+  }
+
+  private async owned(sql: string, args: SqliteValue[]): Promise<boolean> {
+    const { changes } = await this.client.execute({ sql, args });
+    return changes > 0;
+  }
+}
+
+function scopeArgs({ operation, userId, key }: IdempotencyScope): string[] {
+  return [operation, userId, key];
+}
+
+function toRecord(row: Row): IdempotencyRecord {
+  return {
+    operation: row.operation,
+    userId: row.user_id,
+    key: row.key,
+    requestHash: row.request_hash,
+    status: row.status,
+    response: row.response,
+    token: row.token,
+    expiresAt: new Date(Number(row.expires_at)),
+    updatedAt: new Date(Number(row.updated_at)),
+  };
+}
