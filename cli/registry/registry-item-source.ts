@@ -9,9 +9,7 @@ import type { Registry, RegistryBlock } from "./manifest.js";
 import { validateItem, type ValidItem } from "./validate-item.js";
 
 /**
- * Loads and validates each item, writes its files to a private temporary folder, and returns the
- * registry with those blocks (replacing a registry block of the same name) and `sources` mapping each
- * argument to it. Nothing of an item is run: its migration is data (see validate-item.ts).
+ * Loads and validates each item, then adds it as a block (see `registryWithItems`).
  *
  * @example
  * const registry = await addItems(await loadRegistry(), ["http://127.0.0.1:8080/r/idempotency.json"]);
@@ -19,6 +17,26 @@ import { validateItem, type ValidItem } from "./validate-item.js";
 export async function addItems(registry: Registry, sources: string[]): Promise<Registry> {
   const items: Array<{ source: string; item: ValidItem }> = [];
   for (const source of sources) items.push({ source, item: validateItem(await readItem(source), source) });
+  return registryWithItems(registry, items);
+}
+
+/**
+ * Writes each validated item's files to a private temporary folder and returns the registry with
+ * those blocks (replacing a registry block of the same name) and `sources` mapping each source to it.
+ * Nothing of an item is run: its migration is data. Items fetched some other way (a private registry)
+ * come here once `validateItem` accepted them.
+ *
+ * @example
+ * const registry = await registryWithItems(await loadRegistry(), [{ source: url, item: validateItem(json, url) }]);
+ */
+export async function registryWithItems(registry: Registry, items: Array<{ source: string; item: ValidItem }>): Promise<Registry> {
+  const names = items.map(({ item }) => item.name);
+  const twice = names.find((name, at) => names.indexOf(name) !== at);
+  if (twice !== undefined) {
+    const sources = items.filter(({ item }) => item.name === twice).map(({ source }) => source);
+    throw new BlocksError("INVALID_REGISTRY", `Two registry items are named "${twice}": ${sources.join(", ")}.`, { suggestion: "Add one of them at a time." });
+  }
+  const replaced = new Set(names);
   const blocks = [...registry.blocks];
   const mapping: Record<string, string> = { ...registry.sources };
   // A registry folder of its own: the items' blocks as files, the other blocks and the templates as
@@ -28,7 +46,6 @@ export async function addItems(registry: Registry, sources: string[]): Promise<R
   const root = path.join(folder, "registry");
   mkdirSync(root);
   symlinkSync(path.join(path.dirname(registry.root), "templates"), path.join(folder, "templates"));
-  const replaced = new Set(items.map(({ item }) => item.name));
   for (const entry of readdirSync(registry.root)) {
     if (!replaced.has(entry)) symlinkSync(path.join(registry.root, entry), path.join(root, entry));
   }

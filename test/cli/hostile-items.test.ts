@@ -139,3 +139,13 @@ describe("npm option injection: an item's package specifier reaches the package 
     expect(readFileSync(calls, "utf8").trim().split("\n")).toEqual(["npm install -- @scope/pkg.js@^1.2.3 || >=2.0.0-rc.1", "npm install --save-dev -- plain-name@latest tagged@next"]);
   });
 });
+
+describe("two items of one name", () => {
+  it("are refused, naming both, instead of one's files landing among the other's", async () => {
+    const files = (name: string) => [{ path: `registry/same/${name}.ts`, type: "registry:file", content: "export {};\n", target: `~/src/blocks/same/${name}.ts` }];
+    const first = writeItem({ name: "same", type: "registry:item", files: files("a") });
+    const second = writeItem({ name: "same", type: "registry:item", files: files("b") });
+    const error = await rejection(runAdd({ blocks: [first, second], cwd: await initialised(), yes: true, install: false }));
+    expect(error.message).toContain(`Two registry items are named "same": ${first}, ${second}`);
+  });
+});
