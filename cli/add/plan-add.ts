@@ -3,7 +3,7 @@ import path from "node:path";
 import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { readLock, type Lock } from "../config/lock-file.js";
 import { blockTable } from "../migrate/block-store.js";
-import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
+import { planMigrations, type MigrationPlan } from "../migrate/render-migration.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry, type Registry, type RegistryBlock } from "../registry/manifest.js";
 import { checkFrameworks, detectFrameworks, resolveBlocks } from "../registry/resolve.js";
@@ -84,17 +84,12 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   // A wiring written on PostgreSQL may import more than its client's own package (Kysely's opens a pg Pool).
   const wiringPackages = setup.length > 0 && wiring.store === "postgres" ? DATABASE_CLIENTS[wiring.client].packages : [];
   const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features, wiringPackages);
-  const migrations = blocks
-    .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
-    .map((block) =>
-      planMigration({
-        root,
-        block: block.name,
-        table: tables[block.name] ?? "",
-        target: { layout: config.database.layout, migrations: config.database.migrations },
-        lock,
-      }),
-    );
+  // Planned together: several blocks in one `add` get migrations the project's tool runs in order.
+  const migrations = planMigrations(
+    blocks
+      .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
+      .map((block) => ({ root, block: block.name, table: tables[block.name] ?? "", target: { layout: config.database.layout, migrations: config.database.migrations }, lock })),
+  );
   const build = tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
   return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, tables, build };
 }
