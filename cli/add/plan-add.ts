@@ -9,6 +9,7 @@ import { loadRegistry, type Registry, type RegistryBlock } from "../registry/man
 import { checkFrameworks, detectFrameworks, resolveBlocks } from "../registry/resolve.js";
 import { logger } from "../utils/logger.js";
 import { choose } from "../utils/prompt.js";
+import { carryChoices } from "./carried-choices.js";
 import { checkRequiredVersions } from "./check-versions.js";
 import { chooseFeatures, excludedFeatureFiles } from "./choose-features.js";
 import { planBuild, type BuildPlan } from "./plan-build.js";
@@ -70,7 +71,9 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const declared = declaredPackages(pkg);
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
   checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
-  const features = await chooseFeatures(blocks, declared, { flags: { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client }, yes: options.yes, dryRun: options.dryRun });
+  const { flags, carried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
+  for (const choice of carried) logger.info(`--${choice.flag} ${choice.value}: as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added (pass --${choice.flag} to choose otherwise).`);
+  const features = await chooseFeatures(blocks, declared, { flags, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
   const skip = excludedFeatureFiles(blocks, features);
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
