@@ -1,7 +1,6 @@
 // Several blocks in one `add`: their migrations, per layout, are what the project's own tool applies in order.
 // Found in a Drizzle project: `add idempotency error-handler rate-limiter` wrote two files numbered 0001_,
 // only one entered meta/_journal.json, and `drizzle-kit migrate` succeeded without creating idempotency_records.
-import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
@@ -9,6 +8,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runInit } from "../../cli/commands/init.js";
+import { withFreshDatabase } from "./fresh-database.js";
 import { tempProject } from "./helpers.js";
 
 const url = process.env.DATABASE_URL;
@@ -30,26 +30,6 @@ function declare(dir: string, devDependencies: Record<string, string>, scripts: 
   writeFileSync(file, JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, ...scripts }, devDependencies: { ...pkg.devDependencies, ...devDependencies } }, null, 2));
 }
 
-/** A database of its own, so the tool's bookkeeping tables never meet another test's (or engineer's). */
-async function withDatabase(run: (databaseUrl: string) => Promise<void>): Promise<string[]> {
-  const name = `blocks_order_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const databaseUrl = Object.assign(new URL(url as string), { pathname: `/${name}` }).toString();
-  try {
-    await run(databaseUrl);
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    const { rows } = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    await client.end();
-    return rows.map((row) => row.table_name);
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 const TABLES = ["idempotency_records", "idempotency_records_retries", "rate_limits"];
 
 describe("add of several blocks: migrations the project's tool applies in order", () => {
@@ -64,7 +44,7 @@ describe("add of several blocks: migrations the project's tool applies in order"
   it.skipIf(!url)("[DATABASE_URL] drizzle-kit migrate creates every block's tables", async () => {
     const dir = await addedTogether((root) => declare(root, { "drizzle-kit": "^0.31.11" }));
     writeFileSync(path.join(dir, "drizzle.config.js"), 'export default { dialect: "postgresql", out: "./drizzle", dbCredentials: { url: process.env.DATABASE_URL } };\n');
-    const tables = await withDatabase((databaseUrl) => execa(bin("drizzle-kit"), ["migrate", "--config", "drizzle.config.js"], { cwd: dir, env: { DATABASE_URL: databaseUrl } }).then(() => undefined));
+    const tables = await withFreshDatabase(url as string, (databaseUrl) => execa(bin("drizzle-kit"), ["migrate", "--config", "drizzle.config.js"], { cwd: dir, env: { DATABASE_URL: databaseUrl } }));
     expect(tables).toEqual(expect.arrayContaining(TABLES));
   });
 
@@ -79,7 +59,7 @@ describe("add of several blocks: migrations the project's tool applies in order"
 
   it.skipIf(!url)("[DATABASE_URL] node-pg-migrate up creates every block's tables", async () => {
     const dir = await addedTogether((root) => declare(root, { "node-pg-migrate": "^9.0.0" }));
-    const tables = await withDatabase((databaseUrl) => execa(bin("node-pg-migrate"), ["up", "-m", "migrations"], { cwd: dir, env: { DATABASE_URL: databaseUrl } }).then(() => undefined));
+    const tables = await withFreshDatabase(url as string, (databaseUrl) => execa(bin("node-pg-migrate"), ["up", "-m", "migrations"], { cwd: dir, env: { DATABASE_URL: databaseUrl } }));
     expect(tables).toEqual(expect.arrayContaining(TABLES));
   });
 
@@ -100,7 +80,7 @@ describe("add of several blocks: migrations the project's tool applies in order"
 
   it.skipIf(!url)("[DATABASE_URL] plain SQL: the files run in name order create every block's tables", async () => {
     const dir = await addedTogether(() => undefined);
-    const tables = await withDatabase(async (databaseUrl) => {
+    const tables = await withFreshDatabase(url as string, async (databaseUrl) => {
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
       for (const file of readdirSync(path.join(dir, "migrations")).sort()) await client.query(readFileSync(path.join(dir, "migrations", file), "utf8"));
