@@ -3,12 +3,13 @@ import path from "node:path";
 import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { readLock, type Lock } from "../config/lock-file.js";
 import { blockTable } from "../migrate/block-store.js";
-import { planMigration, type MigrationPlan } from "../migrate/render-migration.js";
+import { planMigrations, type MigrationPlan } from "../migrate/render-migration.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry, type Registry, type RegistryBlock } from "../registry/manifest.js";
 import { checkFrameworks, detectFrameworks, resolveBlocks } from "../registry/resolve.js";
 import { logger } from "../utils/logger.js";
 import { choose } from "../utils/prompt.js";
+import { carryChoices } from "./carried-choices.js";
 import { checkRequiredVersions } from "./check-versions.js";
 import { chooseFeatures, excludedFeatureFiles } from "./choose-features.js";
 import { planBuild, type BuildPlan } from "./plan-build.js";
@@ -70,7 +71,9 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const declared = declaredPackages(pkg);
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
   checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
-  const features = await chooseFeatures(blocks, declared, { flags: { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client }, yes: options.yes, dryRun: options.dryRun });
+  const { flags, carried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
+  for (const choice of carried) logger.info(`--${choice.flag} ${choice.value}: as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added (pass --${choice.flag} to choose otherwise).`);
+  const features = await chooseFeatures(blocks, declared, { flags, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
   const skip = excludedFeatureFiles(blocks, features);
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
@@ -84,17 +87,12 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   // A wiring written on PostgreSQL may import more than its client's own package (Kysely's opens a pg Pool).
   const wiringPackages = setup.length > 0 && wiring.store === "postgres" ? DATABASE_CLIENTS[wiring.client].packages : [];
   const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features, wiringPackages);
-  const migrations = blocks
-    .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
-    .map((block) =>
-      planMigration({
-        root,
-        block: block.name,
-        table: tables[block.name] ?? "",
-        target: { layout: config.database.layout, migrations: config.database.migrations },
-        lock,
-      }),
-    );
+  // Planned together: several blocks in one `add` get migrations the project's tool runs in order.
+  const migrations = planMigrations(
+    blocks
+      .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
+      .map((block) => ({ root, block: block.name, table: tables[block.name] ?? "", target: { layout: config.database.layout, migrations: config.database.migrations }, lock })),
+  );
   const build = tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
   return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, tables, build };
 }

@@ -40,7 +40,8 @@ export async function writePlan(plan: AddPlan, replace: { modified: boolean; con
   for (const file of files) await writeProjectFile(file.absolute, file.content);
   for (const file of migrationFiles) await writeProjectFile(path.join(plan.root, file.path), file.content);
   for (const edit of buildEdits) await writeProjectFile(path.join(plan.root, edit.file), edit.content);
-  await recordBases(plan.root, plan.files.filter((file) => shouldWrite(file, replace) || file.state === "unchanged"));
+  // The wiring module is the user's from the start: nothing ever merges into it, so it keeps no base.
+  await recordBases(plan.root, plan.files.filter((file) => !file.owned && (shouldWrite(file, replace) || file.state === "unchanged")));
   await writeLock(plan.root, nextLock(plan, new Set(files)));
   return { written: [...files.map((file) => file.target), ...migrationFiles.map((file) => file.path), ...buildEdits.map((edit) => edit.file)] };
 }

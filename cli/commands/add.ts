@@ -1,5 +1,5 @@
 // `blocks add <block...>`: vendors blocks with rewritten imports, packages, migration and maintenance job.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { installDependencies } from "../add/install.js";
@@ -81,11 +81,18 @@ function nextSteps(plan: AddPlan): void {
   if (plan.tests) {
     // The wiring's test (written now or by an earlier add) is the only one on the app's own client: it runs with the block's.
     const wiringTest = plan.blocks.some((block) => block.setup) ? setupTargets(plan.config).test : undefined;
-    const paths = [plan.config.dir, ...(wiringTest && existsSync(path.join(plan.root, wiringTest)) ? [wiringTest] : [])];
-    const needsServer = paths.length > 1 ? " (the wiring's test skips itself until its server's variable, such as DATABASE_URL, is set)" : "";
-    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${paths.join(" ")}`)}${needsServer}`);
+    const testText = wiringTest === undefined ? undefined : (plan.files.find((file) => file.target === wiringTest)?.content ?? readIfExistsSync(path.join(plan.root, wiringTest)));
+    const paths = [plan.config.dir, ...(wiringTest && testText !== undefined ? [wiringTest] : [])];
+    // Said as the written test behaves: on pg it runs on an embedded PostgreSQL; on another client or store it names its server's variable.
+    const variable = testText === undefined ? undefined : /it\.skipIf\(!process\.env\.(\w+)\)/.exec(testText)?.[1];
+    const where = testText === undefined ? "" : variable ? ` (the wiring's test skips itself until ${variable} is set)` : " (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)";
+    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${paths.join(" ")}`)}${where}`);
   }
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
+}
+
+function readIfExistsSync(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, "utf8") : undefined;
 }
 
 export const add = new Command("add")
@@ -96,7 +103,7 @@ export const add = new Command("add")
   .option("--framework <names>", "adapters to add, comma-separated: express, fastify, hono, koa, nestjs, fetch (Next.js, Bun, Deno), or none (default: detected from package.json)")
   .option("--cache <choice>", "Redis cache: redis or none (default: redis when package.json declares ioredis)")
   .option("--metrics <choice>", "Prometheus metrics: prometheus or none (default: prometheus when package.json declares prom-client)")
-  .option("--store <choice>", "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore) or dynamodb (DynamoDbStore) (default: postgres, or dynamodb when package.json declares the AWS SDK)")
+  .option("--store <choice>", "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore) or dynamodb (DynamoDbStore) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)")
   .option("--client <choice>", "database-client adapter of --store postgres: pg, drizzle, kysely, postgres-js or prisma; none is pg (default: those package.json declares, else pg; PGlite comes with pg only)")
   .option("--no-tests", "leave the block's tests out")
   .option("--no-install", "do not install npm packages (they are listed instead)")

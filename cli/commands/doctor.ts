@@ -36,6 +36,7 @@ export async function runDoctor(options: DoctorOptions) {
   const { checkPackages } = await import("../doctor/check-packages.js");
   const { checkBuild } = await import("../doctor/check-build.js");
   const { checkMigration } = await import("../doctor/check-migration.js");
+  const { checkConflicts } = await import("../doctor/check-conflicts.js");
   const project = loadProjectFiles(root, config.dir);
   const scripts = pkg.scripts ?? {};
   // Only blocks on PostgreSQL owe a migration: a RedisStore or DynamoDB project is never asked for one.
@@ -48,6 +49,7 @@ export async function runDoctor(options: DoctorOptions) {
     ...checkMaintenance(project, registry, lock, config, scripts),
     ...(await checkPackages(root, lock, pkg)),
     ...checkBuild(root, config.dir, scripts),
+    ...(await checkConflicts(root, lock)),
     ...(url ? await checkMigration(url, sqlRegistry, lock) : []),
   ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   progress.succeed(`Checked ${project.files.length} file(s)`);
@@ -66,7 +68,7 @@ function report(findings: Finding[], { migrationUnchecked }: { migrationUnchecke
 }
 
 export const doctor = new Command("doctor")
-  .description("check the project against the blocks' rules (getUserId, isPermanentError, requireKey, jobs, migration, logger/metrics, packages, build, cache TTL); exits 1 on a finding")
+  .description("check the project against the blocks' rules (getUserId, isPermanentError, requireKey, jobs, migration, logger/metrics, packages, build, cache TTL, unresolved update conflicts); exits 1 on a finding")
   .option("--database-url <url>", "database to check the tables on (default: $DATABASE_URL)")
   .option("--json", "print the findings as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

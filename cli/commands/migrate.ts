@@ -10,7 +10,7 @@ import { applyMigration, migrationFile, type ApplyResult } from "../migrate/appl
 import { blockStore, blockTable, storeFeatures } from "../migrate/block-store.js";
 import { planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
-import { planMigration, type MigrationPlan, type RenderedFile } from "../migrate/render-migration.js";
+import { planMigrations, type MigrationPlan, type RenderedFile } from "../migrate/render-migration.js";
 import { validTable } from "../migrate/schemas.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry, type RegistryBlock } from "../registry/manifest.js";
@@ -74,7 +74,7 @@ export async function runMigrate(options: MigrateOptions) {
       suggestion: "Name the block: `blocks migrate <block> --table <name>`.",
     });
   }
-  const plans = sqlBlocks.map((block) => planMigration({ root, block: block.name, table: tableOf(block), target, lock }));
+  const plans = planMigrations(sqlBlocks.map((block) => ({ root, block: block.name, table: tableOf(block), target, lock })));
   const tables: DynamoDbTablePlan[] = [];
   for (const { block, store: chosen } of stores) {
     if (chosen.kind === "dynamodb") tables.push(await planDynamoDbTable({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block) }));

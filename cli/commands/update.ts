@@ -25,6 +25,7 @@ const LABELS: Record<UpdateStatus, (file: UpdatedFile) => string> = {
   updated: () => highlighter.info("updated (you had not changed it)"),
   merged: () => highlighter.success("merged: your edits and the registry's changes"),
   conflict: (file) => highlighter.error(`CONFLICT: ${file.conflicts} region(s) changed by both; resolve the markers`),
+  unresolved: (file) => highlighter.error(`UNRESOLVED: ${file.conflicts} conflict(s) from an earlier update still marked (line ${file.lines?.join(", ")}); keep what you want between <<<<<<< yours and >>>>>>> registry, delete the markers, run update again`),
   added: () => highlighter.success("added (new in the registry)"),
   unchanged: () => highlighter.dim("unchanged"),
   kept: () => highlighter.dim("kept: your edits, the registry did not change it"),
@@ -33,6 +34,8 @@ const LABELS: Record<UpdateStatus, (file: UpdatedFile) => string> = {
   skipped: () => highlighter.warn("a file blocks did not write is in the way: left alone"),
   "no-base": () => highlighter.error("edited, but no base was recorded to merge from: compare with `blocks diff`"),
 };
+
+const NEEDS_YOU = new Set<UpdateStatus>(["conflict", "unresolved", "no-base"]);
 
 /**
  * Plans, asks before writing (or `--yes`), writes, records the new bases. Exits 1 (through the
@@ -46,14 +49,15 @@ export async function runUpdate(options: UpdateOptions) {
   const plan = await planUpdate({ cwd: options.cwd, blocks: options.blocks ?? [], registry: options.registry });
   report(plan);
   const writes = plan.files.filter((file) => file.content !== undefined);
-  const needsYou = plan.files.filter((file) => file.status === "conflict" || file.status === "no-base").map((file) => file.target);
-  const result = (written: boolean) => ({
+  const needsYou = plan.files.filter((file) => NEEDS_YOU.has(file.status)).map((file) => file.target);
+  const result = (written: boolean, droppedBases: DroppedBase[] = []) => ({
     ok: needsYou.length === 0,
     dryRun: options.dryRun === true,
     written,
     files: plan.files.map(({ block, target, status, conflicts }) => ({ block, target, status, ...(conflicts ? { conflicts } : {}) })),
     conflicts: needsYou,
     install: installCommands(plan.packageManager, plan.packages).map((command) => command.join(" ")),
+    droppedBases,
   });
   if (options.dryRun) {
     logger.info("Dry run: nothing was written.");
@@ -68,12 +72,29 @@ export async function runUpdate(options: UpdateOptions) {
   }
   await recordBases(plan.root, plan.files.flatMap((file) => (file.base === undefined ? [] : [{ content: file.base }])));
   await writeLock(plan.root, lock);
-  await pruneBases(plan.root, lock);
+  const droppedBases = explainDroppedBases(plan, await pruneBases(plan.root, lock));
+  for (const line of droppedBases) logger.info(`.blocks/bases: removed ${line.reason}`);
   const install = installCommands(plan.packageManager, plan.packages);
   if (install.length) logger.warn(`The registry's version needs packages you do not declare; install them: ${install.map((command) => command.join(" ")).join(" && ")}`);
   if (needsYou.length) logger.error(`${needsYou.length} file(s) need you: ${needsYou.join(", ")}`);
   else logger.success(writes.length ? `Updated ${writes.length} file(s) and blocks.lock.json.` : "Already up to date.");
-  return result(writes.length > 0);
+  return result(writes.length > 0, droppedBases);
+}
+
+type DroppedBase = { hash: string; file?: string; reason: string };
+
+/** Why each base went: the lock no longer names it, and the old lock says which file it was for. */
+function explainDroppedBases(plan: UpdatePlan, hashes: string[]): DroppedBase[] {
+  const owners = new Map(Object.values(plan.lock.blocks).flatMap((block) => Object.entries(block.files).map(([file, hash]) => [hash, file] as const)));
+  return hashes.map((hash) => {
+    const file = owners.get(hash);
+    if (file === undefined) {
+      return { hash, reason: `${hash.slice(7, 19)}…: no file in blocks.lock.json has it as its base (a copy of a file blocks never merges into, such as the wiring module an older add kept)` };
+    }
+    const status = plan.files.find((candidate) => candidate.target === file)?.status;
+    const why = status === "dropped" ? "the registry no longer has that file, so it is no longer tracked" : "its base is now the registry's version, which the next update merges from";
+    return { hash, file, reason: `the old base of ${file}: ${why}` };
+  });
 }
 
 function report(plan: UpdatePlan): void {

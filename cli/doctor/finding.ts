@@ -10,6 +10,7 @@ export const RULES = {
   "handler-observability": "Pass `logger` (and `metrics`, since the project has prom-client) to `new IdempotencyHandler(store, cache, { logger, metrics })`: without them failures are silent and unmeasured.",
   "runtime-package-in-dev": "Move the package to `dependencies`: vendored runtime code imports it, and production installs skip devDependencies.",
   "tests-in-build": "Exclude the vendored tests from the build tsconfig: `\"exclude\": [\"<dir>/**/*.test.ts\", \"<dir>/**/testing/**\"]`.",
+  "unresolved-conflict": "Keep what you want of both sides (yours above =======, the registry's below), delete the three marker lines, then run `npx blocks update` again: it merges nothing into the file while they remain.",
   "cache-ttl": "Give the cache a TTL no longer than the handler's `ttlMs`: a cached answer must not outlive its record.",
 } as const;
 

@@ -8,6 +8,8 @@ import { dropStatements, schemaOf, schemaStatements, type BlockSchema } from "./
 
 export type RenderedFile = { path: string; content: string };
 
+const JOURNAL = "meta/_journal.json";
+
 export type MigrationPlan = {
   block: string;
   table: string;
@@ -22,7 +24,16 @@ export type MigrationPlan = {
   notes: string[];
 };
 
-export type MigrationInput = { root: string; block: string; table: string; target: MigrationTarget; lock: Lock; now?: Date };
+export type MigrationInput = {
+  root: string;
+  block: string;
+  table: string;
+  target: MigrationTarget;
+  lock: Lock;
+  now?: Date;
+  /** drizzle-kit's journal as a migration planned earlier in the same run left it (not yet on disk). */
+  journal?: string;
+};
 
 /**
  * @example
@@ -35,6 +46,32 @@ export function planMigration(input: MigrationInput): MigrationPlan {
   const plan = renderMigration(input, schemaOf(input.block));
   for (const file of plan.files) insideProject(input.root, file.path);
   return plan;
+}
+
+/**
+ * Several blocks' migrations in one run, each planned after the one before: its own timestamp (one
+ * second later, so every layout's runner sorts them in the order given) and drizzle-kit's journal as
+ * the one before left it (one entry each; drizzle-kit runs only what the journal lists), written once.
+ *
+ * @example
+ * planMigrations([idempotencyInput, rateLimiterInput]).flatMap((plan) => plan.files.map((file) => file.path));
+ * // ["drizzle/0001_create_idempotency_records.sql", "drizzle/0002_create_rate_limits.sql", "drizzle/meta/_journal.json"]
+ */
+export function planMigrations(inputs: MigrationInput[]): MigrationPlan[] {
+  const start = inputs[0]?.now ?? new Date();
+  const plans: MigrationPlan[] = [];
+  let journal: RenderedFile | undefined;
+  for (const input of inputs) {
+    const now = new Date(start.getTime() + plans.filter((plan) => plan.files.length > 0).length * 1000);
+    const plan = planMigration({ ...input, now, ...(journal ? { journal: journal.content } : {}) });
+    const planned = plan.files.find((file) => file.path.endsWith(JOURNAL));
+    if (planned) {
+      for (const earlier of plans) earlier.files = earlier.files.filter((file) => file !== journal);
+      journal = planned;
+    }
+    plans.push(plan);
+  }
+  return plans;
 }
 
 function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationPlan {
@@ -104,23 +141,28 @@ function normalized(sql: string): string {
   return sql.replace(/\s+/g, " ").trim().toLowerCase();
 }
 
-/** drizzle-kit runs only what its journal lists, so the journal gets an entry beside the SQL file. */
+/**
+ * drizzle-kit runs only what its journal lists, in the journal's order, and only entries whose `when`
+ * is later than the last one it applied: each SQL file gets an entry, starting the journal (as
+ * `drizzle-kit generate` would) when the project has none yet.
+ */
 function drizzle(input: MigrationInput, args: { dir: string; slug: string; title: string; statements: string[]; now: Date }): { files: RenderedFile[]; notes: string[] } {
-  const journalPath = `${args.dir}/meta/_journal.json`;
+  const journalPath = `${args.dir}/${JOURNAL}`;
   const journalFile = path.join(input.root, journalPath);
-  const journal = existsSync(journalFile)
-    ? (JSON.parse(readFileSync(journalFile, "utf8")) as { entries: Array<Record<string, unknown>> })
-    : undefined;
-  const idx = journal?.entries.length ?? 0;
+  const text = input.journal ?? (existsSync(journalFile) ? readFileSync(journalFile, "utf8") : undefined);
+  const journal: { entries: Array<Record<string, unknown>> } = text === undefined ? { version: "7", dialect: "postgresql", entries: [] } : JSON.parse(text);
+  const idx = journal.entries.length;
   const tag = `${String(idx).padStart(4, "0")}_${args.slug}`;
   const body = `-- ${args.title}\n${args.statements.map((statement) => `${statement};`).join("\n--> statement-breakpoint\n")}\n`;
-  const files: RenderedFile[] = [{ path: `${args.dir}/${tag}.sql`, content: body }];
-  if (journal) {
-    journal.entries.push({ idx, version: "7", when: args.now.getTime(), tag, breakpoints: true });
-    files.push({ path: journalPath, content: `${JSON.stringify(journal, null, 2)}\n` });
-  }
-  const notes = journal ? [] : [`No ${journalPath} yet: run the SQL file with your own tooling, or let drizzle-kit create the journal first.`];
-  return { files, notes };
+  const latest = Math.max(0, ...journal.entries.map((entry) => (typeof entry.when === "number" ? entry.when : 0)));
+  journal.entries.push({ idx, version: "7", when: Math.max(args.now.getTime(), latest + 1), tag, breakpoints: true });
+  return {
+    files: [
+      { path: `${args.dir}/${tag}.sql`, content: body },
+      { path: journalPath, content: `${JSON.stringify(journal, null, 2)}\n` },
+    ],
+    notes: [],
+  };
 }
 
 /** The table's create migration (as the lock records it, or by its name), if one was written. */

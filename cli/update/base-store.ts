@@ -38,16 +38,21 @@ export async function readBase(root: string, hash: string): Promise<string | und
 }
 
 /**
- * Deletes the bases no lock entry names any more.
+ * Deletes the bases no lock entry names any more, and says which (by hash, as the lock names them).
  *
  * @example
- * await pruneBases("/app", lock);
+ * await pruneBases("/app", lock); // ["sha256-…"]
  */
-export async function pruneBases(root: string, lock: Lock): Promise<void> {
+export async function pruneBases(root: string, lock: Lock): Promise<string[]> {
   const kept = new Set(Object.values(lock.blocks).flatMap((block) => Object.values(block.files).map(hex)));
   const dir = insideProject(root, BASES_DIR);
   const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names) if (/^[0-9a-f]{64}$/.test(name) && !kept.has(name)) await rm(path.join(dir, name), { force: true });
+  const removed: string[] = [];
+  for (const name of names.filter((candidate) => /^[0-9a-f]{64}$/.test(candidate) && !kept.has(candidate)).sort()) {
+    await rm(path.join(dir, name), { force: true });
+    removed.push(`sha256-${name}`);
+  }
+  return removed;
 }
 
 function hex(hash: string): string {

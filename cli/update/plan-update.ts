@@ -11,6 +11,7 @@ import { findBlock } from "../registry/resolve.js";
 import { BlocksError } from "../utils/errors.js";
 import { contentHash } from "../utils/files.js";
 import { readBase } from "./base-store.js";
+import { unresolvedConflicts } from "./conflict-markers.js";
 import { merge3 } from "./merge3.js";
 
 /**
@@ -19,8 +20,9 @@ import { merge3 } from "./merge3.js";
  * unchanged / kept: nothing to do (the registry did not change, or you already have its version).
  * deleted: you deleted it; it stays deleted. dropped: the registry no longer has it; left in place.
  * skipped: a file blocks did not write is in the way. no-base: edited, but no base was recorded to merge from.
+ * unresolved: the markers of an earlier update's conflict are still in the file; nothing is merged into it until they go.
  */
-export type UpdateStatus = "updated" | "merged" | "conflict" | "added" | "unchanged" | "kept" | "deleted" | "dropped" | "skipped" | "no-base";
+export type UpdateStatus = "updated" | "merged" | "conflict" | "unresolved" | "added" | "unchanged" | "kept" | "deleted" | "dropped" | "skipped" | "no-base";
 
 export type UpdatedFile = {
   block: string;
@@ -30,6 +32,8 @@ export type UpdatedFile = {
   content?: string;
   absolute?: string;
   conflicts?: number;
+  /** unresolved: the lines (1-based) where each remaining conflict starts. */
+  lines?: number[];
   /** The registry version the lock records as the new base, when it moves. */
   base?: string;
 };
@@ -94,6 +98,10 @@ async function decideFile(root: string, file: PlannedFile, recorded: string | un
     return yours === registry ? { block, target, status: "unchanged", ...moveBase } : { block, target, status: "skipped" };
   }
   if (yours === undefined) return { block, target, status: "deleted" };
+  // The lock already names the registry's version as this file's base: without this check, the file
+  // would count as "kept" and the update as done while the markers wait for the compiler to find them.
+  const markers = unresolvedConflicts(yours);
+  if (markers.length) return { block, target, status: "unresolved", conflicts: markers.length, lines: markers };
   if (yours === registry) return { block, target, status: "unchanged", ...moveBase };
   if (contentHash(yours) === recorded) return { block, target, absolute, status: "updated", content: registry, ...moveBase };
   if (contentHash(registry) === recorded) return { block, target, status: "kept" };

@@ -192,7 +192,7 @@ describe("every handler decision is logged with { key, userId, operation, status
   });
 });
 
-// Regression (issue 12, points 3 and 16): a client error's headers (axios keeps Authorization in
+// Regression: a client error's headers (axios keeps Authorization in
 // `err.config.headers` and `err.request._header`) and a stack at info reached the logs.
 describe("a failed operation's error in the logs", () => {
   it("is { name, message, code } at the decision's level, and its stack only on a debug line", async () => {

@@ -72,7 +72,7 @@ describe("createLogger", () => {
     expect(JSON.stringify(lines)).not.toMatch(/Bearer|sid=|Basic/);
   });
 
-  // Issue 12, point 3: a failed axios call logged whole carried the bearer token in places the
+  // Regression: a failed axios call logged whole carried the bearer token in places the
   // redaction missed (`err.request._header`, `err.response.config.headers`).
   it.each([
     [

@@ -1,10 +1,11 @@
 // `blocks update`: a three-way merge per file between the recorded base, the user's copy and the registry.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runDiff } from "../../cli/commands/diff.js";
+import { runDoctor } from "../../cli/commands/doctor.js";
 import { runInit } from "../../cli/commands/init.js";
 import { runUpdate } from "../../cli/commands/update.js";
 import { merge3 } from "../../cli/update/merge3.js";
@@ -144,5 +145,43 @@ describe("blocks update", () => {
     expect((await runDiff({ cwd: project.dir, registry: project.registry.root })).changes.map((change) => change.status)).toEqual(["outdated"]);
     await project.update();
     expect((await runDiff({ cwd: project.dir, registry: project.registry.root })).changes).toEqual([]);
+  });
+
+  it("conflicts that vanished: a second update is not 'Already up to date' while its markers remain, and doctor points at them", async () => {
+    const project = await withLogger();
+    project.write("request-id.ts", (text) => text.replace('"x-request-id"', '"x-correlation-id"'));
+    project.registry.edit("logger/request-id.ts", (text) => text.replace('"x-request-id"', '"x-trace-id"'));
+    await project.update();
+    const again = await project.update();
+    expect(again.ok).toBe(false);
+    expect(again.conflicts).toEqual(["src/blocks/logger/request-id.ts"]);
+    expect(again.files.find((file) => file.target.endsWith("/request-id.ts"))?.status).toBe("unresolved");
+    const markerLine = project.read("request-id.ts").split("\n").indexOf("<<<<<<< yours") + 1;
+    const doctor = await runDoctor({ cwd: project.dir, registry: project.registry.root, databaseUrl: undefined });
+    expect(doctor.ok).toBe(false);
+    expect(doctor.findings.filter((item) => item.rule === "unresolved-conflict").map((item) => `${item.file}:${item.line}`)).toEqual([`src/blocks/logger/request-id.ts:${markerLine}`]);
+
+    project.write("request-id.ts", (text) => text.replace(/<<<<<<< yours\n(.*\n)=======\n.*\n>>>>>>> registry\n/, "$1"));
+    const resolved = await project.update();
+    expect(resolved.ok).toBe(true);
+    expect((await runDoctor({ cwd: project.dir, registry: project.registry.root, databaseUrl: undefined })).findings.filter((item) => item.rule === "unresolved-conflict")).toEqual([]);
+  });
+
+  it("explains every base it drops: the old base of each file whose base moved, by name and why", async () => {
+    const project = await withLogger();
+    project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
+    const result = await project.update();
+    expect(result.droppedBases).toEqual([{ hash: expect.stringMatching(/^sha256-/), file: "src/blocks/logger/context.ts", reason: expect.stringContaining("its base is now the registry's version") }]);
+  });
+
+  it("setup files' bases: add keeps none for the wiring module (nothing merges into it), so update has none of them to delete", async () => {
+    const dir = tempProject("hono-bundler");
+    await runInit({ cwd: dir, yes: true });
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { files: Record<string, string> }> };
+    const named = new Set(Object.values(lock.blocks).flatMap((block) => Object.values(block.files).map((hash) => hash.replace(/^sha256-/, ""))));
+    expect(readdirSync(path.join(dir, ".blocks/bases")).sort()).toEqual([...named].sort());
+    const result = await runUpdate({ cwd: dir, yes: true });
+    expect(result.droppedBases).toEqual([]);
   });
 });

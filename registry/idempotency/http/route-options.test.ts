@@ -41,7 +41,7 @@ describe("resolveRouteOptions", () => {
     expect(emitWarning).not.toHaveBeenCalled();
   });
 
-  // Regression (issue 12, point 4): hono/jwt and @fastify/jwt set a user the default lookup misses.
+  // Regression: hono/jwt and @fastify/jwt set a user the default lookup misses.
   it("refuses a request with credentials but no readable user as a setup error, warned once, never anonymous", async () => {
     const route = (await load())({ allowAnonymous: true }, framework);
     await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP", message: expect.stringContaining("getUserId") });
@@ -49,7 +49,7 @@ describe("resolveRouteOptions", () => {
     expect(emitWarning).toHaveBeenCalledTimes(1);
   });
 
-  // Regression (issue 12, point 6): the anonymous scope used to be "anonymous", a possible real id.
+  // Regression: the anonymous scope used to be "anonymous", a possible real id.
   it("keeps the anonymous scope apart from every real user id", async () => {
     const resolve = await load();
     expect(await resolve({}, framework).getUserId({ user: { id: "anonymous" } }, false)).toBe("anonymous");

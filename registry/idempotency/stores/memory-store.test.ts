@@ -48,7 +48,7 @@ describe("MemoryStore bounds", () => {
   });
 });
 
-// Regression (issue 12, point 8): one user's flood of keys evicted other users' completed records
+// Regression: one user's flood of keys evicted other users' completed records
 // (their retries ran again), refused everyone once full, and reset their retry budgets.
 describe("MemoryStore under one user's flood", () => {
   const completed = async (store: MemoryStore, key: string, userId: string) => {
