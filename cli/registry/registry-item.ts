@@ -5,6 +5,8 @@
 // with "~/" lands at exactly that path under the project root (without it, shadcn may move "src/").
 // It copies the files as they are: relative imports stay extensionless (fine under Bundler or
 // CommonJS resolution; NodeNext projects should use `blocks add <item>`, which rewrites them).
+// `meta.blocks` is what `blocks add <item>` reads back, all of it data: the migration's SQL (never
+// its schema module), and validate-item.ts checks every part of an item before it is used.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { schemaOf } from "../migrate/schemas.js";

@@ -53,7 +53,7 @@ describe("blocks add <file|url> runs the item's code while it plans (issue 25, h
     ["--dry-run", { dryRun: true }],
     ["without an answer to the prompt", {}],
     ["--yes, up to the install", { yes: true }],
-  ])("a built item's schema module never runs under %s; its migration comes from the item's data", async (_, options) => {
+  ])("a built item's schema module never runs (%s); its migration comes from the item's data", async (_, options) => {
     const ran = marker();
     const dir = await initialised();
     const result = await runAdd({ blocks: [boobyTrapped(ran)], cwd: dir, install: false, ...options }).catch((err: Error & { code?: string }) => err);
@@ -73,7 +73,7 @@ describe("blocks add <file|url> runs the item's code while it plans (issue 25, h
     ["--dry-run", { dryRun: true }],
     ["without an answer to the prompt", {}],
     ["--yes", { yes: true }],
-  ])("an item whose migration is its schema module (code, not data) is refused under %s, and the module never runs", async (_, options) => {
+  ])("an item whose migration is its schema module (code, not data) is refused (%s), and the module never runs", async (_, options) => {
     const ran = marker();
     const dir = await initialised();
     const source = boobyTrapped(ran, namesItsSchemaModule);
