@@ -7,7 +7,9 @@ import { isInsideFolder } from "../config/module-specifier.js";
 import { BlocksError } from "../utils/errors.js";
 import { tagFile } from "./derive-files.js";
 import type { Registry, RegistryBlock } from "./manifest.js";
+import type { RegistryConfig } from "./registries-config.js";
 import type { BlocksMeta } from "./registry-item.js";
+import { resolveItemSources } from "./resolve-dependencies.js";
 
 type ItemFile = { path?: unknown; type?: unknown; content?: unknown; target?: unknown };
 type Item = { name?: unknown; type?: unknown; description?: unknown; dependencies?: unknown; devDependencies?: unknown; registryDependencies?: unknown; files?: unknown; meta?: { blocks?: BlocksMeta } };
@@ -19,7 +21,7 @@ type Item = { name?: unknown; type?: unknown; description?: unknown; dependencie
  * @example
  * const registry = await addItems(await loadRegistry(), ["http://127.0.0.1:8080/r/idempotency.json"]);
  */
-export async function addItems(registry: Registry, sources: string[]): Promise<Registry> {
+export async function addItems(registry: Registry, sources: string[], registries: Record<string, RegistryConfig> = {}): Promise<Registry> {
   const blocks = [...registry.blocks];
   const mapping: Record<string, string> = { ...registry.sources };
   // A registry folder of its own: the items' blocks as files, the other blocks and the templates as
@@ -29,18 +31,19 @@ export async function addItems(registry: Registry, sources: string[]): Promise<R
   const root = path.join(folder, "registry");
   mkdirSync(root);
   symlinkSync(path.join(path.dirname(registry.root), "templates"), path.join(folder, "templates"));
-  const items: Array<{ source: string; item: Item }> = [];
-  for (const source of sources) items.push({ source, item: await readItem(source) });
-  const replaced = new Set(items.map(({ item }) => item.name));
+  // Each item once, its registryDependencies first; every fetched item goes through the same checks below.
+  const items = await resolveItemSources(sources, { registries, builtIn: new Set(registry.blocks.map((block) => block.name)), read: readItem });
+  const replaced = new Set(items.map(({ item }) => (item as Item).name));
   for (const entry of readdirSync(registry.root)) {
     if (!replaced.has(entry)) symlinkSync(path.join(registry.root, entry), path.join(root, entry));
   }
-  for (const { source, item } of items) {
-    const block = materialize({ ...registry, root }, item, source);
+  for (const { source, specs, item, origin } of items) {
+    const block = materialize({ ...registry, root }, item as Item, source);
+    if (origin) block.origin = origin;
     const at = blocks.findIndex((candidate) => candidate.name === block.name);
     if (at >= 0) blocks.splice(at, 1, block);
     else blocks.push(block);
-    mapping[source] = block.name;
+    for (const spec of specs) mapping[spec] = block.name;
   }
   const next: Registry = { ...registry, root, blocks, sources: mapping };
   const { loadSchemas } = await import("../migrate/schemas.js");
