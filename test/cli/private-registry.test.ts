@@ -3,6 +3,8 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
+import { runDiff } from "../../cli/commands/diff.js";
+import { runUpdate } from "../../cli/commands/update.js";
 import { runInit } from "../../cli/commands/init.js";
 import { checkConfig } from "../../cli/config/blocks-config.js";
 import { rejection, tempProject } from "./helpers.js";
@@ -165,6 +167,22 @@ describe("registryDependencies", () => {
     expect(error.code).toBe("INVALID_REGISTRY");
     expect(error.message).toContain("leads outside the project");
     expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+  });
+});
+
+describe("update and diff of a block added from a registry", () => {
+  it("fetch the item again from its registry (they failed with UNKNOWN_BLOCK: only built-in blocks were loaded)", async () => {
+    process.env.ACME_TOKEN = registry.token;
+    const served = (content: string) => ({ name: "ledger", type: "registry:item", files: [{ path: "ledger/index.ts", type: "registry:file", content, target: "~/src/blocks/ledger/index.ts" }] });
+    registry.custom.set("ledger", served("export const version = 1;\n"));
+    const dir = await project({ "@acme": { url: `${registry.origin}/custom/{name}.json`, headers: auth } });
+    await runAdd({ blocks: ["@acme/ledger"], cwd: dir, yes: true, install: false, framework: "none" });
+    registry.custom.set("ledger", served("export const version = 2;\n"));
+    const diff = await runDiff({ cwd: dir });
+    expect(diff.changes.map((change) => `${change.status} ${change.file}`)).toEqual(["outdated src/blocks/ledger/index.ts"]);
+    await runUpdate({ cwd: dir, yes: true });
+    expect(readFileSync(path.join(dir, "src/blocks/ledger/index.ts"), "utf8")).toBe("export const version = 2;\n");
+    expect(JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")).blocks.ledger.registry.registry).toBe("@acme");
   });
 });
 
