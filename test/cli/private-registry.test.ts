@@ -6,7 +6,9 @@ import { runAdd } from "../../cli/commands/add.js";
 import { runDiff } from "../../cli/commands/diff.js";
 import { runUpdate } from "../../cli/commands/update.js";
 import { runInit } from "../../cli/commands/init.js";
+import { runSearch } from "../../cli/commands/search.js";
 import { checkConfig } from "../../cli/config/blocks-config.js";
+import { indexUrl } from "../../cli/registry/registries-config.js";
 import { rejection, tempProject } from "./helpers.js";
 import { configureRegistries, servePrivateRegistry, type PrivateRegistry } from "./registry-server.js";
 
@@ -189,6 +191,15 @@ describe("update and diff of a block added from a registry", () => {
 describe("blocks.json registries", () => {
   const base = { dir: "src/blocks", alias: null, moduleStyle: "extensionless", packageManager: "npm", database: { dialect: "postgresql", migrations: "migrations", layout: "sql" } };
   const check = (registries: unknown) => () => checkConfig({ ...base, registries });
+
+  it("reads the index from the url with \"registry\" for the name, or from \"index\"", async () => {
+    expect(indexUrl({ name: "@acme", url: "https://r.acme.dev/r/{name}.json" })).toBe("https://r.acme.dev/r/registry.json");
+    process.env.ACME_TOKEN = registry.token;
+    const dir = await project({ "@acme": { url: `${registry.origin}/custom/{name}.json`, index: `${registry.origin}/r/registry.json`, headers: auth } });
+    const { items } = await runSearch({ cwd: dir, query: "audit" });
+    expect(items.map((item) => item.name)).toEqual(["@acme/audit-log"]);
+    expect(registry.requests.map((request) => request.path)).toEqual(["/r/registry.json"]);
+  });
 
   it("reads the shorthand string as { url }", () => {
     expect(checkConfig({ ...base, registries: { "@oss": "https://r.example.org/{name}.json" } }).registries).toEqual({ "@oss": { url: "https://r.example.org/{name}.json" } });
