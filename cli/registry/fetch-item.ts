@@ -4,6 +4,8 @@ import { expandEnv, type NamedRegistry } from "./registries-config.js";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
+/** The largest item `blocks registry build` writes is under 1 MB: a registry that sends more is not sending an item. */
+const MAX_BYTES = 16 * 2 ** 20;
 
 /**
  * Fetches and parses one JSON document of a registry. `template` is the registry's URL with `{name}`
@@ -37,12 +39,14 @@ export async function fetchRegistryJson(registry: NamedRegistry, template: strin
     if (cause instanceof OffOrigin) throw fail(`redirects to another origin (${cause.origin}), where its headers are not sent`, "Point the registry's url at where the items are served.");
     throw fail("cannot be reached", "Check the url in blocks.json and your network.", cause);
   }
+  if (!response.ok) await response.body?.cancel();
   if (response.status === 401 || response.status === 403) {
     throw fail(`refused the credentials (HTTP ${response.status})`, `Check the token the headers of ${registry.name} in blocks.json name (the value is never shown).`);
   }
   if (response.status === 404) throw fail("does not exist (HTTP 404)", `Run \`blocks search\` to see what ${registry.name} offers.`);
   if (!response.ok) throw fail(`answered HTTP ${response.status}`, "Try again later, or ask the registry's owners.");
-  const text = await response.text();
+  const text = await readLimited(response, MAX_BYTES);
+  if (text === undefined) throw fail(`answered more than ${MAX_BYTES / 2 ** 20} MB`, "An item is a few hundred kB: check that the url points at the registry's items.");
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -65,10 +69,24 @@ async function follow(url: string, headers: Record<string, string>, signal: Abor
     const response = await fetch(current, { headers, signal, redirect: "manual" });
     const location = response.headers.get("location");
     if (response.status < 300 || response.status >= 400 || location === null || hop === MAX_REDIRECTS) return response;
+    await response.body?.cancel();
     const next = new URL(location, current);
     if (next.origin !== current.origin) throw new OffOrigin(next.origin);
     current = next;
   }
+}
+
+/** The body as text, or undefined past `max` bytes (read no further). */
+async function readLimited(response: Response, max: number): Promise<string | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the stream: nothing more is downloaded.
+    if (size > max) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** fetch's own message is "fetch failed": the reason (ECONNREFUSED, a DNS failure) is its cause. */

@@ -71,6 +71,7 @@ describe("blocks add @registry/name", () => {
     ["an item it does not have (404)", "/r/{name}.json", "right", "does not exist (HTTP 404)"],
     ["a non-JSON answer", "/html/{name}.json", "right", "not JSON"],
     ["a redirect to another origin", "/redirect/{name}.json", "right", "redirects to another origin"],
+    ["an answer larger than any item", "/huge/{name}.json", "right", "answered more than 16 MB"],
   ])("%s is a clear error naming the registry, never the token", async (_, route, token, why) => {
     process.env.ACME_TOKEN = token === "right" ? registry.token : "wrong-token";
     const dir = await project({ "@acme": { url: `${registry.origin}${route}`, headers: auth } });
