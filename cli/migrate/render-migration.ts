@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Lock } from "../config/lock-file.js";
 import { insideProject } from "../utils/files.js";
 import type { MigrationTarget } from "./detect-layout.js";
-import { schemaOf, validTable, type BlockSchema } from "./schemas.js";
+import { dropStatements, schemaOf, schemaStatements, type BlockSchema } from "./schemas.js";
 
 export type RenderedFile = { path: string; content: string };
 
@@ -38,8 +38,8 @@ export function planMigration(input: MigrationInput): MigrationPlan {
 }
 
 function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationPlan {
-  const table = validTable(input.block, input.table);
-  const statements = schema.module.schemaStatements(table);
+  const table = input.table;
+  const statements = schemaStatements(schema, table);
   const sql = statements.map((statement) => `${statement};\n`).join("\n");
   const base = { block: input.block, table, target: input.target, statements, sql, notes: [] as string[] };
   const existing = findExisting(input, table);
@@ -68,7 +68,7 @@ function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: s
   const plain = render(schema.template, { title, up });
   switch (input.target.layout) {
     case "node-pg-migrate": {
-      const drops = schema.module.dropStatements(input.table);
+      const drops = dropStatements(schema, input.table);
       const down = (args.update ? dropsFor(drops, statements) : drops).map((statement) => `${statement};`).join("\n");
       return { files: [{ path: `${dir}/${now.getTime()}_${slug.replace(/_/g, "-")}.sql`, content: render(schema.nodePgMigrateTemplate, { title, up, down }) }], notes: [] };
     }

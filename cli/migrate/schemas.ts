@@ -1,4 +1,4 @@
-// Each block's schema, loaded from the module its block.json names: the CLI knows no block by name.
+// Each block's schema as data (see migration-sql.ts): the CLI knows no block by name, and plans a migration without running code.
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,19 +7,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Registry } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
-
-/** What a block's schema module exports (e.g. registry/idempotency/stores/postgres-schema.ts). */
-export type SchemaModule = {
-  schemaStatements(table?: string): string[];
-  dropStatements(table: string): string[];
-  schemaTables(table: string): string[];
-  /** Functions the block's code calls, if any (a migration written before one existed lacks it). */
-  schemaFunctions?(table: string): string[];
-  checkTableName(table: string): string;
-};
+import { checkTable, migrationSqlOf, renderSql, type MigrationSql, type SchemaModule } from "./migration-sql.js";
 
 export type BlockSchema = {
-  module: SchemaModule;
+  sql: MigrationSql;
   /** Absolute template files for the plain and node-pg-migrate layouts. */
   template: string;
   nodePgMigrateTemplate: string;
@@ -30,7 +21,10 @@ export type BlockSchema = {
 const loaded = new Map<string, BlockSchema>();
 
 /**
- * Loads the schema module of every block that declares one, so planning a migration stays synchronous.
+ * Reads the schema of every block that declares one, so planning a migration stays synchronous.
+ * A block's `migration.sql` is taken as it is; a `migration.schema` module (the shipped blocks, a
+ * `--registry` folder the user named) is imported and rendered into that data. Items reach this with
+ * data only (validate-item.ts refuses a schema module in an item).
  *
  * @example
  * await loadSchemas(registry); // then schemaOf("idempotency")
@@ -38,10 +32,11 @@ const loaded = new Map<string, BlockSchema>();
 export async function loadSchemas(registry: Registry): Promise<void> {
   for (const block of registry.blocks) {
     const migration = block.migration;
-    if (!migration?.schema) continue;
+    if (!migration?.sql && !migration?.schema) continue;
     const fromRegistry = (file: string | undefined, fallback: string) => path.resolve(registry.root, file ?? fallback);
+    const sql = migration.sql ?? migrationSqlOf(await importSchema(path.resolve(registry.root, migration.schema as string), registry.root), migration.table, block.name);
     loaded.set(block.name, {
-      module: await importSchema(path.resolve(registry.root, migration.schema), registry.root),
+      sql,
       template: fromRegistry(migration.template, "../templates/migration.sql"),
       nodePgMigrateTemplate: fromRegistry(migration.nodePgMigrateTemplate, "../templates/migration.node-pg-migrate.sql"),
       title: migration.title ?? `the ${block.name} block's tables`,
@@ -53,16 +48,36 @@ export async function loadSchemas(registry: Registry): Promise<void> {
  * The loaded schema of a block (after `loadRegistry`).
  *
  * @example
- * schemaOf("idempotency").module.schemaStatements("billing.idempotency_records");
+ * schemaStatements(schemaOf("idempotency"), "billing.idempotency_records");
  */
 export function schemaOf(block: string): BlockSchema {
   const schema = loaded.get(block);
   if (!schema) {
-    throw new BlocksError("INVALID_REGISTRY", `Block "${block}" has a migration but names no schema module.`, {
+    throw new BlocksError("INVALID_REGISTRY", `Block "${block}" has a migration but neither its SQL nor a schema module.`, {
       suggestion: `Add "migration": { "schema": "${block}/<name>-schema.ts", ... } to registry/${block}/block.json.`,
     });
   }
   return schema;
+}
+
+/**
+ * The statements that create the block's objects for `table`.
+ *
+ * @example
+ * schemaStatements(schemaOf("rate-limiter"), "rate_limits")[0]; // "CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits (..."
+ */
+export function schemaStatements(schema: BlockSchema, table: string): string[] {
+  return renderSql(schema.sql.statements, checkTable(schema.sql, table));
+}
+
+/**
+ * The statements that remove them, for a migration's down step.
+ *
+ * @example
+ * dropStatements(schemaOf("rate-limiter"), "rate_limits"); // ["DROP TABLE IF EXISTS rate_limits"]
+ */
+export function dropStatements(schema: BlockSchema, table: string): string[] {
+  return renderSql(schema.sql.drop, checkTable(schema.sql, table));
 }
 
 /**
@@ -79,8 +94,9 @@ export const MISSING_OBJECTS_SQL = `SELECT name FROM unnest($1::text[]) AS name 
  * await client.query(MISSING_OBJECTS_SQL, schemaObjects("idempotency", "idempotency_records"));
  */
 export function schemaObjects(block: string, table: string): [string[], string[]] {
-  const { module } = schemaOf(block);
-  return [module.schemaTables(table), module.schemaFunctions?.(table) ?? []];
+  const { sql } = schemaOf(block);
+  const checked = checkTable(sql, table);
+  return [renderSql(sql.tables, checked), renderSql(sql.functions ?? [], checked)];
 }
 
 /**
@@ -91,15 +107,7 @@ export function schemaObjects(block: string, table: string): [string[], string[]
  * validTable("idempotency", "Robert'); DROP TABLE"); // throws INVALID_TABLE_NAME
  */
 export function validTable(block: string, table: string): string {
-  try {
-    return schemaOf(block).module.checkTableName(table);
-  } catch (cause) {
-    if ((cause as { code?: unknown }).code === "INVALID_REGISTRY") throw cause;
-    throw new BlocksError("INVALID_TABLE_NAME", `"${table}" is not a valid table name.`, {
-      cause,
-      suggestion: "Use lower-case letters, digits and underscores, optionally schema-qualified: --table billing.idempotency_records",
-    });
-  }
+  return checkTable(schemaOf(block).sql, table);
 }
 
 /**

@@ -1,7 +1,9 @@
 // Detects the project's package manager from its lockfile (or `packageManager`) and builds install commands.
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { BlocksError } from "../utils/errors.js";
 import type { PackageJson } from "./package-json.js";
+import { parsePackageSpecifier } from "./package-specifier.js";
 
 export const PACKAGE_MANAGERS = ["npm", "pnpm", "yarn", "bun"] as const;
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
@@ -42,15 +44,24 @@ export function isPackageManager(value: unknown): value is PackageManager {
 }
 
 /**
- * The argv that adds `packages` (as `name@range`), as runtime or dev dependencies.
+ * The argv that adds `packages` (as `name@range`), as runtime or dev dependencies. The packages come
+ * after `--`, and each must be a registry name with a range: nothing in them can become an option.
  *
  * @example
- * installCommand("pnpm", ["vitest@^4"], true); // ["pnpm", "add", "-D", "vitest@^4"]
+ * installCommand("pnpm", ["vitest@^4"], true); // ["pnpm", "add", "-D", "--", "vitest@^4"]
  */
 export function installCommand(manager: PackageManager, packages: string[], dev: boolean): string[] {
+  for (const specifier of packages) {
+    const parsed = parsePackageSpecifier(specifier);
+    if (typeof parsed === "string") {
+      throw new BlocksError("INVALID_REGISTRY", `Refusing to install ${JSON.stringify(specifier)}: it ${parsed}.`, {
+        suggestion: "Declare packages as { \"name\": \"range\" } in block.json; install anything else yourself.",
+      });
+    }
+  }
   const verb = manager === "npm" ? "install" : "add";
   const devFlag = { npm: "--save-dev", pnpm: "-D", yarn: "-D", bun: "--dev" }[manager];
-  return [manager, verb, ...(dev ? [devFlag] : []), ...packages];
+  return [manager, verb, ...(dev ? [devFlag] : []), "--", ...packages];
 }
 
 /**

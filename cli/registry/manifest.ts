@@ -9,13 +9,15 @@
 //   templates                               [{ template: "../templates/...", target: "../jobs/x.ts", framework? }]
 //   migration                               { table, schema: "<block>/<module>-schema.ts", title?, template?, nodePgMigrateTemplate?, feature? }
 //                                           the schema module imports nothing and exports schemaStatements(table?),
-//                                           dropStatements(table), schemaTables(table) and checkTableName(table)
+//                                           dropStatements(table), schemaTables(table) and checkTableName(table);
+//                                           or, instead of "schema", "sql": the same as data (see migrate/migration-sql.ts)
 //   files                                   optional; derived from the folder when absent (see derive-files.ts)
 //   features                                { name: RegistryFeature }: optional parts chosen at `add` (see RegistryFeature)
 //   anything else                            carried through unchanged
 import { existsSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { migrationSqlProblem, type MigrationSql } from "../migrate/migration-sql.js";
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
 import { DECLARATION_FILE, deriveFiles } from "./derive-files.js";
@@ -38,7 +40,10 @@ export type RegistryTemplate = { template: string; target: string; framework?: s
 /** A block's schema: the module (registry-relative) that renders its DDL, and how its migration file looks. */
 export type RegistryMigration = {
   table: string;
+  /** The registry module that renders the DDL (code: read only from the shipped registry or a `--registry` folder). */
   schema?: string;
+  /** The DDL as data: what a registry item carries, and what `schema` is rendered into. */
+  sql?: MigrationSql;
   /** What the tables hold, for the migration's title line. */
   title?: string;
   /** Registry-relative templates with {{title}}, {{up}} (and {{down}}) for the plain and node-pg-migrate layouts. */
@@ -218,6 +223,8 @@ function checkBlock(registry: Registry, block: RegistryBlock): void {
     if (source !== undefined) within(path.dirname(root), path.resolve(root, source), block.name);
   }
   if (migration && typeof migration.table !== "string") throw invalid(`Block "${block.name}": "migration" needs a default "table".`);
+  const sqlProblem = migration?.sql === undefined ? undefined : migrationSqlProblem(migration.sql);
+  if (sqlProblem) throw invalid(`Block "${block.name}": in "migration", ${sqlProblem}.`);
 }
 
 /** Sources stay inside the registry (templates: inside its package): a manifest cannot make the CLI read arbitrary files. */

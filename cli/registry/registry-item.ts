@@ -5,8 +5,12 @@
 // with "~/" lands at exactly that path under the project root (without it, shadcn may move "src/").
 // It copies the files as they are: relative imports stay extensionless (fine under Bundler or
 // CommonJS resolution; NodeNext projects should use `blocks add <item>`, which rewrites them).
+// `meta.blocks` is what `blocks add <item>` reads back, all of it data: the migration's SQL (never
+// its schema module), and validate-item.ts checks every part of an item before it is used.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { schemaOf } from "../migrate/schemas.js";
+import { BlocksError } from "../utils/errors.js";
 import type { Registry, RegistryBlock, RegistryFile, RegistryMigration } from "./manifest.js";
 
 export const ITEM_SCHEMA_URL = "https://ui.shadcn.com/schema/registry-item.json";
@@ -16,7 +20,8 @@ export type BlocksMeta = {
   version: 1;
   dir: string;
   files: Array<Omit<RegistryFile, "path"> & { path: string }>;
-  migration?: RegistryBlock["migration"];
+  /** The migration as data (its SQL, never its schema module): `blocks add <item>` runs no code of the item. */
+  migration?: Omit<RegistryMigration, "schema" | "feature">;
 };
 
 export type RegistryItem = {
@@ -87,16 +92,27 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
         version: 1,
         dir: options.dir,
         files: files.map((file) => ({ ...file, path: file.path.slice(block.name.length + 1) })),
-        ...(block.migration ? { migration: itemMigration(block.migration) } : {}),
+        ...(block.migration ? { migration: itemMigration(block, block.migration, files) } : {}),
       },
     },
   };
 }
 
-/** The item's store is the default one, whose migration it always has: the feature that decided it is gone. */
-function itemMigration(migration: RegistryMigration): RegistryMigration {
-  const { feature, ...always } = migration;
-  return feature === undefined ? migration : always;
+/**
+ * The block's migration as the item carries it: the SQL the schema module renders, as data. The
+ * feature that decided the store is gone (the item's store is the default one, whose migration it
+ * always has), and a template must be one of the item's own files, as `blocks add` requires.
+ */
+function itemMigration(block: RegistryBlock, migration: RegistryMigration, files: RegistryFile[]): NonNullable<BlocksMeta["migration"]> {
+  const { schema: _schema, feature: _feature, sql: _sql, ...rest } = migration;
+  for (const template of [migration.template, migration.nodePgMigrateTemplate]) {
+    if (template !== undefined && !files.some((file) => file.path === template)) {
+      throw new BlocksError("INVALID_REGISTRY", `Block "${block.name}": its migration template ${template} is not one of the item's files, so the item could not carry it.`, {
+        suggestion: `Move the template into registry/${block.name}/ (a file of the block), or leave it out for the CLI's own.`,
+      });
+    }
+  }
+  return { ...rest, sql: schemaOf(block.name).sql };
 }
 
 /** shadcn takes "name@range" strings. */

@@ -6,6 +6,7 @@
 import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
 import { fetchRegistryJson } from "./fetch-item.js";
+import type { Registry } from "./manifest.js";
 import type { NamedRegistry, RegistryConfig } from "./registries-config.js";
 
 /** Where a block added from a configured registry came from: what blocks.lock.json records (no header, no expanded value). */
@@ -133,4 +134,24 @@ function dependencies(item: unknown, source: string): string[] {
     throw new BlocksError("INVALID_REGISTRY", `The registry item ${source} has "registryDependencies" that is not a list of strings.`);
   }
   return list as string[];
+}
+
+/**
+ * Every spelling of each resolved item names its block (so resolveBlocks follows a dependency however
+ * it was written), and blocks from a configured registry carry their origin for the lock.
+ *
+ * @example
+ * withOrigins(registry, resolved).sources?.["@acme/audit-log"]; // "audit-log"
+ */
+export function withOrigins(registry: Registry, resolved: ResolvedItem[]): Registry {
+  const sources = { ...registry.sources };
+  const blocks = [...registry.blocks];
+  for (const { source, specs, origin } of resolved) {
+    const name = sources[source];
+    for (const spec of specs) if (name !== undefined) sources[spec] = name;
+    const at = blocks.findIndex((block) => block.name === name);
+    const block = blocks[at];
+    if (origin && block) blocks[at] = { ...block, origin };
+  }
+  return { ...registry, sources, blocks };
 }

@@ -54,7 +54,7 @@ describe("blocks add", () => {
     const handler = readFileSync(path.join(dir, "src/blocks/idempotency/handler.ts"), "utf8");
     expect(lock.blocks.idempotency.files["src/blocks/idempotency/handler.ts"]).toBe(contentHash(handler));
     expect(existsSync(path.join(dir, lock.migrations.idempotency_records))).toBe(true);
-    expect(result.install.commands).toEqual(["npm install pg@^8.23.1", "npm install --save-dev @electric-sql/pglite@^0.5.17 @types/emscripten@^1.41.1 @types/pg@^8.23.1 vitest@^4.1.12"]);
+    expect(result.install.commands).toEqual(["npm install -- pg@^8.23.1", "npm install --save-dev -- @electric-sql/pglite@^0.5.17 @types/emscripten@^1.41.1 @types/pg@^8.23.1 vitest@^4.1.12"]);
     expect(lockOf(dir).blocks.idempotency.files).not.toHaveProperty("src/idempotency-setup.ts");
   });
 

@@ -1,9 +1,9 @@
 // Issue 12, points 10-12 and 18: the CLI writes only inside the project and pastes only a plain alias into code.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runInit } from "../../cli/commands/init.js";
 import { runMigrate } from "../../cli/commands/migrate.js";
@@ -132,5 +132,58 @@ describe("migrate --apply runs the migration file on disk (issue 12, point 18)",
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries, ${table}_audit`);
       await client.end();
     }
+  });
+});
+
+describe("an item's migration template may name any local file (issue 25, low)", () => {
+  const TOKEN = "//registry.npmjs.org/:_authToken=npm_FAKE_TOKEN_0123456789";
+  const savedHome = process.env.HOME;
+  const home = outsideFolder();
+  writeFileSync(path.join(home, ".npmrc"), `${TOKEN}\n`);
+  beforeAll(() => {
+    process.env.HOME = home;
+  });
+  afterAll(() => {
+    process.env.HOME = savedHome;
+  });
+
+  /** A complete item (schema module and the migration as data) whose only fault is where its template points. */
+  function itemNaming(template: string): string {
+    const schema = `export const checkTableName = (t: string) => t;
+export const schemaStatements = (t = "evil_records") => [\`CREATE TABLE IF NOT EXISTS \${t} (id int)\`];
+export const dropStatements = (t: string) => [\`DROP TABLE IF EXISTS \${t}\`];
+export const schemaTables = (t: string) => [t];
+`;
+    const migration = {
+      table: "evil_records",
+      schema: "evil/schema.ts",
+      sql: { maxNameLength: 40, statements: ["CREATE TABLE IF NOT EXISTS {{table}} (id int)"], drop: ["DROP TABLE IF EXISTS {{table}}"], tables: ["{{table}}"] },
+      template,
+    };
+    const file = path.join(outsideFolder(), "evil.json");
+    const files = [{ path: "registry/evil/schema.ts", type: "registry:file", content: schema, target: "~/src/blocks/evil/schema.ts" }];
+    writeFileSync(file, JSON.stringify({ name: "evil", type: "registry:item", files, meta: { blocks: { version: 1, dir: "src/blocks", files: [], migration } } }));
+    return file;
+  }
+
+  const copiedToken = (dir: string) =>
+    existsSync(path.join(dir, "migrations")) && readdirSync(path.join(dir, "migrations"), { recursive: true }).some((name) => {
+      const file = path.join(dir, "migrations", String(name));
+      return statSync(file).isFile() && readFileSync(file, "utf8").includes("npm_FAKE_TOKEN");
+    });
+
+  it.each([
+    ["an absolute path", () => path.join(home, ".npmrc")],
+    ["a ../ path", () => `${"../".repeat(12)}${home.slice(1)}/.npmrc`],
+    ["a ~ path", () => "~/.npmrc"],
+    ["a path inside the item that climbs out", () => "evil/../../../../../../../../../.npmrc"],
+    ["a path to no file of the item", () => "evil/missing.sql"],
+  ])("a template named by %s is refused, and nothing is copied", async (_, template) => {
+    const dir = await initialised();
+    const error = await rejection(runAdd({ blocks: [itemNaming(template())], cwd: dir, yes: true, install: false }));
+    expect(error.code).toBe("INVALID_REGISTRY");
+    expect(error.message).toContain("template");
+    expect(copiedToken(dir)).toBe(false);
+    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
   });
 });

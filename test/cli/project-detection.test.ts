@@ -114,10 +114,10 @@ describe("package manager", () => {
 
   it("builds each manager's own dev-install command", () => {
     expect(["npm", "pnpm", "yarn", "bun"].map((pm) => installCommand(pm as "npm", ["vitest@^4"], true).join(" "))).toEqual([
-      "npm install --save-dev vitest@^4",
-      "pnpm add -D vitest@^4",
-      "yarn add -D vitest@^4",
-      "bun add --dev vitest@^4",
+      "npm install --save-dev -- vitest@^4",
+      "pnpm add -D -- vitest@^4",
+      "yarn add -D -- vitest@^4",
+      "bun add --dev -- vitest@^4",
     ]);
   });
 });

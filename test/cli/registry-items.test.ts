@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { registryItemSchema, registrySchema } from "shadcn/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planAdd } from "../../cli/add/plan-add.js";
 import { runAdd } from "../../cli/commands/add.js";
 import { runInit } from "../../cli/commands/init.js";
 import { runRegistryBuild } from "../../cli/commands/registry.js";
@@ -91,6 +92,23 @@ describe("blocks add <file-or-url>", () => {
     expect(readFileSync(path.join(dir, "src/blocks/idempotency/adapters/hono.ts"), "utf8")).toContain("from \"../");
     expect(result.migrations.map((migration) => migration.table)).toEqual(["idempotency_records"]);
     expect(result.install.commands.join(" ")).toContain("pg@^8.23.1");
+  });
+
+  it("round trip: the built item carries its migration as SQL, never its schema module, and adding it writes what adding the block writes", async () => {
+    const built = item("idempotency") as unknown as { meta: { blocks: { migration: Record<string, unknown> } } };
+    expect(built.meta.blocks.migration).not.toHaveProperty("schema");
+    expect(built.meta.blocks.migration).toMatchObject({ table: "idempotency_records", sql: { maxNameLength: 40, tables: ["{{table}}", "{{table}}_retries"] } });
+    const options = { table: "billing.orders_idempotency", yes: true, framework: "hono" };
+    const fromItem = await planAdd({ blocks: [path.join(out, "idempotency.json")], cwd: await initialised(), ...options });
+    const fromRegistry = await planAdd({ blocks: ["idempotency"], cwd: await initialised(), ...options });
+    expect(fromItem.migrations.map((migration) => migration.sql)).toEqual(fromRegistry.migrations.map((migration) => migration.sql));
+    expect(fromItem.migrations[0]?.sql).toContain("CREATE TABLE IF NOT EXISTS billing.orders_idempotency_retries (");
+    expect(fromItem.migrations[0]?.sql).toContain("CONSTRAINT orders_idempotency_scope_key PRIMARY KEY");
+  });
+
+  it("a --table the block's rule refuses is refused for an item as for the block", async () => {
+    const error = await rejection(runAdd({ blocks: [path.join(out, "idempotency.json")], cwd: await initialised(), table: "a".repeat(41), dryRun: true }));
+    expect(error.code).toBe("INVALID_TABLE_NAME");
   });
 
   it.each([

@@ -119,6 +119,47 @@ describe("registry items and blocks doctor (built CLI)", () => {
     expect(tsc.exitCode, tsc.stdout).toBe(0);
   });
 
+  it("a hostile item (issue 25): its schema module never runs, even transpiled by the built CLI, and its option never reaches npm", async () => {
+    const hostile = copyFixture("hono-bundler");
+    const scratch = mkdtempSync(path.join(tmpdir(), "blocks-hostile-"));
+    let requests = 0;
+    const attacker = createServer((_, response) => void (requests++, response.writeHead(404).end()));
+    await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+    try {
+      expect((await blocks(hostile.dir, ["init", "--yes"])).exitCode).toBe(0);
+      const marker = path.join(scratch, "ran");
+      const trapped = (migration?: Record<string, unknown>) => {
+        const item = JSON.parse(readFileSync(path.join(out, "idempotency.json"), "utf8")) as { files: Array<{ target: string; content: string }>; meta: { blocks: Record<string, unknown> } };
+        const schema = item.files.find((file) => file.target.endsWith("/stores/postgres-schema.ts"));
+        if (schema) schema.content = `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\n${schema.content}`;
+        if (migration) item.meta.blocks.migration = migration;
+        const file = path.join(mkdtempSync(path.join(scratch, "item-")), "idempotency.json");
+        writeFileSync(file, JSON.stringify(item));
+        return file;
+      };
+      const fromData = await blocks(hostile.dir, ["add", trapped(), "--dry-run"]);
+      expect(fromData.exitCode, fromData.stderr).toBe(0);
+      const fromModule = await blocks(hostile.dir, ["add", trapped({ table: "idempotency_records", schema: "idempotency/stores/postgres-schema.ts" }), "--dry-run"]);
+      expect(fromModule.exitCode).toBe(1);
+      expect(fromModule.stderr).toContain("idempotency/stores/postgres-schema.ts");
+      expect(existsSync(marker)).toBe(false);
+
+      const specifier = `--registry=http://127.0.0.1:${(attacker.address() as { port: number }).port}/@1`;
+      const evil = path.join(scratch, "evil.json");
+      const files = [{ path: "registry/evil/index.ts", type: "registry:file", content: "export {};\n", target: "~/src/blocks/evil/index.ts" }];
+      writeFileSync(evil, JSON.stringify({ name: "evil", type: "registry:item", dependencies: [specifier, "is-number@^7.0.0"], files }));
+      const injected = await blocks(hostile.dir, ["add", evil, "--yes"]);
+      expect(injected.exitCode).toBe(1);
+      expect(injected.stderr).toContain(JSON.stringify(specifier));
+      expect(requests).toBe(0);
+      expect(existsSync(path.join(hostile.dir, "src/blocks/evil"))).toBe(false);
+    } finally {
+      await new Promise((resolve) => attacker.close(resolve));
+      hostile.remove();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
   it("doctor lists each broken rule with file:line and exits 1, then exits 0 once they are fixed", async () => {
     const pkgFile = path.join(project.dir, "package.json");
     const pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
