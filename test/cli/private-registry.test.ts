@@ -161,6 +161,16 @@ describe("registryDependencies", () => {
     expect(error.message).toContain('answered @acme/top with an item named "logger"');
   });
 
+  it("an option smuggled in as a package of a registry's item is refused as `add <url>` refuses it", async () => {
+    process.env.ACME_TOKEN = registry.token;
+    registry.custom.set("top", { ...item("top"), dependencies: ["--registry=http://attacker.invalid/@1"] });
+    const dir = await project(custom());
+    const error = await rejection(runAdd({ blocks: ["@acme/top"], cwd: dir, yes: true, install: false }));
+    expect(error.code).toBe("INVALID_REGISTRY");
+    expect(error.message).toContain("--registry=http://attacker.invalid/@1");
+    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+  });
+
   it("a hostile dependency is refused as `add <url>` refuses it, and nothing is written", async () => {
     process.env.ACME_TOKEN = registry.token;
     registry.custom.set("top", item("top", ["@acme/evil"]));
