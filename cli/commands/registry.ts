@@ -26,9 +26,12 @@ export async function runRegistryBuild(options: RegistryBuildOptions) {
   const dir = options.dir ?? "src/blocks";
   if (!isInsideFolder(dir)) throw new BlocksError("INVALID_CONFIG", `--dir must be a project-relative folder without "../" (got ${dir}).`);
   const registry = await loadRegistry(options.registry);
+  // A team's registry may depend on the shipped blocks (`logger`): they resolve for the checks (every `blocks` CLI carries them).
+  const shipped = options.registry ? (await loadRegistry()).blocks.filter((block) => !registry.blocks.some((own) => own.name === block.name)) : [];
+  const checked = { ...registry, blocks: [...registry.blocks, ...shipped] };
   // An item is only as good as its imports: refuse to publish a block that would not compile somewhere.
   for (const block of registry.blocks) {
-    const problems = await checkBlockImports(registry, block);
+    const problems = await checkBlockImports(checked, block);
     if (problems.length) {
       throw new BlocksError("INVALID_REGISTRY", `Block "${block.name}" has imports that do not resolve or packages it does not declare:\n  ${problems.join("\n  ")}`, {
         suggestion: "Declare the package in the block's block.json, or move the imported file so every framework selection copies it.",

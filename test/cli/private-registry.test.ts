@@ -1,9 +1,11 @@
 // `blocks add @acme/name` from a registry configured in blocks.json: headers from the environment, registryDependencies, clear refusals.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runDiff } from "../../cli/commands/diff.js";
+import { runRegistryBuild } from "../../cli/commands/registry.js";
 import { runUpdate } from "../../cli/commands/update.js";
 import { runInit } from "../../cli/commands/init.js";
 import { runSearch } from "../../cli/commands/search.js";
@@ -44,16 +46,17 @@ function expectNoToken(error: Error & { suggestion?: string }) {
 }
 
 describe("blocks add @registry/name", () => {
-  it("adds the item and its dependency (a sibling by bare name), the token sent and written nowhere", async () => {
+  it("adds the item and its dependencies (a sibling by bare name, a shipped block), the token sent and written nowhere", async () => {
     process.env.ACME_TOKEN = registry.token;
     const dir = await project();
     const result = await runAdd({ blocks: ["@acme/audit-log"], cwd: dir, yes: true, install: false, framework: "none" });
-    expect(result.blocks).toEqual(["tenant-guard", "audit-log"]);
+    expect(result.blocks).toEqual(["tenant-guard", "logger", "audit-log"]);
     expect(readFileSync(path.join(dir, "src/blocks/audit-log/index.ts"), "utf8")).toContain("export function audit");
     expect(existsSync(path.join(dir, "src/blocks/tenant-guard/index.ts"))).toBe(true);
     const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8"));
     expect(lock.blocks["audit-log"].registry).toEqual({ registry: "@acme", url: `${registry.origin}/r/{name}.json`, item: "audit-log" });
     expect(lock.blocks["tenant-guard"].registry.item).toBe("tenant-guard");
+    expect(lock.blocks.logger.registry).toBeUndefined();
     expect(registry.requests.map((request) => request.path)).toEqual(["/r/audit-log.json", "/r/tenant-guard.json"]);
     expect(everyFile(dir).some((text) => text.includes(registry.token))).toBe(false);
   });
@@ -180,6 +183,20 @@ describe("registryDependencies", () => {
     expect(error.code).toBe("INVALID_REGISTRY");
     expect(error.message).toContain("leads outside the project");
     expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+  });
+});
+
+describe("blocks registry build --registry <a team's folder>", () => {
+  it("lets a team's block depend on a shipped block, which stays a bare name when --base-url makes siblings URLs", async () => {
+    const out = mkdtempSync(path.join(tmpdir(), "blocks-team-build-"));
+    try {
+      await runRegistryBuild({ out, registry: registry.source, baseUrl: "https://r.acme.dev/r/", silent: true });
+      const item = JSON.parse(readFileSync(path.join(out, "audit-log.json"), "utf8"));
+      expect(item.registryDependencies).toEqual(["https://r.acme.dev/r/tenant-guard.json", "logger"]);
+      expect(readdirSync(out).sort()).toEqual(["audit-log.json", "registry.json", "tenant-guard.json"]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 

@@ -10,6 +10,8 @@ export type PrivateRegistry = {
   /** http://127.0.0.1:<port> */
   origin: string;
   token: string;
+  /** The team's registry folder (registry.json and one folder per block), as `registry build --registry` takes it. */
+  source: string;
   /** Items served as they are under /custom/<name>.json (hostile or cyclic ones a build would never write). */
   custom: Map<string, unknown>;
   /** Every request: path and headers. */
@@ -17,11 +19,11 @@ export type PrivateRegistry = {
   close(): Promise<void>;
 };
 
-/** The team's blocks: audit-log depends on its sibling tenant-guard, by the bare name `registry build` writes. */
+/** The team's blocks: audit-log depends on its sibling tenant-guard (by the bare name `registry build` writes) and on the shipped logger. */
 const BLOCKS: Record<string, { description: string; registryDependencies?: string[]; files: Record<string, string> }> = {
   "audit-log": {
     description: "Append-only audit log of payment decisions",
-    registryDependencies: ["tenant-guard"],
+    registryDependencies: ["tenant-guard", "logger"],
     files: { "index.ts": "export function audit(event: string): string {\n  return `audit: ${event}`;\n}\n", "README.md": "# audit-log\n\nAn audit log.\n" },
   },
   "tenant-guard": {
@@ -80,6 +82,7 @@ export async function servePrivateRegistry(): Promise<PrivateRegistry> {
   return {
     origin,
     token,
+    source,
     custom,
     requests,
     close: async () => {

@@ -37,7 +37,7 @@ describe("blocks for teams, as a process", () => {
     const dir = await teamProject();
     const run = await blocks(["add", "@acme/audit-log", "--yes", "--no-install", "--framework", "none", "--cwd", dir], registry.token);
     expect(run.exitCode, run.all).toBe(0);
-    expect(run.all).toContain("tenant-guard, audit-log");
+    expect(run.all).toContain("tenant-guard, logger, audit-log");
     expect(run.all).not.toContain(registry.token);
     expect(readFileSync(path.join(dir, "src/blocks/tenant-guard/index.ts"), "utf8")).toContain("sameTenant");
     expect(JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")).blocks["audit-log"].registry.registry).toBe("@acme");
@@ -62,7 +62,7 @@ describe("blocks for teams, as a process", () => {
     const run = await blocks(["view", "@acme/audit-log", "--json", "--cwd", dir], registry.token);
     expect(run.exitCode, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout);
-    expect(result).toMatchObject({ name: "audit-log", source: "@acme/audit-log", blocks: ["tenant-guard", "audit-log"], registryDependencies: ["tenant-guard"] });
+    expect(result).toMatchObject({ name: "audit-log", source: "@acme/audit-log", blocks: ["tenant-guard", "logger", "audit-log"], registryDependencies: ["tenant-guard", "logger"] });
     expect(result.files.map((file: { target: string }) => file.target)).toEqual(["src/blocks/audit-log/README.md", "src/blocks/audit-log/index.ts"]);
     expect(result.add.files.map((file: { target: string; state: string }) => `${file.state} ${file.target}`)).toContain("create src/blocks/tenant-guard/index.ts");
     expect(filesUnder(dir).some((file) => file.includes(`${path.sep}blocks${path.sep}`))).toBe(false);
