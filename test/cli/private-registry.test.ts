@@ -229,6 +229,13 @@ describe("blocks.json registries", () => {
     expect(registry.requests.map((request) => request.path)).toEqual(["/r/registry.json"]);
   });
 
+  it("init --force keeps them (it rewrote blocks.json from what it detects, and the team's registries were lost)", async () => {
+    const registries = { "@acme": { url: `${registry.origin}/r/{name}.json`, headers: auth } };
+    const dir = await project(registries);
+    await runInit({ cwd: dir, yes: true, force: true });
+    expect(JSON.parse(readFileSync(path.join(dir, "blocks.json"), "utf8")).registries).toEqual(registries);
+  });
+
   it("reads the shorthand string as { url }", () => {
     expect(checkConfig({ ...base, registries: { "@oss": "https://r.example.org/{name}.json" } }).registries).toEqual({ "@oss": { url: "https://r.example.org/{name}.json" } });
   });
