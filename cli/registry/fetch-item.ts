@@ -45,7 +45,13 @@ export async function fetchRegistryJson(registry: NamedRegistry, template: strin
   }
   if (response.status === 404) throw fail("does not exist (HTTP 404)", `Run \`blocks search\` to see what ${registry.name} offers.`);
   if (!response.ok) throw fail(`answered HTTP ${response.status}`, "Try again later, or ask the registry's owners.");
-  const text = await readLimited(response, MAX_BYTES);
+  let text: string | undefined;
+  try {
+    text = await readLimited(response, MAX_BYTES);
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === "TimeoutError") throw fail(`did not finish its answer within ${timeoutMs} ms`, `Raise "timeoutMs" for ${registry.name} in blocks.json.`);
+    throw fail("broke off its answer", "Try again; check the registry's server if it persists.", cause);
+  }
   if (text === undefined) throw fail(`answered more than ${MAX_BYTES / 2 ** 20} MB`, "An item is a few hundred kB: check that the url points at the registry's items.");
   try {
     return JSON.parse(text) as unknown;

@@ -70,8 +70,10 @@ function checkRegistry(name: string, raw: unknown): RegistryConfig {
   if (index !== undefined) checked.index = index;
   if (headers !== undefined) checked.headers = headers as Record<string, string>;
   if (timeoutMs !== undefined) checked.timeoutMs = timeoutMs;
-  if (checked.headers && Object.keys(checked.headers).length && !secureTransport(checked.url)) {
-    throw invalid(`registry ${name} sends headers over plain http to ${new URL(fill(checked.url)).host}: use https (plain http only reaches localhost).`);
+  for (const url of [checked.url, checked.index ?? checked.url]) {
+    if (checked.headers && Object.keys(checked.headers).length && !secureTransport(url)) {
+      throw invalid(`registry ${name} sends headers over plain http to ${new URL(fill(url)).host}: use https (plain http only reaches localhost).`);
+    }
   }
   return checked;
 }

@@ -94,6 +94,14 @@ describe("blocks add @registry/name", () => {
     expect(error.message).toContain("did not answer within 300 ms");
   });
 
+  it("a registry that stops mid-answer is a clear error, not an unexpected one", async () => {
+    process.env.ACME_TOKEN = registry.token;
+    const dir = await project({ "@acme": { url: `${registry.origin}/stalls/{name}.json`, headers: auth, timeoutMs: 300 } });
+    const error = await rejection(runAdd({ blocks: ["@acme/audit-log"], cwd: dir, yes: true, install: false }));
+    expect(error.code).toBe("REGISTRY_FETCH_FAILED");
+    expect(error.message).toContain("did not finish its answer within 300 ms");
+  });
+
   it("an unreachable registry's cause comes without the token even when the URL carries it", async () => {
     process.env.ACME_TOKEN = registry.token;
     const dir = await project({ "@acme": { url: "http://127.0.0.1:1/{name}.json?token=${ACME_TOKEN}" } });
@@ -247,6 +255,7 @@ describe("blocks.json registries", () => {
     ["a header that is not a string", { "@acme": { url: "https://r.acme.dev/{name}.json", headers: { Authorization: 1 } } }, "the header Authorization must be a string"],
     ["an unknown field", { "@acme": { url: "https://r.acme.dev/{name}.json", header: {} } }, 'unknown field(s) "header"'],
     ["headers over plain http to another machine", { "@acme": { url: "http://r.acme.dev/{name}.json", headers: auth } }, "sends headers over plain http to r.acme.dev"],
+    ["headers over plain http to its index", { "@acme": { url: "https://r.acme.dev/{name}.json", index: "http://idx.acme.dev/registry.json", headers: auth } }, "sends headers over plain http to idx.acme.dev"],
     ["a timeout that is not a whole number", { "@acme": { url: "https://r.acme.dev/{name}.json", timeoutMs: 0.5 } }, '"timeoutMs" must be a whole number'],
   ])("refuses %s, naming it", (_, registries, message) => {
     expect(check(registries)).toThrow(message);

@@ -34,7 +34,7 @@ const BLOCKS: Record<string, { description: string; registryDependencies?: strin
 
 /**
  * Builds the team registry with `blocks registry build` and serves it: /r/<name>.json (and /r/registry.json)
- * need `Authorization: Bearer <token>`; /slow/ never answers; /huge/ answers 17 MB; /html/ answers a login page;
+ * need `Authorization: Bearer <token>`; /slow/ never answers; /stalls/ stops mid-answer; /huge/ answers 17 MB; /html/ answers a login page;
  * /redirect/ sends to another origin; /custom/<name>.json serves `custom` items.
  *
  * @example
@@ -64,6 +64,7 @@ export async function servePrivateRegistry(): Promise<PrivateRegistry> {
     const name = path.basename(url.pathname, ".json");
     if (request.headers.authorization !== `Bearer ${token}`) return void response.writeHead(401).end('{"error":"unauthorized"}');
     if (url.pathname.startsWith("/slow/")) return;
+    if (url.pathname.startsWith("/stalls/")) return void response.writeHead(200, { "content-type": "application/json" }).write('{"name":');
     if (url.pathname.startsWith("/huge/")) return void response.writeHead(200, { "content-type": "application/json" }).end(`"${"a".repeat(17 * 2 ** 20)}"`);
     if (url.pathname.startsWith("/html/")) return void response.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
     if (url.pathname.startsWith("/redirect/")) return void response.writeHead(302, { location: `http://localhost:1/${name}.json` }).end();
