@@ -8,10 +8,13 @@ import { diff } from "./commands/diff.js";
 import { doctor } from "./commands/doctor.js";
 import { init } from "./commands/init.js";
 import { list } from "./commands/list.js";
+import { mcp } from "./commands/mcp.js";
 import { migrate } from "./commands/migrate.js";
 import { registryCommand } from "./commands/registry.js";
+import { search } from "./commands/search.js";
 import { update } from "./commands/update.js";
 import { defaultRegistryDir } from "./registry/manifest.js";
+import { view } from "./commands/view.js";
 import { cliVersion } from "./utils/package-root.js";
 
 process.on("SIGINT", () => process.exit(130));
@@ -33,9 +36,12 @@ const program = new Command()
   .addCommand(add)
   .addCommand(migrate)
   .addCommand(list)
+  .addCommand(search)
+  .addCommand(view)
   .addCommand(diff)
   .addCommand(update)
   .addCommand(doctor)
-  .addCommand(registryCommand);
+  .addCommand(registryCommand)
+  .addCommand(mcp);
 
 await program.parseAsync(process.argv);

@@ -65,7 +65,7 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const root = path.resolve(options.cwd ?? process.cwd());
   const pkg = await readPackageJson(root);
   const config = await readConfig(root);
-  const registry = await loadRegistry(options.registry, { items: options.blocks });
+  const registry = await loadRegistry(options.registry, { items: options.blocks, registries: config.registries });
   const lock = await readLock(root);
   const blocks = resolveBlocks(registry, options.blocks);
   const declared = declaredPackages(pkg);

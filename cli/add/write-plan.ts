@@ -61,6 +61,7 @@ function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
       tests: plan.tests || previous?.tests === true,
       files,
       ...(plan.tables[block.name] === undefined ? {} : { table: plan.tables[block.name] }),
+      ...(block.origin ? { registry: block.origin } : {}),
     };
   }
   for (const migration of plan.migrations) {

@@ -5,6 +5,7 @@ import { readConfig } from "../config/blocks-config.js";
 import { readLock } from "../config/lock-file.js";
 import { excludedFeatureFiles, recordedFeatures } from "../add/choose-features.js";
 import { planFiles } from "../add/plan-files.js";
+import { lockedItems } from "../registry/locked-items.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { findBlock } from "../registry/resolve.js";
 import { BlocksError } from "../utils/errors.js";
@@ -28,8 +29,8 @@ export async function runDiff(options: DiffOptions) {
   const root = path.resolve(options.cwd ?? process.cwd());
   const config = await readConfig(root);
   const lock = await readLock(root);
-  const registry = await loadRegistry(options.registry);
   const names = options.block ? [options.block] : Object.keys(lock.blocks);
+  const registry = await loadRegistry(options.registry, { items: lockedItems(lock, names), registries: config.registries });
   const changes: Array<{ block: string; file: string; status: DiffStatus; patch: string }> = [];
   for (const name of names) {
     const locked = lock.blocks[name];

@@ -5,6 +5,7 @@ import { Command } from "commander";
 import prompts from "prompts";
 import { CONFIG_FILE, readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
+import { checkRegistries } from "../registry/registries-config.js";
 import { aliasFor, aliasRoots, preferredRoot } from "../project/detect-alias.js";
 import { addPathsAlias } from "../project/edit-tsconfig.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
@@ -12,7 +13,7 @@ import { detectPackageManager, execCommand } from "../project/package-manager.js
 import { workspacePackages } from "../project/workspaces.js";
 import { BlocksError } from "../utils/errors.js";
 import { loadTsconfig, type TsconfigInfo } from "../project/tsconfig.js";
-import { insideProject, toPosix, writeProjectFile } from "../utils/files.js";
+import { insideProject, readIfExists, toPosix, writeProjectFile } from "../utils/files.js";
 import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
@@ -55,6 +56,7 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
     moduleStyle: tsconfig?.moduleStyle ?? "extensionless",
     packageManager: detectPackageManager(root, pkg),
     database: { dialect: "postgresql", migrations: target.migrations, layout: target.layout },
+    ...(await keptRegistries(root)),
   };
   logger.log(`blocks folder:   ${highlighter.path(config.dir)}`);
   logger.log(`imports:         ${config.alias ? `${config.alias}/...` : "relative paths"} (${config.moduleStyle === "nodenext" ? "NodeNext: .js suffixes" : "extensionless"})`);
@@ -109,6 +111,24 @@ async function offerAlias(tsconfig: TsconfigInfo, root: string, dir: string, yes
     return null;
   }
   return `@/${path.basename(dir)}`;
+}
+
+/** `--force` detects everything again, but a team's `registries` are not detectable: the ones in the current blocks.json stay. */
+async function keptRegistries(root: string): Promise<Pick<BlocksConfig, "registries">> {
+  let raw: unknown;
+  try {
+    raw = (JSON.parse((await readIfExists(path.join(root, CONFIG_FILE))) ?? "{}") as { registries?: unknown } | null)?.registries;
+  } catch {
+    return {};
+  }
+  if (raw === undefined) return {};
+  try {
+    checkRegistries(raw);
+    return { registries: raw as NonNullable<BlocksConfig["registries"]> };
+  } catch (err) {
+    logger.warn(`The "registries" of the old ${CONFIG_FILE} are not kept: ${(err as Error).message}`);
+    return {};
+  }
 }
 
 export const init = new Command("init")

@@ -5,6 +5,7 @@ import { readIfExists } from "../utils/files.js";
 import { isInsideFolder, isModuleSpecifier } from "./module-specifier.js";
 import { isPackageManager, type PackageManager } from "../project/package-manager.js";
 import type { ModuleStyle } from "../project/tsconfig.js";
+import { checkRegistries, type RegistryConfig } from "../registry/registries-config.js";
 
 export const CONFIG_FILE = "blocks.json";
 export const MIGRATION_LAYOUTS = ["sql", "node-pg-migrate", "drizzle", "prisma"] as const;
@@ -19,6 +20,8 @@ export type BlocksConfig = {
   moduleStyle: ModuleStyle;
   packageManager: PackageManager;
   database: { dialect: "postgresql"; migrations: string; layout: MigrationLayout };
+  /** Namespaced registries (`@acme`) that `add`, `search` and `view` read items from. */
+  registries?: Record<string, RegistryConfig>;
 };
 
 /**
@@ -66,7 +69,8 @@ export function checkConfig(raw: unknown): BlocksConfig {
   if (!isInsideFolder(database.migrations)) {
     throw invalid(`"database.migrations" must be a folder inside the project, without "../" (got ${JSON.stringify(database.migrations)}).`);
   }
-  return config as BlocksConfig;
+  // "@oss": "https://..." is short for { "url": "https://..." }: every reader sees the long form.
+  return (config.registries === undefined ? config : { ...config, registries: checkRegistries(config.registries) }) as BlocksConfig;
 }
 
 function invalid(message: string, cause?: unknown): BlocksError {

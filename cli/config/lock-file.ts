@@ -1,6 +1,7 @@
 // blocks.lock.json: what `add` wrote, with content hashes, so later runs can tell user edits from stale copies.
 import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
+import type { ItemOrigin } from "../registry/resolve-dependencies.js";
 import { insideProject, readIfExists, writeProjectFile } from "../utils/files.js";
 
 export const LOCK_FILE = "blocks.lock.json";
@@ -14,6 +15,8 @@ export type LockedBlock = {
   files: Record<string, string>;
   /** The table the block's store was added with (`add --table`): `migrate` and a later `add` use it. */
   table?: string;
+  /** Added from a configured registry: its name and item URL template (never its headers). */
+  registry?: ItemOrigin;
 };
 
 export type Lock = {

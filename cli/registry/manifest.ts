@@ -21,6 +21,8 @@ import { migrationSqlProblem, type MigrationSql } from "../migrate/migration-sql
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
 import { DECLARATION_FILE, deriveFiles } from "./derive-files.js";
+import type { RegistryConfig } from "./registries-config.js";
+import { isRegistryAddress, type ItemOrigin } from "./resolve-dependencies.js";
 
 /** One file of a block; `path` is relative to the registry folder, and lands at `<dir>/<target ?? path>`. */
 export type RegistryFile = {
@@ -70,6 +72,8 @@ export type RegistryBlock = {
   requires?: Record<string, string>;
   /** `add` writes the wiring module the user owns (handler, clients, maintenance) for this block. */
   setup?: boolean;
+  /** Loaded from a configured registry (`add @acme/x`): recorded in blocks.lock.json. */
+  origin?: ItemOrigin;
 };
 
 /** One optional part of a block: chosen with `--<name> <choice>` or at the prompt; `--yes` picks it when a `detect` package is declared. */
@@ -132,7 +136,10 @@ export function defaultRegistryDir(): string {
  * registry.blocks.map((block) => block.name); // ["idempotency", "logger"]
  * await loadRegistry(undefined, { items: ["./idempotency.json"] }); // + the block in that item
  */
-export async function loadRegistry(dir = defaultRegistryDir(), options: { items?: string[] | undefined } = {}): Promise<Registry> {
+export async function loadRegistry(
+  dir = defaultRegistryDir(),
+  options: { items?: string[] | undefined; registries?: Record<string, RegistryConfig> | undefined } = {},
+): Promise<Registry> {
   const root = path.resolve(dir);
   const raw = await readJson(path.join(root, "registry.json"));
   const registry = await readRegistry(raw, root);
@@ -141,7 +148,7 @@ export async function loadRegistry(dir = defaultRegistryDir(), options: { items?
   const items = (options.items ?? []).filter(isItemSource);
   if (items.length === 0) return registry;
   const { addItems } = await import("./registry-item-source.js");
-  return addItems(registry, items);
+  return addItems(registry, items, options.registries);
 }
 
 /**
@@ -149,9 +156,10 @@ export async function loadRegistry(dir = defaultRegistryDir(), options: { items?
  *
  * @example
  * isItemSource("./out/idempotency.json"); // true
+ * isItemSource("@acme/audit-log"); // true: an item of a registry configured in blocks.json
  */
 export function isItemSource(argument: string): boolean {
-  return /^https?:\/\//.test(argument) || argument.endsWith(".json");
+  return /^https?:\/\//.test(argument) || argument.endsWith(".json") || isRegistryAddress(argument);
 }
 
 async function readJson(file: string): Promise<unknown> {

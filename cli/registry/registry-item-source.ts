@@ -6,18 +6,23 @@ import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
 import { tagFile } from "./derive-files.js";
 import type { Registry, RegistryBlock } from "./manifest.js";
+import type { RegistryConfig } from "./registries-config.js";
+import { resolveItemSources, withOrigins } from "./resolve-dependencies.js";
 import { validateItem, type ValidItem } from "./validate-item.js";
 
 /**
- * Loads and validates each item, then adds it as a block (see `registryWithItems`).
+ * Loads and validates each item (files, URLs, `@registry/name` of `registries`) and the items they
+ * depend on, then adds them as blocks (see `registryWithItems`).
  *
  * @example
  * const registry = await addItems(await loadRegistry(), ["http://127.0.0.1:8080/r/idempotency.json"]);
+ * await addItems(registry, ["@acme/audit-log"], config.registries); // + @acme's tenant-guard it depends on
  */
-export async function addItems(registry: Registry, sources: string[]): Promise<Registry> {
-  const items: Array<{ source: string; item: ValidItem }> = [];
-  for (const source of sources) items.push({ source, item: validateItem(await readItem(source), source) });
-  return registryWithItems(registry, items);
+export async function addItems(registry: Registry, sources: string[], registries: Record<string, RegistryConfig> = {}): Promise<Registry> {
+  // Each item once, its registryDependencies first (from configured registries too), every one validated alike.
+  const resolved = await resolveItemSources(sources, { registries, builtIn: new Set(registry.blocks.map((block) => block.name)), read: readItem });
+  const next = await registryWithItems(registry, resolved.map(({ source, item }) => ({ source, item: validateItem(item, source) })));
+  return withOrigins(next, resolved);
 }
 
 /**

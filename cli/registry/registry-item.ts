@@ -74,8 +74,9 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
     ...Object.assign({}, ...defaults.map((feature) => feature.devDependencies)),
     ...(options.framework ? registry.frameworks[options.framework]?.devDependencies : {}),
   });
+  // A shipped block another registry depends on keeps its bare name: it is not served at baseUrl.
   const registryDependencies = (block.registryDependencies ?? []).map((dependency) =>
-    options.baseUrl ? `${options.baseUrl.replace(/\/$/, "")}/${dependency}.json` : dependency,
+    options.baseUrl && registry.blocks.some((other) => other.name === dependency) ? `${options.baseUrl.replace(/\/$/, "")}/${dependency}.json` : dependency,
   );
   return {
     $schema: ITEM_SCHEMA_URL,

@@ -8,11 +8,12 @@ import type { Registry, RegistryBlock, RegistryFile, RegistryTemplate } from "./
  */
 export function resolveBlocks(registry: Registry, names: string[]): RegistryBlock[] {
   const ordered: RegistryBlock[] = [];
+  // By the block a name resolves to: an item's dependency may spell one block as `@acme/x`, its URL or "x".
   const visit = (name: string, trail: string[]) => {
-    if (ordered.some((block) => block.name === name)) return;
-    if (trail.includes(name)) throw new BlocksError("INVALID_REGISTRY", `Block dependency cycle: ${[...trail, name].join(" -> ")}.`);
     const block = findBlock(registry, name);
-    for (const dependency of block.registryDependencies ?? []) visit(dependency, [...trail, name]);
+    if (ordered.includes(block)) return;
+    if (trail.includes(block.name)) throw new BlocksError("INVALID_REGISTRY", `Block dependency cycle: ${[...trail, block.name].join(" -> ")}.`);
+    for (const dependency of block.registryDependencies ?? []) visit(dependency, [...trail, block.name]);
     ordered.push(block);
   };
   for (const name of names) visit(name, []);

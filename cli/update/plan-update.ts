@@ -6,6 +6,7 @@ import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { readLock, type Lock } from "../config/lock-file.js";
 import { planFiles, type PlannedFile } from "../add/plan-files.js";
+import { lockedItems } from "../registry/locked-items.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { findBlock } from "../registry/resolve.js";
 import { BlocksError } from "../utils/errors.js";
@@ -57,8 +58,8 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
   const root = path.resolve(options.cwd ?? process.cwd());
   const config = await readConfig(root);
   const lock = await readLock(root);
-  const registry = await loadRegistry(options.registry);
   const names = options.blocks.length ? options.blocks : Object.keys(lock.blocks);
+  const registry = await loadRegistry(options.registry, { items: lockedItems(lock, names), registries: config.registries });
   if (names.length === 0) {
     throw new BlocksError("UNKNOWN_BLOCK", "No block has been added to this project yet.", { suggestion: "Run `blocks add <block>` first." });
   }

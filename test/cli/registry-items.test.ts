@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { registryItemSchema } from "shadcn/schema";
+import { registryItemSchema, registrySchema } from "shadcn/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planAdd } from "../../cli/add/plan-add.js";
 import { runAdd } from "../../cli/commands/add.js";
@@ -42,18 +42,26 @@ async function initialised() {
 }
 
 describe("blocks registry build", () => {
-  it("writes <block>.json and one <block>-<framework>.json per framework", async () => {
+  it("writes <block>.json, one <block>-<framework>.json per framework, and the index registry.json", async () => {
     const registry = await loadRegistry();
     const expected = registry.blocks.flatMap((block) => [block.name, ...new Set(block.files.flatMap((file) => (file.framework ? [`${block.name}-${file.framework}`] : [])))]);
-    expect(readdirSync(out).sort()).toEqual(expected.map((name) => `${name}.json`).sort());
+    expect(readdirSync(out).sort()).toEqual([...expected.map((name) => `${name}.json`), "registry.json"].sort());
     expect(expected).toEqual(expect.arrayContaining(["idempotency", "idempotency-express", "idempotency-koa", "logger-hono"]));
   });
 
   it("every item validates against shadcn's own registryItemSchema", () => {
-    for (const file of readdirSync(out)) {
+    for (const file of readdirSync(out).filter((name) => name !== "registry.json")) {
       const parsed = registryItemSchema.safeParse(JSON.parse(readFileSync(path.join(out, file), "utf8")));
       expect(parsed.success, `${file}: ${JSON.stringify(parsed.error?.issues?.slice(0, 3))}`).toBe(true);
     }
+  });
+
+  it("the index validates against shadcn's registrySchema and lists every item without its files' content", () => {
+    const index = JSON.parse(readFileSync(path.join(out, "registry.json"), "utf8"));
+    const parsed = registrySchema.safeParse(index);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues?.slice(0, 3))).toBe(true);
+    expect(index.items.map((entry: { name: string }) => `${entry.name}.json`).sort()).toEqual(readdirSync(out).filter((name) => name !== "registry.json").sort());
+    expect(JSON.stringify(index)).not.toContain('"content"');
   });
 
   it("is a universal item: registry:item, every file a registry:file with a ~/ target, packages as name@range", () => {
