@@ -1,7 +1,10 @@
 // The error handler's public surface; framework adapters live in ./adapters.
 export { answeredError, type AnsweredError } from "./error-body";
 export { classifyError, FORWARDED_ERROR_HEADERS, type Classified, type ClassifyOptions } from "./classify";
-export { validationIssues, type ProblemIssue } from "./issues";
+export { CLIENT_ANSWER, declaredStatus, type DeclaredStatus } from "./declared";
+export { isDownstreamError } from "./downstream";
+export { fromHttpException } from "./http-exception";
+export { jsonPointer, schemaIssues, type ProblemIssue, type SchemaIssue } from "./issues";
 export { consoleLogger, logProblem, type LogMethod, type ProblemLogger } from "./log";
 export {
   createProblemHandler,
@@ -15,4 +18,5 @@ export {
   type ToProblem,
 } from "./problem";
 export { pickRequestId } from "./request-id";
-export { codeOfStatus, DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";
+export { parseRequest, requestValidationError, RequestValidationError, type StandardSchema } from "./request-validation";
+export { BLOCK_STATUSES, codeOfStatus, DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";

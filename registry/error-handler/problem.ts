@@ -34,7 +34,10 @@ export type ProblemMetrics = { count: (status: number, code: string) => void };
  * const options: ErrorHandlerOptions = { statuses: { CARD_DECLINED: 402, VALIDATION_FAILED: 400 }, logger };
  */
 export type ErrorHandlerOptions = {
-  /** Your codes, added to (or overriding) DEFAULT_STATUSES. */
+  /**
+   * Your codes, added to DEFAULT_STATUSES. A code you list here wins everywhere, even over the
+   * status an idempotency route's `statusMap` put on its error.
+   */
   statuses?: StatusTable | undefined;
   /** @default consoleLogger (server errors as JSON on stderr) */
   logger?: ProblemLogger | undefined;
@@ -59,7 +62,7 @@ const SERVER_ERROR_DETAIL = "The server could not complete the request. Quote th
  * const { status, headers, body } = toProblem(err, { requestId: "req_1", path: "/payments" });
  */
 export function createProblemHandler(options: ErrorHandlerOptions = {}) {
-  const classifyOptions = { statuses: { ...DEFAULT_STATUSES, ...options.statuses } };
+  const classifyOptions = { statuses: { ...DEFAULT_STATUSES, ...options.statuses }, overrides: options.statuses };
   // A typo such as 4090 would otherwise surface as a throw inside the error handler, on the first such error.
   for (const [code, status] of Object.entries(classifyOptions.statuses)) {
     if (!isErrorStatus(status)) throw new TypeError(`error-handler: the status of ${code} must be an integer from 400 to 599, not ${String(status)}.`);

@@ -45,6 +45,6 @@ describe.each([
 
   it("Fastify schema validation: 422 with Ajv's issues, not the rejected value", async () => {
     const body = expectProblem(await send("POST", "/schema", '{"password":"hunter2"}'), lines, { status: 422, code: "VALIDATION_FAILED" });
-    expect(body.issues).toEqual([{ path: ["password"], message: "must NOT have fewer than 10 characters", code: "minLength" }]);
+    expect(body.issues).toEqual([{ path: ["password"], pointer: "/password", message: "must NOT have fewer than 10 characters", code: "minLength" }]);
   });
 });

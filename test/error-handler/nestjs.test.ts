@@ -84,8 +84,8 @@ describe.each([
   it("ValidationPipe's BadRequestException: 422 with its messages as issues", async () => {
     const body = expectProblem(await send("POST", "/pipe", "{}"), lines, { status: 422, code: "VALIDATION_FAILED" });
     expect(body.issues).toEqual([
-      { path: [], message: "amount must be a positive number" },
-      { path: [], message: "currency must be one of: EUR, USD" },
+      { path: [], pointer: "", message: "amount must be a positive number" },
+      { path: [], pointer: "", message: "currency must be one of: EUR, USD" },
     ]);
   });
 

@@ -1,16 +1,20 @@
 import { describe, expect, it } from "vitest";
 import type { ProblemBody } from "../problem";
+import { requestValidationError } from "../request-validation";
 import { captureLogger } from "../testing/capture-logger";
 import { createProblemResponse, withProblems } from "./fetch";
 
 const { logger, lines } = captureLogger();
 const toProblemResponse = createProblemResponse({ logger });
 
+/** What zod reports for `{ amount: z.number() }` given a string. */
+const amountIssue = { path: ["amount"], message: "Invalid input: expected number, received string", code: "invalid_type", expected: "number" };
+
 /** A route handler as Next.js, Bun or Deno call it. */
 async function POST(request: Request): Promise<Response> {
   try {
     const body = (await request.json()) as { amount?: unknown };
-    if (typeof body.amount !== "number") throw { issues: [{ path: ["amount"], message: "Expected a number", code: "invalid_type" }] };
+    if (typeof body.amount !== "number") throw requestValidationError([amountIssue]);
     throw new Error(`insert into payments failed: postgres://app:hunter2@db/prod`);
   } catch (err) {
     return toProblemResponse(err, request);
@@ -25,7 +29,7 @@ describe("toProblemResponse", () => {
     const res = await post('{"amount":"ten"}', { "x-request-id": "req_1" });
     expect(res.status).toBe(422);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(await res.json()).toMatchObject({ code: "VALIDATION_FAILED", requestId: "req_1", instance: "/payments", issues: [{ path: ["amount"] }] });
+    expect(await res.json()).toMatchObject({ code: "VALIDATION_FAILED", requestId: "req_1", instance: "/payments", issues: [{ path: ["amount"], pointer: "/amount", message: "Expected number." }] });
   });
 
   it("keeps an unknown error's message in the log, under the requestId the client got", async () => {

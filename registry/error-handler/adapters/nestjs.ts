@@ -49,25 +49,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   }
 }
 
-/**
- * What an HttpException stands for, in the terms the classifier reads. Other errors are left as
- * they are: their `code`, `issues` or `status` decide.
- */
+/** Nest's router answers an unmatched route with a 404 "Cannot GET /path?query": the query can hold a token. */
 function errorOf(exception: unknown, method: string, url: string): unknown {
-  if (!(exception instanceof HttpException)) return exception;
-  const status = exception.getStatus();
-  const answer = exception.getResponse();
-  const { message, error } = (typeof answer === "object" && answer !== null ? answer : {}) as { message?: unknown; error?: unknown };
-  // Nest's router answers an unmatched route with "Cannot GET /path?query": the query can hold a token.
-  if (status === 404 && exception.message === `Cannot ${method} ${url}`) return ROUTE_NOT_FOUND;
-  // Nest re-throws body-parser's SyntaxError as a 400 with its message, which quotes the body.
-  if (status === 400 && /\bJSON\b/.test(exception.message)) return { name: exception.name, type: "entity.parse.failed" };
-  // ValidationPipe: a 400 whose messages are the failed constraints.
-  if (status === 400 && Array.isArray(message) && message.every((item) => typeof item === "string")) {
-    return { name: "ValidationError", message: "Validation failed", issues: message.map((text) => ({ path: [], message: text })) };
-  }
-  // The idempotency and rate-limiter interceptors throw their `{ error: { code, message } }` answer; the code maps through the table.
-  const answered = error as { code?: unknown; message?: unknown } | undefined;
-  if (typeof answered?.code === "string") return { name: "AnsweredError", code: answered.code, message: answered.message, status };
-  return { name: exception.name, message: exception.message, status };
+  const isRouterNotFound = exception instanceof HttpException && exception.getStatus() === 404 && exception.message === `Cannot ${method} ${url}`;
+  return isRouterNotFound ? ROUTE_NOT_FOUND : exception;
 }

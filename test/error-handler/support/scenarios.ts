@@ -1,7 +1,8 @@
 // The errors every framework's app throws, and the checks every framework's answer must pass.
 import { expect } from "vitest";
+import { z } from "zod";
 import type { LogLine } from "@/blocks/logger/testing/capture-logs";
-import type { ProblemBody } from "@/blocks/error-handler";
+import { requestValidationError, type ProblemBody } from "@/blocks/error-handler";
 
 /** Shaped like registry/idempotency's IdempotencyError, on purpose without importing it. */
 export class IdempotencyError extends Error {
@@ -26,10 +27,14 @@ export function rateLimitError() {
   });
 }
 
-/** Shaped like a ZodError (an Error subclass: Hono hands only Errors to app.onError). */
+/** A request body that failed its zod schema, marked by the route as the request's (the only way issues reach a client). */
 export function validationError() {
-  return Object.assign(new Error("[...]"), { name: "ZodError", issues: [{ code: "too_small", path: ["password"], message: "Too short", input: "hunter2" }] });
+  const parsed = z.object({ password: z.string().min(10) }).safeParse({ password: "hunter2" });
+  return requestValidationError(parsed.error?.issues ?? []);
 }
+
+/** What `validationError()` answers with: where, and what the schema expected; never the password. */
+export const VALIDATION_ISSUES = [{ path: ["password"], pointer: "/password", message: "Expected at least 10 characters.", code: "too_small" }];
 
 export const SECRETS = ["hunter2", "postgres://", "SELECT card_number", "sk_live_request_secret", "sk_live_client_config"];
 
