@@ -1,5 +1,6 @@
 // Decides what a thrown value means for the client: status, code, a safe detail, issues and headers.
 import { declaredStatus } from "./declared";
+import { isProblemError, type ProblemExtensions, type ResolvedProblem } from "./define-problem";
 import { isDownstreamError } from "./downstream";
 import { fromHttpException } from "./http-exception";
 import type { ProblemIssue } from "./issues";
@@ -13,6 +14,9 @@ export type Classified = {
   detail: string | undefined;
   issues?: ProblemIssue[];
   headers: Record<string, string>;
+  /** A defined problem's title and type, and the extension members of its occurrence. */
+  definition?: ResolvedProblem;
+  extensions?: ProblemExtensions;
 };
 
 export type ClassifyOptions = {
@@ -43,7 +47,7 @@ const INTERNAL: Classified = { status: 500, code: "INTERNAL_ERROR", detail: unde
 /**
  * A status and a message reach the client only from an error that declares itself an answer for
  * it. In order: a downstream's error (an HTTP client's, a driver's) is a 500 whatever it carries;
- * a request validation error; a body that failed to parse; a code in the table; an error that
+ * a request validation error; a body that failed to parse; a defined problem; a code in the table; an error that
  * declares its status (http-errors, NestJS and Hono exceptions, Fastify's own); everything else
  * is a 500. Messages reach the client only below 500.
  *
@@ -63,6 +67,11 @@ export function classifyError(thrown: unknown, { statuses, overrides = {} }: Cla
   if (isMalformedBody(shape, message)) {
     // The parser's own message quotes the body ('Unexpected token "h", "hunter2"...'): not echoed.
     return { status: statuses.MALFORMED_REQUEST_BODY ?? 400, code: "MALFORMED_REQUEST_BODY", detail: "The request body could not be parsed.", headers: {} };
+  }
+  if (isProblemError(err)) {
+    const { code, status: own, title, type, extensions } = err;
+    const status = overrides[code] ?? own;
+    return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(shape), definition: { code, status, title, type }, extensions };
   }
   const code = typeof shape.code === "string" && Object.hasOwn(statuses, shape.code) ? shape.code : undefined;
   if (code !== undefined) {

@@ -21,7 +21,7 @@ export const consoleLogger: ProblemLogger = {
  * logProblem(logger, err, { requestId: "req_1", status: 500, code: "INTERNAL_ERROR" });
  * // error {"requestId":"req_1","status":500,"code":"INTERNAL_ERROR","error":{"name":"Error","message":"connect ECONNREFUSED"}}
  */
-export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string }): void {
+export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string; traceId?: string }): void {
   const error = errorSummary(err);
   if (answer.status < 500) return logger.info({ ...answer, error }, "request rejected");
   logger.error({ ...answer, error }, "request failed");

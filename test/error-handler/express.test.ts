@@ -5,7 +5,7 @@ import { problemDetails } from "@/blocks/error-handler/adapters/express";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo, serveDuringSuite } from "./support/http";
-import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
+import { IdempotencyError, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
@@ -28,7 +28,10 @@ describe.each([
   app.post("/unknown", async () => {
     throw unknownError();
   });
-  const problems = problemDetails({ logger });
+  app.post("/declined", () => {
+    throw declinedError();
+  });
+  const problems = problemDetails({ logger, ...SUITE_OPTIONS });
   app.use(problems.notFound);
   app.use(problems.onError);
 

@@ -28,7 +28,7 @@ export function problemDetails(options: ErrorHandlerOptions = {}): { notFound: R
 /** The logger block's `res.locals.requestId`, pino-http's `req.id`, then the incoming header. */
 function requestOf(req: Request, res: Response) {
   const requestId = pickRequestId(res.locals.requestId, (req as { id?: unknown }).id, req.headers["x-request-id"]);
-  return { requestId, path: req.originalUrl.split("?")[0] };
+  return { requestId, path: req.originalUrl.split("?")[0], traceparent: req.headers.traceparent, acceptLanguage: req.headers["accept-language"] };
 }
 
 function send(res: Response, { status, headers, body }: Problem): void {

@@ -55,5 +55,6 @@ function send(reply: FastifyReply, toProblem: ToProblem, err: unknown, request: 
 
 /** The id the logger block echoed on the reply, else Fastify's own (`genReqId`, what its logger prints as reqId). */
 function requestOf(request: FastifyRequest, reply: FastifyReply) {
-  return { requestId: pickRequestId(reply.getHeader("x-request-id"), request.id), path: request.url.split("?")[0] };
+  const { traceparent, "accept-language": acceptLanguage } = request.headers;
+  return { requestId: pickRequestId(reply.getHeader("x-request-id"), request.id), path: request.url.split("?")[0], traceparent, acceptLanguage };
 }

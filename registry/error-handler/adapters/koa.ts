@@ -50,7 +50,7 @@ function bodyText(body: unknown): string {
 function send(ctx: Context, toProblem: ToProblem, err: unknown): void {
   // A `requestId` your middleware put on `ctx.state`, else the incoming header.
   const requestId = pickRequestId((ctx.state as { requestId?: unknown }).requestId, ctx.get("x-request-id"));
-  const { status, headers, body } = toProblem(err, { requestId, path: ctx.path });
+  const { status, headers, body } = toProblem(err, { requestId, path: ctx.path, traceparent: ctx.get("traceparent"), acceptLanguage: ctx.get("accept-language") });
   ctx.status = status;
   ctx.set(headers);
   // A string, so Koa keeps the problem+json content type set above.

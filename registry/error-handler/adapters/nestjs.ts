@@ -41,7 +41,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const url = request.originalUrl ?? request.url;
     // The logger block's `res.locals.requestId`, Fastify's or pino-http's `request.id`, then the incoming header.
     const requestId = pickRequestId(response.locals?.requestId, request.id, request.headers["x-request-id"]);
-    const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), { requestId, path: url.split("?")[0] });
+    const { traceparent, "accept-language": acceptLanguage } = request.headers;
+    const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), { requestId, path: url.split("?")[0], traceparent, acceptLanguage });
     response.status(status);
     for (const [name, value] of Object.entries(headers)) response.header(name, value);
     // Bytes: both platforms keep the content type set above as it is.
