@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localizeFrom, negotiateLanguage } from "./localize";
+import { localizeFrom, negotiateLanguage, withVary } from "./localize";
 import { createProblemHandler } from "./problem";
 import { captureLogger } from "./testing/capture-logger";
 
@@ -28,5 +28,14 @@ describe("localize", () => {
     expect(toProblem({ code: "NOT_FOUND", message: "No route." }, { requestId: "r", acceptLanguage: "fr" }).body.title).toBe("Not Found");
     const failing = createProblemHandler({ logger: captureLogger().logger, localize: () => { throw new Error("catalog missing"); } });
     expect(failing({ code: "NOT_FOUND", message: "No route." }, { requestId: "r", acceptLanguage: "de" }).body.title).toBe("Not Found");
+  });
+});
+
+describe("withVary", () => {
+  it("keeps the Vary a middleware already set (CORS's Origin), once", () => {
+    expect(withVary({ vary: "Accept-Language" }, "Origin")).toEqual({ vary: "Origin, Accept-Language" });
+    expect(withVary({ vary: "Accept-Language" }, "origin, accept-language")).toEqual({ vary: "origin, accept-language" });
+    expect(withVary({ vary: "Accept-Language" }, undefined)).toEqual({ vary: "Accept-Language" });
+    expect(withVary({ "content-type": "application/problem+json" }, "Origin")).toEqual({ "content-type": "application/problem+json" });
   });
 });

@@ -53,3 +53,17 @@ export function negotiateLanguage(acceptLanguage: string | undefined, available:
   }
   return undefined;
 }
+
+/**
+ * The problem's headers with its `vary` joined to the one the response already has (a CORS
+ * middleware's `Origin`), so setting them keeps both.
+ *
+ * @example
+ * withVary({ vary: "Accept-Language" }, "Origin"); // { vary: "Origin, Accept-Language" }
+ */
+export function withVary(headers: Record<string, string>, existing: unknown): Record<string, string> {
+  const before = Array.isArray(existing) ? existing.join(", ") : typeof existing === "string" ? existing : "";
+  if (headers.vary === undefined || before === "") return headers;
+  const names = new Set(before.split(",").map((name) => name.trim().toLowerCase()));
+  return names.has(headers.vary.toLowerCase()) || names.has("*") ? { ...headers, vary: before } : { ...headers, vary: `${before}, ${headers.vary}` };
+}

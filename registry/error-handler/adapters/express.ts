@@ -1,5 +1,6 @@
 // Express 5 adapter: an error middleware and a 404 handler that answer with application/problem+json.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
+import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type Problem } from "../problem";
 
@@ -33,5 +34,5 @@ function requestOf(req: Request, res: Response) {
 
 function send(res: Response, { status, headers, body }: Problem): void {
   // `end` rather than `json`: `json` would replace the problem+json content type.
-  res.status(status).set(headers).end(JSON.stringify(body));
+  res.status(status).set(withVary(headers, res.get("vary"))).end(JSON.stringify(body));
 }

@@ -1,5 +1,6 @@
 // NestJS 11 adapter: a global exception filter that answers every error, HttpExceptions included, with application/problem+json.
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from "@nestjs/common";
+import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
 
@@ -13,6 +14,7 @@ type PlatformResponse = {
   locals?: { requestId?: unknown };
   status(code: number): unknown;
   header(name: string, value: string): unknown;
+  getHeader(name: string): unknown;
   send(body: Buffer): unknown;
 };
 
@@ -44,7 +46,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const { traceparent, "accept-language": acceptLanguage } = request.headers;
     const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), { requestId, path: url.split("?")[0], traceparent, acceptLanguage });
     response.status(status);
-    for (const [name, value] of Object.entries(headers)) response.header(name, value);
+    for (const [name, value] of Object.entries(withVary(headers, response.getHeader("vary")))) response.header(name, value);
     // Bytes: both platforms keep the content type set above as it is.
     response.send(Buffer.from(JSON.stringify(body)));
   }
