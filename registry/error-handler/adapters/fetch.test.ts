@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { defineProblem } from "../define-problem";
 import type { ProblemBody } from "../problem";
 import { requestValidationError } from "../request-validation";
 import { captureLogger } from "../testing/capture-logger";
 import { createProblemResponse, withProblems } from "./fetch";
 
 const { logger, lines } = captureLogger();
-const toProblemResponse = createProblemResponse({ logger });
+const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
+const toProblemResponse = createProblemResponse({ logger, problems: [CardDeclined] });
 
 /** What zod reports for `{ amount: z.number() }` given a string. */
 const amountIssue = { path: ["amount"], message: "Invalid input: expected number, received string", code: "invalid_type", expected: "number" };
@@ -40,6 +42,13 @@ describe("toProblemResponse", () => {
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
   });
+});
+
+it("answers a defined problem with its type and title, and the traceparent's trace id", async () => {
+  const request = new Request("https://api.example.com/cards", { method: "POST", headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" } });
+  const res = toProblemResponse(CardDeclined.create("The issuer declined the card."), request);
+  expect(res.status).toBe(402);
+  expect(await res.json()).toMatchObject({ type: CardDeclined.type, title: "Card declined", detail: "The issuer declined the card.", code: "CARD_DECLINED", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
 });
 
 describe("withProblems", () => {
