@@ -46,10 +46,10 @@ const INTERNAL: Classified = { status: 500, code: "INTERNAL_ERROR", detail: unde
 
 /**
  * A status and a message reach the client only from an error that declares itself an answer for
- * it. In order: a downstream's error (an HTTP client's, a driver's) is a 500 whatever it carries;
- * a request validation error; a body that failed to parse; a defined problem; a code in the table; an error that
- * declares its status (http-errors, NestJS and Hono exceptions, Fastify's own); everything else
- * is a 500. Messages reach the client only below 500.
+ * it. In order: a defined problem; a downstream's error (an HTTP client's, a driver's) is a 500
+ * whatever it carries; a request validation error; a body that failed to parse; a code in the
+ * table; an error that declares its status (http-errors, NestJS and Hono exceptions, Fastify's
+ * own); everything else is a 500. Messages reach the client only below 500.
  *
  * @example
  * classifyError(Object.assign(new Error("Wait"), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 2 }), options);
@@ -58,6 +58,12 @@ const INTERNAL: Classified = { status: 500, code: "INTERNAL_ERROR", detail: unde
  */
 export function classifyError(thrown: unknown, { statuses, overrides = {} }: ClassifyOptions): Classified {
   const err = fromHttpException(thrown);
+  // Your own definition first: its code may look like a driver's ("E4001" is shaped like a SQLSTATE).
+  if (isProblemError(err)) {
+    const { code, status: own, title, type, extensions, message } = err;
+    const status = overrides[code] ?? own;
+    return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(err), definition: { code, status, title, type }, extensions };
+  }
   if (isDownstreamError(err)) return INTERNAL;
   const issues = requestIssues(err);
   if (issues) return { status: statuses.VALIDATION_FAILED ?? 422, code: "VALIDATION_FAILED", detail: "The request is not valid; see `issues`.", issues, headers: {} };
@@ -67,11 +73,6 @@ export function classifyError(thrown: unknown, { statuses, overrides = {} }: Cla
   if (isMalformedBody(shape, message)) {
     // The parser's own message quotes the body ('Unexpected token "h", "hunter2"...'): not echoed.
     return { status: statuses.MALFORMED_REQUEST_BODY ?? 400, code: "MALFORMED_REQUEST_BODY", detail: "The request body could not be parsed.", headers: {} };
-  }
-  if (isProblemError(err)) {
-    const { code, status: own, title, type, extensions } = err;
-    const status = overrides[code] ?? own;
-    return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(shape), definition: { code, status, title, type }, extensions };
   }
   const code = typeof shape.code === "string" && Object.hasOwn(statuses, shape.code) ? shape.code : undefined;
   if (code !== undefined) {

@@ -34,6 +34,11 @@ describe("defineProblem", () => {
     expect(toProblem(Object.assign(new Error("Declined."), { code: "CARD_DECLINED" }), request).body).toMatchObject({ status: 402, title: "Card declined", type: CardDeclined.type });
   });
 
+  it("is answered as defined even when its code is shaped like a driver's SQLSTATE", () => {
+    const Locked = defineProblem({ code: "E4231", status: 423, title: "Account locked" });
+    expect(createProblemHandler({ logger: captureLogger().logger })(Locked.create(), request).body).toMatchObject({ status: 423, code: "E4231" });
+  });
+
   it("recognises its errors by code, from any copy", () => {
     expect(CardDeclined.is(CardDeclined.create())).toBe(true);
     expect(CardDeclined.is(Object.assign(new Error("x"), { code: "CARD_DECLINED" }))).toBe(false);
