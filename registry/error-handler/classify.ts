@@ -1,6 +1,11 @@
 // Decides what a thrown value means for the client: status, code, a safe detail, issues and headers.
-import { validationIssues, type ProblemIssue } from "./issues";
-import { codeOfStatus, isErrorStatus, type StatusTable } from "./status-table";
+import { declaredStatus } from "./declared";
+import { isProblemError, type ProblemExtensions, type ResolvedProblem } from "./define-problem";
+import { isDownstreamError } from "./downstream";
+import { fromHttpException } from "./http-exception";
+import type { ProblemIssue } from "./issues";
+import { requestIssues } from "./request-validation";
+import { BLOCK_STATUSES, codeOfStatus, isErrorStatus, type StatusTable } from "./status-table";
 
 /** What the client may learn about an error. `detail` is `undefined` when the message must stay in the log. */
 export type Classified = {
@@ -9,9 +14,17 @@ export type Classified = {
   detail: string | undefined;
   issues?: ProblemIssue[];
   headers: Record<string, string>;
+  /** A defined problem's title and type, and the extension members of its occurrence. */
+  definition?: ResolvedProblem;
+  extensions?: ProblemExtensions;
 };
 
-export type ClassifyOptions = { statuses: StatusTable };
+export type ClassifyOptions = {
+  /** Every code this app answers with: the defaults and yours. */
+  statuses: StatusTable;
+  /** Your own `statuses`: they win even over the status a block's error carries. @default {} */
+  overrides?: StatusTable | undefined;
+};
 
 /**
  * Headers an error may hand to its response (`err.headers`, any case), as http-errors and the rate
@@ -23,44 +36,57 @@ type ErrorShape = {
   code?: unknown;
   message?: unknown;
   status?: unknown;
-  statusCode?: unknown;
-  expose?: unknown;
   type?: unknown;
   headers?: unknown;
   res?: unknown;
   retryAfterSeconds?: unknown;
 };
 
+const INTERNAL: Classified = { status: 500, code: "INTERNAL_ERROR", detail: undefined, headers: {} };
+
 /**
- * In order: a code in the table, a validation error, a body that failed to parse, an error carrying
- * a 4xx/5xx status, and everything else (500). Messages reach the client only below 500.
+ * A status and a message reach the client only from an error that declares itself an answer for
+ * it. In order: a defined problem; a downstream's error (an HTTP client's, a driver's) is a 500
+ * whatever it carries; a request validation error; a body that failed to parse; a code in the
+ * table; an error that declares its status (http-errors, NestJS and Hono exceptions, Fastify's
+ * own); everything else is a 500. Messages reach the client only below 500.
  *
  * @example
  * classifyError(Object.assign(new Error("Wait"), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 2 }), options);
  * // { status: 409, code: "REQUEST_IN_PROGRESS", detail: "Wait", headers: { "retry-after": "2" } }
+ * classifyError(axiosError401, options); // { status: 500, code: "INTERNAL_ERROR", detail: undefined, headers: {} }
  */
-export function classifyError(err: unknown, { statuses }: ClassifyOptions): Classified {
+export function classifyError(thrown: unknown, { statuses, overrides = {} }: ClassifyOptions): Classified {
+  const err = fromHttpException(thrown);
+  // Your own definition first: its code may look like a driver's ("E4001" is shaped like a SQLSTATE).
+  if (isProblemError(err)) {
+    const { code, status: own, title, type, extensions, message } = err;
+    const status = overrides[code] ?? own;
+    return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(err), definition: { code, status, title, type }, extensions };
+  }
+  if (isDownstreamError(err)) return INTERNAL;
+  const issues = requestIssues(err);
+  if (issues) return { status: statuses.VALIDATION_FAILED ?? 422, code: "VALIDATION_FAILED", detail: "The request is not valid; see `issues`.", issues, headers: {} };
+
   const shape: ErrorShape = typeof err === "object" && err !== null ? err : {};
   const message = typeof shape.message === "string" ? shape.message : undefined;
-  const code = typeof shape.code === "string" && Object.hasOwn(statuses, shape.code) ? shape.code : undefined;
-
-  if (code !== undefined) {
-    const status = statuses[code] ?? 500;
-    return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(shape) };
-  }
-  const issues = validationIssues(err);
-  if (issues) return { status: statuses.VALIDATION_FAILED ?? 422, code: "VALIDATION_FAILED", detail: "The request is not valid; see `issues`.", issues, headers: {} };
   if (isMalformedBody(shape, message)) {
     // The parser's own message quotes the body ('Unexpected token "h", "hunter2"...'): not echoed.
     return { status: statuses.MALFORMED_REQUEST_BODY ?? 400, code: "MALFORMED_REQUEST_BODY", detail: "The request body could not be parsed.", headers: {} };
   }
-  const status = isErrorStatus(shape.status) ? shape.status : isErrorStatus(shape.statusCode) ? shape.statusCode : undefined;
-  if (status !== undefined) {
-    // http-errors marks messages that are not for clients with `expose: false`.
-    const exposed = status < 500 && shape.expose !== false;
-    return { status, code: codeOfStatus(status), detail: exposed ? message : undefined, headers: status < 500 ? forwardedHeaders(shape) : {} };
+  const code = typeof shape.code === "string" && Object.hasOwn(statuses, shape.code) ? shape.code : undefined;
+  if (code !== undefined) {
+    // The idempotency block's errors carry the route's statusMap already applied: the table only fills in.
+    const carried = Object.hasOwn(BLOCK_STATUSES, code) && isErrorStatus(shape.status) ? shape.status : undefined;
+    const status = overrides[code] ?? carried ?? statuses[code] ?? 500;
+    return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(shape) };
   }
-  return { status: 500, code: "INTERNAL_ERROR", detail: undefined, headers: {} };
+  const declared = declaredStatus(err);
+  if (declared) {
+    const { status, exposeMessage } = declared;
+    return { status, code: codeOfStatus(status), detail: exposeMessage ? message : undefined, headers: status < 500 ? forwardedHeaders(shape) : {} };
+  }
+  return INTERNAL;
 }
 
 /** Express's body-parser, Fastify's content-type parser, Hono's validator and co-body (@koa/bodyparser), as each reports a bad body. */

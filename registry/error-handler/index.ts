@@ -1,7 +1,20 @@
 // The error handler's public surface; framework adapters live in ./adapters.
 export { answeredError, type AnsweredError } from "./error-body";
 export { classifyError, FORWARDED_ERROR_HEADERS, type Classified, type ClassifyOptions } from "./classify";
-export { validationIssues, type ProblemIssue } from "./issues";
+export { CLIENT_ANSWER, declaredStatus, type DeclaredStatus } from "./declared";
+export {
+  defineProblem,
+  isProblemError,
+  ProblemError,
+  type ProblemDefinition,
+  type ProblemExtensions,
+  type ProblemSpec,
+  type ResolvedProblem,
+} from "./define-problem";
+export { isDownstreamError } from "./downstream";
+export { fromHttpException } from "./http-exception";
+export { jsonPointer, schemaIssues, type ProblemIssue, type SchemaIssue } from "./issues";
+export { localizeFrom, negotiateLanguage, type Localize, type LocalizedText, type ProblemCatalog } from "./localize";
 export { consoleLogger, logProblem, type LogMethod, type ProblemLogger } from "./log";
 export {
   createProblemHandler,
@@ -14,5 +27,8 @@ export {
   type ProblemRequest,
   type ToProblem,
 } from "./problem";
+export { problemSchemas, schemaName, type JsonSchema, type ProblemSchemasOptions } from "./problem-schemas";
 export { pickRequestId } from "./request-id";
-export { codeOfStatus, DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";
+export { parseRequest, requestValidationError, RequestValidationError, type StandardSchema } from "./request-validation";
+export { activeSpanTraceId, traceIdOf, traceIdOfTraceparent } from "./trace-id";
+export { BLOCK_STATUSES, codeOfStatus, DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";

@@ -1,4 +1,5 @@
 // What the server keeps about an error: a log line with its name, message and code, and its stack at debug.
+import { schemaIssues, type ProblemIssue, type SchemaIssue } from "./issues";
 
 export type LogMethod = (obj: Record<string, unknown>, msg: string) => void;
 
@@ -12,7 +13,7 @@ export const consoleLogger: ProblemLogger = {
 };
 
 /**
- * Logs one answered error. Only `name`, `message` and `code` are copied: logging the whole object
+ * Logs one answered error. Only `name`, `message`, `code` and a numeric status are copied: logging the whole object
  * would write what client libraries attach to their errors (request headers with credentials,
  * configs, sockets). Server errors log at error and add the stack at debug; client errors at info.
  *
@@ -20,17 +21,37 @@ export const consoleLogger: ProblemLogger = {
  * logProblem(logger, err, { requestId: "req_1", status: 500, code: "INTERNAL_ERROR" });
  * // error {"requestId":"req_1","status":500,"code":"INTERNAL_ERROR","error":{"name":"Error","message":"connect ECONNREFUSED"}}
  */
-export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string }): void {
-  const fields = { ...answer, error: errorSummary(err) };
-  if (answer.status < 500) return logger.info(fields, "request rejected");
-  logger.error(fields, "request failed");
+export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string; traceId?: string }): void {
+  const error = errorSummary(err);
+  if (answer.status < 500) return logger.info({ ...answer, error }, "request rejected");
+  logger.error({ ...answer, error }, "request failed");
   const stack = (err as { stack?: unknown } | null)?.stack;
-  if (typeof stack === "string") logger.debug?.({ requestId: answer.requestId, stack }, "request failed: stack");
+  if (typeof stack !== "string") return;
+  // The stack's first line repeats the message: when the message was replaced, so is that line.
+  const frames = stack.indexOf("\n    at ");
+  const safeStack = error.issues && frames >= 0 ? `${error.name}: ${error.message}${stack.slice(frames)}` : stack;
+  logger.debug?.({ requestId: answer.requestId, stack: safeStack }, "request failed: stack");
 }
 
-function errorSummary(err: unknown): { name: string; message: string; code?: string | number } {
+type ErrorSummary = { name: string; message: string; code?: string | number; status?: number; issues?: ProblemIssue[] };
+
+function errorSummary(err: unknown): ErrorSummary {
   if (typeof err !== "object" || err === null) return { name: typeof err, message: String(err) };
-  const { name, message, code } = err as { name?: unknown; message?: unknown; code?: unknown };
-  const summary = { name: typeof name === "string" ? name : "Object", message: typeof message === "string" ? message : "" };
-  return typeof code === "string" || typeof code === "number" ? { ...summary, code } : summary;
+  const { name, message, code, issues } = err as { name?: unknown; message?: unknown; code?: unknown; issues?: unknown };
+  const summary: ErrorSummary = { name: typeof name === "string" ? name : "Object", message: typeof message === "string" ? message : "" };
+  // A validation library's message quotes the rejected value (valibot: 'but received "4242 4242 4242 4242"'): its issues say where instead.
+  if (Array.isArray(issues)) Object.assign(summary, { message: `${issues.length} validation issue(s)`, issues: schemaIssues(issues as SchemaIssue[]) });
+  const status = carriedStatus(err);
+  return {
+    ...summary,
+    ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+/** The status the error carries itself: for a downstream's error, what that service answered (kept for the log only). */
+function carriedStatus(err: object): number | undefined {
+  const { status, statusCode, response } = err as { status?: unknown; statusCode?: unknown; response?: { status?: unknown; statusCode?: unknown } | null };
+  const candidates = [status, statusCode, response?.status, response?.statusCode];
+  return candidates.find((value): value is number => typeof value === "number");
 }

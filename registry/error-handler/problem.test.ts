@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createProblemHandler } from "./problem";
+import { requestValidationError } from "./request-validation";
 import { captureLogger } from "./testing/capture-logger";
 
 const request = { requestId: "req_1", path: "/payments" };
@@ -66,20 +67,27 @@ describe("createProblemHandler", () => {
     expect(() => createProblemHandler({ statuses: { CARD_DECLINED: 4020 } })).toThrow(/CARD_DECLINED must be an integer from 400 to 599/);
   });
 
-  it("answers a validation error with its issues, without the rejected values", () => {
+  it("answers a request validation error with its issues, without the rejected values", () => {
     const { toProblem } = setup();
-    const zodLike = { name: "ZodError", issues: [{ code: "invalid_type", path: ["card", "number"], message: "Expected string", input: 4242424242424242 }] };
-    const problem = toProblem(zodLike, request);
-    expect(problem.body).toMatchObject({ status: 422, code: "VALIDATION_FAILED", issues: [{ path: ["card", "number"], message: "Expected string", code: "invalid_type" }] });
+    const zodIssues = [{ code: "invalid_type", expected: "string", path: ["card", "number"], message: "Invalid input: expected string, received number", input: 4242424242424242 }];
+    const problem = toProblem(requestValidationError(zodIssues), request);
+    expect(problem.body).toMatchObject({
+      status: 422,
+      code: "VALIDATION_FAILED",
+      issues: [{ path: ["card", "number"], pointer: "/card/number", message: "Expected string.", code: "invalid_type" }],
+    });
     expect(JSON.stringify(problem.body)).not.toContain("4242");
   });
 
   it("reads valibot's path objects and Fastify's Ajv errors too, and sends 400 when the table says so", () => {
     const { toProblem } = setup({ statuses: { VALIDATION_FAILED: 400 } });
-    const valibotLike = { issues: [{ type: "min_length", path: [{ key: "items" }, { key: 0 }], message: "Too short", input: "x" }] };
-    expect(toProblem(valibotLike, request).body).toMatchObject({ status: 400, issues: [{ path: ["items", 0], message: "Too short", code: "min_length" }] });
+    const valibotIssues = [{ kind: "validation", type: "min_length", expected: ">=2", received: "1", path: [{ key: "items" }, { key: 0 }], message: "Invalid length: Expected >=2 but received 1" }];
+    expect(toProblem(requestValidationError(valibotIssues), request).body).toMatchObject({
+      status: 400,
+      issues: [{ path: ["items", 0], pointer: "/items/0", message: "Expected >=2.", code: "min_length" }],
+    });
     const fastifyLike = { statusCode: 400, code: "FST_ERR_VALIDATION", validation: [{ instancePath: "/a~1b/0", keyword: "type", message: "must be number", params: { value: "x" } }] };
-    expect(toProblem(fastifyLike, request).body.issues).toEqual([{ path: ["a/b", "0"], message: "must be number", code: "type" }]);
+    expect(toProblem(fastifyLike, request).body.issues).toEqual([{ path: ["a/b", "0"], pointer: "/a~1b/0", message: "must be number", code: "type" }]);
   });
 
   it("does not echo a body that failed to parse", () => {
@@ -90,9 +98,9 @@ describe("createProblemHandler", () => {
     expect(JSON.stringify(problem.body)).not.toContain("hunter2");
   });
 
-  it("keeps a 4xx status an error carries, and its message unless `expose` is false", () => {
+  it("keeps the 4xx status of an http-errors error, and its message unless `expose` is false", () => {
     const { toProblem } = setup();
-    expect(toProblem({ status: 403, message: "Not your account." }, request).body).toMatchObject({ status: 403, title: "Forbidden", code: "FORBIDDEN", detail: "Not your account." });
+    expect(toProblem({ status: 403, message: "Not your account.", expose: true }, request).body).toMatchObject({ status: 403, title: "Forbidden", code: "FORBIDDEN", detail: "Not your account." });
     expect(toProblem({ statusCode: 401, message: "token expired for user 7", expose: false }, request).body.detail).toBe("Unauthorized");
   });
 

@@ -3,18 +3,20 @@
 /** Which status each error code answers with. Edit it here, or extend it per app with the `statuses` option. */
 export type StatusTable = Readonly<Record<string, number>>;
 
-/**
- * The codes this block knows. Other blocks' errors map by their `code` alone (no import): the
- * idempotency block's IdempotencyError and the rate limiter's RateLimitError. Anything thrown
- * with a code that is not here is treated as unknown (500), so a driver's `ECONNREFUSED` or a
- * PostgreSQL `23505` never becomes a client-visible code.
- */
-export const DEFAULT_STATUSES: StatusTable = {
-  // This block's own answers. Validation: 422 (RFC 9110's "well-formed but invalid"); 400 also common.
+/** This block's own answers. Validation: 422 (RFC 9110's "well-formed but invalid"); 400 is also common. */
+const OWN_STATUSES = {
   VALIDATION_FAILED: 422,
   MALFORMED_REQUEST_BODY: 400,
   NOT_FOUND: 404,
   INTERNAL_ERROR: 500,
+} as const;
+
+/**
+ * The other blocks' codes, learnt by `code` alone (no import), with the status each answers when
+ * the error does not say. Their errors carry their own `status` (the idempotency route's
+ * `statusMap` already applied), and that status wins over this table.
+ */
+export const BLOCK_STATUSES: StatusTable = {
   // registry/idempotency/errors.ts
   IDEMPOTENCY_KEY_MISSING: 400,
   IDEMPOTENCY_KEY_INVALID: 400,
@@ -26,8 +28,16 @@ export const DEFAULT_STATUSES: StatusTable = {
   STORE_UNAVAILABLE: 503,
   // registry/rate-limiter/errors.ts
   RATE_LIMITED: 429,
+  RATE_LIMIT_BANNED: 403,
   RATE_LIMITER_UNAVAILABLE: 503,
 };
+
+/**
+ * Every code this block answers with by default. Anything thrown with a code that is not here (or
+ * in your `statuses`) is unknown (500), so a driver's `ECONNREFUSED` or a PostgreSQL `23505` never
+ * becomes a client-visible code.
+ */
+export const DEFAULT_STATUSES: StatusTable = { ...OWN_STATUSES, ...BLOCK_STATUSES };
 
 /** RFC 9110 reason phrases: with `type: "about:blank"`, RFC 9457 wants the title to be the status's phrase. */
 const TITLES: Readonly<Record<number, string>> = {

@@ -1,11 +1,11 @@
 // Express over a real listener: every kind of error answered as problem+json, with and without the logger block.
 import express from "express";
-import { describe } from "vitest";
+import { describe, expect, it } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/express";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo, serveDuringSuite } from "./support/http";
-import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
+import { IdempotencyError, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
@@ -15,6 +15,8 @@ describe.each([
   const { logger, lines } = captureLogs();
   const app = express();
   if (withRequestId) app.use(requestId());
+  // What the cors middleware does on every response: the problem's own Vary must not replace it.
+  app.use((_req, res, next) => void (res.vary("Origin"), next()));
   app.post("/in-progress", () => {
     throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this key is still running.", 2);
   });
@@ -28,11 +30,18 @@ describe.each([
   app.post("/unknown", async () => {
     throw unknownError();
   });
-  const problems = problemDetails({ logger });
+  app.post("/declined", () => {
+    throw declinedError();
+  });
+  const problems = problemDetails({ logger, ...SUITE_OPTIONS });
   app.use(problems.notFound);
   app.use(problems.onError);
 
   const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
   itAnswersEveryErrorAsAProblem({ lines, send: sendTo(baseUrl) });
+
+  it("keeps a middleware's Vary: Origin beside the problem's Accept-Language", async () => {
+    expect((await sendTo(baseUrl)("GET", "/nowhere")).headers.vary).toBe("Origin, Accept-Language");
+  });
 });

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { problemDetailsPlugin } from "@/blocks/error-handler/adapters/fastify";
 import { requestIdPlugin } from "@/blocks/logger/middleware/fastify";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { expectProblem, IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, type Answer } from "./support/scenarios";
+import { expectProblem, IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, type Answer, declinedError, SUITE_OPTIONS } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
@@ -17,7 +17,7 @@ describe.each([
 
   beforeAll(async () => {
     if (withRequestId) await app.register(requestIdPlugin);
-    await app.register(problemDetailsPlugin, { logger });
+    await app.register(problemDetailsPlugin, { logger, ...SUITE_OPTIONS });
     app.post("/in-progress", async () => {
       throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this key is still running.", 2);
     });
@@ -32,6 +32,9 @@ describe.each([
     app.post("/unknown", async () => {
       throw unknownError();
     });
+    app.post("/declined", async () => {
+      throw declinedError();
+    });
     await app.ready();
   });
 
@@ -45,6 +48,6 @@ describe.each([
 
   it("Fastify schema validation: 422 with Ajv's issues, not the rejected value", async () => {
     const body = expectProblem(await send("POST", "/schema", '{"password":"hunter2"}'), lines, { status: 422, code: "VALIDATION_FAILED" });
-    expect(body.issues).toEqual([{ path: ["password"], message: "must NOT have fewer than 10 characters", code: "minLength" }]);
+    expect(body.issues).toEqual([{ path: ["password"], pointer: "/password", message: "must NOT have fewer than 10 characters", code: "minLength" }]);
   });
 });

@@ -3,7 +3,7 @@ import { describe } from "vitest";
 import { withProblems } from "@/blocks/error-handler/adapters/fetch";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { answerOf } from "./support/http";
-import { IdempotencyError, REQUEST_HEADERS, rateLimitError, unknownError, validationError } from "./support/scenarios";
+import { IdempotencyError, REQUEST_HEADERS, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 /** A fetch handler has no body parser: this one marks a body that is not JSON as the client's error (400). */
@@ -25,13 +25,14 @@ async function route(request: Request): Promise<Response> {
     if (pathname === "/validated") throw validationError();
     if (pathname === "/parsed") return Response.json(await readJson(request));
     if (pathname === "/unknown") throw unknownError();
+    if (pathname === "/declined") throw declinedError();
   }
   return Response.json({ error: { code: "NOT_FOUND", message: "No route." } }, { status: 404 });
 }
 
 describe("fetch handler behind withProblems()", () => {
   const { logger, lines } = captureLogs();
-  const handler = withProblems({ logger })(route);
+  const handler = withProblems({ logger, ...SUITE_OPTIONS })(route);
   const send = async (method: "GET" | "POST", path: string, body?: string) =>
     answerOf(await handler(new Request(`https://api.example.com${path}`, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) })));
 

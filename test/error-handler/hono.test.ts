@@ -6,7 +6,7 @@ import { problemDetails } from "@/blocks/error-handler/adapters/hono";
 import { requestId } from "@/blocks/logger/middleware/hono";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { answerOf } from "./support/http";
-import { IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError } from "./support/scenarios";
+import { IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
@@ -15,7 +15,7 @@ describe.each([
 ])("hono %s", (_name, withRequestId) => {
   const { logger, lines } = captureLogs();
   const app = new Hono();
-  const problems = problemDetails({ logger });
+  const problems = problemDetails({ logger, ...SUITE_OPTIONS });
   app.onError(problems.onError);
   app.notFound(problems.notFound);
   if (withRequestId) app.use(requestId());
@@ -31,6 +31,9 @@ describe.each([
   app.post("/parsed", validator("json", (body) => body), (c) => c.json(c.req.valid("json")));
   app.post("/unknown", async () => {
     throw unknownError();
+  });
+  app.post("/declined", () => {
+    throw declinedError();
   });
 
   itAnswersEveryErrorAsAProblem({

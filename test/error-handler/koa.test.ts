@@ -5,7 +5,7 @@ import { describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/koa";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo, serveDuringSuite } from "./support/http";
-import { IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
+import { IdempotencyError, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 /** What co-body (under @koa/bodyparser) throws for a bad body: JSON.parse's SyntaxError, status 400. */
@@ -34,7 +34,7 @@ describe.each([
   const { logger, lines } = captureLogs();
   const app = new Koa();
   if (withRequestId) app.use(requestId);
-  app.use(problemDetails({ logger }));
+  app.use(problemDetails({ logger, ...SUITE_OPTIONS }));
   const router = new Router();
   router.post("/in-progress", () => {
     throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this key is still running.", 2);
@@ -50,6 +50,9 @@ describe.each([
   });
   router.post("/unknown", async () => {
     throw unknownError();
+  });
+  router.post("/declined", () => {
+    throw declinedError();
   });
   app.use(router.routes());
 

@@ -7,7 +7,7 @@ import { ProblemDetailsFilter } from "@/blocks/error-handler/adapters/nestjs";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo } from "./support/http";
-import { expectProblem, IdempotencyError, rateLimitError, unknownError, validationError } from "./support/scenarios";
+import { expectProblem, IdempotencyError, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 @Controller()
@@ -35,6 +35,11 @@ class ErrorsController {
   @Post("unknown")
   async unknown() {
     throw unknownError();
+  }
+
+  @Post("declined")
+  declined() {
+    throw declinedError();
   }
 
   /** What ValidationPipe throws by default (class-validator's messages, flattened). */
@@ -71,7 +76,7 @@ describe.each([
         ? await NestFactory.create(AppModule, { logger: false })
         : await NestFactory.create(AppModule, new FastifyAdapter({ genReqId: () => crypto.randomUUID() }), { logger: false });
     if (platform === "express") app.use(requestId());
-    app.useGlobalFilters(new ProblemDetailsFilter({ logger }));
+    app.useGlobalFilters(new ProblemDetailsFilter({ logger, ...SUITE_OPTIONS }));
     await app.listen(0, "127.0.0.1");
     baseUrl = (await app.getUrl()).replace("[::1]", "127.0.0.1");
   });
@@ -84,8 +89,8 @@ describe.each([
   it("ValidationPipe's BadRequestException: 422 with its messages as issues", async () => {
     const body = expectProblem(await send("POST", "/pipe", "{}"), lines, { status: 422, code: "VALIDATION_FAILED" });
     expect(body.issues).toEqual([
-      { path: [], message: "amount must be a positive number" },
-      { path: [], message: "currency must be one of: EUR, USD" },
+      { path: [], pointer: "", message: "amount must be a positive number" },
+      { path: [], pointer: "", message: "currency must be one of: EUR, USD" },
     ]);
   });
 

@@ -1,5 +1,6 @@
 // Express 5 adapter: an error middleware and a 404 handler that answer with application/problem+json.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
+import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type Problem } from "../problem";
 
@@ -28,10 +29,10 @@ export function problemDetails(options: ErrorHandlerOptions = {}): { notFound: R
 /** The logger block's `res.locals.requestId`, pino-http's `req.id`, then the incoming header. */
 function requestOf(req: Request, res: Response) {
   const requestId = pickRequestId(res.locals.requestId, (req as { id?: unknown }).id, req.headers["x-request-id"]);
-  return { requestId, path: req.originalUrl.split("?")[0] };
+  return { requestId, path: req.originalUrl.split("?")[0], traceparent: req.headers.traceparent, acceptLanguage: req.headers["accept-language"] };
 }
 
 function send(res: Response, { status, headers, body }: Problem): void {
   // `end` rather than `json`: `json` would replace the problem+json content type.
-  res.status(status).set(headers).end(JSON.stringify(body));
+  res.status(status).set(withVary(headers, res.get("vary"))).end(JSON.stringify(body));
 }

@@ -1,17 +1,22 @@
 import Fastify from "fastify";
 import { beforeAll, describe, expect, it } from "vitest";
+import { defineProblem } from "../define-problem";
 import { captureLogger } from "../testing/capture-logger";
 import { problemDetailsPlugin } from "./fastify";
 
 const { logger, lines } = captureLogger();
+const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
 const app = Fastify();
 // Registered before the routes, so the handlers cover them.
 beforeAll(async () => {
-  await app.register(problemDetailsPlugin, { logger });
+  await app.register(problemDetailsPlugin, { logger, problems: [CardDeclined] });
   app.post("/payments", async () => {
     throw Object.assign(new Error("The first request with this key is still running."), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 1 });
   });
   app.post("/orders", { schema: { body: { type: "object", required: ["amount"], properties: { amount: { type: "number" } } } } }, async () => "created");
+  app.post("/cards", async () => {
+    throw CardDeclined.create("The issuer declined the card.");
+  });
   app.get("/report", async () => {
     throw new Error("password authentication failed for postgres://app:hunter2@db/prod");
   });
@@ -37,6 +42,12 @@ describe("fastify problemDetailsPlugin", () => {
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: res.json().requestId, error: { message: expect.stringContaining("hunter2") } });
+  });
+
+  it("answers a defined problem with its type and title, and the traceparent's trace id", async () => {
+    const res = await app.inject({ method: "POST", url: "/cards", headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" } });
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toMatchObject({ type: CardDeclined.type, title: "Card declined", detail: "The issuer declined the card.", code: "CARD_DECLINED", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
   });
 
   it("answers an unknown route with a 404 problem", async () => {

@@ -1,6 +1,7 @@
 // Fastify 5 plugin: setErrorHandler and setNotFoundHandler answer with application/problem+json.
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { answeredError } from "../error-body";
+import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
 
@@ -37,7 +38,7 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
           body === undefined ? undefined : answeredError(toProblem, reply.statusCode, String(contentType ?? ""), body, retryAfter === undefined ? undefined : String(retryAfter));
         if (!answered) return payload;
         const problem = toProblem(answered, requestOf(request, reply));
-        reply.code(problem.status).headers(problem.headers);
+        reply.code(problem.status).headers(withVary(problem.headers, reply.getHeader("vary")));
         return Buffer.from(JSON.stringify(problem.body));
       });
     }
@@ -50,10 +51,11 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
 function send(reply: FastifyReply, toProblem: ToProblem, err: unknown, request: FastifyRequest): FastifyReply {
   const { status, headers, body } = toProblem(err, requestOf(request, reply));
   // Bytes, so Fastify sends the content type as it is instead of adding a charset to it.
-  return reply.code(status).headers(headers).send(Buffer.from(JSON.stringify(body)));
+  return reply.code(status).headers(withVary(headers, reply.getHeader("vary"))).send(Buffer.from(JSON.stringify(body)));
 }
 
 /** The id the logger block echoed on the reply, else Fastify's own (`genReqId`, what its logger prints as reqId). */
 function requestOf(request: FastifyRequest, reply: FastifyReply) {
-  return { requestId: pickRequestId(reply.getHeader("x-request-id"), request.id), path: request.url.split("?")[0] };
+  const { traceparent, "accept-language": acceptLanguage } = request.headers;
+  return { requestId: pickRequestId(reply.getHeader("x-request-id"), request.id), path: request.url.split("?")[0], traceparent, acceptLanguage };
 }

@@ -1,16 +1,22 @@
 import { describe, expect, it } from "vitest";
+import { defineProblem } from "../define-problem";
 import type { ProblemBody } from "../problem";
+import { requestValidationError } from "../request-validation";
 import { captureLogger } from "../testing/capture-logger";
 import { createProblemResponse, withProblems } from "./fetch";
 
 const { logger, lines } = captureLogger();
-const toProblemResponse = createProblemResponse({ logger });
+const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
+const toProblemResponse = createProblemResponse({ logger, problems: [CardDeclined] });
+
+/** What zod reports for `{ amount: z.number() }` given a string. */
+const amountIssue = { path: ["amount"], message: "Invalid input: expected number, received string", code: "invalid_type", expected: "number" };
 
 /** A route handler as Next.js, Bun or Deno call it. */
 async function POST(request: Request): Promise<Response> {
   try {
     const body = (await request.json()) as { amount?: unknown };
-    if (typeof body.amount !== "number") throw { issues: [{ path: ["amount"], message: "Expected a number", code: "invalid_type" }] };
+    if (typeof body.amount !== "number") throw requestValidationError([amountIssue]);
     throw new Error(`insert into payments failed: postgres://app:hunter2@db/prod`);
   } catch (err) {
     return toProblemResponse(err, request);
@@ -25,7 +31,7 @@ describe("toProblemResponse", () => {
     const res = await post('{"amount":"ten"}', { "x-request-id": "req_1" });
     expect(res.status).toBe(422);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(await res.json()).toMatchObject({ code: "VALIDATION_FAILED", requestId: "req_1", instance: "/payments", issues: [{ path: ["amount"] }] });
+    expect(await res.json()).toMatchObject({ code: "VALIDATION_FAILED", requestId: "req_1", instance: "/payments", issues: [{ path: ["amount"], pointer: "/amount", message: "Expected number." }] });
   });
 
   it("keeps an unknown error's message in the log, under the requestId the client got", async () => {
@@ -36,6 +42,13 @@ describe("toProblemResponse", () => {
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
   });
+});
+
+it("answers a defined problem with its type and title, and the traceparent's trace id", async () => {
+  const request = new Request("https://api.example.com/cards", { method: "POST", headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" } });
+  const res = toProblemResponse(CardDeclined.create("The issuer declined the card."), request);
+  expect(res.status).toBe(402);
+  expect(await res.json()).toMatchObject({ type: CardDeclined.type, title: "Card declined", detail: "The issuer declined the card.", code: "CARD_DECLINED", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
 });
 
 describe("withProblems", () => {

@@ -59,7 +59,12 @@ export function withProblems(options: ErrorHandlerOptions = {}) {
 
 function problemResponse(toProblem: ToProblem, err: unknown, request: Request, requestId?: string): Response {
   const id = pickRequestId(requestId, request.headers.get("x-request-id"));
-  const { status, headers, body } = toProblem(err, { requestId: id, path: new URL(request.url).pathname });
+  const { status, headers, body } = toProblem(err, {
+    requestId: id,
+    path: new URL(request.url).pathname,
+    traceparent: request.headers.get("traceparent"),
+    acceptLanguage: request.headers.get("accept-language"),
+  });
   return new Response(JSON.stringify(body), { status, headers });
 }
 

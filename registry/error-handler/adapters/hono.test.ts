@@ -2,13 +2,15 @@ import { Hono } from "hono";
 import { basicAuth } from "hono/basic-auth";
 import { validator } from "hono/validator";
 import { describe, expect, it } from "vitest";
+import { defineProblem } from "../define-problem";
 import type { ProblemBody } from "../problem";
 import { captureLogger } from "../testing/capture-logger";
 import { problemDetails } from "./hono";
 
 const { logger, lines } = captureLogger();
+const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
 const app = new Hono();
-const problems = problemDetails({ logger });
+const problems = problemDetails({ logger, problems: [CardDeclined] });
 app.onError(problems.onError);
 app.notFound(problems.notFound);
 app.post("/payments", () => {
@@ -17,6 +19,9 @@ app.post("/payments", () => {
 app.post("/orders", validator("json", (body) => body), (c) => c.json(c.req.valid("json"), 201));
 app.use("/admin/*", basicAuth({ username: "admin", password: "s3cret" }));
 app.get("/admin/report", (c) => c.text("ok"));
+app.post("/cards", () => {
+  throw CardDeclined.create("The issuer declined the card.");
+});
 app.get("/report", () => {
   throw new Error("password authentication failed for postgres://app:hunter2@db/prod");
 });
@@ -49,6 +54,12 @@ describe("hono problemDetails()", () => {
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
     expect(await res.json()).toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("answers a defined problem with its type and title, and the traceparent's trace id", async () => {
+    const res = await app.request("/cards", { method: "POST", headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" } });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ type: CardDeclined.type, title: "Card declined", detail: "The issuer declined the card.", code: "CARD_DECLINED", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
   });
 
   it("answers an unknown route with a 404 problem", async () => {

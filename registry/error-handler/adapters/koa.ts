@@ -1,6 +1,7 @@
 // Koa 3 adapter: one middleware, mounted first, that answers errors and unmatched routes with application/problem+json.
 import type { Context, Middleware } from "koa";
 import { answeredError } from "../error-body";
+import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
 
@@ -50,9 +51,9 @@ function bodyText(body: unknown): string {
 function send(ctx: Context, toProblem: ToProblem, err: unknown): void {
   // A `requestId` your middleware put on `ctx.state`, else the incoming header.
   const requestId = pickRequestId((ctx.state as { requestId?: unknown }).requestId, ctx.get("x-request-id"));
-  const { status, headers, body } = toProblem(err, { requestId, path: ctx.path });
+  const { status, headers, body } = toProblem(err, { requestId, path: ctx.path, traceparent: ctx.get("traceparent"), acceptLanguage: ctx.get("accept-language") });
   ctx.status = status;
-  ctx.set(headers);
+  ctx.set(withVary(headers, ctx.response.get("vary")));
   // A string, so Koa keeps the problem+json content type set above.
   ctx.body = JSON.stringify(body);
 }

@@ -2,9 +2,12 @@
 import { BadRequestException, Controller, Get, HttpException, Module, Post, type INestApplication } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineProblem } from "../define-problem";
 import type { ProblemBody } from "../problem";
 import { captureLogger } from "../testing/capture-logger";
 import { ProblemDetailsFilter } from "./nestjs";
+
+const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
 
 @Controller()
 class PaymentsController {
@@ -20,6 +23,11 @@ class PaymentsController {
   }
 
   /** What the idempotency and rate-limiter interceptors throw: their `{ error: { code, message } }` answer. */
+  @Post("cards")
+  card() {
+    throw CardDeclined.create("The issuer declined the card.");
+  }
+
   @Post("refunds")
   refund() {
     throw new HttpException({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST", message: "This key was used for another request." } }, 409);
@@ -39,7 +47,7 @@ let app: INestApplication;
 let baseUrl = "";
 beforeAll(async () => {
   app = await NestFactory.create(AppModule, { logger: false });
-  app.useGlobalFilters(new ProblemDetailsFilter({ logger }));
+  app.useGlobalFilters(new ProblemDetailsFilter({ logger, problems: [CardDeclined] }));
   await app.listen(0, "127.0.0.1");
   baseUrl = (await app.getUrl()).replace("[::1]", "127.0.0.1");
 });
@@ -70,6 +78,12 @@ describe("nestjs ProblemDetailsFilter", () => {
     const res = await fetch(`${baseUrl}/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"password":"hunter2"' });
     expect(res.status).toBe(400);
     expect(await res.text()).not.toContain("hunter2");
+  });
+
+  it("answers a defined problem with its type and title, and the traceparent's trace id", async () => {
+    const res = await fetch(`${baseUrl}/cards`, { method: "POST", headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" } });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ type: CardDeclined.type, title: "Card declined", detail: "The issuer declined the card.", code: "CARD_DECLINED", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
   });
 
   it("keeps an unknown error's message in the log, under the requestId the client got", async () => {

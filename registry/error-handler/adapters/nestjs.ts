@@ -1,5 +1,6 @@
 // NestJS 11 adapter: a global exception filter that answers every error, HttpExceptions included, with application/problem+json.
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from "@nestjs/common";
+import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
 
@@ -13,6 +14,7 @@ type PlatformResponse = {
   locals?: { requestId?: unknown };
   status(code: number): unknown;
   header(name: string, value: string): unknown;
+  getHeader(name: string): unknown;
   send(body: Buffer): unknown;
 };
 
@@ -41,33 +43,17 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const url = request.originalUrl ?? request.url;
     // The logger block's `res.locals.requestId`, Fastify's or pino-http's `request.id`, then the incoming header.
     const requestId = pickRequestId(response.locals?.requestId, request.id, request.headers["x-request-id"]);
-    const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), { requestId, path: url.split("?")[0] });
+    const { traceparent, "accept-language": acceptLanguage } = request.headers;
+    const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), { requestId, path: url.split("?")[0], traceparent, acceptLanguage });
     response.status(status);
-    for (const [name, value] of Object.entries(headers)) response.header(name, value);
+    for (const [name, value] of Object.entries(withVary(headers, response.getHeader("vary")))) response.header(name, value);
     // Bytes: both platforms keep the content type set above as it is.
     response.send(Buffer.from(JSON.stringify(body)));
   }
 }
 
-/**
- * What an HttpException stands for, in the terms the classifier reads. Other errors are left as
- * they are: their `code`, `issues` or `status` decide.
- */
+/** Nest's router answers an unmatched route with a 404 "Cannot GET /path?query": the query can hold a token. */
 function errorOf(exception: unknown, method: string, url: string): unknown {
-  if (!(exception instanceof HttpException)) return exception;
-  const status = exception.getStatus();
-  const answer = exception.getResponse();
-  const { message, error } = (typeof answer === "object" && answer !== null ? answer : {}) as { message?: unknown; error?: unknown };
-  // Nest's router answers an unmatched route with "Cannot GET /path?query": the query can hold a token.
-  if (status === 404 && exception.message === `Cannot ${method} ${url}`) return ROUTE_NOT_FOUND;
-  // Nest re-throws body-parser's SyntaxError as a 400 with its message, which quotes the body.
-  if (status === 400 && /\bJSON\b/.test(exception.message)) return { name: exception.name, type: "entity.parse.failed" };
-  // ValidationPipe: a 400 whose messages are the failed constraints.
-  if (status === 400 && Array.isArray(message) && message.every((item) => typeof item === "string")) {
-    return { name: "ValidationError", message: "Validation failed", issues: message.map((text) => ({ path: [], message: text })) };
-  }
-  // The idempotency and rate-limiter interceptors throw their `{ error: { code, message } }` answer; the code maps through the table.
-  const answered = error as { code?: unknown; message?: unknown } | undefined;
-  if (typeof answered?.code === "string") return { name: "AnsweredError", code: answered.code, message: answered.message, status };
-  return { name: exception.name, message: exception.message, status };
+  const isRouterNotFound = exception instanceof HttpException && exception.getStatus() === 404 && exception.message === `Cannot ${method} ${url}`;
+  return isRouterNotFound ? ROUTE_NOT_FOUND : exception;
 }

@@ -1,7 +1,8 @@
 // The errors every framework's app throws, and the checks every framework's answer must pass.
 import { expect } from "vitest";
+import { z } from "zod";
 import type { LogLine } from "@/blocks/logger/testing/capture-logs";
-import type { ProblemBody } from "@/blocks/error-handler";
+import { defineProblem, localizeFrom, requestValidationError, type ErrorHandlerOptions, type ProblemBody } from "@/blocks/error-handler";
 
 /** Shaped like registry/idempotency's IdempotencyError, on purpose without importing it. */
 export class IdempotencyError extends Error {
@@ -26,10 +27,14 @@ export function rateLimitError() {
   });
 }
 
-/** Shaped like a ZodError (an Error subclass: Hono hands only Errors to app.onError). */
+/** A request body that failed its zod schema, marked by the route as the request's (the only way issues reach a client). */
 export function validationError() {
-  return Object.assign(new Error("[...]"), { name: "ZodError", issues: [{ code: "too_small", path: ["password"], message: "Too short", input: "hunter2" }] });
+  const parsed = z.object({ password: z.string().min(10) }).safeParse({ password: "hunter2" });
+  return requestValidationError(parsed.error?.issues ?? []);
 }
+
+/** What `validationError()` answers with: where, and what the schema expected; never the password. */
+export const VALIDATION_ISSUES = [{ path: ["password"], pointer: "/password", message: "Expected at least 10 characters.", code: "too_small" }];
 
 export const SECRETS = ["hunter2", "postgres://", "SELECT card_number", "sk_live_request_secret", "sk_live_client_config"];
 
@@ -41,8 +46,23 @@ export function unknownError() {
   });
 }
 
-/** Every request carries a credential that must never reach a log line. */
-export const REQUEST_HEADERS = { authorization: "Bearer sk_live_request_secret" };
+export const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+/** Every request carries a credential that must never reach a log line, a trace, and a German speaker's languages. */
+export const REQUEST_HEADERS = { authorization: "Bearer sk_live_request_secret", traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01`, "accept-language": "de-CH, en;q=0.5" };
+
+export const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
+
+/** A defined problem with an extension member. */
+export function declinedError() {
+  return CardDeclined.create("The issuer declined the card.", { declineCode: "insufficient_funds" });
+}
+
+/** What every suite's handler gets besides its logger: the defined problem, and German titles. */
+export const SUITE_OPTIONS: ErrorHandlerOptions = {
+  problems: [CardDeclined],
+  localize: localizeFrom({ de: { CARD_DECLINED: { title: "Karte abgelehnt" }, "404": { title: "Nicht gefunden" } } }),
+};
 
 /** The answer as every driver reports it. */
 export type Answer = { status: number; headers: Record<string, string | undefined>; text: string };
@@ -51,11 +71,11 @@ export type Answer = { status: number; headers: Record<string, string | undefine
  * The checks every case shares: problem+json, the code, no secret and no stack in the body, and
  * one log line for the error under the requestId the client got (and the logger block echoed).
  */
-export function expectProblem(answer: Answer, lines: LogLine[], expected: { status: number; code: string }): ProblemBody {
+export function expectProblem(answer: Answer, lines: LogLine[], expected: { status: number; code: string; type?: string }): ProblemBody {
   expect(answer.status).toBe(expected.status);
   expect(answer.headers["content-type"]).toBe("application/problem+json");
   const body = JSON.parse(answer.text) as ProblemBody;
-  expect(body).toMatchObject({ type: "about:blank", status: expected.status, code: expected.code });
+  expect(body).toMatchObject({ type: expected.type ?? "about:blank", status: expected.status, code: expected.code });
   expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   for (const secret of SECRETS) expect(answer.text).not.toContain(secret);
   expect(answer.text).not.toMatch(/\n\s+at /);
