@@ -6,7 +6,7 @@ import { bodyBytes, toHttpResponse, type HttpHeaders, type HttpResponse, type Ro
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, GetOperation, WrapperRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, GetOperation, RouteContext, WrapperRouteOptions } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
 
@@ -24,8 +24,8 @@ export type FetchRouteOptions = Omit<WrapperRouteOptions<Request>, "getUserId"> 
 export type FetchRoute<Context> = (request: Request, context: Context) => Response | Promise<Response>;
 
 export type FetchIdempotentOptions<Context> = FetchRouteOptions & {
-  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
-  run: (request: Request, context: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
+  /** The route's logic; side effects belong in here. `ctx.signal` aborts if another execution takes the key over. */
+  run: (request: Request, context: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
 };
 
 const contexts = new WeakMap<Request, IdempotencyContext>();
@@ -115,7 +115,7 @@ export function idempotent<Context = unknown>(
   return async function idempotentFetchRoute(request, context) {
     const outcome = await protect(
       request,
-      requestOf(request, async (lease) => toHttpResponse(await run(request, context, lease.signal))),
+      requestOf(request, async (ctx) => toHttpResponse(await run(request, context, ctx))),
     );
     if (outcome.kind === "error") throw outcome.error;
     return toResponse(outcome.response!);

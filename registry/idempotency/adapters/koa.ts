@@ -7,7 +7,7 @@ import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, WrapperRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, RouteContext, WrapperRouteOptions } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
 declare module "koa" {
@@ -21,8 +21,8 @@ declare module "koa" {
 export type KoaRouteOptions = WrapperRouteOptions<Context>;
 
 export type KoaIdempotentOptions = KoaRouteOptions & {
-  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
-  run: (ctx: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
+  /** The route's logic; side effects belong in here. `op.signal` aborts if another execution takes the key over. */
+  run: (ctx: Context, op: RouteContext) => RouteResult | Promise<RouteResult>;
 };
 
 /**
@@ -58,7 +58,7 @@ export function idempotent(handler: IdempotencyHandler, options: KoaIdempotentOp
   const { run, ...routeOptions } = options;
   const protect = protectRoute(handler, withKoaErrors(routeOptions), koaDefaults);
   return async function idempotentRoute(ctx) {
-    const outcome = await protect(ctx, requestOf(ctx, async (lease) => toHttpResponse(await run(ctx, lease.signal))));
+    const outcome = await protect(ctx, requestOf(ctx, async (op) => toHttpResponse(await run(ctx, op))));
     if (outcome.kind === "error") throw outcome.error;
     send(ctx, outcome.response!);
   };

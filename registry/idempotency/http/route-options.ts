@@ -1,6 +1,8 @@
 // The options a protected route takes, and their resolution (defaults, checks) once, when the route is created.
 import type { IdempotencyStatusMap } from "../errors";
 import { classifyResponseStatus, type ClassifyResponse } from "./classify-response";
+import type { OperationContext, TransactionContext } from "../operation-context";
+import type { IdempotencyScope } from "../types";
 import type { RouteResult } from "./http-response";
 import { replayableHeaders } from "./stored-response";
 import { frameworkUserId, routeUserId, type UserLookup } from "./user-id";
@@ -66,12 +68,19 @@ export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req> & {
 };
 
 /**
- * Wrapper style's `run(...request, signal)`; with `transaction: true`, also the transaction of the
- * store's client, for writes that commit with the idempotency record (see the README's transactional mode).
+ * What a route gets last, after what its framework hands it: `ctx.signal` (made on first read)
+ * aborts if another execution takes the key over; `ctx.key` is the request's scope, undefined when
+ * the request had no Idempotency-Key and the route ran unprotected.
+ */
+export type RouteContext = Omit<OperationContext, "key"> & { readonly key: IdempotencyScope | undefined };
+
+/**
+ * Wrapper style's `run(...request, ctx)`; with `transaction: true`, `ctx.tx` is the transaction of
+ * the store's client, for writes that commit with the idempotency record (see TRANSACTIONS.md).
  */
 export type WrapperRun<Args extends unknown[], Tx> =
-  | { transaction?: false | undefined; run: (...args: [...Args, signal: AbortSignal]) => RouteResult | Promise<RouteResult> }
-  | { transaction: true; run: (...args: [...Args, signal: AbortSignal, tx: Tx]) => RouteResult | Promise<RouteResult> };
+  | { transaction?: false | undefined; run: (...args: [...Args, ctx: RouteContext]) => RouteResult | Promise<RouteResult> }
+  | { transaction: true; run: (...args: [...Args, ctx: TransactionContext<Tx>]) => RouteResult | Promise<RouteResult> };
 
 /** How an adapter reads its framework's defaults. */
 export type FrameworkDefaults<Req> = {
