@@ -85,6 +85,8 @@ const RELEASE_BACKOFF_MS = 500;
 export class IdempotencyHandler<Tx = unknown> {
   readonly ttlMs: number;
   readonly maxRetries: number;
+  /** Whether `executeInTransaction` can run: the store opens transactions of the user's client. */
+  readonly supportsTransactions: boolean;
   private readonly cache: IdempotencyCache;
   /** The store's table (or a name of this handler's own), so stores sharing one cache stay apart. */
   private readonly cacheNamespace: string;
@@ -103,6 +105,8 @@ export class IdempotencyHandler<Tx = unknown> {
     options: IdempotencyHandlerOptions = {},
   ) {
     this.cache = cache ?? noopCache;
+    const transactional = store as Partial<TransactionalStore<Tx>>;
+    this.supportsTransactions = typeof transactional.transaction === "function" && transactional.supportsTransactions !== false;
     this.cacheNamespace = store.table ?? `handler:${randomUUID()}`;
     if (!options.logger) {
       warnOnce(

@@ -18,6 +18,8 @@ export interface TransactionScopedStore extends IdempotencyStore {
 
 /** A store that can run work in one transaction of the user's client, handing over its transaction object `Tx`. */
 export interface TransactionalStore<Tx> extends IdempotencyStore {
+  /** False when this store's client cannot open a transaction (a PostgresStore on a bare Pool), so routes refuse `transaction: true` at start-up. */
+  readonly supportsTransactions?: boolean;
   transaction<T>(work: (store: TransactionScopedStore, tx: Tx) => Promise<T>): Promise<T>;
 }
 

@@ -84,8 +84,8 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
  *   res.status(201).json(await charge(req.body));
  * });
  */
-export function idempotency(handler: IdempotencyHandler, options: ExpressRouteOptions = {}): RequestHandler {
-  const protect = protectRoute(handler, options, expressDefaults);
+export function idempotency(handler: IdempotencyHandler<unknown>, options: ExpressRouteOptions = {}): RequestHandler {
+  const protect = protectRoute(handler, options, expressDefaults, "Express's idempotency() middleware");
   return async function idempotencyMiddleware(req, res, next) {
     let capture: NodeResponseCapture | undefined;
     const outcome = await protect(

@@ -24,7 +24,7 @@ export type FastifyRouteOptions = IdempotencyRouteOptions<FastifyRequest>;
 /** `run(request, reply, ctx)` is the route's logic; side effects belong in it. `ctx.signal` aborts if another execution takes the key over; `ctx.tx` is the transaction with `transaction: true`. */
 export type FastifyIdempotentOptions<Tx = unknown> = WrapperRouteOptions<FastifyRequest> & WrapperRun<[request: FastifyRequest, reply: FastifyReply], Tx>;
 
-export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: IdempotencyHandler };
+export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: IdempotencyHandler<unknown> };
 
 const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
   userIdOf: (request) => (request as { user?: { id?: unknown } }).user?.id,
@@ -86,7 +86,7 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
     app.addHook("onRoute", (route) => {
       const config = route.config?.idempotency;
       if (!config) return;
-      const protect = protectRoute(handler, config === true ? defaults : { ...defaults, ...config }, fastifyDefaults);
+      const protect = protectRoute(handler, config === true ? defaults : { ...defaults, ...config }, fastifyDefaults, "Fastify's idempotencyPlugin");
       route.handler = capturingHandler(protect, route.handler, running);
       route.config = { ...route.config, [WRAPPED]: true } as NonNullable<typeof route.config>;
     });

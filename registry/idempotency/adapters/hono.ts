@@ -59,8 +59,8 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
  *   return c.json(await charge(await c.req.json()), 201);
  * });
  */
-export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptions = {}): MiddlewareHandler {
-  const protect = protectRoute(handler, options, honoDefaults);
+export function idempotency(handler: IdempotencyHandler<unknown>, options: HonoRouteOptions = {}): MiddlewareHandler {
+  const protect = protectRoute(handler, options, honoDefaults, "Hono's idempotency() middleware");
   return async function idempotencyMiddleware(c, next) {
     const outcome = await protect(
       c,

@@ -7,6 +7,7 @@ import { idempotencyErrorResponse, routeError } from "./error-response";
 import type { HttpResponse } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
 import { requestFingerprint } from "./request-fingerprint";
+import { checkTransaction } from "./route-transaction";
 import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "./route-options";
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
@@ -74,21 +75,24 @@ class ErrorResponse extends Error {
 
 /**
  * Resolves a route's options once and returns the per-request flow. Never rejects: every error
- * comes back as an outcome, so each adapter answers it the way its framework expects.
+ * comes back as an outcome, so each adapter answers it the way its framework expects. `capture`
+ * names a capture-style middleware, which cannot hand its route a transaction: with
+ * `transaction: true` it throws here, at start-up, as it does for a handler that cannot transact.
  *
  * @example
  * const protect = protectRoute(handler, { requireKey: true }, expressDefaults);
  * const outcome = await protect(req, { method: req.method, url: req.originalUrl, keyHeader, hasCredentials, setContext, produce });
  */
-export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>) {
-  const route = resolveRouteOptions(options, framework);
+export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>, capture?: string) {
+  // A transactional route always has a key: a request without one would run with neither record nor transaction.
+  const inTransaction = checkTransaction(options, handler, capture);
+  const route = resolveRouteOptions(inTransaction ? { ...options, requireKey: true } : options, framework);
   const executeOptions = {
     isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
     isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
     // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
     failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
   };
-  const inTransaction = options.transaction === true;
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
   return async function protect(req: Req, request: ProtectedRequest): Promise<ProtectOutcome> {

@@ -61,11 +61,24 @@ export type IdempotencyRouteOptions<Req> = {
 
 export type RouteErrors = "answer" | "throw";
 
-/** Both styles take the same options; wrapper style may also run in one database transaction. */
+/**
+ * What the shared flow takes: both styles' options, and `transaction`, which only a style that hands
+ * the route its context can keep (see `checkTransaction`).
+ */
 export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req> & {
-  /** Runs `run` with the record in one database transaction (`handler.executeInTransaction`), handing it the transaction. @default false */
+  /**
+   * Runs the route with the record in one database transaction (`handler.executeInTransaction`),
+   * handing it the transaction as `ctx.tx`; implies `requireKey`. @default false
+   */
   transaction?: boolean | undefined;
 };
+
+/**
+ * True when `Tx` is a transaction a route can be handed: a handler on a store without one (MemoryStore,
+ * RedisStore, a PostgresStore on a bare Pool) has `Tx` never or unknown, and `transaction: true` does
+ * not type-check with it.
+ */
+export type CanTransact<Tx> = [Tx] extends [never] ? false : unknown extends Tx ? false : true;
 
 /**
  * What a route gets last, after what its framework hands it: `ctx.signal` (made on first read)
@@ -80,7 +93,7 @@ export type RouteContext = Omit<OperationContext, "key"> & { readonly key: Idemp
  */
 export type WrapperRun<Args extends unknown[], Tx> =
   | { transaction?: false | undefined; run: (...args: [...Args, ctx: RouteContext]) => RouteResult | Promise<RouteResult> }
-  | { transaction: true; run: (...args: [...Args, ctx: TransactionContext<Tx>]) => RouteResult | Promise<RouteResult> };
+  | (CanTransact<Tx> extends true ? { transaction: true; run: (...args: [...Args, ctx: TransactionContext<Tx>]) => RouteResult | Promise<RouteResult> } : never);
 
 /** How an adapter reads its framework's defaults. */
 export type FrameworkDefaults<Req> = {
