@@ -66,7 +66,8 @@ const fetchDefaults: FrameworkDefaults<Request> = {
  * Wraps a fetch route that returns a `Response`: the first response is recorded byte for byte
  * (status, body, replayable headers) and every retry with the same key gets it again, without
  * running the route. A response marked as a stream (`text/event-stream`, `Transfer-Encoding: chunked`)
- * goes out unrecorded and frees the key; any other body is read to its end.
+ * goes out unrecorded and frees the key; any other body is read to its end. The route gets the
+ * idempotency context third, after the runtime's own (`ctx.signal`; `ctx.tx` with `transaction: true`).
  *
  * @example
  * // app/api/orders/[id]/refunds/route.ts (Next.js App Router)
@@ -74,8 +75,8 @@ const fetchDefaults: FrameworkDefaults<Request> = {
  *   getUserId: async () => (await auth()).userId,
  *   getOperation: () => "POST /api/orders/[id]/refunds",
  *   requireKey: true,
- * }, async (request, { params }: { params: Promise<{ id: string }> }) => {
- *   return Response.json(await refund((await params).id, await request.json()), { status: 201 });
+ * }, async (request, { params }: { params: Promise<{ id: string }> }, ctx) => {
+ *   return Response.json(await refund((await params).id, await request.json(), { signal: ctx.signal }), { status: 201 });
  * });
  *
  * // Bun.serve({ fetch: withIdempotency(handler, options, route) }) and Deno.serve(...) take it the same way.
