@@ -78,6 +78,12 @@ const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
   bodyOf: (request) => request.body,
 };
 
+/** Options of the routes marked `transaction: true`, so the interceptor can refuse a handler that cannot keep them. */
+const transactionalRoutes: object[] = [];
+
+/** The idempotency context of each request an `@Idempotent` route is running for, read by `@RunContext()`. */
+const runContexts = new WeakMap<object, RouteContext>();
+
 /**
  * Marks a route (or every route of a controller) as idempotent. Its options are checked here,
  * at start-up: in production a route without `getUserId` (or `allowAnonymous`) fails to load.
@@ -99,17 +105,11 @@ export function Idempotent<Req extends object = NestHttpRequest>(options: NestRo
   return SetMetadata(IDEMPOTENT_ROUTE, options);
 }
 
-/** Options of the routes marked `transaction: true`, so the interceptor can refuse a handler that cannot keep them. */
-const transactionalRoutes: object[] = [];
-
-/** The idempotency context of each request an `@Idempotent` route is running for, read by `@RunContext()`. */
-const runContexts = new WeakMap<object, RouteContext>();
-
 /**
  * The route's idempotency context, as `run` gets it in the other adapters: `ctx.signal` aborts if
  * another execution takes the key over; with `@Idempotent({ transaction: true })`, `ctx.tx` is the
- * transaction the route's writes must go through to commit with the record. Undefined on a route
- * without `@Idempotent`, or one that ran without a key.
+ * transaction the route's writes must go through to commit with the record; `ctx.key` is undefined
+ * when the request had no key and the route ran unprotected. Undefined on a route without `@Idempotent`.
  *
  * @example
  * @Post()
