@@ -32,7 +32,7 @@ function sharedFlow() {
       keyHeader: key,
       hasCredentials: false,
       setContext: () => {},
-      produce: async (lease) => toHttpResponse({ status: 201, body: lease.signal.aborted ? undefined : charge(body) }),
+      produce: async (ctx) => toHttpResponse({ status: 201, body: ctx.signal.aborted ? undefined : charge(body) }),
     });
     if (outcome.kind === "error") throw outcome.error;
   };

@@ -131,7 +131,7 @@ async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0, lanes = se
     const transactional: Contender = {
       label: `executeInTransaction (pg Pool${suffix})`,
       request: (key) =>
-        handler.executeInTransaction({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, async (tx) => {
+        handler.executeInTransaction({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, async ({ tx }) => {
           const { rows } = await tx.query(`INSERT INTO ${txOrders} (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
           return { orderId: rows[0].id };
         }),

@@ -1,6 +1,7 @@
 // One execution of an operation under a key: its fencing token, its lease, and how its outcome is written.
 import type { BoundedStore } from "./bounded-store";
 import type { Observer } from "./observer";
+import type { OperationContext } from "./operation-context";
 import { serializeResult, UnstorableResultError } from "./result-json";
 import type { IdempotencyScope, IdempotencyStore } from "./types";
 import { sleep } from "./utils/with-timeout";
@@ -74,9 +75,10 @@ export class Leases {
  * While the operation runs it renews the lease every `heartbeatIntervalMs`, so
  * `recoverStuckRecords` never mistakes a long execution for a crashed one (and pushes the expiry
  * `ttlMs` ahead, so one that outlasts the TTL never loses its key to a duplicate); `signal`
- * aborts when the record is taken over.
+ * aborts when the record is taken over. It is also the operation's context (`ctx`), so a request
+ * makes no second object for it.
  */
-export class Execution {
+export class Execution implements OperationContext {
   readonly scope: IdempotencyScope;
   readonly token: string;
   private readonly store: BoundedStore;
@@ -94,6 +96,11 @@ export class Execution {
     this.settings = settings;
     this.scope = scope;
     this.token = token;
+  }
+
+  /** The operation's `ctx.key`. */
+  get key(): IdempotencyScope {
+    return this.scope;
   }
 
   /** Aborted when the record is no longer ours (recovered, or taken by another execution). Made when first asked for. */

@@ -10,6 +10,7 @@ import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { Observer } from "./observer";
 import { isCachedRecord } from "./caches/cached-record";
 import { noopCache } from "./caches/noop-cache";
+import type { OperationContext } from "./operation-context";
 import { executeInTransaction, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
 import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { deserializeResult, freshResult } from "./result-json";
@@ -59,11 +60,8 @@ export type ExecuteOptions = {
 /** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
 export type ExecuteResult<T> = { response: T; replayed: boolean };
 
-/** The operation receives a signal that aborts if its record is taken over while it runs. */
-export type IdempotentOperation<T> = (signal: AbortSignal) => Promise<T> | T;
-
-/** An execution's lease as `executeLeased` hands it over: `signal` is made when first read. */
-export type Lease = { readonly signal: AbortSignal };
+/** The operation receives its context: `ctx.signal` aborts if its record is taken over while it runs. */
+export type IdempotentOperation<T> = (ctx: OperationContext) => Promise<T> | T;
 
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
 /** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
@@ -80,13 +78,15 @@ const RELEASE_BACKOFF_MS = 500;
  * const handler = new IdempotencyHandler(new PostgresStore(pool), new RedisCache(redis), { logger });
  * const { response, replayed } = await handler.execute(
  *   { operation: "payments:create", userId: "u_1", key, payload: { amount, currency } },
- *   () => chargeCard(amount, currency),
+ *   (ctx) => chargeCard(amount, currency, { signal: ctx.signal }),
  *   { isPermanentError: (err) => err instanceof CardDeclinedError },
  * );
  */
 export class IdempotencyHandler<Tx = unknown> {
   readonly ttlMs: number;
   readonly maxRetries: number;
+  /** Whether `executeInTransaction` can run: the store opens transactions of the user's client. */
+  readonly supportsTransactions: boolean;
   private readonly cache: IdempotencyCache;
   /** The store's table (or a name of this handler's own), so stores sharing one cache stay apart. */
   private readonly cacheNamespace: string;
@@ -105,6 +105,8 @@ export class IdempotencyHandler<Tx = unknown> {
     options: IdempotencyHandlerOptions = {},
   ) {
     this.cache = cache ?? noopCache;
+    const transactional = store as Partial<TransactionalStore<Tx>>;
+    this.supportsTransactions = typeof transactional.transaction === "function" && transactional.supportsTransactions !== false;
     this.cacheNamespace = store.table ?? `handler:${randomUUID()}`;
     if (!options.logger) {
       warnOnce(
@@ -131,17 +133,9 @@ export class IdempotencyHandler<Tx = unknown> {
    * Runs `operation` unless this scope already ran: replays a success, rejects a duplicate that is
    * still running, a failed key, or a reused key with a different payload (all as IdempotencyError).
    * When `operation` throws, rejects with that same error after recording the failure.
+   * `operation` gets the execution's context (`ctx.signal`, made only if read; `ctx.key`).
    */
-  execute<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions = {}): Promise<ExecuteResult<T>> {
-    return this.executeLeased(context, (lease) => operation(lease.signal), options);
-  }
-
-  /**
-   * `execute` for an operation that may not need its signal (the HTTP layer's capture style): it
-   * gets the lease, and the signal is made only if it reads `lease.signal` (an AbortController costs
-   * several microseconds, a sizeable share of a request on MemoryStore).
-   */
-  async executeLeased<T>(context: ExecuteContext, operation: (lease: Lease) => Promise<T> | T, options: ExecuteOptions = {}): Promise<ExecuteResult<T>> {
+  async execute<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions = {}): Promise<ExecuteResult<T>> {
     const scope = checkScope(context);
     const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
 
@@ -170,12 +164,8 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   /**
-   * Frees keys whose execution stopped sending heartbeats (a crashed or frozen worker). Each one
-   * counts as a transient failure: released for retry, or poisoned once the budget is spent.
-   */
-  /**
    * Like `execute`, for an operation whose writes go to the store's own database: the record, the
-   * writes (made on `tx`, the client's transaction) and the result commit in one transaction.
+   * writes (made on `ctx.tx`, the client's transaction) and the result commit in one transaction.
    */
   async executeInTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions = {}): Promise<ExecuteResult<T>> {
     const scope = checkScope(context);
@@ -185,6 +175,10 @@ export class IdempotencyHandler<Tx = unknown> {
     return executeInTransaction(core, scope, requestHash, operation, options);
   }
 
+  /**
+   * Frees keys whose execution stopped sending heartbeats (a crashed or frozen worker). Each one
+   * counts as a transient failure: released for retry, or poisoned once the budget is spent.
+   */
   async recoverStuckRecords({ timeoutInMs = 5 * 60_000, limit = 100 }: { timeoutInMs?: number; limit?: number } = {}) {
     checkRecoveryTimeout(timeoutInMs, this.settings.heartbeatIntervalMs);
     const recovered = await this.callStore("recoverStuckRecords", (store) =>
@@ -206,12 +200,13 @@ export class IdempotencyHandler<Tx = unknown> {
     return { deleted };
   }
 
-  private async run<T>(scope: IdempotencyScope, requestHash: string, token: string, operation: (lease: Lease) => Promise<T> | T, options: ExecuteOptions): Promise<ExecuteResult<T>> {
+  private async run<T>(scope: IdempotencyScope, requestHash: string, token: string, operation: IdempotentOperation<T>, options: ExecuteOptions): Promise<ExecuteResult<T>> {
     const execution = new Execution(this.bounded, this.observer, this.settings, this.leases, scope, token);
     execution.holdLease();
     const started = performance.now();
     let result: T;
     try {
+      // The execution is the context itself: no object of its own per request.
       result = await operation(execution);
     } catch (err) {
       execution.stopLease();

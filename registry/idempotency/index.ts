@@ -15,6 +15,7 @@ export type { MemoryStoreOptions } from "./stores/memory-store";
 export { PostgresStore } from "./stores/postgres-store";
 export type { PostgresStoreOptions, SqlClient, TransactionalSqlClient } from "./stores/postgres-store";
 export type { TransactionalOperation, TransactionOptions } from "./transactional";
+export type { OperationContext, TransactionContext } from "./operation-context";
 export { preparedStatements } from "./stores/prepared-statements";
 export type { PreparingClient } from "./stores/prepared-statements";
 export { postgresSchema, postgresSchemaStatements } from "./stores/postgres-schema";

@@ -5,6 +5,7 @@ import type { ExecuteResult } from "./handler";
 import type { BoundedStore } from "./bounded-store";
 import { classifies, keptFailureResponse } from "./execution";
 import type { Observer } from "./observer";
+import type { TransactionContext } from "./operation-context";
 import { freshResult, serializeResult, UnstorableResultError } from "./result-json";
 import type { CachedRecord, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { TimeoutError } from "./utils/with-timeout";
@@ -17,11 +18,13 @@ export interface TransactionScopedStore extends IdempotencyStore {
 
 /** A store that can run work in one transaction of the user's client, handing over its transaction object `Tx`. */
 export interface TransactionalStore<Tx> extends IdempotencyStore {
+  /** False when this store's client cannot open a transaction (a PostgresStore on a bare Pool), so routes refuse `transaction: true` at start-up. */
+  readonly supportsTransactions?: boolean;
   transaction<T>(work: (store: TransactionScopedStore, tx: Tx) => Promise<T>): Promise<T>;
 }
 
-/** The operation gets the client's own transaction object; its signal aborts when `timeoutMs` passes. */
-export type TransactionalOperation<T, Tx> = (tx: Tx, signal: AbortSignal) => Promise<T> | T;
+/** The operation gets its context: `ctx.tx`, the client's own transaction object, and `ctx.signal`, which aborts when `timeoutMs` passes. */
+export type TransactionalOperation<T, Tx> = (ctx: TransactionContext<Tx>) => Promise<T> | T;
 
 export type TransactionOptions = {
   /** True when the error can never succeed on retry: the writes roll back and the key is recorded FAILED. */
@@ -81,7 +84,6 @@ export async function executeInTransaction<T, Tx>(
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const token = randomUUID();
   const deadline = new Deadline();
-  const controller = new AbortController();
   let ran = false;
   let started = 0;
   let outcome: Outcome;
@@ -96,10 +98,11 @@ export async function executeInTransaction<T, Tx>(
         if (created.status === "DUPLICATE") return { duplicate: created.record };
         ran = true;
         started = performance.now();
-        deadline.start(options.timeoutMs ?? Infinity, "the operation", controller);
+        const ctx = new TransactionRun(scope, tx);
+        deadline.start(options.timeoutMs ?? Infinity, "the operation", ctx);
         let serialized: string | null;
         try {
-          serialized = serializeResult(await operation(tx, controller.signal));
+          serialized = serializeResult(await operation(ctx));
           deadline.check();
         } catch (err) {
           throw new OperationFailed(err, isPermanent(observer, scope, options, err));
@@ -203,6 +206,28 @@ async function recordFailed(core: TransactionalCore, store: TransactionalStore<u
   await core.store.call("markFailed", recording, storeTimeoutMs + lockTimeoutMs);
 }
 
+/** The operation's context inside its transaction; its signal is made only if read (or when it must abort). */
+class TransactionRun<Tx> implements TransactionContext<Tx> {
+  readonly key: IdempotencyScope;
+  readonly tx: Tx;
+  private controller: AbortController | undefined;
+
+  constructor(key: IdempotencyScope, tx: Tx) {
+    this.key = key;
+    this.tx = tx;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  abort(reason: Error): void {
+    this.controller ??= new AbortController();
+    this.controller.abort(reason);
+  }
+}
+
 /**
  * One timer at a time over the steps of a transaction. When it fires, `race` rejects at once (the
  * transaction's rollback may wait for a dead connection) and `check` stops the work inside it.
@@ -217,12 +242,12 @@ class Deadline {
     this.fired.catch(() => {});
   }
 
-  start(ms: number, what: string, controller?: AbortController): void {
+  start(ms: number, what: string, running?: TransactionRun<unknown>): void {
     this.stop();
     if (ms === Infinity) return;
     this.timer = setTimeout(() => {
       this.expired = new TimeoutError(`${what} did not finish within ${ms} ms`);
-      controller?.abort(this.expired);
+      running?.abort(this.expired);
       this.reject?.(this.expired);
     }, ms);
     this.timer.unref?.();

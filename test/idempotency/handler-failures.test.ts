@@ -170,7 +170,7 @@ describe("when a running execution loses its lease", () => {
     const handler = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 5 });
     const gate = deferred();
     let signal: AbortSignal | undefined;
-    const run = handler.execute(context(), async (s) => ((signal = s), await gate.promise, "late"));
+    const run = handler.execute(context(), async (ctx) => ((signal = ctx.signal), await gate.promise, "late"));
     await expect.poll(() => signal).toBeDefined();
     offset += 10 * 60_000;
     await handler.recoverStuckRecords({ timeoutInMs: 60_000 });

@@ -6,7 +6,7 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
 
@@ -22,7 +22,7 @@ declare global {
 
 export type ExpressRouteOptions = IdempotencyRouteOptions<Request>;
 
-/** `run(req, signal)` is the route's logic; side effects belong in it. `signal` aborts if another execution takes the key over. */
+/** `run(req, ctx)` is the route's logic; side effects belong in it. `ctx.signal` aborts if another execution takes the key over; `ctx.tx` is the transaction with `transaction: true`. */
 export type ExpressIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Request> & WrapperRun<[req: Request], Tx>;
 
 const expressDefaults: FrameworkDefaults<Request> = {
@@ -61,12 +61,12 @@ function operationOf(req: Request): string {
  * }));
  */
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: ExpressIdempotentOptions<Tx>): RequestHandler {
-  const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & { run: (req: Request, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & { run: (req: Request, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, expressDefaults);
   return async function idempotentRoute(req, res, next) {
     const outcome = await protect(
       req,
-      requestOf(req, res, async (lease, tx) => toHttpResponse(await run(req, lease.signal, tx as Tx))),
+      requestOf(req, res, async (ctx) => toHttpResponse(await run(req, ctx))),
     );
     if (outcome.kind === "error") next(outcome.error);
     else if (outcome.response) send(res, outcome.response);
@@ -84,8 +84,8 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
  *   res.status(201).json(await charge(req.body));
  * });
  */
-export function idempotency(handler: IdempotencyHandler, options: ExpressRouteOptions = {}): RequestHandler {
-  const protect = protectRoute(handler, options, expressDefaults);
+export function idempotency(handler: IdempotencyHandler<unknown>, options: ExpressRouteOptions = {}): RequestHandler {
+  const protect = protectRoute(handler, options, expressDefaults, "Express's idempotency() middleware");
   return async function idempotencyMiddleware(req, res, next) {
     let capture: NodeResponseCapture | undefined;
     const outcome = await protect(

@@ -5,7 +5,7 @@ import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
 declare module "fastify" {
@@ -21,10 +21,10 @@ declare module "fastify" {
 
 export type FastifyRouteOptions = IdempotencyRouteOptions<FastifyRequest>;
 
-/** `run(request, reply, signal)` is the route's logic; side effects belong in it. `signal` aborts if another execution takes the key over. */
+/** `run(request, reply, ctx)` is the route's logic; side effects belong in it. `ctx.signal` aborts if another execution takes the key over; `ctx.tx` is the transaction with `transaction: true`. */
 export type FastifyIdempotentOptions<Tx = unknown> = WrapperRouteOptions<FastifyRequest> & WrapperRun<[request: FastifyRequest, reply: FastifyReply], Tx>;
 
-export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: IdempotencyHandler };
+export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: IdempotencyHandler<unknown> };
 
 const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
   userIdOf: (request) => (request as { user?: { id?: unknown } }).user?.id,
@@ -44,13 +44,13 @@ const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
  */
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: FastifyIdempotentOptions<Tx>): RouteHandlerMethod {
   const { run, ...routeOptions } = options as WrapperRouteOptions<FastifyRequest> & {
-    run: (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult>;
+    run: (request: FastifyRequest, reply: FastifyReply, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
   };
   const protect = protectRoute(handler, routeOptions, fastifyDefaults);
   return async function idempotentRoute(request, reply) {
     const outcome = await protect(
       request,
-      requestOf(request, async (lease, tx) => toHttpResponse(await run(request, reply, lease.signal, tx as Tx))),
+      requestOf(request, async (ctx) => toHttpResponse(await run(request, reply, ctx))),
     );
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(reply, outcome.response) : reply;
@@ -86,7 +86,7 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
     app.addHook("onRoute", (route) => {
       const config = route.config?.idempotency;
       if (!config) return;
-      const protect = protectRoute(handler, config === true ? defaults : { ...defaults, ...config }, fastifyDefaults);
+      const protect = protectRoute(handler, config === true ? defaults : { ...defaults, ...config }, fastifyDefaults, "Fastify's idempotencyPlugin");
       route.handler = capturingHandler(protect, route.handler, running);
       route.config = { ...route.config, [WRAPPED]: true } as NonNullable<typeof route.config>;
     });

@@ -6,7 +6,8 @@ import { bodyBytes, toHttpResponse, type HttpHeaders, type HttpResponse, type Ro
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, GetOperation, WrapperRouteOptions } from "../http/route-options";
+import type { TransactionContext } from "../operation-context";
+import type { CanTransact, FrameworkDefaults, GetOperation, IdempotencyRouteOptions, RouteContext, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
 
@@ -14,19 +15,24 @@ import { warnOnce } from "../http/warn-once";
  * A fetch handler knows neither the user nor its route's path template, so both are required:
  * `getOperation` names the route (`"POST /api/orders/[id]/refunds"`), never its concrete URL.
  */
-export type FetchRouteOptions = Omit<WrapperRouteOptions<Request>, "getUserId"> & {
+export type FetchRouteOptions = Omit<IdempotencyRouteOptions<Request>, "getUserId"> & {
   /** The authenticated user's id, or nothing for a request without one (then the anonymous scope, unless it carries credentials). */
   getUserId: (request: Request) => string | null | undefined | Promise<string | null | undefined>;
   getOperation: GetOperation<Request>;
 };
 
-/** A route as Next.js, Bun and Deno call it; `context` is what the runtime passes second (Next.js: `{ params }`). */
-export type FetchRoute<Context> = (request: Request, context: Context) => Response | Promise<Response>;
+/**
+ * A route as Next.js, Bun and Deno call it, with the idempotency context last: `context` is what the
+ * runtime passes second (Next.js: `{ params }`); `ctx.signal` aborts if another execution takes the
+ * key over, and with `transaction: true`, `ctx.tx` is the transaction its writes must go through.
+ */
+export type FetchRoute<Context, Ctx = RouteContext> = (request: Request, context: Context, ctx: Ctx) => Response | Promise<Response>;
 
-export type FetchIdempotentOptions<Context> = FetchRouteOptions & {
-  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
-  run: (request: Request, context: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
-};
+/** `run(request, context, ctx)` is the route's logic; side effects belong in it. */
+export type FetchIdempotentOptions<Context, Tx = unknown> = FetchRouteOptions & WrapperRun<[request: Request, context: Context], Tx>;
+
+/** `transaction: true`, accepted only with a handler whose store can open a transaction of your client. */
+type TransactionOption<Tx> = { transaction: CanTransact<Tx> extends true ? true : never };
 
 const contexts = new WeakMap<Request, IdempotencyContext>();
 /** What `getUserId` returned for each request, read by the shared flow as the framework's user. */
@@ -60,7 +66,8 @@ const fetchDefaults: FrameworkDefaults<Request> = {
  * Wraps a fetch route that returns a `Response`: the first response is recorded byte for byte
  * (status, body, replayable headers) and every retry with the same key gets it again, without
  * running the route. A response marked as a stream (`text/event-stream`, `Transfer-Encoding: chunked`)
- * goes out unrecorded and frees the key; any other body is read to its end.
+ * goes out unrecorded and frees the key; any other body is read to its end. The route gets the
+ * idempotency context third, after the runtime's own (`ctx.signal`; `ctx.tx` with `transaction: true`).
  *
  * @example
  * // app/api/orders/[id]/refunds/route.ts (Next.js App Router)
@@ -68,24 +75,36 @@ const fetchDefaults: FrameworkDefaults<Request> = {
  *   getUserId: async () => (await auth()).userId,
  *   getOperation: () => "POST /api/orders/[id]/refunds",
  *   requireKey: true,
- * }, async (request, { params }: { params: Promise<{ id: string }> }) => {
- *   return Response.json(await refund((await params).id, await request.json()), { status: 201 });
+ * }, async (request, { params }: { params: Promise<{ id: string }> }, ctx) => {
+ *   return Response.json(await refund((await params).id, await request.json(), { signal: ctx.signal }), { status: 201 });
  * });
  *
  * // Bun.serve({ fetch: withIdempotency(handler, options, route) }) and Deno.serve(...) take it the same way.
  */
+export function withIdempotency<Context = unknown, Tx = unknown>(
+  handler: IdempotencyHandler<Tx>,
+  options: FetchRouteOptions & TransactionOption<Tx>,
+  route: FetchRoute<Context, TransactionContext<Tx>>,
+): (request: Request, context: Context) => Promise<Response>;
 export function withIdempotency<Context = unknown>(
-  handler: IdempotencyHandler,
-  options: FetchRouteOptions,
+  handler: IdempotencyHandler<unknown>,
+  options: FetchRouteOptions & { transaction?: false | undefined },
   route: FetchRoute<Context>,
+): (request: Request, context: Context) => Promise<Response>;
+export function withIdempotency<Context>(
+  handler: IdempotencyHandler<unknown>,
+  options: FetchRouteOptions & { transaction?: boolean | undefined },
+  route: FetchRoute<Context, never>,
 ): (request: Request, context: Context) => Promise<Response> {
   const protect = protectFetchRoute(handler, options);
+  // Its context is a TransactionContext exactly when `transaction: true` (the overloads keep the two together).
+  const routeOf = route as FetchRoute<Context>;
   return async function idempotentFetchRoute(request, context) {
     let original: Response | undefined;
     const outcome = await protect(
       request,
-      requestOf(request, async () => {
-        original = await route(request, context);
+      requestOf(request, async (ctx) => {
+        original = await routeOf(request, context, ctx);
         return readResponse(original);
       }),
     );
@@ -106,23 +125,23 @@ export function withIdempotency<Context = unknown>(
  *   run: async (request) => ({ status: 201, body: await charge(await request.json()) }),
  * });
  */
-export function idempotent<Context = unknown>(
-  handler: IdempotencyHandler,
-  options: FetchIdempotentOptions<Context>,
+export function idempotent<Context = unknown, Tx = unknown>(
+  handler: IdempotencyHandler<Tx>,
+  options: FetchIdempotentOptions<Context, Tx>,
 ): (request: Request, context: Context) => Promise<Response> {
-  const { run, ...routeOptions } = options;
+  const { run, ...routeOptions } = options as FetchRouteOptions & { transaction?: boolean; run: (request: Request, context: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectFetchRoute(handler, routeOptions);
   return async function idempotentFetchRoute(request, context) {
     const outcome = await protect(
       request,
-      requestOf(request, async (lease) => toHttpResponse(await run(request, context, lease.signal))),
+      requestOf(request, async (ctx) => toHttpResponse(await run(request, context, ctx))),
     );
     if (outcome.kind === "error") throw outcome.error;
     return toResponse(outcome.response!);
   };
 }
 
-function protectFetchRoute(handler: IdempotencyHandler, options: FetchRouteOptions) {
+function protectFetchRoute(handler: IdempotencyHandler<unknown>, options: FetchRouteOptions & { transaction?: boolean | undefined }) {
   // Checked at run time too: a JavaScript caller, or a cast, gets the fix instead of a shared anonymous scope.
   if (typeof options.getUserId !== "function" || typeof options.getOperation !== "function") {
     throw new TypeError("idempotency: a fetch route needs `getUserId` and `getOperation` (there is no framework user or route template to read them from).");

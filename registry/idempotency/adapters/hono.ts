@@ -9,7 +9,7 @@ import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions, WrapperRouteOptions, WrapperRun } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
 
 declare module "hono" {
@@ -21,7 +21,7 @@ declare module "hono" {
 
 export type HonoRouteOptions = IdempotencyRouteOptions<Context>;
 
-/** `run(c, signal)` is the route's logic; side effects belong in it. `signal` aborts if another execution takes the key over. */
+/** `run(c, ctx)` is the route's logic; side effects belong in it. `ctx.signal` aborts if another execution takes the key over; `ctx.tx` is the transaction with `transaction: true`. */
 export type HonoIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Context> & WrapperRun<[c: Context], Tx>;
 
 const honoDefaults: FrameworkDefaults<Context> = {
@@ -41,10 +41,10 @@ const honoDefaults: FrameworkDefaults<Context> = {
  * }));
  */
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: HonoIdempotentOptions<Tx>) {
-  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (c: Context, signal: AbortSignal, tx: Tx) => RouteResult | Promise<RouteResult> };
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (c: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, honoDefaults);
   return async function idempotentRoute(c: Context): Promise<Response> {
-    const outcome = await protect(c, requestOf(c, async (lease, tx) => toHttpResponse(await run(c, lease.signal, tx as Tx))));
+    const outcome = await protect(c, requestOf(c, async (ctx) => toHttpResponse(await run(c, ctx))));
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(c, outcome.response) : c.res;
   };
@@ -59,8 +59,8 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
  *   return c.json(await charge(await c.req.json()), 201);
  * });
  */
-export function idempotency(handler: IdempotencyHandler, options: HonoRouteOptions = {}): MiddlewareHandler {
-  const protect = protectRoute(handler, options, honoDefaults);
+export function idempotency(handler: IdempotencyHandler<unknown>, options: HonoRouteOptions = {}): MiddlewareHandler {
+  const protect = protectRoute(handler, options, honoDefaults, "Hono's idempotency() middleware");
   return async function idempotencyMiddleware(c, next) {
     const outcome = await protect(
       c,

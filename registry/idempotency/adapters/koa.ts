@@ -7,7 +7,7 @@ import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, WrapperRouteOptions } from "../http/route-options";
+import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
 declare module "koa" {
@@ -18,12 +18,14 @@ declare module "koa" {
 }
 
 /** Both styles see the errors the route throws (`ctx.throw(422)`), so both take `isPermanentError`. */
-export type KoaRouteOptions = WrapperRouteOptions<Context>;
+export type KoaRouteOptions = IdempotencyRouteOptions<Context>;
 
-export type KoaIdempotentOptions = KoaRouteOptions & {
-  /** The route's logic; side effects belong in here. `signal` aborts if another execution takes the key over. */
-  run: (ctx: Context, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
-};
+/**
+ * `run(ctx, op)` is the route's logic; side effects belong in it. `op` is the idempotency context
+ * (Koa's own is `ctx`): `op.signal` aborts if another execution takes the key over; `op.tx` is the
+ * transaction with `transaction: true`.
+ */
+export type KoaIdempotentOptions<Tx = unknown> = KoaRouteOptions & WrapperRun<[ctx: Context], Tx>;
 
 /**
  * What identifies a request, read in one place: the method and @koa/router's route template scope
@@ -54,11 +56,11 @@ const koaDefaults: FrameworkDefaults<Context> = {
  *   run: async (ctx) => ({ status: 201, body: await charge(ctx.request.body) }),
  * }));
  */
-export function idempotent(handler: IdempotencyHandler, options: KoaIdempotentOptions): Middleware {
-  const { run, ...routeOptions } = options;
+export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: KoaIdempotentOptions<Tx>): Middleware {
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (ctx: Context, op: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, withKoaErrors(routeOptions), koaDefaults);
   return async function idempotentRoute(ctx) {
-    const outcome = await protect(ctx, requestOf(ctx, async (lease) => toHttpResponse(await run(ctx, lease.signal))));
+    const outcome = await protect(ctx, requestOf(ctx, async (op) => toHttpResponse(await run(ctx, op))));
     if (outcome.kind === "error") throw outcome.error;
     send(ctx, outcome.response!);
   };
@@ -76,8 +78,8 @@ export function idempotent(handler: IdempotencyHandler, options: KoaIdempotentOp
  *   ctx.body = await charge(ctx.request.body);
  * });
  */
-export function idempotency(handler: IdempotencyHandler, options: KoaRouteOptions = {}): Middleware {
-  const protect = protectRoute(handler, withKoaErrors(options), koaDefaults);
+export function idempotency(handler: IdempotencyHandler<unknown>, options: KoaRouteOptions = {}): Middleware {
+  const protect = protectRoute(handler, withKoaErrors(options), koaDefaults, "Koa's idempotency() middleware");
   return async function idempotencyMiddleware(ctx, next) {
     const outcome = await protect(
       ctx,
@@ -95,7 +97,7 @@ export function idempotency(handler: IdempotencyHandler, options: KoaRouteOption
  * Koa errors carry their status (`ctx.throw(404)`, http-errors): unless the route says otherwise,
  * one that will not pass on retry (a 4xx but 408 and 429) fails the key, as the same response would.
  */
-function withKoaErrors(options: KoaRouteOptions): KoaRouteOptions {
+function withKoaErrors<Options extends KoaRouteOptions>(options: Options): Options {
   const classify = options.classifyResponse ?? classifyResponseStatus;
   const isPermanentError = options.isPermanentError ?? ((err: unknown) => {
     const status = (err as { status?: unknown } | null)?.status;

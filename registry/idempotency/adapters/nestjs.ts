@@ -6,6 +6,7 @@ import {
   Injectable,
   SetMetadata,
   StreamableFile,
+  createParamDecorator,
   type CallHandler,
   type ExecutionContext,
   type NestInterceptor,
@@ -18,7 +19,8 @@ import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect } from "../http/protect";
-import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions } from "../http/route-options";
+import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "../http/route-options";
+import { checkTransaction } from "../http/route-transaction";
 import { IdempotencySetupError } from "../http/user-id";
 
 /** The DI token the interceptor takes its `IdempotencyHandler` from. */
@@ -76,6 +78,12 @@ const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
   bodyOf: (request) => request.body,
 };
 
+/** Options of the routes marked `transaction: true`, so the interceptor can refuse a handler that cannot keep them. */
+const transactionalRoutes: object[] = [];
+
+/** The idempotency context of each request an `@Idempotent` route is running for, read by `@RunContext()`. */
+const runContexts = new WeakMap<object, RouteContext>();
+
 /**
  * Marks a route (or every route of a controller) as idempotent. Its options are checked here,
  * at start-up: in production a route without `getUserId` (or `allowAnonymous`) fails to load.
@@ -92,8 +100,25 @@ const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
  */
 export function Idempotent<Req extends object = NestHttpRequest>(options: NestRouteOptions<Req> = {}): MethodDecorator & ClassDecorator {
   resolveRouteOptions(options, nestDefaults as unknown as FrameworkDefaults<Req>);
+  // The store is checked when the interceptor gets its handler; the rest of the option here.
+  if (checkTransaction(options, { supportsTransactions: true })) transactionalRoutes.push(options);
   return SetMetadata(IDEMPOTENT_ROUTE, options);
 }
+
+/**
+ * The route's idempotency context, as `run` gets it in the other adapters: `ctx.signal` aborts if
+ * another execution takes the key over; with `@Idempotent({ transaction: true })`, `ctx.tx` is the
+ * transaction the route's writes must go through to commit with the record; `ctx.key` is undefined
+ * when the request had no key and the route ran unprotected. Undefined on a route without `@Idempotent`.
+ *
+ * @example
+ * @Post()
+ * @Idempotent({ getUserId: (req: AuthedRequest) => req.user.id, transaction: true })
+ * create(@Body() body: CreateOrderDto, @RunContext() { tx }: TransactionContext<PoolClient>) {
+ *   return this.orders.insert(tx, body);
+ * }
+ */
+export const RunContext = createParamDecorator((_data: unknown, context: ExecutionContext) => runContexts.get(context.switchToHttp().getRequest<object>()));
 
 /**
  * Protects the routes marked `@Idempotent()`. Interceptors run after guards, so the user a guard
@@ -112,11 +137,13 @@ export function Idempotent<Req extends object = NestHttpRequest>(options: NestRo
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  readonly #handler: IdempotencyHandler;
+  readonly #handler: IdempotencyHandler<unknown>;
   readonly #reflector: Reflector;
   readonly #routes = new WeakMap<object, Protect<NestHttpRequest>>();
 
-  constructor(@Inject(IDEMPOTENCY_HANDLER) handler: IdempotencyHandler, @Inject(Reflector) reflector: Reflector) {
+  constructor(@Inject(IDEMPOTENCY_HANDLER) handler: IdempotencyHandler<unknown>, @Inject(Reflector) reflector: Reflector) {
+    // At start-up (the interceptor is made when the app boots): a transactional route on a store without transactions never serves.
+    if (transactionalRoutes.length > 0) checkTransaction({ transaction: true }, handler);
     this.#handler = handler;
     this.#reflector = reflector;
   }
@@ -133,7 +160,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
       hasCredentials: request.headers.authorization !== undefined,
       setContext: (idempotency) => (request.idempotency = idempotency),
-      produce: async () => {
+      produce: async (ctx) => {
+        runContexts.set(request, ctx);
         value = await lastValueFrom(next.handle(), { defaultValue: undefined });
         return responseOf(value, response);
       },

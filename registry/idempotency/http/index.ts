@@ -23,6 +23,7 @@ export type {
   IdempotencyRouteOptions,
   IsPermanentError,
   ResolvedRouteOptions,
+  RouteContext,
   WrapperRouteOptions,
 } from "./route-options";
 export { DEFAULT_REPLAY_HEADERS, isStoredResponse, replayableHeaders, replayResponse, toStoredResponse } from "./stored-response";

@@ -1,13 +1,14 @@
 // The request flow every adapter shares: decide, run the route once per key, and say what to send.
 import { IdempotencyError, isIdempotencyError } from "../errors";
 import { hashPayload } from "../fingerprint";
-import type { IdempotencyHandler, Lease } from "../handler";
+import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "./context";
 import { idempotencyErrorResponse, routeError } from "./error-response";
 import type { HttpResponse } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
 import { requestFingerprint } from "./request-fingerprint";
-import { resolveRouteOptions, type FrameworkDefaults, type WrapperRouteOptions } from "./route-options";
+import { checkTransaction } from "./route-transaction";
+import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "./route-options";
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
@@ -28,9 +29,10 @@ export type ProtectedRequest = {
   setContext: (context: IdempotencyContext) => void;
   /**
    * Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture:
-   * records what it sends). `lease.signal` is made only when read: capture style never needs it.
+   * records what it sends). `ctx` is what `run` gets last; in transactional mode it also holds `tx`.
+   * `ctx.signal` is made only when read: capture style never needs it.
    */
-  produce: (lease: Lease, tx?: unknown) => Promise<HttpResponse>;
+  produce: (ctx: RouteContext) => Promise<HttpResponse>;
   /**
    * Capture style: the error the route threw, when the framework turned it into the response
    * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
@@ -49,11 +51,12 @@ export type ProtectOutcome =
   | { kind: "send"; response: HttpResponse }
   | { kind: "error"; error: unknown };
 
-/** The lease of a route that runs without a key: its signal never aborts, and is made only if read. */
-const UNPROTECTED: Lease = {
+/** The context of a route that runs without a key: no scope, and a signal that never aborts, made only if read. */
+const UNPROTECTED: RouteContext = {
   get signal() {
     return new AbortController().signal;
   },
+  key: undefined,
 };
 
 /** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */
@@ -72,21 +75,24 @@ class ErrorResponse extends Error {
 
 /**
  * Resolves a route's options once and returns the per-request flow. Never rejects: every error
- * comes back as an outcome, so each adapter answers it the way its framework expects.
+ * comes back as an outcome, so each adapter answers it the way its framework expects. `capture`
+ * names a capture-style middleware, which cannot hand its route a transaction: with
+ * `transaction: true` it throws here, at start-up, as it does for a handler that cannot transact.
  *
  * @example
  * const protect = protectRoute(handler, { requireKey: true }, expressDefaults);
  * const outcome = await protect(req, { method: req.method, url: req.originalUrl, keyHeader, hasCredentials, setContext, produce });
  */
-export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>) {
-  const route = resolveRouteOptions(options, framework);
+export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>, capture?: string) {
+  // A transactional route always has a key: a request without one would run with neither record nor transaction.
+  const inTransaction = checkTransaction(options, handler, capture);
+  const route = resolveRouteOptions(inTransaction ? { ...options, requireKey: true } : options, framework);
   const executeOptions = {
     isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
     isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
     // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
     failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
   };
-  const inTransaction = options.transaction === true;
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
   return async function protect(req: Req, request: ProtectedRequest): Promise<ProtectOutcome> {
@@ -111,18 +117,18 @@ export function protectRoute<Req>(handler: IdempotencyHandler, options: WrapperR
       );
       let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
-      const operation = async (lease: Lease, tx?: unknown) => {
+      const operation = async (ctx: RouteContext) => {
         ran = true;
         context.outcome = "executing";
-        produced = await produce(lease, tx);
+        produced = await produce(ctx);
         const thrown = request.thrownError?.();
         const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
         if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
         return toStoredResponse(produced, route.replayHeaders);
       };
       const result = inTransaction
-        ? await handler.executeInTransaction<StoredResponse>(scope, (tx, signal) => operation({ signal }, tx), executeOptions)
-        : await handler.executeLeased<StoredResponse>(scope, operation, executeOptions);
+        ? await handler.executeInTransaction<StoredResponse>(scope, operation, executeOptions)
+        : await handler.execute<StoredResponse>(scope, operation, executeOptions);
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
       context.outcome = result.replayed ? "replayed" : "executed";
       return result.replayed ? { kind: "send", response: replay(result.response) } : { kind: "ran", response: produced };

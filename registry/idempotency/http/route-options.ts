@@ -1,6 +1,8 @@
 // The options a protected route takes, and their resolution (defaults, checks) once, when the route is created.
 import type { IdempotencyStatusMap } from "../errors";
 import { classifyResponseStatus, type ClassifyResponse } from "./classify-response";
+import type { OperationContext, TransactionContext } from "../operation-context";
+import type { IdempotencyScope } from "../types";
 import type { RouteResult } from "./http-response";
 import { replayableHeaders } from "./stored-response";
 import { frameworkUserId, routeUserId, type UserLookup } from "./user-id";
@@ -59,19 +61,39 @@ export type IdempotencyRouteOptions<Req> = {
 
 export type RouteErrors = "answer" | "throw";
 
-/** Both styles take the same options; wrapper style may also run in one database transaction. */
+/**
+ * What the shared flow takes: both styles' options, and `transaction`, which only a style that hands
+ * the route its context can keep (see `checkTransaction`).
+ */
 export type WrapperRouteOptions<Req> = IdempotencyRouteOptions<Req> & {
-  /** Runs `run` with the record in one database transaction (`handler.executeInTransaction`), handing it the transaction. @default false */
+  /**
+   * Runs the route with the record in one database transaction (`handler.executeInTransaction`),
+   * handing it the transaction as `ctx.tx`; implies `requireKey`. @default false
+   */
   transaction?: boolean | undefined;
 };
 
 /**
- * Wrapper style's `run(...request, signal)`; with `transaction: true`, also the transaction of the
- * store's client, for writes that commit with the idempotency record (see the README's transactional mode).
+ * True when `Tx` is a transaction a route can be handed: a handler on a store without one (MemoryStore,
+ * RedisStore, a PostgresStore on a bare Pool) has `Tx` never or unknown, and `transaction: true` does
+ * not type-check with it.
+ */
+export type CanTransact<Tx> = [Tx] extends [never] ? false : unknown extends Tx ? false : true;
+
+/**
+ * What a route gets last, after what its framework hands it: `ctx.signal` (made on first read)
+ * aborts if another execution takes the key over; `ctx.key` is the request's scope, undefined when
+ * the request had no Idempotency-Key and the route ran unprotected.
+ */
+export type RouteContext = Omit<OperationContext, "key"> & { readonly key: IdempotencyScope | undefined };
+
+/**
+ * Wrapper style's `run(...request, ctx)`; with `transaction: true`, `ctx.tx` is the transaction of
+ * the store's client, for writes that commit with the idempotency record (see TRANSACTIONS.md).
  */
 export type WrapperRun<Args extends unknown[], Tx> =
-  | { transaction?: false | undefined; run: (...args: [...Args, signal: AbortSignal]) => RouteResult | Promise<RouteResult> }
-  | { transaction: true; run: (...args: [...Args, signal: AbortSignal, tx: Tx]) => RouteResult | Promise<RouteResult> };
+  | { transaction?: false | undefined; run: (...args: [...Args, ctx: RouteContext]) => RouteResult | Promise<RouteResult> }
+  | (CanTransact<Tx> extends true ? { transaction: true; run: (...args: [...Args, ctx: TransactionContext<Tx>]) => RouteResult | Promise<RouteResult> } : never);
 
 /** How an adapter reads its framework's defaults. */
 export type FrameworkDefaults<Req> = {

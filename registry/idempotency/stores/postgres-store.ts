@@ -81,6 +81,11 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     for (const statement of postgresSchemaStatements(this.table)) await this.client.query(statement);
   }
 
+  /** Whether the client came through an adapter from `./clients/`, which gives it transactions. */
+  get supportsTransactions(): boolean {
+    return "transaction" in this.client;
+  }
+
   /**
    * Runs `work` in one transaction of the client, with a store whose statements run inside it and the
    * client's own transaction object (for `executeInTransaction`).

@@ -28,7 +28,7 @@ const frameworks: Record<string, (handler: IdempotencyHandler<Transaction>, logi
       expressIdempotent(handler, {
         getUserId: () => "u_1",
         transaction: true,
-        run: (req, _signal, tx) => logic(tx, String(req.get("idempotency-key")), (req.body as { amount: number }).amount),
+        run: (req, { tx }) => logic(tx, String(req.get("idempotency-key")), (req.body as { amount: number }).amount),
       }),
     );
     app.use(((err, _req, res, _next) => void res.status(500).json({ error: { code: "ROUTE_ERROR", message: String(err) } })) as express.ErrorRequestHandler);
@@ -51,7 +51,7 @@ const frameworks: Record<string, (handler: IdempotencyHandler<Transaction>, logi
       fastifyIdempotent(handler, {
         getUserId: () => "u_1",
         transaction: true,
-        run: (request, _reply, _signal, tx) => logic(tx, String(request.headers["idempotency-key"]), (request.body as { amount: number }).amount),
+        run: (request, _reply, { tx }) => logic(tx, String(request.headers["idempotency-key"]), (request.body as { amount: number }).amount),
       }),
     );
     await app.ready();
@@ -70,7 +70,7 @@ const frameworks: Record<string, (handler: IdempotencyHandler<Transaction>, logi
       honoIdempotent(handler, {
         getUserId: () => "u_1",
         transaction: true,
-        run: async (c, _signal, tx) => logic(tx, String(c.req.header("idempotency-key")), ((await c.req.json()) as { amount: number }).amount),
+        run: async (c, { tx }) => logic(tx, String(c.req.header("idempotency-key")), ((await c.req.json()) as { amount: number }).amount),
       }),
     );
     app.onError((err, c) => c.json({ error: { code: "ROUTE_ERROR", message: String(err) } }, 500));

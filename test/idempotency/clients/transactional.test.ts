@@ -42,7 +42,7 @@ for (const kind of clientKinds) {
     const retryCountOf = async (key: string) =>
       ((await sql.query(`SELECT retry_count FROM ${table}_retries WHERE key = $1`, [key])).rows[0] as { retry_count: number } | undefined)?.retry_count ?? 0;
     /** The business write, in the client's own idiom on the transaction it was handed. */
-    const order = (key: string, result: unknown = { orderId: key }) => async (tx: unknown) => {
+    const order = (key: string, result: unknown = { orderId: key }) => async ({ tx }: { tx: unknown }) => {
       await opened.write(tx, writes, key);
       return result;
     };
@@ -84,7 +84,7 @@ for (const kind of clientKinds) {
       const { key } = context();
       await handler.executeInTransaction(context(key), order(key));
       let ran = 0;
-      const replay = await handler.executeInTransaction(context(key), async (tx) => (ran++, order(key)(tx)));
+      const replay = await handler.executeInTransaction(context(key), async (ctx) => (ran++, order(key)(ctx)));
       expect(replay).toEqual({ response: { orderId: key }, replayed: true });
       expect(ran).toBe(0);
       expect(await writesOf(key)).toBe(1);
@@ -93,7 +93,7 @@ for (const kind of clientKinds) {
     it("permanent error: the writes roll back and the key is recorded FAILED", async () => {
       const { key } = context();
       const declined = new Declined("card declined");
-      const failing = async (tx: unknown) => {
+      const failing = async ({ tx }: { tx: unknown }) => {
         await opened.write(tx, writes, key);
         throw declined;
       };
@@ -107,7 +107,7 @@ for (const kind of clientKinds) {
     it("transient error: the writes roll back, the retry counter rises and the key is free; poisoned at maxRetries", async () => {
       const { key } = context();
       const timeout = new ProviderTimeout("provider timed out");
-      const failing = async (tx: unknown) => {
+      const failing = async ({ tx }: { tx: unknown }) => {
         await opened.write(tx, writes, key);
         throw timeout;
       };
@@ -132,7 +132,7 @@ for (const kind of clientKinds) {
     it("20 concurrent requests with one key: one set of writes; every other caller replays or gets REQUEST_IN_PROGRESS", async () => {
       const { key } = context();
       let ran = 0;
-      const slowOrder = async (tx: unknown) => {
+      const slowOrder = async ({ tx }: { tx: unknown }) => {
         ran++;
         await opened.write(tx, writes, key);
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -153,7 +153,7 @@ for (const kind of clientKinds) {
       const held = new Promise<void>((resolve) => (release = resolve));
       let inside!: () => void;
       const entered = new Promise<void>((resolve) => (inside = resolve));
-      const first = handler.executeInTransaction(context(key), async (tx) => {
+      const first = handler.executeInTransaction(context(key), async ({ tx }) => {
         await opened.write(tx, writes, key);
         inside();
         await held;

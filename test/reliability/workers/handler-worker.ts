@@ -16,7 +16,7 @@ const send = (message: Record<string, unknown>) => process.send?.(message);
 
 async function execute({ key, payload, hold = "none" }: ExecuteCommand) {
   const scope = { operation: "payments:create", userId: "u_1", key, payload };
-  return handler.execute(scope, async (signal) => {
+  return handler.execute(scope, async ({ signal }) => {
     const gate = deferred();
     holds.set(key, gate);
     send({ type: "event", event: "started", key });

@@ -40,7 +40,7 @@ app.post(
     getUserId: () => "u_1",
     requireKey: true,
     transaction: true,
-    run: async (req, _signal, tx) => {
+    run: async (req, { tx }) => {
       const { key } = req.res!.locals.idempotency!;
       const { rows } = await tx.query<{ id: string }>(`INSERT INTO ${config.effectsTable} (key, user_id, worker) VALUES ($1, 'u_1', $2) RETURNING id`, [key, config.workerId]);
       const holdMs = Number((req.body as { holdMs?: unknown }).holdMs ?? 0);
