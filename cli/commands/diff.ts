@@ -5,6 +5,7 @@ import { readConfig } from "../config/blocks-config.js";
 import { readLock } from "../config/lock-file.js";
 import { excludedFeatureFiles, recordedFeatures } from "../add/choose-features.js";
 import { planFiles } from "../add/plan-files.js";
+import { projectFormatter } from "../format/project-formatter.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { findBlock } from "../registry/resolve.js";
 import { BlocksError } from "../utils/errors.js";
@@ -31,6 +32,7 @@ export async function runDiff(options: DiffOptions) {
   const registry = await loadRegistry(options.registry);
   const names = options.block ? [options.block] : Object.keys(lock.blocks);
   const changes: Array<{ block: string; file: string; status: DiffStatus; patch: string }> = [];
+  const formatter = await projectFormatter(root);
   for (const name of names) {
     const locked = lock.blocks[name];
     if (!locked) {
@@ -48,7 +50,8 @@ export async function runDiff(options: DiffOptions) {
         else changes.push({ block: name, file: file.target, status: "new", patch: "" });
         continue;
       }
-      if (file.current === file.content) continue;
+      // Formatting is no edit: a copy the project's formatter turns into the registry's version is that version.
+      if (file.current === file.content || (formatter && (await formatter.format(file.absolute, file.current)) === file.content)) continue;
       const status: DiffStatus = recorded && contentHash(file.current) === recorded ? "outdated" : "edited";
       changes.push({ block: name, file: file.target, status, patch: unifiedDiff(file.target, file.content, file.current) });
     }

@@ -69,4 +69,14 @@ describe("add formats with the project's formatter", () => {
     expect(update.ok).toBe(true);
     expect(readFileSync(file, "utf8")).toMatch(/^\/\/ ours\n[\s\S]*from '/);
   }, 120_000);
+
+  it("a formatter installed after `add` (NestJS's first install) whose script formats only .ts: diff counts the READMEs Prettier would reformat as unchanged", async () => {
+    const dir = await sampleProject("hono-bundler", []);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ ...manifest, devDependencies: { ...manifest.devDependencies, prettier: "*" } }, null, 2));
+    writeFileSync(path.join(dir, ".prettierrc"), JSON.stringify({ singleQuote: true, trailingComma: "all" }));
+    await execa(bin("prettier"), ["--write", "src/**/*.ts"], { cwd: dir });
+    expect((await runDiff({ cwd: dir })).changes).toEqual([]);
+  }, 120_000);
 });
