@@ -18,9 +18,10 @@ const BIOME_CONFIGS = ["biome.json", "biome.jsonc"];
 /** The slice of Prettier's API blocks uses; the same in Prettier 2 (partly synchronous) and 3. */
 type PrettierApi = {
   resolveConfig(file: string, options: { editorconfig: boolean }): Promise<Record<string, unknown> | null> | Record<string, unknown> | null;
-  getFileInfo(file: string, options: { ignorePath?: string[]; resolveConfig: boolean }): Promise<{ ignored: boolean; inferredParser: string | null }>;
+  getFileInfo(file: string, options: { ignorePath?: string[] | string; resolveConfig: boolean }): Promise<{ ignored: boolean; inferredParser: string | null }>;
   format(text: string, options: Record<string, unknown>): Promise<string> | string;
   clearConfigCache?(): Promise<void> | void;
+  version?: string;
 };
 
 /**
@@ -59,11 +60,13 @@ export async function projectFormatter(root: string): Promise<Formatter | undefi
 
 function prettier(root: string, api: PrettierApi): Formatter {
   // What the prettier CLI ignores by default, so a file it would skip is written as it is.
-  const ignorePath = [".prettierignore", ".gitignore"].map((file) => path.join(root, file)).filter((file) => existsSync(file));
+  const ignoreFiles = [".prettierignore", ".gitignore"].map((file) => path.join(root, file)).filter((file) => existsSync(file));
+  // Prettier 2 takes one ignore file (its CLI reads only .prettierignore); 3 takes a list.
+  const ignorePath = api.version?.startsWith("2.") ? ignoreFiles.find((file) => file.endsWith(".prettierignore")) : ignoreFiles;
   return {
     name: "prettier",
     async format(file, content) {
-      const info = await api.getFileInfo(file, { ignorePath, resolveConfig: true });
+      const info = await api.getFileInfo(file, { ...(ignorePath === undefined ? {} : { ignorePath }), resolveConfig: true });
       if (info.ignored || !info.inferredParser) return content;
       const config = (await api.resolveConfig(file, { editorconfig: true })) ?? {};
       return api.format(content, { ...config, filepath: file });

@@ -79,4 +79,11 @@ describe("add formats with the project's formatter", () => {
     await execa(bin("prettier"), ["--write", "src/**/*.ts"], { cwd: dir });
     expect((await runDiff({ cwd: dir })).changes).toEqual([]);
   }, 120_000);
+
+  it("a folder the project's .prettierignore lists is written as the registry has it, as `prettier --write .` would leave it", async () => {
+    const dir = await projectWith("prettier", { ".prettierrc": JSON.stringify({ singleQuote: true }), ".prettierignore": "src/blocks\n" });
+    await runAdd({ blocks: ["logger"], cwd: dir, yes: true, install: false });
+    const context = readFileSync(path.join(dir, "src/blocks/logger/context.ts"), "utf8");
+    expect(context).toBe(readFileSync(path.join(REPO, "registry/logger/context.ts"), "utf8"));
+  }, 120_000);
 });
