@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import { lockedHash, type Lock } from "../config/lock-file.js";
+import { projectFormatter } from "../format/project-formatter.js";
 import type { Registry, RegistryBlock } from "../registry/manifest.js";
 import { selectFiles, selectTemplates, type FileSelection } from "../registry/resolve.js";
 import { contentHash, insideProject, readIfExists } from "../utils/files.js";
@@ -74,6 +75,7 @@ export async function planFiles(input: {
   // ts-morph (and the TypeScript it carries) takes most of a second to load: only commands that rewrite pay for it.
   const { transformSource } = await import("../transforms/transform.js");
   const { renderReadme } = await import("./render-readme.js");
+  const formatter = await projectFormatter(root);
   const files: PlannedFile[] = [];
   for (const entry of entries) {
     const absolute = insideProject(root, entry.target);
@@ -86,7 +88,9 @@ export async function planFiles(input: {
       blocksDir: posix.normalize(config.dir),
       moduleStyle: config.moduleStyle,
     };
-    const content = entry.source.endsWith(".md") ? renderReadme(text, { ...ctx, planned: documented }) : transformSource(text, entry.source, ctx);
+    const rendered = entry.source.endsWith(".md") ? renderReadme(text, { ...ctx, planned: documented }) : transformSource(text, entry.source, ctx);
+    // What the project's formatter makes of it is the version blocks writes, hashes and merges from.
+    const content = formatter ? await formatter.format(absolute, rendered) : rendered;
     const current = await readIfExists(absolute);
     const hash = contentHash(content);
     files.push({ ...entry, absolute, content, hash, current, state: stateOf(current, hash, lockedHash(input.lock, entry.target)) });
@@ -103,10 +107,12 @@ export async function planFiles(input: {
 export async function planSetupFiles(input: { root: string; config: BlocksConfig; choices: SetupChoices; tests: boolean }): Promise<PlannedFile[]> {
   const { renderSetup } = await import("./setup-module.js");
   const files: PlannedFile[] = [];
+  const formatter = await projectFormatter(input.root);
   for (const file of renderSetup(input.config, input.choices)) {
     const absolute = insideProject(input.root, file.target);
     if ((await readIfExists(absolute)) !== undefined || (!input.tests && file.target.endsWith(".test.ts"))) continue;
-    files.push({ block: "idempotency", source: "(generated)", target: file.target, absolute, content: file.content, hash: contentHash(file.content), state: "create", owned: true });
+    const content = formatter ? await formatter.format(absolute, file.content) : file.content;
+    files.push({ block: "idempotency", source: "(generated)", target: file.target, absolute, content, hash: contentHash(content), state: "create", owned: true });
   }
   return files;
 }

@@ -6,6 +6,7 @@ import { readLock } from "../config/lock-file.js";
 import { excludedFeatureFiles, recordedFeatures } from "../add/choose-features.js";
 import { planFiles } from "../add/plan-files.js";
 import { lockedItems } from "../registry/locked-items.js";
+import { projectFormatter } from "../format/project-formatter.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { findBlock } from "../registry/resolve.js";
 import { BlocksError } from "../utils/errors.js";
@@ -32,6 +33,7 @@ export async function runDiff(options: DiffOptions) {
   const names = options.block ? [options.block] : Object.keys(lock.blocks);
   const registry = await loadRegistry(options.registry, { items: lockedItems(lock, names), registries: config.registries });
   const changes: Array<{ block: string; file: string; status: DiffStatus; patch: string }> = [];
+  const formatter = await projectFormatter(root);
   for (const name of names) {
     const locked = lock.blocks[name];
     if (!locked) {
@@ -49,7 +51,8 @@ export async function runDiff(options: DiffOptions) {
         else changes.push({ block: name, file: file.target, status: "new", patch: "" });
         continue;
       }
-      if (file.current === file.content) continue;
+      // Formatting is no edit: a copy the project's formatter turns into the registry's version is that version.
+      if (file.current === file.content || (formatter && (await formatter.format(file.absolute, file.current)) === file.content)) continue;
       const status: DiffStatus = recorded && contentHash(file.current) === recorded ? "outdated" : "edited";
       changes.push({ block: name, file: file.target, status, patch: unifiedDiff(file.target, file.content, file.current) });
     }

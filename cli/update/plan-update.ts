@@ -7,6 +7,7 @@ import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { readLock, type Lock } from "../config/lock-file.js";
 import { planFiles, type PlannedFile } from "../add/plan-files.js";
 import { lockedItems } from "../registry/locked-items.js";
+import { projectFormatter, type Formatter } from "../format/project-formatter.js";
 import { loadRegistry } from "../registry/manifest.js";
 import { findBlock } from "../registry/resolve.js";
 import { BlocksError } from "../utils/errors.js";
@@ -65,6 +66,7 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
   }
   const files: UpdatedFile[] = [];
   const everyPlanned: PlannedFile[] = [];
+  const formatter = await projectFormatter(root);
   const frameworks = new Set<string>();
   const features = new Set<string>();
   for (const name of names) {
@@ -78,7 +80,7 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip });
     everyPlanned.push(...planned);
     for (const framework of locked.frameworks) frameworks.add(framework);
-    for (const file of planned) files.push(await decideFile(root, file, locked.files[file.target]));
+    for (const file of planned) files.push(await decideFile(root, file, locked.files[file.target], formatter));
     const kept = new Set(planned.map((file) => file.target));
     for (const target of Object.keys(locked.files).filter((candidate) => !kept.has(candidate))) {
       files.push({ block: name, target, status: "dropped" });
@@ -89,7 +91,7 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
   return { root, lock, blocks: names, files, packages, packageManager: config.packageManager };
 }
 
-async function decideFile(root: string, file: PlannedFile, recorded: string | undefined): Promise<UpdatedFile> {
+async function decideFile(root: string, file: PlannedFile, recorded: string | undefined, formatter: Formatter | undefined): Promise<UpdatedFile> {
   const { block, target, absolute } = file;
   const registry = file.content;
   const yours = file.current;
@@ -106,12 +108,24 @@ async function decideFile(root: string, file: PlannedFile, recorded: string | un
   if (yours === registry) return { block, target, status: "unchanged", ...moveBase };
   if (contentHash(yours) === recorded) return { block, target, absolute, status: "updated", content: registry, ...moveBase };
   if (contentHash(registry) === recorded) return { block, target, status: "kept" };
-  const base = await readBase(root, recorded);
-  if (base === undefined) return { block, target, status: "no-base" };
+  const recordedBase = await readBase(root, recorded);
+  if (recordedBase === undefined) return { block, target, status: "no-base" };
+  const base = await formattedLikeYours(recordedBase, yours, absolute, formatter);
+  if (yours === base) return { block, target, absolute, status: "updated", content: registry, ...moveBase };
   const merged = merge3(base, yours, registry);
   if (merged.text === yours) return { block, target, status: "kept", ...moveBase };
   const status = merged.conflicts ? "conflict" : "merged";
   return { block, target, absolute, status, content: merged.text, conflicts: merged.conflicts, ...moveBase };
+}
+
+/**
+ * The base as the project's formatter writes it now, when your copy is in that format: a project that
+ * reformatted its vendored files (a new formatter, another config) then merges real edits only, and a
+ * file you only reformatted counts as untouched. Your copy in another format keeps the base as it was.
+ */
+async function formattedLikeYours(base: string, yours: string, file: string, formatter: Formatter | undefined): Promise<string> {
+  if (!formatter || (await formatter.format(file, yours)) !== yours) return base;
+  return formatter.format(file, base);
 }
 
 /**

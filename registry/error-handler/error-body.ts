@@ -21,7 +21,7 @@ export function answeredError(
   status: number,
   contentType: string | undefined,
   body: string,
-  retryAfter?: string | undefined,
+  retryAfter?: string,
 ): AnsweredError | undefined {
   if (status < 400 || !/^application\/json\b/i.test(contentType ?? "") || body.length > MAX_ERROR_BODY_BYTES) return undefined;
   let parsed: unknown;

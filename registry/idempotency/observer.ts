@@ -74,7 +74,7 @@ export class Observer {
     if (fields.err === undefined) return this.write(level, msg, fields);
     const err = errorSummary(fields.err);
     this.write(level, msg, { ...fields, err });
-    const stack = (fields.err as { stack?: unknown } | null)?.stack;
+    const stack = typeof fields.err === "object" && fields.err !== null && "stack" in fields.err ? fields.err.stack : undefined;
     if (typeof stack === "string") this.write("debug", `${msg} (stack)`, { ...fields, err: { ...err, stack } });
   }
 

@@ -1,5 +1,5 @@
 // NestJS, CommonJS with decorators and a guard that sets request.user: init, add (detects @nestjs/core), tsc, the vendored
-// NestJS tests, then the HTTP checklist on the built server. The Express adapter the platform brings along is not copied.
+// NestJS tests, `npm run format` and `npm run lint` as `nest new` writes them, then the HTTP checklist on the built server. The Express adapter the platform brings along is not copied.
 import { serverFixtureSuite } from "./server-fixture-suite.js";
 
-serverFixtureSuite({ fixture: "nestjs-commonjs", adapter: "nestjs", absent: ["express"], settings: "CommonJS with decorator metadata", entry: "dist/main.js" });
+serverFixtureSuite({ fixture: "nestjs-commonjs", adapter: "nestjs", absent: ["express"], settings: "CommonJS with decorator metadata", entry: "dist/main.js", toolchain: ["format", "lint"] });

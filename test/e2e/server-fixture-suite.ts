@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blocks, copyFixture, inProject } from "./harness.js";
+import { blocks, command, copyFixture, inProject } from "./harness.js";
 import { httpChecklist } from "./http-checklist.js";
 import { startServer, type RunningServer } from "./http-server.js";
 
@@ -17,6 +17,8 @@ export type ServerFixture = {
   settings: string;
   /** The built server's entry, run with node. */
   entry: string;
+  /** The project's own format and lint scripts, as its framework's generator writes them: run after `add`, they must leave `blocks diff` empty. */
+  toolchain?: string[];
 };
 
 /**
@@ -53,6 +55,16 @@ export function serverFixtureSuite(expected: ServerFixture): void {
       for (const block of ["rate-limiter", "error-handler"]) {
         expect(existsSync(adapter(expected.adapter, block)), block).toBe(true);
         for (const name of expected.absent) expect(existsSync(adapter(name, block)), `${block}: ${name}`).toBe(false);
+      }
+    });
+
+    // What users of the framework run on every commit: it must find the vendored code as it formats it, so
+    // `blocks diff` (and so `update`) sees no edit. (Found: NestJS's `npm run lint` rewrote 89 vendored files.)
+    it.runIf(expected.toolchain)(`npm run ${expected.toolchain?.join(", npm run ")}: the project's own tools leave blocks diff empty`, async () => {
+      for (const script of expected.toolchain ?? []) {
+        await command(dir, "npm", ["run", script]);
+        const diff = await blocks(dir, ["diff"]);
+        expect(diff.exitCode, `after npm run ${script}:\n${diff.stdout}`).toBe(0);
       }
     });
 

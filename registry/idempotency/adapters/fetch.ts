@@ -189,8 +189,7 @@ async function readResponse(response: Response): Promise<HttpResponse> {
 
 function toResponse(response: HttpResponse): Response {
   const headers = new Headers();
-  for (const name in response.headers) {
-    const value = response.headers[name]!;
+  for (const [name, value] of Object.entries(response.headers)) {
     if (typeof value === "string") headers.append(name, value);
     else for (const item of value) headers.append(name, item);
   }

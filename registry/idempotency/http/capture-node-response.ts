@@ -47,7 +47,7 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
   res.write = function captureWrite(chunk: unknown, encoding?: unknown, callback?: unknown) {
     chunks.push(toBuffer(chunk, encoding));
     const done = typeof encoding === "function" ? encoding : callback;
-    if (typeof done === "function") process.nextTick(done as Callback);
+    if (typeof done === "function") process.nextTick(done);
     return true;
   } as ServerResponse["write"];
 
@@ -56,7 +56,8 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
     const done = [chunk, encoding, callback].find((arg) => typeof arg === "function");
     if (chunk !== undefined && chunk !== null && typeof chunk !== "function") chunks.push(toBuffer(chunk, encoding));
     onEnd = done as Callback | undefined;
-    body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    const [only] = chunks;
+    body = chunks.length === 1 && only ? only : Buffer.concat(chunks);
     restore();
     resolve({ status: res.statusCode, headers: normalizeHeaders(res.getHeaders()), body });
     return res;

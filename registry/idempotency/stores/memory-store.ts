@@ -129,7 +129,8 @@ export class MemoryStore implements IdempotencyStore {
     if (this.counters.size > this.maxRecords) {
       // Forgetting a counter resets a key's retry budget: make the biggest holder pay, never a bystander.
       const victim = this.countersByUser.oldestOfBiggest(1, () => true);
-      if (victim) this.dropCounter(victim.owner, victim.ids[0] as string);
+      const [id] = victim?.ids ?? [];
+      if (victim && id !== undefined) this.dropCounter(victim.owner, id);
     }
     return count;
   }
