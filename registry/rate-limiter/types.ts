@@ -9,17 +9,17 @@ export type RateLimitPolicy = {
 };
 
 /**
- * The policy as GCRA sees it: one request costs `intervalMs` of "debt", and a key may carry at
- * most `capacityMs` of it (`limit` × `intervalMs`), so a burst of `limit` fits and no more.
+ * The policy as GCRA sees it, in microseconds: one request costs `intervalUs` of "debt", and a key
+ * may carry at most `capacityUs` of it (`limit` × `intervalUs`), so a burst of `limit` fits and no more.
  */
 export type GcraRate = {
-  intervalMs: number;
-  capacityMs: number;
+  intervalUs: number;
+  capacityUs: number;
 };
 
 /**
- * What a store answers for one attempt, both instants on the store's own clock (ms since the
- * epoch): `tat` is the key's theoretical arrival time after the attempt (unchanged when refused).
+ * What a store answers for one attempt, both instants on the store's own clock (µs since the
+ * epoch): `tat` is the key's theoretical arrival time after the attempt.
  */
 export type StoreDecision = {
   allowed: boolean;

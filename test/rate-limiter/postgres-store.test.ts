@@ -70,7 +70,7 @@ for (const database of databases) {
 describe("the schema module (what `blocks migrate` renders)", () => {
   it("names one table, checks names, and drops what it creates", () => {
     expect(schemaStatements()[0]).toMatch(/^CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits \(/);
-    expect(schemaStatements("billing.rate_limits").join("\n")).toContain("billing.rate_limits (tat_ms)");
+    expect(schemaStatements("billing.rate_limits").join("\n")).toContain("billing.rate_limits (tat_us)");
     expect(schemaTables("rate_limits")).toEqual(["rate_limits"]);
     expect(dropStatements("rate_limits")).toEqual(["DROP TABLE IF EXISTS rate_limits"]);
     expect(() => checkTableName("rate_limits; DROP TABLE users")).toThrow(/Invalid rate-limit table name/);

@@ -36,8 +36,8 @@ describe.skipIf(!redisUrl)("[REDIS_URL] RedisRateLimitStore", () => {
       for (let i = 0; i < 5; i++) await store.take("k", rate);
       expect(sent).toEqual(["evalsha", "evalsha", "evalsha", "evalsha", "evalsha"]);
       const ttl = await redis.pttl(`${prefix}k`);
-      expect(ttl).toBeGreaterThan(6 * rate.intervalMs - 1_000);
-      expect(ttl).toBeLessThanOrEqual(6 * rate.intervalMs);
+      expect(ttl).toBeGreaterThan((6 * rate.intervalUs) / 1000 - 1_000);
+      expect(ttl).toBeLessThanOrEqual((6 * rate.intervalUs) / 1000);
     } finally {
       await redis.del(`${prefix}k`);
       redis.disconnect();
