@@ -1,6 +1,6 @@
 // The rate-limiter block's public surface: the limiter, its stores, errors, headers and observability hooks.
 export { RateLimiter, rateLimitedError } from "./limiter";
-export type { RateLimiterOptions } from "./limiter";
+export type { OnStoreError, RateLimiterOptions } from "./limiter";
 export { RateLimitError, RateLimitErrorCode, RATE_LIMIT_ERROR_STATUS, isRateLimitError } from "./errors";
 export { checkPolicy, decisionOf, gcraStep, rateOf } from "./gcra";
 export { formatRateLimit, formatRateLimitPolicy, rateLimitHeaders, retryAfterSeconds } from "./http/headers";

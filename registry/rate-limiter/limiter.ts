@@ -1,31 +1,17 @@
-// RateLimiter: one policy over one store, with a time limit on the store and fail-open or fail-closed behaviour.
+// RateLimiter: one policy over one store, bounded in time and in calls per key, with an insurance limiter for store failures.
 import { createHash } from "node:crypto";
 import { RateLimitError } from "./errors";
-import { checkPolicy, decisionOf, rateOf } from "./gcra";
+import { decisionOf, rateOf } from "./gcra";
 import { rateLimitHeaders, retryAfterSeconds } from "./http/headers";
-import { silentLogger, type RateLimitLogger } from "./logger";
-import { noopMetrics, type RateLimitMetrics } from "./metrics";
+import { checkOptions, type OnStoreError, type RateLimiterOptions } from "./limiter-options";
+import { silentLogger } from "./logger";
+import { noopMetrics } from "./metrics";
 import { Observer } from "./observer";
+import { MemoryRateLimitStore } from "./stores/memory-store";
 import type { GcraRate, RateLimitDecision, RateLimitPolicy, RateLimitStore } from "./types";
 import { TimeoutError, withTimeout } from "./utils/with-timeout";
 
-export type RateLimiterOptions = {
-  /** Requests allowed per window for one key; also the largest burst. */
-  limit: number;
-  windowMs: number;
-  /** Names the policy in headers, metrics and logs, and namespaces its keys in the store. @default "default" */
-  name?: string | undefined;
-  /** How long a decision may wait for the store before it counts as failed. @default 200 */
-  timeoutMs?: number | undefined;
-  /**
-   * What a store failure means for the request: `false` lets it through uncounted (logged at warn,
-   * counted in `rate_limit_decisions_total{outcome="failed_open"}`); `true` refuses it with 503
-   * `RATE_LIMITER_UNAVAILABLE`. @default false
-   */
-  failClosed?: boolean | undefined;
-  logger?: RateLimitLogger | undefined;
-  metrics?: RateLimitMetrics | undefined;
-};
+export type { OnStoreError, RateLimiterOptions } from "./limiter-options";
 
 /**
  * @example
@@ -38,39 +24,58 @@ export class RateLimiter {
   private readonly store: RateLimitStore;
   private readonly rate: GcraRate;
   private readonly timeoutMs: number;
-  private readonly failClosed: boolean;
+  private readonly onStoreError: OnStoreError;
+  private readonly maxInFlight: number;
+  /** Store calls still waiting, by stored key; an entry leaves when its count is back to 0. */
+  private readonly inFlight = new Map<string, number>();
+  /** The same policy in this process's memory: shadows every allowed decision, decides when the store cannot. */
+  private readonly insurance = new MemoryRateLimitStore();
   private readonly observer: Observer;
   private readonly labels: { policy: string };
 
   constructor(store: RateLimitStore, options: RateLimiterOptions) {
+    const checked = checkOptions(options);
     this.store = store;
-    this.policy = checkPolicy({ name: options.name ?? "default", limit: options.limit, windowMs: options.windowMs });
+    this.policy = checked.policy;
     this.rate = rateOf(this.policy);
-    this.timeoutMs = options.timeoutMs ?? 200;
-    this.failClosed = options.failClosed ?? false;
+    this.timeoutMs = checked.timeoutMs;
+    this.onStoreError = checked.onStoreError;
+    this.maxInFlight = checked.maxInFlight;
     this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
     this.labels = { policy: this.policy.name };
   }
 
   /**
    * Takes one request from `key`'s quota if there is one left. Resolves with the decision, allowed
-   * or not; rejects only when the store failed and the limiter fails closed.
+   * or not; rejects only when the store failed and `onStoreError` is `"deny"`.
    */
   async check(key: string): Promise<RateLimitDecision> {
+    // The policy name (no ":" in it) namespaces the key: two policies on one store never share a bucket.
+    const logged = boundedKey(key);
+    const stored = `${this.policy.name}:${logged}`;
+    const pending = this.inFlight.get(stored) ?? 0;
+    if (pending >= this.maxInFlight) return this.tooManyInFlight(logged);
+    this.inFlight.set(stored, pending + 1);
     const started = performance.now();
-    const stored = boundedKey(key);
+    const call = this.store.take(stored, this.rate);
+    // The slot is free when the store answers, not when we stop waiting: a store that is slow for
+    // one key never holds more than `maxInFlight` of its calls.
+    const release = () => this.release(stored);
+    call.then(release, release);
     let decision: RateLimitDecision;
     try {
-      // The policy name (no ":" in it) namespaces the key: two policies on one store never share a bucket.
-      const answer = await withTimeout(this.store.take(`${this.policy.name}:${stored}`, this.rate), this.timeoutMs, "rate-limit store");
-      decision = decisionOf(this.policy, this.rate, answer);
+      decision = decisionOf(this.policy, this.rate, await withTimeout(call, this.timeoutMs, "rate-limit store"));
     } catch (err) {
-      return this.storeFailed(stored, err);
+      return this.storeFailed(stored, logged, err);
     }
     this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
-    const fields = { policy: this.policy.name, key: stored, remaining: decision.remaining };
-    if (decision.allowed) this.observer.decision("allowed", fields);
-    else this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
+    const fields = { policy: this.policy.name, key: logged, remaining: decision.remaining };
+    if (decision.allowed) {
+      void this.insurance.take(stored, this.rate);
+      this.observer.decision("allowed", fields);
+    } else {
+      this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
+    }
     return decision;
   }
 
@@ -84,20 +89,38 @@ export class RateLimiter {
     throw rateLimitedError(decision);
   }
 
-  private storeFailed(key: string, err: unknown): RateLimitDecision {
+  private release(key: string): void {
+    const pending = (this.inFlight.get(key) ?? 1) - 1;
+    if (pending > 0) this.inFlight.set(key, pending);
+    else this.inFlight.delete(key);
+  }
+
+  /** `maxInFlight` decisions are pending for this key: together they can take its whole quota. */
+  private tooManyInFlight(key: string): RateLimitDecision {
+    const intervalMs = Math.ceil(this.rate.intervalUs / 1000);
+    this.observer.decision("in_flight_limited", { policy: this.policy.name, key, inFlight: this.maxInFlight });
+    return { allowed: false, policy: this.policy, remaining: 0, resetMs: this.policy.windowMs, retryAfterMs: intervalMs, counted: true };
+  }
+
+  private async storeFailed(key: string, logged: string, err: unknown): Promise<RateLimitDecision> {
     const reason = err instanceof TimeoutError ? "timeout" : "error";
     this.observer.count("storeErrors", { policy: this.policy.name, reason });
     // Name, message and code only: driver errors can carry connection strings and request details.
-    const error = describe(err);
-    if (this.failClosed) {
-      this.observer.decision("failed_closed", { policy: this.policy.name, key, reason, err: error });
+    const fields = { policy: this.policy.name, key: logged, reason, err: describe(err) };
+    if (this.onStoreError === "insurance") {
+      const decision = decisionOf(this.policy, this.rate, await this.insurance.take(key, this.rate));
+      this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", { ...fields, remaining: decision.remaining });
+      return decision;
+    }
+    if (this.onStoreError === "deny") {
+      this.observer.decision("failed_closed", fields);
       throw new RateLimitError("RATE_LIMITER_UNAVAILABLE", "Rate limiting is unavailable: retry later.", {
         cause: err,
         retryAfterSeconds: 1,
         headers: { "Retry-After": "1" },
       });
     }
-    this.observer.decision("failed_open", { policy: this.policy.name, key, reason, err: error });
+    this.observer.decision("failed_open", fields);
     return { allowed: true, policy: this.policy, remaining: this.policy.limit, resetMs: 0, retryAfterMs: 0, counted: false };
   }
 }

@@ -45,6 +45,6 @@ export type RateLimitDecision = {
   resetMs: number;
   /** When refused: until one more request is allowed; 0 otherwise. */
   retryAfterMs: number;
-  /** False when the store failed and the request went through uncounted (fail open). */
+  /** False when the store failed and the request went through uncounted (`onStoreError: "allow"`). */
   counted: boolean;
 };

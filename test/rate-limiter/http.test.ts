@@ -1,4 +1,4 @@
-// Headers and 429 on every framework over every store; fail open and fail closed as the client sees them.
+// Headers and 429 on every framework over every store; insurance, fail open and fail closed as the client sees them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import type { RateLimitStore } from "@/blocks/rate-limiter/types";
@@ -46,8 +46,20 @@ for (const kind of allStoreKinds) {
 
 describe("a store that is down", () => {
   for (const framework of frameworks) {
-    it(`${framework.name}: fails open by default (the route runs, no RateLimit headers)`, async () => {
-      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000 }));
+    it(`${framework.name}: the insurance limiter decides by default (its headers, then 429)`, async () => {
+      const app = await framework.serve(new RateLimiter(down, { name: "payments", limit: 1, windowMs: 60_000 }));
+      try {
+        const replies = [await app.send("u_1"), await app.send("u_1")];
+        expect(replies.map((r) => r.status)).toEqual([201, 429]);
+        expect(replies[0]?.headers.ratelimit).toBe('"payments";r=0;t=60');
+        expect(replies[1]?.headers["retry-after"]).toBe("60");
+      } finally {
+        await app.close();
+      }
+    });
+
+    it(`${framework.name}: fails open when configured (the route runs, no RateLimit headers)`, async () => {
+      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000, onStoreError: "allow" }));
       try {
         const replies = [await app.send("u_1"), await app.send("u_1")];
         expect(replies.map((r) => r.status)).toEqual([201, 201]);
@@ -58,7 +70,7 @@ describe("a store that is down", () => {
     });
 
     it(`${framework.name}: fails closed when configured: 503 RATE_LIMITER_UNAVAILABLE with Retry-After`, async () => {
-      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000, failClosed: true }));
+      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000, onStoreError: "deny" }));
       try {
         const reply = await app.send("u_1");
         expect(reply.status).toBe(503);
