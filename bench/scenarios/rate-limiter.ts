@@ -41,7 +41,7 @@ async function inProcessMicros(): Promise<number> {
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "bench", limit: 10_000_000, windowMs: 60_000 });
   const limit = limitRoute(limiter, { getUserId: (req: { user: string }) => req.user }, {
     userIdOf: () => undefined,
-    ipOf: () => undefined,
+    peerOf: () => undefined,
     routeOf: () => "POST /payments",
     headerOf: () => undefined,
   });

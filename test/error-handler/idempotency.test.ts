@@ -162,7 +162,7 @@ describe("fetch: withProblems() around withRateLimit and withIdempotency", () =>
   const problems = withProblems({ logger });
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 });
   const payments = problems(
-    withRateLimit(limiter, { getUserId: () => "u_1", keyBy: "idempotencyKey" },
+    withRateLimit(limiter, { getUserId: () => "u_1", getRoute: () => "POST /payments", keyBy: "idempotencyKey" },
       withIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1", getOperation: () => "POST /payments" }, async (request: Request) =>
         Response.json(await request.json(), { status: 201 }))),
   );
