@@ -2,7 +2,7 @@
 import type { Request, RequestHandler } from "express";
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
-import { mountTemplate, type RouterLayer } from "./express-mount-path";
+import { mountTemplate, type RouterLayer } from "./mount-template-express";
 
 export type ExpressRateLimitOptions = RateLimitRouteOptions<Request>;
 

@@ -1,4 +1,4 @@
-// Express keeps only the concrete `req.baseUrl` ("/accounts/acc_1"): this finds the mount templates it came from.
+// Express keeps only the concrete `req.baseUrl` ("/accounts/acc_1"): this finds the mount templates it came from (named -express so `add` copies it with the Express adapter only).
 
 /** The parts of Express 5's router (the `router` package, 2.x) this reads: every mount layer keeps its path and matchers. */
 export type RouterLayer = {
