@@ -30,12 +30,23 @@ export function gcraStep(storedTat: number | undefined, now: number, rate: GcraR
 }
 
 /**
- * Turns a store's answer (µs) into remaining requests and waits (ms), on the store's clock.
+ * The rate a request of `cost` units takes: it pays `cost` intervals at once, within the same
+ * capacity. Stores need nothing else to count costs.
+ *
+ * @example
+ * costRate(rateOf({ name: "p", limit: 10, windowMs: 1_000 }), 3); // { intervalUs: 300_000, capacityUs: 1_000_000 }
+ */
+export function costRate(rate: GcraRate, cost: number): GcraRate {
+  return cost === 1 ? rate : { intervalUs: rate.intervalUs * cost, capacityUs: rate.capacityUs };
+}
+
+/**
+ * Turns a store's answer (µs) for a request of `cost` into remaining requests and waits (ms), on the store's clock.
  *
  * @example
  * decisionOf(policy, rate, await store.take(key, rate)); // { allowed, remaining, resetMs, retryAfterMs, ... }
  */
-export function decisionOf(policy: RateLimitPolicy, rate: GcraRate, answer: StoreDecision): RateLimitDecision {
+export function decisionOf(policy: RateLimitPolicy, rate: GcraRate, answer: StoreDecision, cost = 1): RateLimitDecision {
   const debt = Math.max(0, answer.tat - answer.now);
   const remaining = Math.floor((rate.capacityUs - debt) / rate.intervalUs);
   return {
@@ -43,8 +54,9 @@ export function decisionOf(policy: RateLimitPolicy, rate: GcraRate, answer: Stor
     policy,
     remaining: Math.min(policy.limit, Math.max(0, remaining)),
     resetMs: Math.ceil(debt / 1000),
-    retryAfterMs: answer.allowed ? 0 : Math.ceil(Math.max(0, debt + rate.intervalUs - rate.capacityUs) / 1000),
+    retryAfterMs: answer.allowed ? 0 : Math.ceil(Math.max(0, debt + rate.intervalUs * cost - rate.capacityUs) / 1000),
     counted: true,
+    banned: false,
   };
 }
 

@@ -32,15 +32,31 @@ export type RateLimiterOptions = {
    * could only be refused. @default limit
    */
   maxInFlight?: number | undefined;
+  /**
+   * Remember refused callers in this process until their `Retry-After`: until then they cost no
+   * store round trip (`false` sends every request to the store). @default true
+   */
+  blockCache?: boolean | undefined;
+  /**
+   * Ban a caller refused more than `after` times within `withinMs`: 403 `RATE_LIMIT_BANNED` for
+   * `forMs`. Refusals are counted in the store (one more round trip per refusal that reaches it),
+   * the ban is held in each process that sees the caller refused. @default none
+   */
+  ban?: BanOptions | undefined;
   logger?: RateLimitLogger | undefined;
   metrics?: RateLimitMetrics | undefined;
 };
+
+export type BanOptions = { after: number; withinMs: number; forMs: number };
 
 export type CheckedOptions = {
   policy: RateLimitPolicy;
   timeoutMs: number;
   onStoreError: OnStoreError;
-  maxInFlight: number;
+  /** Undefined: the limit of each check. */
+  maxInFlight: number | undefined;
+  blockCache: boolean;
+  ban: { refusals: RateLimitPolicy; forMs: number } | undefined;
 };
 
 /** setTimeout's largest delay: a larger one fires at once, so every store call would "time out". */
@@ -58,7 +74,19 @@ export function checkOptions(options: RateLimiterOptions): CheckedOptions {
   if (!STORE_ERROR_CHOICES.includes(onStoreError)) {
     throw new Error(`Invalid onStoreError "${String(onStoreError)}": one of ${STORE_ERROR_CHOICES.map((c) => `"${c}"`).join(", ")}.`);
   }
-  const maxInFlight = options.maxInFlight ?? policy.limit;
-  if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) throw new Error(`Invalid maxInFlight ${maxInFlight}: a positive integer.`);
-  return { policy, timeoutMs, onStoreError, maxInFlight };
+  const maxInFlight = options.maxInFlight;
+  if (maxInFlight !== undefined && (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1)) throw new Error(`Invalid maxInFlight ${maxInFlight}: a positive integer.`);
+  return { policy, timeoutMs, onStoreError, maxInFlight, blockCache: options.blockCache ?? true, ban: checkBan(policy.name, options.ban) };
+}
+
+function checkBan(name: string, ban: BanOptions | undefined): CheckedOptions["ban"] {
+  if (ban === undefined) return undefined;
+  if (!Number.isSafeInteger(ban.forMs) || ban.forMs < 1 || ban.forMs > MAX_TIMEOUT_MS) {
+    throw new Error(`Invalid ban.forMs ${ban.forMs}: an integer from 1 to ${MAX_TIMEOUT_MS}.`);
+  }
+  try {
+    return { refusals: checkPolicy({ name, limit: ban.after, windowMs: ban.withinMs }), forMs: ban.forMs };
+  } catch (err) {
+    throw new Error(`Invalid ban (after ${ban.after} refusals within ${ban.withinMs} ms): ${(err as Error).message}`);
+  }
 }

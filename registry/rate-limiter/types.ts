@@ -47,4 +47,6 @@ export type RateLimitDecision = {
   retryAfterMs: number;
   /** False when the store failed and the request went through uncounted (`onStoreError: "allow"`). */
   counted: boolean;
+  /** Refused because the caller is banned (too many refusals, or a deny list): 403, not 429. */
+  banned: boolean;
 };

@@ -11,23 +11,28 @@ export type TrustProxy = number | readonly string[];
 export type AddressReader = (peer: string | undefined, forwardedFor: string | undefined) => string | undefined;
 
 /**
- * Compiles the options once into the per-request reader. The client is never the leftmost
+ * Compiles the option once into the per-request reader. The client is never the leftmost
  * `X-Forwarded-For` entry by default: anyone can write that one.
  *
  * @example
- * const read = addressReader(1, 56);
+ * const read = addressReader(1);
  * read("10.0.0.5", "6.6.6.6, 203.0.113.7"); // "203.0.113.7": the entry our one proxy appended
  */
-export function addressReader(trustProxy: TrustProxy, ipv6Prefix: number): AddressReader {
-  if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) {
-    throw new Error(`Invalid ipv6Prefix ${ipv6Prefix}: an integer from 1 to 128 (56 keys a customer's site).`);
-  }
+export function addressReader(trustProxy: TrustProxy): AddressReader {
   const pick = typeof trustProxy === "number" ? byHops(trustProxy) : byList(trustProxy);
   return function clientAddress(peer, forwardedFor) {
     if (peer === undefined) return undefined;
     const chain = [...(forwardedFor ?? "").split(",").map(plainAddress).filter((a) => a !== ""), plainAddress(peer)];
-    return addressKey(pick(chain), ipv6Prefix);
+    return unmapped(pick(chain));
   };
+}
+
+/** Throws unless `ipv6Prefix` is a prefix length. */
+export function checkIpv6Prefix(ipv6Prefix: number): number {
+  if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) {
+    throw new Error(`Invalid ipv6Prefix ${ipv6Prefix}: an integer from 1 to 128 (56 keys a customer's site).`);
+  }
+  return ipv6Prefix;
 }
 
 function byHops(hops: number): (chain: string[]) => string {
@@ -38,24 +43,35 @@ function byHops(hops: number): (chain: string[]) => string {
 }
 
 function byList(proxies: readonly string[]): (chain: string[]) => string {
-  const trusted = new BlockList();
-  for (const entry of proxies) {
-    const [address = "", prefix] = entry.split("/");
-    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
-    const bits = prefix === undefined ? undefined : Number(prefix);
-    if (isIP(address) === 0 || (bits !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= (family === "ipv6" ? 128 : 32)))) {
-      throw new Error(`Invalid trustProxy entry "${entry}": an IPv4 or IPv6 address, or a CIDR such as "10.0.0.0/8".`);
-    }
-    if (bits === undefined) trusted.addAddress(address, family);
-    else trusted.addSubnet(address, bits, family);
-  }
-  const isTrusted = (address: string) => isIP(address) !== 0 && trusted.check(address, isIPv6(address) ? "ipv6" : "ipv4");
+  const isTrusted = addressList(proxies, "trustProxy entry");
   // From our side leftwards, past every address that is one of our proxies.
   return (chain) => {
     let i = chain.length - 1;
     while (i > 0 && isTrusted(chain[i] as string)) i--;
     return chain[i] as string;
   };
+}
+
+/**
+ * A membership test over addresses and CIDRs (IPv4 and IPv6); `what` names the option in errors.
+ *
+ * @example
+ * const internal = addressList(["10.0.0.0/8", "2001:db8::/32"], "allowList entry");
+ * internal("10.1.2.3"); // true
+ */
+export function addressList(entries: readonly string[], what: string): (address: string) => boolean {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = "", prefix] = entry.split("/");
+    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+    const bits = prefix === undefined ? undefined : Number(prefix);
+    if (isIP(address) === 0 || (bits !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= (family === "ipv6" ? 128 : 32)))) {
+      throw new Error(`Invalid ${what} "${entry}": an IPv4 or IPv6 address, or a CIDR such as "10.0.0.0/8".`);
+    }
+    if (bits === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, bits, family);
+  }
+  return (address) => isIP(address) !== 0 && list.check(address, isIPv6(address) ? "ipv6" : "ipv4");
 }
 
 /** Drops what proxies add around an address: spaces, `[...]`, an IPv4 `:port`, an IPv6 zone. */
@@ -76,17 +92,23 @@ function plainAddress(entry: string): string {
  * addressKey("::ffff:203.0.113.7", 56);  // "203.0.113.7"
  */
 export function addressKey(address: string, ipv6Prefix: number): string {
-  if (!isIPv6(address)) return address;
-  const groups = ipv6Groups(address);
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    const [high = 0, low = 0] = groups.slice(6);
-    return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
-  }
+  const plain = unmapped(address);
+  if (!isIPv6(plain)) return plain;
+  const groups = ipv6Groups(plain);
   const masked = groups.map((group, i) => {
     const keep = Math.min(16, Math.max(0, ipv6Prefix - i * 16));
     return keep === 0 ? 0 : group & (0xffff << (16 - keep)) & 0xffff;
   });
   return `${masked.map((g) => g.toString(16)).join(":")}/${ipv6Prefix}`;
+}
+
+/** IPv4-mapped IPv6 (`::ffff:203.0.113.7`, a dual-stack socket's peer) as the IPv4 address; anything else as is. */
+function unmapped(address: string): string {
+  if (!isIPv6(address)) return address;
+  const groups = ipv6Groups(address);
+  if (!groups.slice(0, 5).every((g) => g === 0) || groups[5] !== 0xffff) return address;
+  const [high = 0, low = 0] = groups.slice(6);
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, an IPv4 tail converted). */

@@ -3,7 +3,7 @@ import type { RateLimitDecision } from "../types";
 import { rateLimitHeaders } from "./headers";
 
 const policy = { name: "payments", limit: 10, windowMs: 60_000 };
-const base: RateLimitDecision = { allowed: true, policy, remaining: 7, resetMs: 17_200, retryAfterMs: 0, counted: true };
+const base: RateLimitDecision = { allowed: true, policy, remaining: 7, resetMs: 17_200, retryAfterMs: 0, counted: true, banned: false };
 
 it("writes RateLimit-Policy and RateLimit in the IETF draft's structured-field syntax", () => {
   expect(rateLimitHeaders(base)).toEqual({ "RateLimit-Policy": '"payments";q=10;w=60', RateLimit: '"payments";r=7;t=18' });

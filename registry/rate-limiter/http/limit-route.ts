@@ -1,9 +1,10 @@
 // What every adapter shares: the key of a request, the limiter's decision, and the response it implies.
 import { isRateLimitError, type RateLimitError } from "../errors";
 import { rateLimitedError, type RateLimiter } from "../limiter";
-import { addressReader, type TrustProxy } from "./client-address";
+import type { RateLimitDecision } from "../types";
+import { addressList, addressReader, type TrustProxy } from "./client-address";
 import { rateLimitHeaders } from "./headers";
-import { idempotencyKeyOf } from "./idempotency-key";
+import { addressOfRequest, requestKey } from "./request-key";
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -29,6 +30,16 @@ export type RateLimitRouteOptions<Req> = {
   keyBy?: "route" | "idempotencyKey" | undefined;
   /** Replaces the key entirely; `undefined` lets the request through uncounted. */
   getKey?: ((req: Req) => MaybePromise<string | undefined>) | undefined;
+  /** True lets the request through uncounted (health checks, internal callers by user id). */
+  skip?: ((req: Req) => MaybePromise<boolean>) | undefined;
+  /** Client addresses and CIDRs that are never limited (after `trustProxy`). */
+  allowList?: readonly string[] | undefined;
+  /** Client addresses and CIDRs always refused: 403 `RATE_LIMIT_BANNED`, no store call. */
+  denyList?: readonly string[] | undefined;
+  /** Units of the quota this request takes (1 to the limit), e.g. by batch size. @default 1 */
+  cost?: ((req: Req) => MaybePromise<number>) | undefined;
+  /** This caller's own limit per window (a plan tier); headers and the in-flight bound follow it. @default the limiter's */
+  limit?: ((req: Req) => MaybePromise<number>) | undefined;
   /** Send `RateLimit-Policy` / `RateLimit` on allowed responses too, not only on 429. @default true */
   headers?: boolean | undefined;
 };
@@ -42,7 +53,7 @@ export type FrameworkDefaults<Req> = {
   headerOf(req: Req, name: string): string | undefined;
 };
 
-/** `next`: run the route with these headers added; `send`: answer now (429 or 503). */
+/** `next`: run the route with these headers added; `send`: answer now (429, 403 or 503). */
 export type LimitOutcome =
   | { kind: "next"; headers: Record<string, string> }
   | { kind: "send"; status: number; headers: Record<string, string>; body: string };
@@ -57,14 +68,24 @@ const NO_HEADERS: Record<string, string> = {};
  * const outcome = await limit(req); // then set outcome.headers, and send or call next()
  */
 export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOptions<Req>, defaults: FrameworkDefaults<Req>) {
-  const keyOf = options.getKey ?? defaultKey(options, defaults);
+  const addressOf = addressOfRequest(defaults, addressReader(options.trustProxy ?? 0));
+  const keyOf = options.getKey ?? requestKey(options, defaults, addressOf);
+  const allowed = options.allowList ? addressList(options.allowList, "allowList entry") : undefined;
+  const denied = options.denyList ? addressList(options.denyList, "denyList entry") : undefined;
   const sendHeaders = options.headers ?? true;
+  const { skip, cost, limit } = options;
 
   return async function limitRequest(req: Req): Promise<LimitOutcome> {
+    if (allowed || denied) {
+      const address = addressOf(req);
+      if (address !== undefined && denied?.(address)) return errorOutcome(rateLimitedError(deniedDecision(limiter)));
+      if (address !== undefined && allowed?.(address)) return PASS;
+    }
+    if (skip && (await skip(req))) return PASS;
     const key = await keyOf(req);
-    if (key === undefined) return { kind: "next", headers: NO_HEADERS };
+    if (key === undefined) return PASS;
     try {
-      const decision = await limiter.check(key);
+      const decision = await limiter.check(key, { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined });
       if (decision.allowed) return { kind: "next", headers: sendHeaders ? rateLimitHeaders(decision) : NO_HEADERS };
       return errorOutcome(rateLimitedError(decision));
     } catch (err) {
@@ -75,29 +96,13 @@ export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOpt
   };
 }
 
-function errorOutcome(error: RateLimitError): LimitOutcome {
-  return { kind: "send", status: error.status, headers: error.headers, body: JSON.stringify(error.toJSON()) };
+const PASS: LimitOutcome = { kind: "next", headers: NO_HEADERS };
+
+/** A deny-listed address: banned with no end, so no Retry-After. */
+function deniedDecision(limiter: RateLimiter): RateLimitDecision {
+  return { allowed: false, policy: limiter.policy, remaining: 0, resetMs: 0, retryAfterMs: Infinity, counted: true, banned: true };
 }
 
-/** JSON arrays keep the parts apart: no user id or header value can forge another caller's key. */
-function defaultKey<Req>(options: RateLimitRouteOptions<Req>, defaults: FrameworkDefaults<Req>) {
-  const addressOf = addressReader(options.trustProxy ?? 0, options.ipv6Prefix ?? 56);
-  const callerOf = async (req: Req): Promise<string> => {
-    const id = options.getUserId ? await options.getUserId(req) : defaults.userIdOf(req);
-    if (typeof id === "string" || typeof id === "number") return `user:${id}`;
-    // Without a user or an address every anonymous client shares one quota: say so in the key.
-    return `ip:${addressOf(defaults.peerOf(req), defaults.headerOf(req, "x-forwarded-for")) ?? "unknown"}`;
-  };
-  const routeOf = options.getRoute ?? defaults.routeOf;
-
-  if (options.keyBy === "idempotencyKey") {
-    return async function idempotencyKeyKeyOf(req: Req): Promise<string | undefined> {
-      // null (a header the idempotency block refuses) is one key per caller: garbage buys no quota.
-      const key = idempotencyKeyOf(defaults.headerOf(req, "idempotency-key"));
-      return key === undefined ? undefined : JSON.stringify([routeOf(req), await callerOf(req), key]);
-    };
-  }
-  return async function routeKeyOf(req: Req): Promise<string> {
-    return JSON.stringify([routeOf(req), await callerOf(req)]);
-  };
+function errorOutcome(error: RateLimitError): LimitOutcome {
+  return { kind: "send", status: error.status, headers: error.headers, body: JSON.stringify(error.toJSON()) };
 }

@@ -22,7 +22,8 @@ import { RATE_LIMITERS, RateLimit, RateLimitInterceptor } from "@/blocks/rate-li
 import type { RateLimitRouteOptions } from "@/blocks/rate-limiter/http/limit-route";
 import type { RateLimiter } from "@/blocks/rate-limiter/limiter";
 
-type Options = Pick<RateLimitRouteOptions<never>, "trustProxy" | "ipv6Prefix" | "keyBy">;
+/** Route options that read no framework request: the same value works on every adapter. */
+type Options = Omit<RateLimitRouteOptions<unknown>, "getUserId" | "getRoute" | "getKey">;
 export type IdentityApp = { base: string; close(): Promise<void> };
 export type IdentityFramework = { name: string; serve(limiter: RateLimiter, options: Options): Promise<IdentityApp> };
 
