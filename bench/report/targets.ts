@@ -68,11 +68,13 @@ const LOCK_PATH_LIMIT = 5;
 function rateLimiterTargets(results: Omit<BenchResults, "targets">): Target[] {
   const r = results.rateLimiter;
   if (!r) return [];
-  const targets: Target[] = r.roundTrips.map((t) => ({
-    target: `rate limiter on ${t.store === "redis" ? "Redis" : "PostgreSQL"}: 1 round trip per decision`,
-    measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`,
-    met: t.perDecision === 1,
-  }));
+  const targets: Target[] = r.roundTrips.flatMap((t) => {
+    const store = t.store === "redis" ? "Redis" : "PostgreSQL";
+    const allowed = { target: `rate limiter on ${store}: 1 round trip per allowed decision`, measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`, met: t.perDecision === 1 };
+    // Issue 31: a caller refused until T costs no store round trip until T.
+    if (t.blocked === undefined) return [allowed];
+    return [allowed, { target: `rate limiter on ${store}: 0 round trips for a refused caller inside its block window`, measured: `${t.blockedRoundTrips} for ${t.blocked} refusals`, met: t.blockedRoundTrips === 0 }];
+  });
   for (const storm of r.lockPath.filter((s) => s.limiter)) {
     targets.push({
       target: `lock-path limiter: ${storm.retries} rapid retries of one key cause <= ${LOCK_PATH_LIMIT} store creates and 1 execution`,
