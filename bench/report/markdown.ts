@@ -73,7 +73,7 @@ function rateLimiter(results: BenchResults): string {
   const r = results.rateLimiter;
   if (!r) return "";
   return [
-    `${cpuMethod(r.cpu)} Express route behind \`rateLimit()\` with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users.`,
+    `${cpuMethod(r.cpu)} Express (and Fastify) route behind \`rateLimit()\`, and behind rate-limiter-flexible (Express) and @fastify/rate-limit (Fastify) on Redis, with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users.`,
     cpuTable(r.cpu),
     `The shared HTTP step alone (key, memory decision, headers), in process: ${r.inProcessUs} µs CPU per request.`,
     table(

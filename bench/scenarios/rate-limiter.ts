@@ -45,6 +45,14 @@ const ROUTES: ServerWish[] = [
   { framework: "express", variant: "rate-limited", backend: "memory" },
   { framework: "express", variant: "rate-limited", backend: "redis" },
   { framework: "express", variant: "rate-limited", backend: "postgres" },
+  { framework: "express", variant: "rate-limiter-flexible", backend: "redis" },
+];
+
+/** Issue 31: ours against @fastify/rate-limit on Fastify, both on Redis. */
+const FASTIFY_ROUTES: ServerWish[] = [
+  { framework: "fastify", variant: "bare", backend: "none" },
+  { framework: "fastify", variant: "rate-limited", backend: "redis" },
+  { framework: "fastify", variant: "fastify-rate-limit", backend: "redis" },
 ];
 
 /** The shared HTTP step alone (key, memory decision, headers), in this process: steadier than an HTTP difference. */
@@ -140,6 +148,8 @@ async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockP
 export async function rateLimiter(pool: pg.Pool): Promise<RateLimiterResult> {
   console.log("server CPU per request, Express:");
   const cpu = await cpuRows(pool, "rl_cpu", "express", ROUTES, ["fresh"]);
+  console.log("server CPU per request, Fastify:");
+  cpu.push(...(await cpuRows(pool, "rl_cpu_fastify", "fastify", FASTIFY_ROUTES, ["fresh"])));
   const inProcessUs = await inProcessMicros();
   console.log(`\nthe shared HTTP step alone, in process: ${inProcessUs} µs CPU per request\n\nround trips:`);
   const redis = openRedis();
