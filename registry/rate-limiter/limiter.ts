@@ -72,10 +72,9 @@ export class RateLimiter {
     // The slot is free when the store answers, not when we stop waiting: a store that is slow for
     // one key never holds more than `maxInFlight` of its calls.
     const release = () => this.release(stored, cost);
-    call.then(release, release);
     let decision: RateLimitDecision;
     try {
-      decision = decisionOf(policy, rate, await withTimeout(call, this.options.timeoutMs, "rate-limit store"), cost);
+      decision = decisionOf(policy, rate, await withTimeout(call, this.options.timeoutMs, "rate-limit store", release), cost);
     } catch (err) {
       decision = await this.storeFailed(policy, rate, stored, logged, cost, err);
       return decision.allowed || !decision.counted ? decision : this.refused(decision, stored, logged, cost);
@@ -86,7 +85,7 @@ export class RateLimiter {
       this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
       return this.refused(decision, stored, logged, cost);
     }
-    void this.insurance.take(stored, costRate(rate, cost));
+    this.insurance.takeNow(stored, costRate(rate, cost));
     this.observer.decision("allowed", fields);
     return decision;
   }
@@ -153,7 +152,7 @@ export class RateLimiter {
     // Name, message and code only: driver errors can carry connection strings and request details.
     const fields = { policy: policy.name, key: logged, reason, err: describe(err) };
     if (this.options.onStoreError === "insurance") {
-      const decision = decisionOf(policy, rate, await this.insurance.take(stored, costRate(rate, cost)), cost);
+      const decision = decisionOf(policy, rate, this.insurance.takeNow(stored, costRate(rate, cost)), cost);
       this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", { ...fields, remaining: decision.remaining });
       return decision;
     }

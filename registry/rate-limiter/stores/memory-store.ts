@@ -31,6 +31,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, rate: GcraRate): Promise<StoreDecision> {
+    return this.takeNow(key, rate);
+  }
+
+  /** `take` without the promise: for callers in this process that need the answer at once (the limiter's insurance). */
+  takeNow(key: string, rate: GcraRate): StoreDecision {
     const now = Math.floor(this.now() * 1000);
     this.sweep(now);
     const stored = this.tats.get(key);
