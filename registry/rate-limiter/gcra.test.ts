@@ -24,6 +24,8 @@ describe("GCRA", () => {
     const [first, second, third] = attempts([0, 0, 0]);
     expect([first?.remaining, second?.remaining, third?.remaining]).toEqual([2, 1, 0]);
     expect(third?.resetMs).toBe(3_000);
+    // The effective window: one more request comes back after one interval, whatever is left.
+    expect([first?.nextMs, second?.nextMs, third?.nextMs]).toEqual([1_000, 1_000, 1_000]);
   });
 
   it("tells a refused request exactly when the next one fits, and that one is allowed", () => {

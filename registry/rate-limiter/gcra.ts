@@ -48,12 +48,14 @@ export function costRate(rate: GcraRate, cost: number): GcraRate {
  */
 export function decisionOf(policy: RateLimitPolicy, rate: GcraRate, answer: StoreDecision, cost = 1): RateLimitDecision {
   const debt = Math.max(0, answer.tat - answer.now);
-  const remaining = Math.floor((rate.capacityUs - debt) / rate.intervalUs);
+  const remaining = Math.min(policy.limit, Math.max(0, Math.floor((rate.capacityUs - debt) / rate.intervalUs)));
   return {
     allowed: answer.allowed,
     policy,
-    remaining: Math.min(policy.limit, Math.max(0, remaining)),
+    remaining,
     resetMs: Math.ceil(debt / 1000),
+    // The debt falls continuously; one more request fits once it is one interval lower than now.
+    nextMs: Math.ceil(Math.max(0, debt + (remaining + 1) * rate.intervalUs - rate.capacityUs) / 1000),
     retryAfterMs: answer.allowed ? 0 : Math.ceil(Math.max(0, debt + rate.intervalUs * cost - rate.capacityUs) / 1000),
     counted: true,
     banned: false,

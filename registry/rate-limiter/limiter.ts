@@ -142,7 +142,7 @@ export class RateLimiter {
   private refusedLocally(outcome: "in_flight_limited" | "block_cached" | "banned", policy: RateLimitPolicy, rate: GcraRate, key: string, ms: number, cost: number, banned: boolean): RateLimitDecision {
     this.observer.decision(outcome, { policy: policy.name, key, retryAfterMs: ms });
     const resetMs = ms + Math.ceil((rate.capacityUs - rate.intervalUs * cost) / 1000);
-    const decision = { allowed: false, policy, remaining: 0, resetMs, retryAfterMs: ms, counted: true, banned };
+    const decision = { allowed: false, policy, remaining: 0, resetMs, nextMs: ms, retryAfterMs: ms, counted: true, banned };
     return banned ? decision : this.countRefusal(decision, `${policy.name}:${key}`, key, cost);
   }
 
@@ -165,7 +165,7 @@ export class RateLimiter {
       });
     }
     this.observer.decision("failed_open", fields);
-    return { allowed: true, policy, remaining: policy.limit, resetMs: 0, retryAfterMs: 0, counted: false, banned: false };
+    return { allowed: true, policy, remaining: policy.limit, resetMs: 0, nextMs: 0, retryAfterMs: 0, counted: false, banned: false };
   }
 }
 

@@ -43,6 +43,11 @@ export type RateLimitDecision = {
   remaining: number;
   /** Until the key is back to its full `limit`. */
   resetMs: number;
+  /**
+   * Until one more request is available: within it the caller can use no more than `remaining`
+   * (the draft's "effective window", the `t` of the `RateLimit` field).
+   */
+  nextMs: number;
   /** When refused: until one more request is allowed; 0 otherwise. */
   retryAfterMs: number;
   /** False when the store failed and the request went through uncounted (`onStoreError: "allow"`). */

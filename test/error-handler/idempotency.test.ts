@@ -184,7 +184,7 @@ describe("fetch: withProblems() around withRateLimit and withIdempotency", () =>
     await post(payments, "key-storm", 100);
     const answer = await post(payments, "key-storm", 100);
     expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=60' });
+    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=30' });
   });
 
   it("leaves a route's own error body alone when its code is not in the table", async () => {
@@ -236,7 +236,7 @@ describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
     await post("/payments", "key-storm", 100);
     const answer = await post("/payments", "key-storm", 100);
     expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=60' });
+    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=30' });
   });
 
   it("leaves a route's own error body alone when its code is not in the table", async () => {

@@ -24,7 +24,8 @@ for (const kind of allStoreKinds) {
       const { store, close } = await server.fresh();
       const countingStore = counting(store);
       try {
-        await run(new RateLimiter(countingStore, { name: "features", limit: 4, windowMs: 60_000, ...options }), countingStore);
+        // A generous timeout: these tests are about the features, not a store slowed by parallel suites.
+        await run(new RateLimiter(countingStore, { name: "features", limit: 4, windowMs: 60_000, timeoutMs: 10_000, ...options }), countingStore);
       } finally {
         await close();
       }

@@ -22,7 +22,7 @@ for (const kind of allStoreKinds) {
         try {
           const allowed = [await app.send("u_1"), await app.send("u_1"), await app.send("u_1")];
           expect(allowed.map((r) => r.status)).toEqual([201, 201, 201]);
-          expect(allowed.map((r) => r.headers.ratelimit)).toEqual(['"payments";r=2;t=20', '"payments";r=1;t=40', '"payments";r=0;t=60']);
+          expect(allowed.map((r) => r.headers.ratelimit)).toEqual(['"payments";r=2;t=20', '"payments";r=1;t=20', '"payments";r=0;t=20']);
           expect(allowed[0]?.headers["ratelimit-policy"]).toBe('"payments";q=3;w=60');
           expect(allowed[0]?.headers["retry-after"]).toBeUndefined();
 
@@ -31,7 +31,8 @@ for (const kind of allStoreKinds) {
           expect(refused.headers["content-type"]).toMatch(/^application\/json/);
           expect(refused.headers["retry-after"]).toBe("20");
           expect(refused.headers["ratelimit-policy"]).toBe('"payments";q=3;w=60');
-          expect(refused.headers.ratelimit).toBe('"payments";r=0;t=60');
+          // The effective window of draft -11: no more than r=0 until Retry-After.
+          expect(refused.headers.ratelimit).toBe('"payments";r=0;t=20');
           expect(refused.body).toEqual({ error: { code: "RATE_LIMITED", message: "Too many requests: retry later." } });
 
           expect((await app.send("u_2")).status).toBe(201);

@@ -100,7 +100,7 @@ const PASS: LimitOutcome = { kind: "next", headers: NO_HEADERS };
 
 /** A deny-listed address: banned with no end, so no Retry-After. */
 function deniedDecision(limiter: RateLimiter): RateLimitDecision {
-  return { allowed: false, policy: limiter.policy, remaining: 0, resetMs: 0, retryAfterMs: Infinity, counted: true, banned: true };
+  return { allowed: false, policy: limiter.policy, remaining: 0, resetMs: 0, nextMs: 0, retryAfterMs: Infinity, counted: true, banned: true };
 }
 
 function errorOutcome(error: RateLimitError): LimitOutcome {
