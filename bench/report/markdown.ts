@@ -73,10 +73,13 @@ function rateLimiter(results: BenchResults): string {
   const r = results.rateLimiter;
   if (!r) return "";
   return [
-    `${cpuMethod(r.cpu)} Express route behind \`rateLimit()\` with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users.`,
+    `${cpuMethod(r.cpu)} Express (and Fastify) route behind \`rateLimit()\`, and behind rate-limiter-flexible (Express) and @fastify/rate-limit (Fastify) on Redis, with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users.`,
     cpuTable(r.cpu),
     `The shared HTTP step alone (key, memory decision, headers), in process: ${r.inProcessUs} µs CPU per request.`,
-    table(["Store", "decisions", "round trips", "per decision"], r.roundTrips.map((t) => [t.store, t.decisions, t.roundTrips, t.perDecision])),
+    table(
+      ["Store", "allowed decisions", "round trips", "per decision", "refusals inside the block window", "their round trips"],
+      r.roundTrips.map((t) => [t.store, t.decisions, t.roundTrips, t.perDecision, t.blocked ?? "–", t.blockedRoundTrips ?? "–"]),
+    ),
     "Lock path: rapid retries of one key (20 at a time) against the idempotency block on PostgreSQL, with and without the README's limiter keyed by user + `Idempotency-Key` (`limit: 5`):",
     table(["lock-path limiter", "retries", "store creates", "executions", "refused (429)"], r.lockPath.map((s) => [s.limiter ? "yes" : "no", s.retries, s.creates, s.executions, s.refused])),
   ].join("\n\n");

@@ -68,11 +68,24 @@ const LOCK_PATH_LIMIT = 5;
 function rateLimiterTargets(results: Omit<BenchResults, "targets">): Target[] {
   const r = results.rateLimiter;
   if (!r) return [];
-  const targets: Target[] = r.roundTrips.map((t) => ({
-    target: `rate limiter on ${t.store === "redis" ? "Redis" : "PostgreSQL"}: 1 round trip per decision`,
-    measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`,
-    met: t.perDecision === 1,
-  }));
+  const targets: Target[] = r.roundTrips.flatMap((t) => {
+    const store = t.store === "redis" ? "Redis" : "PostgreSQL";
+    const allowed = { target: `rate limiter on ${store}: 1 round trip per allowed decision`, measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`, met: t.perDecision === 1 };
+    // Issue 31: a caller refused until T costs no store round trip until T.
+    if (t.blocked === undefined) return [allowed];
+    return [allowed, { target: `rate limiter on ${store}: 0 round trips for a refused caller inside its block window`, measured: `${t.blockedRoundTrips} for ${t.blocked} refusals`, met: t.blockedRoundTrips === 0 }];
+  });
+  // Issue 31: added CPU per allowed request on Redis at most the peer's on the same framework, same run.
+  for (const [framework, peer, name] of [["express", "rate-limiter-flexible", "rate-limiter-flexible"], ["fastify", "fastify-rate-limit", "@fastify/rate-limit"]] as const) {
+    const theirs = r.cpu.find((row) => row.framework === framework && row.route.variant === peer && row.addedUs !== undefined);
+    const ours = r.cpu.find((row) => row.framework === framework && row.route.variant === "rate-limited" && row.route.backend === "redis" && row.addedUs !== undefined);
+    if (!theirs || !ours) continue;
+    targets.push({
+      target: `rate limiter on ${framework}, Redis: added CPU per allowed request <= 1.0x ${name}'s`,
+      measured: `ours ${signedMicros(ours.addedUs as number)}, ${name} ${signedMicros(theirs.addedUs as number)}`,
+      met: (ours.addedUs as number) <= (theirs.addedUs as number),
+    });
+  }
   for (const storm of r.lockPath.filter((s) => s.limiter)) {
     targets.push({
       target: `lock-path limiter: ${storm.retries} rapid retries of one key cause <= ${LOCK_PATH_LIMIT} store creates and 1 execution`,

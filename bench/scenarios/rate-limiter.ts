@@ -25,7 +25,18 @@ const DECISIONS = 500;
 /** The lock-path recipe of the block's README: `limit: 5` per user + key, 200 rapid retries of one key, 20 at a time. */
 const LOCK_PATH = { limit: 5, retries: 200, wave: 20 };
 
-export type RoundTripsPerDecision = { store: "redis" | "postgres"; decisions: number; roundTrips: number; perDecision: number };
+/**
+ * `decisions` / `roundTrips`: allowed decisions and what reached the store for them; `blocked` /
+ * `blockedRoundTrips`: refusals of callers already refused (inside their block window) and theirs.
+ */
+export type RoundTripsPerDecision = {
+  store: "redis" | "postgres";
+  decisions: number;
+  roundTrips: number;
+  perDecision: number;
+  blocked?: number;
+  blockedRoundTrips?: number;
+};
 export type LockPathStorm = { limiter: boolean; retries: number; creates: number; executions: number; refused: number };
 export type RateLimiterResult = { cpu: CpuRow[]; inProcessUs: number; roundTrips: RoundTripsPerDecision[]; lockPath: LockPathStorm[] };
 
@@ -34,14 +45,22 @@ const ROUTES: ServerWish[] = [
   { framework: "express", variant: "rate-limited", backend: "memory" },
   { framework: "express", variant: "rate-limited", backend: "redis" },
   { framework: "express", variant: "rate-limited", backend: "postgres" },
+  { framework: "express", variant: "rate-limiter-flexible", backend: "redis" },
+];
+
+/** Issue 31: ours against @fastify/rate-limit on Fastify, both on Redis. */
+const FASTIFY_ROUTES: ServerWish[] = [
+  { framework: "fastify", variant: "bare", backend: "none" },
+  { framework: "fastify", variant: "rate-limited", backend: "redis" },
+  { framework: "fastify", variant: "fastify-rate-limit", backend: "redis" },
 ];
 
 /** The shared HTTP step alone (key, memory decision, headers), in this process: steadier than an HTTP difference. */
 async function inProcessMicros(): Promise<number> {
-  const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "bench", limit: 1_000_000_000, windowMs: 60_000 });
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "bench", limit: 10_000_000, windowMs: 60_000 });
   const limit = limitRoute(limiter, { getUserId: (req: { user: string }) => req.user }, {
     userIdOf: () => undefined,
-    ipOf: () => undefined,
+    peerOf: () => undefined,
     routeOf: () => "POST /payments",
     headerOf: () => undefined,
   });
@@ -55,15 +74,23 @@ async function inProcessMicros(): Promise<number> {
   return round((used.user + used.system) / IN_PROCESS_CALLS);
 }
 
-/** Decisions (allowed and refused alike, limit 5 over 100 callers) and what reached the store for them. */
+/**
+ * Allowed decisions (limit 5 over 100 callers, 5 each) and what reached the store for them; then
+ * one refusal per caller (it reaches the store and starts the block window), then the refusals
+ * inside that window, which should reach it no more (the limiter's block cache).
+ */
 async function perDecision(store: "redis" | "postgres", limiterOn: (count: () => void) => Promise<RateLimiter>): Promise<RoundTripsPerDecision> {
   let trips = 0;
   const limiter = await limiterOn(() => void trips++);
   await limiter.check("warm-up"); // Redis: the first call may load the script (NOSCRIPT, then EVAL)
   trips = 0;
   for (let i = 0; i < DECISIONS; i++) await limiter.check(`u_${i % 100}`);
-  const row = { store, decisions: DECISIONS, roundTrips: trips, perDecision: round(trips / DECISIONS) };
-  console.log(`  ${store.padEnd(10)} ${row.perDecision} round trips per decision`);
+  const allowedTrips = trips;
+  for (let i = 0; i < 100; i++) await limiter.check(`u_${i}`);
+  trips = 0;
+  for (let i = 0; i < DECISIONS; i++) await limiter.check(`u_${i % 100}`);
+  const row = { store, decisions: DECISIONS, roundTrips: allowedTrips, perDecision: round(allowedTrips / DECISIONS), blocked: DECISIONS, blockedRoundTrips: trips };
+  console.log(`  ${store.padEnd(10)} ${row.perDecision} round trips per allowed decision, ${trips} for ${DECISIONS} refusals inside their block window`);
   return row;
 }
 
@@ -121,6 +148,8 @@ async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockP
 export async function rateLimiter(pool: pg.Pool): Promise<RateLimiterResult> {
   console.log("server CPU per request, Express:");
   const cpu = await cpuRows(pool, "rl_cpu", "express", ROUTES, ["fresh"]);
+  console.log("server CPU per request, Fastify:");
+  cpu.push(...(await cpuRows(pool, "rl_cpu_fastify", "fastify", FASTIFY_ROUTES, ["fresh"])));
   const inProcessUs = await inProcessMicros();
   console.log(`\nthe shared HTTP step alone, in process: ${inProcessUs} µs CPU per request\n\nround trips:`);
   const redis = openRedis();

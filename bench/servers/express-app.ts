@@ -29,6 +29,11 @@ export async function expressApp(spec: ServerSpec): Promise<{ app: Express } & C
     const limited = await rateLimitedRoute(spec);
     app.post(ROUTE, limited.handler, express.json(), payment);
     close = limited.close;
+  } else if (spec.variant === "rate-limiter-flexible") {
+    const { rateLimiterFlexibleRoute } = await import("./peer-rate-limiters");
+    const limited = await rateLimiterFlexibleRoute(spec);
+    app.post(ROUTE, limited.handler, express.json(), payment);
+    close = limited.close;
   } else if (spec.variant === "express-idempotency" || spec.variant === "node-idempotency") {
     const peer = spec.variant === "express-idempotency" ? await expressIdempotencyRoute(spec) : await nodeIdempotencyRoute(spec);
     app.post(ROUTE, ...peer.handlers);

@@ -1,8 +1,9 @@
-// The bare Express route behind the rate-limiter block's `rateLimit()` middleware, on its memory, Redis or PostgreSQL store.
+// The bare route behind the rate-limiter block's `rateLimit()` (Express middleware or Fastify hook), on its memory, Redis or PostgreSQL store.
 import type { RequestHandler } from "express";
 import pg from "pg";
 import { Redis } from "ioredis";
 import { rateLimit } from "@/blocks/rate-limiter/adapters/express";
+import { rateLimit as fastifyRateLimit } from "@/blocks/rate-limiter/adapters/fastify";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { MemoryRateLimitStore } from "@/blocks/rate-limiter/stores/memory-store";
 import { PostgresRateLimitStore } from "@/blocks/rate-limiter/stores/postgres-store";
@@ -29,9 +30,18 @@ async function limiterStore(spec: ServerSpec): Promise<{ store: RateLimitStore }
 }
 
 /** A quota nobody reaches: every request takes the full allowed path (one store decision, the headers). */
-export async function rateLimitedRoute(spec: ServerSpec): Promise<{ handler: RequestHandler } & Closable> {
+async function benchLimiter(spec: ServerSpec): Promise<{ limiter: RateLimiter; getUserId: () => string } & Closable> {
   const { store, close } = await limiterStore(spec);
-  const limiter = new RateLimiter(store, { name: "bench", limit: 1_000_000_000, windowMs: 60_000 });
   let caller = 0;
-  return { handler: rateLimit(limiter, { getUserId: () => `u_${caller++ % USERS}` }), close };
+  return { limiter: new RateLimiter(store, { name: "bench", limit: 10_000_000, windowMs: 60_000 }), getUserId: () => `u_${caller++ % USERS}`, close };
+}
+
+export async function rateLimitedRoute(spec: ServerSpec): Promise<{ handler: RequestHandler } & Closable> {
+  const { limiter, getUserId, close } = await benchLimiter(spec);
+  return { handler: rateLimit(limiter, { getUserId }), close };
+}
+
+export async function rateLimitedHook(spec: ServerSpec): Promise<{ hook: ReturnType<typeof fastifyRateLimit> } & Closable> {
+  const { limiter, getUserId, close } = await benchLimiter(spec);
+  return { hook: fastifyRateLimit(limiter, { getUserId }), close };
 }

@@ -7,7 +7,15 @@ export type Framework = "express" | "fastify" | "hono" | "koa" | "nestjs" | "nes
  * `block`: our adapter; `floor`: the hand-written two-statement route; `rate-limited`: the bare route
  * behind the rate-limiter block's middleware (its `backend` is the limiter's store); the rest: peer libraries.
  */
-export type Variant = "bare" | "block" | "floor" | "rate-limited" | "express-idempotency" | "node-idempotency";
+export type Variant =
+  | "bare"
+  | "block"
+  | "floor"
+  | "rate-limited"
+  | "express-idempotency"
+  | "node-idempotency"
+  | "rate-limiter-flexible"
+  | "fastify-rate-limit";
 
 /**
  * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over

@@ -1,7 +1,9 @@
-// RateLimitError: RATE_LIMITED (429) or RATE_LIMITER_UNAVAILABLE (503), recognised by its code.
+// RateLimitError: RATE_LIMITED (429), RATE_LIMIT_BANNED (403) or RATE_LIMITER_UNAVAILABLE (503), recognised by its code.
 
 export const RateLimitErrorCode = {
   RATE_LIMITED: "RATE_LIMITED",
+  /** Too many refusals in a window (the limiter's `ban`), or a deny-listed address: 403 for the ban's duration. */
+  RATE_LIMIT_BANNED: "RATE_LIMIT_BANNED",
   /** The store failed and the limiter is configured to fail closed. */
   RATE_LIMITER_UNAVAILABLE: "RATE_LIMITER_UNAVAILABLE",
 } as const;
@@ -9,6 +11,7 @@ export type RateLimitErrorCode = (typeof RateLimitErrorCode)[keyof typeof RateLi
 
 export const RATE_LIMIT_ERROR_STATUS: Record<RateLimitErrorCode, number> = {
   RATE_LIMITED: 429,
+  RATE_LIMIT_BANNED: 403,
   RATE_LIMITER_UNAVAILABLE: 503,
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decisionOf, gcraStep, rateOf } from "./gcra";
+import { checkPolicy, decisionOf, gcraStep, rateOf } from "./gcra";
 import type { RateLimitPolicy } from "./types";
 
 const policy: RateLimitPolicy = { name: "default", limit: 3, windowMs: 3_000 };
@@ -9,7 +9,7 @@ const rate = rateOf(policy);
 function attempts(times: number[]) {
   let tat: number | undefined;
   return times.map((now) => {
-    const answer = gcraStep(tat, now, rate);
+    const answer = gcraStep(tat, now * 1000, rate);
     tat = answer.tat;
     return decisionOf(policy, rate, answer);
   });
@@ -24,6 +24,8 @@ describe("GCRA", () => {
     const [first, second, third] = attempts([0, 0, 0]);
     expect([first?.remaining, second?.remaining, third?.remaining]).toEqual([2, 1, 0]);
     expect(third?.resetMs).toBe(3_000);
+    // The effective window: one more request comes back after one interval, whatever is left.
+    expect([first?.nextMs, second?.nextMs, third?.nextMs]).toEqual([1_000, 1_000, 1_000]);
   });
 
   it("tells a refused request exactly when the next one fits, and that one is allowed", () => {
@@ -43,7 +45,41 @@ describe("GCRA", () => {
     expect(decisions.filter((d) => d.allowed)).toHaveLength(3);
   });
 
-  it("rounds the interval up, so a policy is never looser than written", () => {
-    expect(rateOf({ name: "p", limit: 7, windowMs: 1_000 })).toEqual({ intervalMs: 143, capacityMs: 1_001 });
+  it("rounds the interval up to the microsecond, so a policy is never looser than written", () => {
+    expect(rateOf({ name: "p", limit: 7, windowMs: 1_000 })).toEqual({ intervalUs: 142_858, capacityUs: 1_000_006 });
+  });
+});
+
+describe("issue 25 findings", () => {
+  it("limit > windowMs: 2000 per second admits 2000 a second, not 1000 (sub-millisecond interval)", () => {
+    const fast: RateLimitPolicy = { name: "p", limit: 2_000, windowMs: 1_000 };
+    const fastRate = rateOf(fast);
+    let tat: number | undefined;
+    const admitted = (nowMs: number, n: number) => {
+      let allowed = 0;
+      for (let i = 0; i < n; i++) {
+        const answer = gcraStep(tat, nowMs * 1000, fastRate);
+        tat = answer.tat;
+        if (answer.allowed) allowed++;
+      }
+      return allowed;
+    };
+    expect(admitted(0, 2_000)).toBe(2_000);
+    expect(admitted(1_000, 2_500)).toBe(2_000);
+    expect(admitted(1_250, 1_000)).toBe(500);
+  });
+
+  it("a backward clock step costs a key one interval, not the whole step", () => {
+    // The key's TAT was written an hour ahead of the clock it now meets (the clock stepped back an hour).
+    const hourAhead = 3_600_000_000;
+    const refused = gcraStep(hourAhead, 0, rate);
+    expect(refused).toEqual({ allowed: false, tat: rate.capacityUs, now: 0 });
+    expect(decisionOf(policy, rate, refused).retryAfterMs).toBe(1_000);
+    expect(gcraStep(refused.tat, rate.intervalUs, rate).allowed).toBe(true);
+  });
+
+  it("refuses rates finer than one request per microsecond and windows past a year", () => {
+    expect(() => checkPolicy({ name: "p", limit: 1_001, windowMs: 1 })).toThrow(/at most one request per microsecond/);
+    expect(() => checkPolicy({ name: "p", limit: 1, windowMs: 400 * 86_400_000 })).toThrow(/Invalid windowMs/);
   });
 });

@@ -1,8 +1,8 @@
 // The rate-limiter block's public surface: the limiter, its stores, errors, headers and observability hooks.
 export { RateLimiter, rateLimitedError } from "./limiter";
-export type { RateLimiterOptions } from "./limiter";
+export type { BanOptions, CheckOptions, OnStoreError, RateLimiterOptions } from "./limiter";
 export { RateLimitError, RateLimitErrorCode, RATE_LIMIT_ERROR_STATUS, isRateLimitError } from "./errors";
-export { checkPolicy, decisionOf, gcraStep, rateOf } from "./gcra";
+export { checkPolicy, costRate, decisionOf, gcraStep, rateOf } from "./gcra";
 export { formatRateLimit, formatRateLimitPolicy, rateLimitHeaders, retryAfterSeconds } from "./http/headers";
 export { MemoryRateLimitStore } from "./stores/memory-store";
 export type { MemoryRateLimitStoreOptions } from "./stores/memory-store";

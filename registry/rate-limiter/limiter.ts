@@ -1,31 +1,24 @@
-// RateLimiter: one policy over one store, with a time limit on the store and fail-open or fail-closed behaviour.
+// RateLimiter: one policy over one store, bounded in time and in calls per key, with an insurance limiter, a block cache and bans.
 import { createHash } from "node:crypto";
+import { BlockCache } from "./block-cache";
 import { RateLimitError } from "./errors";
-import { checkPolicy, decisionOf, rateOf } from "./gcra";
-import { rateLimitHeaders, retryAfterSeconds } from "./http/headers";
-import { silentLogger, type RateLimitLogger } from "./logger";
-import { noopMetrics, type RateLimitMetrics } from "./metrics";
+import { checkPolicy, costRate, decisionOf, gcraStep, rateOf } from "./gcra";
+import { checkOptions, type CheckedOptions, type RateLimiterOptions } from "./limiter-options";
+import { silentLogger } from "./logger";
+import { noopMetrics } from "./metrics";
 import { Observer } from "./observer";
+import { rateLimitedError } from "./refusals";
+import { MemoryRateLimitStore } from "./stores/memory-store";
 import type { GcraRate, RateLimitDecision, RateLimitPolicy, RateLimitStore } from "./types";
 import { TimeoutError, withTimeout } from "./utils/with-timeout";
 
-export type RateLimiterOptions = {
-  /** Requests allowed per window for one key; also the largest burst. */
-  limit: number;
-  windowMs: number;
-  /** Names the policy in headers, metrics and logs, and namespaces its keys in the store. @default "default" */
-  name?: string | undefined;
-  /** How long a decision may wait for the store before it counts as failed. @default 200 */
-  timeoutMs?: number | undefined;
-  /**
-   * What a store failure means for the request: `false` lets it through uncounted (logged at warn,
-   * counted in `rate_limit_decisions_total{outcome="failed_open"}`); `true` refuses it with 503
-   * `RATE_LIMITER_UNAVAILABLE`. @default false
-   */
-  failClosed?: boolean | undefined;
-  logger?: RateLimitLogger | undefined;
-  metrics?: RateLimitMetrics | undefined;
-};
+export type { BanOptions, OnStoreError, RateLimiterOptions } from "./limiter-options";
+export { rateLimitedError } from "./refusals";
+
+/** Per request: `cost` units of the quota (default 1), under this caller's own `limit` (default the policy's). */
+export type CheckOptions = { cost?: number | undefined; limit?: number | undefined };
+
+type Policy = { policy: RateLimitPolicy; rate: GcraRate };
 
 /**
  * @example
@@ -36,83 +29,162 @@ export type RateLimiterOptions = {
 export class RateLimiter {
   readonly policy: RateLimitPolicy;
   private readonly store: RateLimitStore;
-  private readonly rate: GcraRate;
-  private readonly timeoutMs: number;
-  private readonly failClosed: boolean;
+  private readonly options: CheckedOptions;
+  private readonly policies = new Map<number, Policy>();
+  /** Store calls (in cost units) still waiting, by stored key; an entry leaves when back to 0. */
+  private readonly inFlight = new Map<string, number>();
+  /** The same policy in this process's memory: shadows every allowed decision, decides when the store cannot. */
+  private readonly insurance = new MemoryRateLimitStore();
+  private readonly blocks = new BlockCache();
+  /** Refusals per caller for the ban, in this process. */
+  private readonly refusalCounts = new Map<string, number>();
   private readonly observer: Observer;
   private readonly labels: { policy: string };
 
   constructor(store: RateLimitStore, options: RateLimiterOptions) {
+    this.options = checkOptions(options);
     this.store = store;
-    this.policy = checkPolicy({ name: options.name ?? "default", limit: options.limit, windowMs: options.windowMs });
-    this.rate = rateOf(this.policy);
-    this.timeoutMs = options.timeoutMs ?? 200;
-    this.failClosed = options.failClosed ?? false;
+    this.policy = this.options.policy;
+    this.policies.set(this.policy.limit, { policy: this.policy, rate: rateOf(this.policy) });
     this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
     this.labels = { policy: this.policy.name };
   }
 
   /**
-   * Takes one request from `key`'s quota if there is one left. Resolves with the decision, allowed
-   * or not; rejects only when the store failed and the limiter fails closed.
+   * Takes `cost` requests from `key`'s quota if they are left. Resolves with the decision, allowed
+   * or not; rejects only when the store failed and `onStoreError` is `"deny"`.
    */
-  async check(key: string): Promise<RateLimitDecision> {
+  async check(key: string, options: CheckOptions = {}): Promise<RateLimitDecision> {
+    const { policy, rate } = this.policyFor(options.limit);
+    const cost = checkCost(options.cost ?? 1, policy);
+    const logged = boundedKey(key);
+    // The policy name (no ":" in it) namespaces the key: two policies on one store never share a bucket.
+    const stored = `${policy.name}:${logged}`;
+    const blocked = this.options.blockCache || this.options.ban ? this.blocks.blocked(stored, cost, policy.limit) : undefined;
+    if (blocked) return this.refusedLocally(blocked.banned ? "banned" : "block_cached", policy, rate, logged, blocked.ms, cost, blocked.banned);
+    const pending = this.inFlight.get(stored) ?? 0;
+    if (pending + cost > (this.options.maxInFlight ?? policy.limit)) {
+      return this.refusedLocally("in_flight_limited", policy, rate, logged, Math.ceil((rate.intervalUs * cost) / 1000), cost, false);
+    }
+    this.inFlight.set(stored, pending + cost);
     const started = performance.now();
-    const stored = boundedKey(key);
+    const call = this.store.take(stored, costRate(rate, cost));
+    // The slot is free when the store answers, not when we stop waiting: a store that is slow for
+    // one key never holds more than `maxInFlight` of its calls.
+    const release = () => this.release(stored, cost);
     let decision: RateLimitDecision;
     try {
-      // The policy name (no ":" in it) namespaces the key: two policies on one store never share a bucket.
-      const answer = await withTimeout(this.store.take(`${this.policy.name}:${stored}`, this.rate), this.timeoutMs, "rate-limit store");
-      decision = decisionOf(this.policy, this.rate, answer);
+      decision = decisionOf(policy, rate, await withTimeout(call, this.options.timeoutMs, "rate-limit store", release), cost);
     } catch (err) {
-      return this.storeFailed(stored, err);
+      decision = await this.storeFailed(policy, rate, stored, logged, cost, err);
+      return decision.allowed || !decision.counted ? decision : this.refused(decision, stored, logged, cost);
     }
     this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
-    const fields = { policy: this.policy.name, key: stored, remaining: decision.remaining };
-    if (decision.allowed) this.observer.decision("allowed", fields);
-    else this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
+    const fields = { policy: policy.name, key: logged, remaining: decision.remaining };
+    if (!decision.allowed) {
+      this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
+      return this.refused(decision, stored, logged, cost);
+    }
+    this.insurance.takeNow(stored, costRate(rate, cost));
+    this.observer.decision("allowed", fields);
     return decision;
   }
 
   /**
-   * `check`, rejecting with `RATE_LIMITED` when refused: for code outside HTTP (jobs, queues), or
-   * routes that let the app's error handler answer.
+   * `check`, rejecting with `RATE_LIMITED` (or `RATE_LIMIT_BANNED`) when refused: for code outside
+   * HTTP (jobs, queues), or routes that let the app's error handler answer.
    */
-  async consume(key: string): Promise<RateLimitDecision> {
-    const decision = await this.check(key);
+  async consume(key: string, options: CheckOptions = {}): Promise<RateLimitDecision> {
+    const decision = await this.check(key, options);
     if (decision.allowed) return decision;
     throw rateLimitedError(decision);
   }
 
-  private storeFailed(key: string, err: unknown): RateLimitDecision {
+  private policyFor(limit: number | undefined): Policy {
+    const known = this.policies.get(limit ?? this.policy.limit);
+    if (known) return known;
+    const policy = checkPolicy({ ...this.policy, limit: limit as number });
+    const entry = { policy, rate: rateOf(policy) };
+    // Per-caller limits are usually a few tiers; past that, compute each time rather than grow.
+    if (this.policies.size < 100) this.policies.set(policy.limit, entry);
+    return entry;
+  }
+
+  private release(key: string, cost: number): void {
+    const pending = (this.inFlight.get(key) ?? cost) - cost;
+    if (pending > 0) this.inFlight.set(key, pending);
+    else this.inFlight.delete(key);
+  }
+
+  /** Remembers a refusal until its Retry-After, and counts it toward a ban. */
+  private refused(decision: RateLimitDecision, stored: string, logged: string, cost: number): RateLimitDecision {
+    if (this.options.blockCache) this.blocks.block(stored, decision.retryAfterMs, cost, decision.policy.limit);
+    return this.countRefusal(decision, stored, logged, cost);
+  }
+
+  /**
+   * Bans are per process, counted in its memory: a refusal of this process (from the store, the
+   * block cache or the in-flight bound) costs no store round trip, and a ban then costs none either.
+   */
+  private countRefusal(decision: RateLimitDecision, stored: string, logged: string, cost: number): RateLimitDecision {
+    const ban = this.options.ban;
+    if (!ban) return decision;
+    // "!" cannot occur in a policy name: the refusals never share a key with any policy's requests.
+    const countKey = `${ban.refusals.name}!refusals:${logged}`;
+    if (gcraTake(this.refusalCounts, countKey, rateOf(ban.refusals))) return decision;
+    // A fresh count after the ban: its end is a new start, not an instant second ban.
+    this.refusalCounts.delete(countKey);
+    this.blocks.block(stored, ban.forMs, cost, decision.policy.limit, true);
+    this.observer.decision("ban_started", { policy: decision.policy.name, key: logged, forMs: ban.forMs });
+    return { ...decision, retryAfterMs: ban.forMs, banned: true };
+  }
+
+  private refusedLocally(outcome: "in_flight_limited" | "block_cached" | "banned", policy: RateLimitPolicy, rate: GcraRate, key: string, ms: number, cost: number, banned: boolean): RateLimitDecision {
+    this.observer.decision(outcome, { policy: policy.name, key, retryAfterMs: ms });
+    const resetMs = ms + Math.ceil((rate.capacityUs - rate.intervalUs * cost) / 1000);
+    const decision = { allowed: false, policy, remaining: 0, resetMs, nextMs: ms, retryAfterMs: ms, counted: true, banned };
+    return banned ? decision : this.countRefusal(decision, `${policy.name}:${key}`, key, cost);
+  }
+
+  private async storeFailed(policy: RateLimitPolicy, rate: GcraRate, stored: string, logged: string, cost: number, err: unknown): Promise<RateLimitDecision> {
     const reason = err instanceof TimeoutError ? "timeout" : "error";
-    this.observer.count("storeErrors", { policy: this.policy.name, reason });
+    this.observer.count("storeErrors", { policy: policy.name, reason });
     // Name, message and code only: driver errors can carry connection strings and request details.
-    const error = describe(err);
-    if (this.failClosed) {
-      this.observer.decision("failed_closed", { policy: this.policy.name, key, reason, err: error });
+    const fields = { policy: policy.name, key: logged, reason, err: describe(err) };
+    if (this.options.onStoreError === "insurance") {
+      const decision = decisionOf(policy, rate, this.insurance.takeNow(stored, costRate(rate, cost)), cost);
+      this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", { ...fields, remaining: decision.remaining });
+      return decision;
+    }
+    if (this.options.onStoreError === "deny") {
+      this.observer.decision("failed_closed", fields);
       throw new RateLimitError("RATE_LIMITER_UNAVAILABLE", "Rate limiting is unavailable: retry later.", {
         cause: err,
         retryAfterSeconds: 1,
         headers: { "Retry-After": "1" },
       });
     }
-    this.observer.decision("failed_open", { policy: this.policy.name, key, reason, err: error });
-    return { allowed: true, policy: this.policy, remaining: this.policy.limit, resetMs: 0, retryAfterMs: 0, counted: false };
+    this.observer.decision("failed_open", fields);
+    return { allowed: true, policy, remaining: policy.limit, resetMs: 0, nextMs: 0, retryAfterMs: 0, counted: false, banned: false };
   }
 }
 
-/**
- * The RATE_LIMITED error for a refusal, with its `Retry-After` and RateLimit headers.
- *
- * @example
- * if (!decision.allowed) throw rateLimitedError(decision);
- */
-export function rateLimitedError(decision: RateLimitDecision): RateLimitError {
-  return new RateLimitError("RATE_LIMITED", "Too many requests: retry later.", {
-    retryAfterSeconds: retryAfterSeconds(decision),
-    headers: rateLimitHeaders(decision),
-  });
+/** One GCRA step on a plain map (the refusal counts): true when it fits. */
+function gcraTake(tats: Map<string, number>, key: string, rate: GcraRate): boolean {
+  const now = Date.now() * 1000;
+  const answer = gcraStep(tats.get(key), now, rate);
+  tats.delete(key);
+  if (answer.tat > now) tats.set(key, answer.tat);
+  // Bounded like the memory store: the oldest count goes first.
+  if (tats.size > 10_000) tats.delete(tats.keys().next().value as string);
+  return answer.allowed;
+}
+
+function checkCost(cost: number, policy: RateLimitPolicy): number {
+  if (!Number.isSafeInteger(cost) || cost < 1 || cost > policy.limit) {
+    throw new RangeError(`rate-limiter: cost ${cost} must be an integer from 1 to the limit (${policy.limit}).`);
+  }
+  return cost;
 }
 
 const MAX_KEY_LENGTH = 200;

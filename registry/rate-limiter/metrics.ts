@@ -7,7 +7,7 @@ export const RATE_LIMIT_METRICS = {
   decisions: {
     type: "counter",
     name: "rate_limit_decisions_total",
-    help: "Rate-limit decisions, by policy and outcome (allowed, limited, failed_open, failed_closed).",
+    help: "Rate-limit decisions, by policy and outcome (allowed, limited, in_flight_limited, block_cached, ban_started, banned, insurance_allowed, insurance_limited, failed_open, failed_closed).",
     labels: ["policy", "outcome"],
   },
   storeErrors: {

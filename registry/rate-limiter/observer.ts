@@ -4,7 +4,17 @@ import type { MetricLabels, RateLimitCounter, RateLimitHistogram, RateLimitMetri
 
 type Level = "debug" | "info" | "warn" | "error";
 
-export type Outcome = "allowed" | "limited" | "failed_open" | "failed_closed";
+export type Outcome =
+  | "allowed"
+  | "limited"
+  | "in_flight_limited"
+  | "block_cached"
+  | "ban_started"
+  | "banned"
+  | "insurance_allowed"
+  | "insurance_limited"
+  | "failed_open"
+  | "failed_closed";
 
 /**
  * How each outcome is logged. An allowed request is routine (debug); a refusal is worth a line;
@@ -13,6 +23,12 @@ export type Outcome = "allowed" | "limited" | "failed_open" | "failed_closed";
 export const DECISION_LOGS: Record<Outcome, { level: Level; msg: string }> = {
   allowed: { level: "debug", msg: "rate-limit: allowed" },
   limited: { level: "info", msg: "rate-limit: limited" },
+  in_flight_limited: { level: "info", msg: "rate-limit: limited, the key's quota is already waiting on the store" },
+  block_cached: { level: "info", msg: "rate-limit: limited, refused before and not yet due (no store call)" },
+  ban_started: { level: "warn", msg: "rate-limit: caller banned, too many refusals" },
+  banned: { level: "info", msg: "rate-limit: refused, the caller is banned (no store call)" },
+  insurance_allowed: { level: "warn", msg: "rate-limit: store failed, allowed by the local insurance limiter" },
+  insurance_limited: { level: "info", msg: "rate-limit: store failed, limited by the local insurance limiter" },
   failed_open: { level: "warn", msg: "rate-limit: store failed, request let through uncounted" },
   failed_closed: { level: "error", msg: "rate-limit: store failed, request refused" },
 };

@@ -9,17 +9,17 @@ export type RateLimitPolicy = {
 };
 
 /**
- * The policy as GCRA sees it: one request costs `intervalMs` of "debt", and a key may carry at
- * most `capacityMs` of it (`limit` × `intervalMs`), so a burst of `limit` fits and no more.
+ * The policy as GCRA sees it, in microseconds: one request costs `intervalUs` of "debt", and a key
+ * may carry at most `capacityUs` of it (`limit` × `intervalUs`), so a burst of `limit` fits and no more.
  */
 export type GcraRate = {
-  intervalMs: number;
-  capacityMs: number;
+  intervalUs: number;
+  capacityUs: number;
 };
 
 /**
- * What a store answers for one attempt, both instants on the store's own clock (ms since the
- * epoch): `tat` is the key's theoretical arrival time after the attempt (unchanged when refused).
+ * What a store answers for one attempt, both instants on the store's own clock (µs since the
+ * epoch): `tat` is the key's theoretical arrival time after the attempt.
  */
 export type StoreDecision = {
   allowed: boolean;
@@ -43,8 +43,15 @@ export type RateLimitDecision = {
   remaining: number;
   /** Until the key is back to its full `limit`. */
   resetMs: number;
+  /**
+   * Until one more request is available: within it the caller can use no more than `remaining`
+   * (the draft's "effective window", the `t` of the `RateLimit` field).
+   */
+  nextMs: number;
   /** When refused: until one more request is allowed; 0 otherwise. */
   retryAfterMs: number;
-  /** False when the store failed and the request went through uncounted (fail open). */
+  /** False when the store failed and the request went through uncounted (`onStoreError: "allow"`). */
   counted: boolean;
+  /** Refused because the caller is banned (too many refusals, or a deny list): 403, not 429. */
+  banned: boolean;
 };

@@ -162,7 +162,7 @@ describe("fetch: withProblems() around withRateLimit and withIdempotency", () =>
   const problems = withProblems({ logger });
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 });
   const payments = problems(
-    withRateLimit(limiter, { getUserId: () => "u_1", keyBy: "idempotencyKey" },
+    withRateLimit(limiter, { getUserId: () => "u_1", getRoute: () => "POST /payments", keyBy: "idempotencyKey" },
       withIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1", getOperation: () => "POST /payments" }, async (request: Request) =>
         Response.json(await request.json(), { status: 201 }))),
   );
@@ -184,7 +184,7 @@ describe("fetch: withProblems() around withRateLimit and withIdempotency", () =>
     await post(payments, "key-storm", 100);
     const answer = await post(payments, "key-storm", 100);
     expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=60' });
+    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=30' });
   });
 
   it("leaves a route's own error body alone when its code is not in the table", async () => {
@@ -236,7 +236,7 @@ describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
     await post("/payments", "key-storm", 100);
     const answer = await post("/payments", "key-storm", 100);
     expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=60' });
+    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=30' });
   });
 
   it("leaves a route's own error body alone when its code is not in the table", async () => {

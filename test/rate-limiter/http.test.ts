@@ -1,4 +1,4 @@
-// Headers and 429 on every framework over every store; fail open and fail closed as the client sees them.
+// Headers and 429 on every framework over every store; insurance, fail open and fail closed as the client sees them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import type { RateLimitStore } from "@/blocks/rate-limiter/types";
@@ -22,7 +22,7 @@ for (const kind of allStoreKinds) {
         try {
           const allowed = [await app.send("u_1"), await app.send("u_1"), await app.send("u_1")];
           expect(allowed.map((r) => r.status)).toEqual([201, 201, 201]);
-          expect(allowed.map((r) => r.headers.ratelimit)).toEqual(['"payments";r=2;t=20', '"payments";r=1;t=40', '"payments";r=0;t=60']);
+          expect(allowed.map((r) => r.headers.ratelimit)).toEqual(['"payments";r=2;t=20', '"payments";r=1;t=20', '"payments";r=0;t=20']);
           expect(allowed[0]?.headers["ratelimit-policy"]).toBe('"payments";q=3;w=60');
           expect(allowed[0]?.headers["retry-after"]).toBeUndefined();
 
@@ -31,7 +31,8 @@ for (const kind of allStoreKinds) {
           expect(refused.headers["content-type"]).toMatch(/^application\/json/);
           expect(refused.headers["retry-after"]).toBe("20");
           expect(refused.headers["ratelimit-policy"]).toBe('"payments";q=3;w=60');
-          expect(refused.headers.ratelimit).toBe('"payments";r=0;t=60');
+          // The effective window of draft -11: no more than r=0 until Retry-After.
+          expect(refused.headers.ratelimit).toBe('"payments";r=0;t=20');
           expect(refused.body).toEqual({ error: { code: "RATE_LIMITED", message: "Too many requests: retry later." } });
 
           expect((await app.send("u_2")).status).toBe(201);
@@ -46,8 +47,20 @@ for (const kind of allStoreKinds) {
 
 describe("a store that is down", () => {
   for (const framework of frameworks) {
-    it(`${framework.name}: fails open by default (the route runs, no RateLimit headers)`, async () => {
-      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000 }));
+    it(`${framework.name}: the insurance limiter decides by default (its headers, then 429)`, async () => {
+      const app = await framework.serve(new RateLimiter(down, { name: "payments", limit: 1, windowMs: 60_000 }));
+      try {
+        const replies = [await app.send("u_1"), await app.send("u_1")];
+        expect(replies.map((r) => r.status)).toEqual([201, 429]);
+        expect(replies[0]?.headers.ratelimit).toBe('"payments";r=0;t=60');
+        expect(replies[1]?.headers["retry-after"]).toBe("60");
+      } finally {
+        await app.close();
+      }
+    });
+
+    it(`${framework.name}: fails open when configured (the route runs, no RateLimit headers)`, async () => {
+      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000, onStoreError: "allow" }));
       try {
         const replies = [await app.send("u_1"), await app.send("u_1")];
         expect(replies.map((r) => r.status)).toEqual([201, 201]);
@@ -58,7 +71,7 @@ describe("a store that is down", () => {
     });
 
     it(`${framework.name}: fails closed when configured: 503 RATE_LIMITER_UNAVAILABLE with Retry-After`, async () => {
-      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000, failClosed: true }));
+      const app = await framework.serve(new RateLimiter(down, { limit: 1, windowMs: 60_000, onStoreError: "deny" }));
       try {
         const reply = await app.send("u_1");
         expect(reply.status).toBe(503);

@@ -70,7 +70,7 @@ for (const database of databases) {
 describe("the schema module (what `blocks migrate` renders)", () => {
   it("names one table, checks names, and drops what it creates", () => {
     expect(schemaStatements()[0]).toMatch(/^CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits \(/);
-    expect(schemaStatements("billing.rate_limits").join("\n")).toContain("billing.rate_limits (tat_ms)");
+    expect(schemaStatements("billing.rate_limits").join("\n")).toContain("billing.rate_limits (tat_us)");
     expect(schemaTables("rate_limits")).toEqual(["rate_limits"]);
     expect(dropStatements("rate_limits")).toEqual(["DROP TABLE IF EXISTS rate_limits"]);
     expect(() => checkTableName("rate_limits; DROP TABLE users")).toThrow(/Invalid rate-limit table name/);
@@ -85,7 +85,7 @@ describe("keys of any size from clients", { timeout: 60_000 }, () => {
     try {
       const store = new PostgresRateLimitStore(db, { table: uniqueName("rl") });
       await store.createSchema();
-      const limiter = new RateLimiter(store, { limit: 1, windowMs: 60_000, failClosed: true });
+      const limiter = new RateLimiter(store, { limit: 1, windowMs: 60_000, onStoreError: "deny" });
       // Random, so PostgreSQL cannot compress it below its index's ~2.7 kB row limit.
       const huge = JSON.stringify(["POST /payments", "user:u_1", randomBytes(5_000).toString("hex")]);
       expect(await limiter.check(huge)).toMatchObject({ allowed: true, counted: true });

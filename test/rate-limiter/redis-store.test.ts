@@ -36,8 +36,8 @@ describe.skipIf(!redisUrl)("[REDIS_URL] RedisRateLimitStore", () => {
       for (let i = 0; i < 5; i++) await store.take("k", rate);
       expect(sent).toEqual(["evalsha", "evalsha", "evalsha", "evalsha", "evalsha"]);
       const ttl = await redis.pttl(`${prefix}k`);
-      expect(ttl).toBeGreaterThan(6 * rate.intervalMs - 1_000);
-      expect(ttl).toBeLessThanOrEqual(6 * rate.intervalMs);
+      expect(ttl).toBeGreaterThan((6 * rate.intervalUs) / 1000 - 1_000);
+      expect(ttl).toBeLessThanOrEqual((6 * rate.intervalUs) / 1000);
     } finally {
       await redis.del(`${prefix}k`);
       redis.disconnect();
@@ -62,17 +62,18 @@ it("loads the script with EVAL when Redis answers NOSCRIPT (after a restart or S
 });
 
 describe("Redis down (nothing listens on the port)", () => {
-  it("fails open within the limiter's timeout, even with ioredis queueing commands while it reconnects", async () => {
+  it("the insurance limiter decides within the limiter's timeout, even with ioredis queueing commands while it reconnects", async () => {
     const redis = new Redis({ port: await closedPort(), host: "127.0.0.1", lazyConnect: true });
     redis.on("error", () => {});
     const metrics = recordingMetrics();
-    const limiter = new RateLimiter(new RedisRateLimitStore(redis), { limit: 1, windowMs: 60_000, timeoutMs: 100, metrics });
+    const limiter = new RateLimiter(new RedisRateLimitStore(redis), { limit: 1, windowMs: 60_000, timeoutMs: 100, maxInFlight: 3, metrics });
     try {
       const started = performance.now();
       const decisions = await Promise.all([limiter.check("u_1"), limiter.check("u_1"), limiter.check("u_1")]);
       expect(performance.now() - started).toBeLessThan(100 + 400);
-      expect(decisions.every((d) => d.allowed && !d.counted)).toBe(true);
-      expect(metrics.count("decisions", { policy: "default", outcome: "failed_open" })).toBe(3);
+      expect(decisions.map((d) => d.allowed)).toEqual([true, false, false]);
+      expect(metrics.count("decisions", { policy: "default", outcome: "insurance_allowed" })).toBe(1);
+      expect(metrics.count("storeErrors", { policy: "default", reason: "timeout" })).toBe(3);
     } finally {
       redis.disconnect();
     }
@@ -81,7 +82,7 @@ describe("Redis down (nothing listens on the port)", () => {
   it("fails at once with enableOfflineQueue: false, and fails closed when configured", async () => {
     const redis = new Redis({ port: await closedPort(), host: "127.0.0.1", enableOfflineQueue: false, lazyConnect: true });
     redis.on("error", () => {});
-    const limiter = new RateLimiter(new RedisRateLimitStore(redis), { limit: 1, windowMs: 60_000, timeoutMs: 5_000, failClosed: true });
+    const limiter = new RateLimiter(new RedisRateLimitStore(redis), { limit: 1, windowMs: 60_000, timeoutMs: 5_000, onStoreError: "deny" });
     try {
       const started = performance.now();
       await expect(limiter.check("u_1")).rejects.toMatchObject({ code: "RATE_LIMITER_UNAVAILABLE", status: 503 });

@@ -29,8 +29,8 @@ for (const kind of allStoreKinds) {
 
     it("answers with the TAT after the attempt and the store's own clock", async () => {
       const first = await store.take("k", tenPerHour);
-      expect(first.tat - first.now).toBe(tenPerHour.intervalMs);
-      expect(Math.abs(first.now - Date.now())).toBeLessThan(60_000);
+      expect(first.tat - first.now).toBe(tenPerHour.intervalUs);
+      expect(Math.abs(first.now / 1000 - Date.now())).toBeLessThan(60_000);
     });
 
     it("a refusal leaves the debt as it was (refused requests cost nothing)", async () => {
@@ -39,7 +39,7 @@ for (const kind of allStoreKinds) {
       const again = await store.take("k", tenPerHour);
       expect(refused.allowed).toBe(false);
       expect(again.tat).toBe(refused.tat);
-      expect(refused.tat - refused.now).toBeLessThanOrEqual(tenPerHour.capacityMs);
+      expect(refused.tat - refused.now).toBeLessThanOrEqual(tenPerHour.capacityUs);
     });
 
     it("keeps keys apart", async () => {
@@ -60,7 +60,25 @@ for (const kind of allStoreKinds) {
       await store.take("k", fast);
       const refused = await store.take("k", fast);
       expect(refused.allowed).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, refused.tat + fast.intervalMs - fast.capacityMs - refused.now + 30));
+      await new Promise((resolve) => setTimeout(resolve, (refused.tat + fast.intervalUs - fast.capacityUs - refused.now) / 1000 + 30));
+      expect((await store.take("k", fast)).allowed).toBe(true);
+    });
+
+    it("limit > windowMs: keeps a sub-millisecond interval (200 per 100 ms refills 200 in 100 ms, not 100)", async () => {
+      const twoPerMs = rateOf({ name: "p", limit: 200, windowMs: 100 });
+      const first = await store.take("k", twoPerMs);
+      expect(first.tat - first.now).toBe(500);
+      const burst = () => Promise.all(Array.from({ length: 200 }, () => store.take("fast", twoPerMs)));
+      expect((await burst()).filter((a) => a.allowed)).toHaveLength(200);
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect((await burst()).filter((a) => a.allowed)).toHaveLength(200);
+    });
+
+    it("a backward clock step costs a key one interval, not the whole step", async () => {
+      const fast = rateOf({ name: "p", limit: 2, windowMs: 200 });
+      await opened.stepBack("k", 3_600_000);
+      expect((await store.take("k", fast)).allowed).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, fast.intervalUs / 1000 + 30));
       expect((await store.take("k", fast)).allowed).toBe(true);
     });
 

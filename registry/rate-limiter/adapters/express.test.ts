@@ -18,6 +18,10 @@ app.post("/payments", rateLimit(new RateLimiter(store, { name: "payments", limit
 app.post("/orders", rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), { keyBy: "idempotencyKey" }), (_req, res) => {
   res.status(201).json({ id: "ord_1" });
 });
+// Anonymous callers behind one proxy (your load balancer) that appends to X-Forwarded-For.
+app.post("/quotes", rateLimit(new RateLimiter(store, { name: "quotes", limit: 2, windowMs: 60_000 }), { getUserId: () => undefined, trustProxy: 1 }), (_req, res) => {
+  res.status(201).json({ id: "quote_1" });
+});
 
 let server: ReturnType<typeof app.listen>;
 let base: string;
@@ -40,7 +44,7 @@ it("lets requests through with the RateLimit headers, then answers 429 RATE_LIMI
   const refused = await post("/payments", { "x-user": "u_1" });
   expect(refused.status).toBe(429);
   expect(refused.headers.get("retry-after")).toBe("30");
-  expect(refused.headers.get("ratelimit")).toBe('"payments";r=0;t=60');
+  expect(refused.headers.get("ratelimit")).toBe('"payments";r=0;t=30');
   expect(await refused.json()).toEqual({ error: { code: "RATE_LIMITED", message: "Too many requests: retry later." } });
 });
 
@@ -53,4 +57,12 @@ it("keyBy idempotencyKey: caps one key's retries, leaves other keys and keyless 
   expect([(await retry()).status, (await retry()).status, (await retry()).status]).toEqual([201, 201, 429]);
   expect((await post("/orders", { "x-user": "u_1", "idempotency-key": "k-2" })).status).toBe(201);
   expect((await post("/orders", { "x-user": "u_1" })).status).toBe(201);
+});
+
+it("trustProxy 1: the caller is the address your proxy appended; a forged leftmost entry buys nothing", async () => {
+  const quote = (forwardedFor: string) => post("/quotes", { "x-forwarded-for": forwardedFor });
+  const statuses = [];
+  for (const forged of ["1.1.1.1", "2.2.2.2", "3.3.3.3"]) statuses.push((await quote(`${forged}, 203.0.113.7`)).status);
+  expect(statuses).toEqual([201, 201, 429]);
+  expect((await quote("203.0.113.8")).status).toBe(201);
 });

@@ -2,15 +2,25 @@
 import type { Request, RequestHandler } from "express";
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
+import { mountTemplate, type RouterLayer } from "./mount-template-express";
 
 export type ExpressRateLimitOptions = RateLimitRouteOptions<Request>;
 
+/** A router mounted at "/accounts/:accountId" has a concrete `req.baseUrl`: key by the mount's template instead. */
+function routeOf(req: Request): string {
+  const base = mountTemplate((req.app as unknown as { router?: { stack?: RouterLayer[] } }).router?.stack, req.baseUrl);
+  if (base === undefined) {
+    throw new Error(`rate-limiter: cannot find the route template of the router mounted at "${req.baseUrl}"; pass getRoute (e.g. () => "POST /accounts/:id/payments").`);
+  }
+  return req.route ? `${req.method} ${base}${String(req.route.path)}` : `* ${base || "/"}`;
+}
+
 const expressDefaults: FrameworkDefaults<Request> = {
   userIdOf: (req) => (req as { user?: { id?: unknown } }).user?.id,
-  // Set `app.set("trust proxy", ...)` behind a proxy, or every client shares the proxy's address.
-  ipOf: (req) => req.ip,
-  // Mounted on a route: its template. Mounted with app.use(): one quota for everything below the mount.
-  routeOf: (req) => (req.route ? `${req.method} ${req.baseUrl}${String(req.route.path)}` : `* ${req.baseUrl || "/"}`),
+  // The socket, not `req.ip`: the `trustProxy` option counts hops whatever `app.set("trust proxy")` says.
+  peerOf: (req) => req.socket.remoteAddress,
+  // On a route: its template, mounts included. With app.use(): one quota for everything below the mount.
+  routeOf,
   headerOf: (req, name) => req.get(name),
 };
 
@@ -18,6 +28,7 @@ const expressDefaults: FrameworkDefaults<Request> = {
  * @example
  * const limiter = new RateLimiter(store, { name: "payments", limit: 10, windowMs: 60_000 });
  * app.post("/payments", authenticate, rateLimit(limiter), createPayment);
+ * app.use(rateLimit(limiter, { trustProxy: 1 })); // behind one proxy (a load balancer) that appends X-Forwarded-For
  */
 export function rateLimit(limiter: RateLimiter, options: ExpressRateLimitOptions = {}): RequestHandler {
   const limit = limitRoute(limiter, options, expressDefaults);

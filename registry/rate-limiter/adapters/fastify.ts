@@ -7,9 +7,9 @@ export type FastifyRateLimitOptions = RateLimitRouteOptions<FastifyRequest>;
 
 const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
   userIdOf: (request) => (request as { user?: { id?: unknown } }).user?.id,
-  // Set `trustProxy` behind a proxy, or every client shares the proxy's address.
-  ipOf: (request) => request.ip,
-  // Fastify matches the route before the first hook runs, so the template is known even app-wide.
+  // The socket, not `request.ip`: the limiter's `trustProxy` counts hops whatever Fastify's says.
+  peerOf: (request) => request.socket.remoteAddress,
+  // Fastify matches the route before the first hook runs, so the template (prefixes included) is known even app-wide.
   routeOf: (request) => `${request.method} ${request.routeOptions.url ?? "*"}`,
   headerOf: (request, name) => {
     const value = request.headers[name];

@@ -2,21 +2,25 @@
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
 
-/** There is no framework user or client address here: `getUserId` (or `getKey`) is required. */
-export type FetchRateLimitOptions = RateLimitRouteOptions<Request> &
-  ({ getUserId: NonNullable<RateLimitRouteOptions<Request>["getUserId"]> } | { getKey: NonNullable<RateLimitRouteOptions<Request>["getKey"]> });
+type Required<K extends keyof RateLimitRouteOptions<Request>> = { [P in K]-?: NonNullable<RateLimitRouteOptions<Request>[P]> };
+
+/**
+ * There is no framework user, client address or route table here: pass `getUserId` and `getRoute`
+ * (the template, e.g. `() => "POST /api/payments/[id]"`: the concrete path would give every id its
+ * own quota), or `getKey`.
+ */
+export type FetchRateLimitOptions = RateLimitRouteOptions<Request> & (Required<"getUserId" | "getRoute"> | Required<"getKey">);
 
 const fetchDefaults: FrameworkDefaults<Request> = {
   userIdOf: () => undefined,
-  ipOf: () => undefined,
-  // No route table: the concrete path. Pass `getRoute` when paths carry ids (`/orders/123`).
-  routeOf: (request) => `${request.method} ${new URL(request.url).pathname}`,
+  peerOf: () => undefined,
+  routeOf: () => "",
   headerOf: (request, name) => request.headers.get(name) ?? undefined,
 };
 
 /**
  * @example
- * export const POST = withRateLimit(limiter, { getUserId: async (req) => (await auth(req)).id }, async (req) => {
+ * export const POST = withRateLimit(limiter, { getUserId: async (req) => (await auth(req)).id, getRoute: () => "POST /api/payments" }, async (req) => {
  *   return Response.json(await createPayment(await req.json()), { status: 201 });
  * });
  */
@@ -25,6 +29,9 @@ export function withRateLimit<Args extends unknown[]>(
   options: FetchRateLimitOptions,
   handler: (request: Request, ...rest: Args) => Response | Promise<Response>,
 ): (request: Request, ...rest: Args) => Promise<Response> {
+  if (!options.getKey && !(options.getUserId && options.getRoute)) {
+    throw new Error('rate-limiter: withRateLimit needs getUserId and getRoute (the route\'s template, e.g. () => "POST /api/payments/[id]"), or getKey.');
+  }
   const limit = limitRoute(limiter, options, fetchDefaults);
   return async function rateLimitedHandler(request, ...rest) {
     const outcome = await limit(request);

@@ -7,8 +7,8 @@ export type KoaRateLimitOptions = RateLimitRouteOptions<Context>;
 
 const koaDefaults: FrameworkDefaults<Context> = {
   userIdOf: (ctx) => (ctx.state as { user?: { id?: unknown } }).user?.id,
-  // Set `app.proxy = true` behind a proxy, or every client shares the proxy's address.
-  ipOf: (ctx) => ctx.ip,
+  // The socket, not `ctx.ip`: `app.proxy = true` trusts the leftmost X-Forwarded-For, which the client writes.
+  peerOf: (ctx) => ctx.req.socket.remoteAddress,
   // On a @koa/router route: its template, prefix included. Before the router (app.use()): one quota for the app.
   routeOf: (ctx) => {
     const routeTemplate = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;

@@ -74,7 +74,7 @@ it("lets requests through with the RateLimit headers, then answers 429 RATE_LIMI
   const refused = await post("/payments/p_3", { "x-user": "u_1" });
   expect(refused.status).toBe(429);
   expect(refused.headers.get("retry-after")).toBe("30");
-  expect(refused.headers.get("ratelimit")).toBe('"payments";r=0;t=60');
+  expect(refused.headers.get("ratelimit")).toBe('"payments";r=0;t=30');
   expect(await refused.json()).toEqual({ error: { code: "RATE_LIMITED", message: "Too many requests: retry later." } });
 });
 

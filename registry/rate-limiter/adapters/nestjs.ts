@@ -22,7 +22,8 @@ const RATE_LIMITED_ROUTE = "rate-limiter:route";
 export type NestHttpRequest = {
   method: string;
   headers: Record<string, string | string[] | undefined>;
-  ip?: string;
+  /** Both platforms' requests carry the socket. */
+  socket?: { remoteAddress?: string | undefined };
   /** Set by the app's guard (Passport sets `request.user`). */
   user?: unknown;
   /** Express: the matched route, below `baseUrl`. */
@@ -41,8 +42,8 @@ type PlatformResponse = { header(name: string, value: string): unknown };
 
 const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
   userIdOf: (request) => (request.user as { id?: unknown } | undefined)?.id,
-  // Behind a proxy: Express `app.set("trust proxy", ...)`, Fastify `trustProxy`; else every client shares its address.
-  ipOf: (request) => request.ip,
+  // The socket: the limiter's `trustProxy` counts hops, whatever the platform's trust-proxy setting says.
+  peerOf: (request) => request.socket?.remoteAddress,
   // Fastify's `routeOptions.url`, or Express's mount path and route path (global prefix included either way).
   routeOf: (request) => {
     const express = request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;

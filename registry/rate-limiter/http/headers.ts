@@ -2,7 +2,7 @@
 import type { RateLimitDecision, RateLimitPolicy } from "../types";
 
 /**
- * `RateLimit-Policy` as in draft-ietf-httpapi-ratelimit-headers-10: a structured-field list item,
+ * `RateLimit-Policy` as in draft-ietf-httpapi-ratelimit-headers-11: a structured-field list item,
  * the policy name as a string, `q` its quota and `w` its window in seconds.
  *
  * @example
@@ -13,14 +13,16 @@ export function formatRateLimitPolicy(policy: RateLimitPolicy): string {
 }
 
 /**
- * `RateLimit`: `r` requests remain and `t` seconds until the quota is whole again (GCRA refills
- * continuously, so that is when the key's debt reaches zero).
+ * `RateLimit`: `r` requests remain, and `t` is the draft's effective window: the seconds within
+ * which the caller can use no more than `r`. GCRA refills continuously, so that is until the next
+ * request comes back, and on a refusal it equals `Retry-After` (the draft asks that Retry-After
+ * never end before the effective window).
  *
  * @example
- * formatRateLimit(decision); // '"default";r=7;t=18'
+ * formatRateLimit(decision); // '"default";r=7;t=6'
  */
 export function formatRateLimit(decision: RateLimitDecision): string {
-  return `"${decision.policy.name}";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`;
+  return `"${decision.policy.name}";r=${decision.remaining};t=${Math.ceil(decision.nextMs / 1000)}`;
 }
 
 /**

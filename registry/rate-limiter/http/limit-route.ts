@@ -1,23 +1,45 @@
 // What every adapter shares: the key of a request, the limiter's decision, and the response it implies.
 import { isRateLimitError, type RateLimitError } from "../errors";
 import { rateLimitedError, type RateLimiter } from "../limiter";
+import type { RateLimitDecision } from "../types";
+import { addressList, addressReader, type TrustProxy } from "./client-address";
 import { rateLimitHeaders } from "./headers";
+import { addressOfRequest, requestKey } from "./request-key";
 
 type MaybePromise<T> = T | Promise<T>;
 
 export type RateLimitRouteOptions<Req> = {
-  /** The caller. @default the framework's user (`req.user.id` or equivalent), else the client IP */
+  /** The caller. @default the framework's user (`req.user.id` or equivalent), else the client address */
   getUserId?: ((req: Req) => MaybePromise<string | number | undefined>) | undefined;
+  /**
+   * Proxies in front of the app: how many append to `X-Forwarded-For`, or their addresses and CIDRs.
+   * The client address is the entry that many hops from our side, never the leftmost (which the
+   * client writes). The framework's own trust-proxy setting is not used. @default 0 (the socket's peer)
+   */
+  trustProxy?: TrustProxy | undefined;
+  /** Anonymous IPv6 callers are keyed by this network prefix: one site holds a whole /56. @default 56 */
+  ipv6Prefix?: number | undefined;
   /** The route part of the key. @default "<METHOD> <route path template>" */
   getRoute?: ((req: Req) => string) | undefined;
   /**
    * What to count: `"route"` keys by route + caller; `"idempotencyKey"` by route + caller + the
-   * `Idempotency-Key` header (requests without one pass uncounted), which caps how often one
-   * key's retries reach the idempotency store. @default "route"
+   * `Idempotency-Key` (read as the idempotency block reads it, so `K` and `"K"` are one key;
+   * requests without one pass uncounted), which caps how often one key's retries reach the
+   * idempotency store. @default "route"
    */
   keyBy?: "route" | "idempotencyKey" | undefined;
   /** Replaces the key entirely; `undefined` lets the request through uncounted. */
   getKey?: ((req: Req) => MaybePromise<string | undefined>) | undefined;
+  /** True lets the request through uncounted (health checks, internal callers by user id). */
+  skip?: ((req: Req) => MaybePromise<boolean>) | undefined;
+  /** Client addresses and CIDRs that are never limited (after `trustProxy`). */
+  allowList?: readonly string[] | undefined;
+  /** Client addresses and CIDRs always refused: 403 `RATE_LIMIT_BANNED`, no store call. */
+  denyList?: readonly string[] | undefined;
+  /** Units of the quota this request takes (1 to the limit), e.g. by batch size. @default 1 */
+  cost?: ((req: Req) => MaybePromise<number>) | undefined;
+  /** This caller's own limit per window (a plan tier); headers and the in-flight bound follow it. @default the limiter's */
+  limit?: ((req: Req) => MaybePromise<number>) | undefined;
   /** Send `RateLimit-Policy` / `RateLimit` on allowed responses too, not only on 429. @default true */
   headers?: boolean | undefined;
 };
@@ -25,12 +47,13 @@ export type RateLimitRouteOptions<Req> = {
 /** How an adapter reads its framework's request. */
 export type FrameworkDefaults<Req> = {
   userIdOf(req: Req): unknown;
-  ipOf(req: Req): string | undefined;
+  /** The socket's remote address (the last hop), when the runtime has one. */
+  peerOf(req: Req): string | undefined;
   routeOf(req: Req): string;
   headerOf(req: Req, name: string): string | undefined;
 };
 
-/** `next`: run the route with these headers added; `send`: answer now (429 or 503). */
+/** `next`: run the route with these headers added; `send`: answer now (429, 403 or 503). */
 export type LimitOutcome =
   | { kind: "next"; headers: Record<string, string> }
   | { kind: "send"; status: number; headers: Record<string, string>; body: string };
@@ -45,14 +68,24 @@ const NO_HEADERS: Record<string, string> = {};
  * const outcome = await limit(req); // then set outcome.headers, and send or call next()
  */
 export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOptions<Req>, defaults: FrameworkDefaults<Req>) {
-  const keyOf = options.getKey ?? defaultKey(options, defaults);
+  const addressOf = addressOfRequest(defaults, addressReader(options.trustProxy ?? 0));
+  const keyOf = options.getKey ?? requestKey(options, defaults, addressOf);
+  const allowed = options.allowList ? addressList(options.allowList, "allowList entry") : undefined;
+  const denied = options.denyList ? addressList(options.denyList, "denyList entry") : undefined;
   const sendHeaders = options.headers ?? true;
+  const { skip, cost, limit } = options;
 
   return async function limitRequest(req: Req): Promise<LimitOutcome> {
+    if (allowed || denied) {
+      const address = addressOf(req);
+      if (address !== undefined && denied?.(address)) return errorOutcome(rateLimitedError(deniedDecision(limiter)));
+      if (address !== undefined && allowed?.(address)) return PASS;
+    }
+    if (skip && (await skip(req))) return PASS;
     const key = await keyOf(req);
-    if (key === undefined) return { kind: "next", headers: NO_HEADERS };
+    if (key === undefined) return PASS;
     try {
-      const decision = await limiter.check(key);
+      const decision = await limiter.check(key, { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined });
       if (decision.allowed) return { kind: "next", headers: sendHeaders ? rateLimitHeaders(decision) : NO_HEADERS };
       return errorOutcome(rateLimitedError(decision));
     } catch (err) {
@@ -63,27 +96,13 @@ export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOpt
   };
 }
 
-function errorOutcome(error: RateLimitError): LimitOutcome {
-  return { kind: "send", status: error.status, headers: error.headers, body: JSON.stringify(error.toJSON()) };
+const PASS: LimitOutcome = { kind: "next", headers: NO_HEADERS };
+
+/** A deny-listed address: banned with no end, so no Retry-After. */
+function deniedDecision(limiter: RateLimiter): RateLimitDecision {
+  return { allowed: false, policy: limiter.policy, remaining: 0, resetMs: 0, nextMs: 0, retryAfterMs: Infinity, counted: true, banned: true };
 }
 
-/** JSON arrays keep the parts apart: no user id or header value can forge another caller's key. */
-function defaultKey<Req>(options: RateLimitRouteOptions<Req>, defaults: FrameworkDefaults<Req>) {
-  const callerOf = async (req: Req): Promise<string> => {
-    const id = options.getUserId ? await options.getUserId(req) : defaults.userIdOf(req);
-    if (typeof id === "string" || typeof id === "number") return `user:${id}`;
-    // Without a user or an address every anonymous client shares one quota: say so in the key.
-    return `ip:${defaults.ipOf(req) ?? "unknown"}`;
-  };
-  const routeOf = options.getRoute ?? defaults.routeOf;
-
-  if (options.keyBy === "idempotencyKey") {
-    return async function idempotencyKeyOf(req: Req): Promise<string | undefined> {
-      const header = defaults.headerOf(req, "idempotency-key");
-      return header === undefined ? undefined : JSON.stringify([routeOf(req), await callerOf(req), header]);
-    };
-  }
-  return async function routeKeyOf(req: Req): Promise<string> {
-    return JSON.stringify([routeOf(req), await callerOf(req)]);
-  };
+function errorOutcome(error: RateLimitError): LimitOutcome {
+  return { kind: "send", status: error.status, headers: error.headers, body: JSON.stringify(error.toJSON()) };
 }

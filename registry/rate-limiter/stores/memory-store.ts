@@ -8,7 +8,7 @@ export type MemoryRateLimitStoreOptions = {
    * limit (a forgotten key starts with a full quota), never refuse anyone wrongly. @default 100_000
    */
   maxKeys?: number | undefined;
-  /** The clock, for tests. @default Date.now */
+  /** The clock in ms (fractions count), for tests. @default Date.now */
   now?: (() => number) | undefined;
 };
 
@@ -31,10 +31,17 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, rate: GcraRate): Promise<StoreDecision> {
-    const now = this.now();
+    return this.takeNow(key, rate);
+  }
+
+  /** `take` without the promise: for callers in this process that need the answer at once (the limiter's insurance). */
+  takeNow(key: string, rate: GcraRate): StoreDecision {
+    const now = Math.floor(this.now() * 1000);
     this.sweep(now);
-    const decision = gcraStep(this.tats.get(key), now, rate);
-    if (decision.allowed) {
+    const stored = this.tats.get(key);
+    const decision = gcraStep(stored, now, rate);
+    // A refusal writes only a TAT clamped after a clock step back, so the next interval is free again.
+    if (decision.allowed || (stored !== undefined && decision.tat < stored)) {
       this.tats.delete(key);
       this.tats.set(key, decision.tat);
       if (this.tats.size > this.maxKeys) this.tats.delete(this.tats.keys().next().value as string);

@@ -28,14 +28,14 @@ export function schemaStatements(table = DEFAULT_RATE_LIMIT_TABLE): string[] {
   return [
     `CREATE UNLOGGED TABLE IF NOT EXISTS ${table} (
   key      TEXT    NOT NULL,
-  -- GCRA's theoretical arrival time: ms since the epoch, on the database's clock.
-  tat_ms   BIGINT  NOT NULL,
+  -- GCRA's theoretical arrival time: µs since the epoch, on the database's clock.
+  tat_us   BIGINT  NOT NULL,
   -- The last decision, so the one statement that makes it can also report it.
   allowed  BOOLEAN NOT NULL,
   CONSTRAINT ${bare}_pkey PRIMARY KEY (key)
 )`,
     // Cleanup deletes keys whose debt is paid, oldest first, without a sequential scan.
-    `CREATE INDEX IF NOT EXISTS ${bare}_tat_ms_idx ON ${table} (tat_ms)`,
+    `CREATE INDEX IF NOT EXISTS ${bare}_tat_us_idx ON ${table} (tat_us)`,
   ];
 }
 

@@ -12,7 +12,7 @@ export type PostgresRateLimitStoreOptions = {
   table?: string | undefined;
 };
 
-type Row = { allowed: boolean; tat_ms: string | number | bigint; now_ms: string | number | bigint };
+type Row = { allowed: boolean; tat_us: string | number | bigint; now_us: string | number | bigint };
 
 /**
  * One statement per decision. The upsert locks the key's row, and under READ COMMITTED its
@@ -31,16 +31,19 @@ export class PostgresRateLimitStore implements RateLimitStore {
   constructor(client: SqlClient, options: PostgresRateLimitStoreOptions = {}) {
     this.client = client;
     this.table = checkTableName(options.table ?? DEFAULT_RATE_LIMIT_TABLE);
-    // $2 interval, $3 capacity (ms). `paid` is the TAT after paying one interval on today's debt.
-    const paid = `greatest(r.tat_ms, (SELECT now_ms FROM clock)) + $2::bigint`;
-    const fits = `${paid} - (SELECT now_ms FROM clock) <= $3::bigint`;
-    this.takeSql = `WITH clock AS (SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms)
-INSERT INTO ${this.table} AS r (key, tat_ms, allowed)
-SELECT $1, now_ms + $2::bigint, true FROM clock
+    // $2 interval, $3 capacity (µs). `tat` is today's debt, clamped to a full burst from now (a TAT
+    // beyond it means the clock stepped back); `paid` is the TAT after paying one interval on it.
+    const now = `(SELECT now_us FROM clock)`;
+    const tat = `least(greatest(r.tat_us, ${now}), ${now} + $3::bigint)`;
+    const paid = `${tat} + $2::bigint`;
+    const fits = `${paid} - ${now} <= $3::bigint`;
+    this.takeSql = `WITH clock AS (SELECT floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS now_us)
+INSERT INTO ${this.table} AS r (key, tat_us, allowed)
+SELECT $1, now_us + $2::bigint, true FROM clock
 ON CONFLICT (key) DO UPDATE SET
-  tat_ms = CASE WHEN ${fits} THEN ${paid} ELSE greatest(r.tat_ms, (SELECT now_ms FROM clock)) END,
+  tat_us = CASE WHEN ${fits} THEN ${paid} ELSE ${tat} END,
   allowed = ${fits}
-RETURNING allowed, tat_ms, (SELECT now_ms FROM clock) AS now_ms`;
+RETURNING allowed, tat_us, ${now} AS now_us`;
   }
 
   /** Creates the table if it is missing (tests, quick starts; production uses `blocks migrate`). */
@@ -49,9 +52,9 @@ RETURNING allowed, tat_ms, (SELECT now_ms FROM clock) AS now_ms`;
   }
 
   async take(key: string, rate: GcraRate): Promise<StoreDecision> {
-    const { rows } = await this.client.query(this.takeSql, [key, rate.intervalMs, rate.capacityMs]);
+    const { rows } = await this.client.query(this.takeSql, [key, rate.intervalUs, rate.capacityUs]);
     const row = rows[0] as Row;
-    return { allowed: row.allowed, tat: Number(row.tat_ms), now: Number(row.now_ms) };
+    return { allowed: row.allowed, tat: Number(row.tat_us), now: Number(row.now_us) };
   }
 
   /**
@@ -62,8 +65,8 @@ RETURNING allowed, tat_ms, (SELECT now_ms FROM clock) AS now_ms`;
     const { rows } = await this.client.query(
       `WITH stale AS (
          SELECT key FROM ${this.table}
-         WHERE tat_ms < floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
-         ORDER BY tat_ms LIMIT $1 FOR UPDATE SKIP LOCKED
+         WHERE tat_us < floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint
+         ORDER BY tat_us LIMIT $1 FOR UPDATE SKIP LOCKED
        ), deleted AS (
          DELETE FROM ${this.table} t USING stale WHERE t.key = stale.key RETURNING 1
        )

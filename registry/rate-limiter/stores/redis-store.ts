@@ -3,22 +3,27 @@ import { createHash } from "node:crypto";
 import type { GcraRate, RateLimitStore, StoreDecision } from "../types";
 
 /**
- * KEYS[1] the key; ARGV[1] interval, ARGV[2] capacity (ms). Redis runs a script alone, so reading
+ * KEYS[1] the key; ARGV[1] interval, ARGV[2] capacity (µs). Redis runs a script alone, so reading
  * the TAT, deciding and writing it cannot interleave with another client. `TIME` is Redis's clock:
  * app servers with drifting clocks still agree. The key expires when its debt is paid, when it
- * would mean a full quota anyway.
+ * would mean a full quota anyway. TATs are written with `%.0f`: Lua's default number format keeps
+ * 14 digits, and µs since the epoch have 16. A TAT beyond a full burst from now (Redis's clock
+ * stepped back) is clamped and written, so the step costs the key one interval.
  */
 export const GCRA_SCRIPT = `
 if redis.replicate_commands then redis.replicate_commands() end
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local interval = tonumber(ARGV[1])
 local capacity = tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
+local stored = tonumber(redis.call('GET', KEYS[1]) or now)
+local tat = math.min(math.max(stored, now), now + capacity)
 local new_tat = tat + interval
-if new_tat - now > capacity then return {0, tat, now} end
-redis.call('SET', KEYS[1], new_tat, 'PX', new_tat - now)
+if new_tat - now > capacity then
+  if tat < stored then redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000)) end
+  return {0, tat, now}
+end
+redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', math.ceil((new_tat - now) / 1000))
 return {1, new_tat, now}
 `;
 
@@ -52,7 +57,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async take(key: string, rate: GcraRate): Promise<StoreDecision> {
-    const args = [`${this.prefix}${key}`, rate.intervalMs, rate.capacityMs];
+    const args = [`${this.prefix}${key}`, rate.intervalUs, rate.capacityUs];
     let reply: unknown;
     try {
       reply = await this.redis.evalsha(SCRIPT_SHA, 1, ...args);

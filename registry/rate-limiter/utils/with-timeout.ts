@@ -4,9 +4,11 @@ export class TimeoutError extends Error {
   override readonly name = "TimeoutError";
 }
 
-/** Rejects with `TimeoutError` after `ms` (the timer never keeps the process alive). */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  if (!(ms > 0) || ms === Infinity) return promise;
+/**
+ * Rejects with `TimeoutError` after `ms` (the timer never keeps the process alive). `onSettled`
+ * runs when `promise` itself settles, in time or not: the limiter frees its in-flight slot there.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, onSettled?: () => void): Promise<T> {
   // One promise and one timer: this runs on every request, so no race() or finally().
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new TimeoutError(`${what} did not answer within ${ms} ms`)), ms);
@@ -14,10 +16,12 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
     promise.then(
       (value) => {
         clearTimeout(timer);
+        onSettled?.();
         resolve(value);
       },
       (err: unknown) => {
         clearTimeout(timer);
+        onSettled?.();
         reject(err);
       },
     );

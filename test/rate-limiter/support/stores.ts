@@ -15,7 +15,11 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
 }
 
-export type OpenStore = { store: RateLimitStore; close(): Promise<void> };
+/**
+ * `stepBack(key, ms)`: leaves `key` with the TAT it would have if the store's clock had just
+ * stepped back `ms` (a TAT that far ahead of now), written the way each store keeps it.
+ */
+export type OpenStore = { store: RateLimitStore; stepBack(key: string, ms: number): Promise<void>; close(): Promise<void> };
 
 /**
  * `open` once per file (PGlite takes seconds to start), then `fresh()` once per test: an empty store
@@ -26,7 +30,19 @@ export type StoreKind = { name: string; open(): Promise<{ fresh(): Promise<OpenS
 export const memoryKind: StoreKind = {
   name: "MemoryRateLimitStore",
   open: async () => ({
-    fresh: async () => ({ store: new MemoryRateLimitStore(), close: async () => {} }),
+    async fresh() {
+      let skewMs = 0;
+      const store = new MemoryRateLimitStore({ now: () => Date.now() + skewMs });
+      return {
+        store,
+        async stepBack(key, ms) {
+          skewMs = ms;
+          await store.take(key, { intervalUs: 1, capacityUs: 1 });
+          skewMs = 0;
+        },
+        close: async () => {},
+      };
+    },
     close: async () => {},
   }),
 };
@@ -38,6 +54,13 @@ function postgresFresh(client: SqlClient): () => Promise<OpenStore> {
     await store.createSchema();
     return {
       store,
+      async stepBack(key, ms) {
+        await client.query(
+          `INSERT INTO ${store.table} (key, tat_us, allowed)
+           VALUES ($1, floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint + $2::bigint, true)`,
+          [key, ms * 1000],
+        );
+      },
       async close() {
         for (const statement of dropStatements(store.table)) await client.query(statement);
       },
@@ -63,6 +86,10 @@ export const redisKind: StoreKind = {
         const prefix = `${uniqueName("rl")}:`;
         return {
           store: new RedisRateLimitStore(redis, { prefix }),
+          async stepBack(key, ms) {
+            const [seconds, micros] = await redis.time();
+            await redis.set(`${prefix}${key}`, String(Number(seconds) * 1_000_000 + Number(micros) + ms * 1000), "PX", ms);
+          },
           async close() {
             const keys = await redis.keys(`${prefix}*`);
             if (keys.length > 0) await redis.del(...keys);
