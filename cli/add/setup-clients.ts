@@ -53,12 +53,12 @@ const POSTGRES_JS_CONNECT = "url === undefined ? postgres() : postgres(url)";
 export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
   pg: {
     packages: PG,
-    imports: ['import { Pool, type PoolClient } from "pg";', 'import { pgClient } from "@/blocks/idempotency/stores/clients/pg";'],
+    imports: ['import { Pool } from "pg";', 'import { pgClient, type PgTransaction } from "@/blocks/idempotency/stores/clients/pg";'],
     declarations: [
       "/** Your database client: a pg Pool, or anything with `query` and `end` (the test passes PGlite). */",
       "export type Database = LockClient & { end(): Promise<void> };",
-      "/** What `handler.executeInTransaction` hands the operation: the pool's connection, inside BEGIN ... COMMIT. */",
-      "export type Transaction = PoolClient;",
+      "/** What `handler.executeInTransaction` hands the operation: the pool connection's `query`, inside BEGIN ... COMMIT (no `release`). */",
+      "export type Transaction = PgTransaction;",
       "",
       CONNECT_COMMENT,
       "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
