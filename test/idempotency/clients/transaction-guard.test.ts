@@ -103,6 +103,22 @@ for (const kind of clientKinds) {
       expect(await statusOf(key)).toBe("SUCCESS");
     });
 
+    it("a record that escaped its transaction PROCESSING is freed by recoverStuckRecords after the recovery window; the retry runs once", async () => {
+      const { key } = context();
+      const store = new PostgresStore(opened.client, { table });
+      // What a COMMIT inside the operation left before the guard: the record's insert committed, never completed.
+      await store.transaction(async (txStore) => void (await txStore.create({ scope: { operation: "orders:create", userId: "u_1", key }, requestHash: "escaped", ttlMs: 60_000, token: crypto.randomUUID() })));
+      expect(await statusOf(key)).toBe("PROCESSING");
+      const recovering = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 0 });
+      expect(await recovering.recoverStuckRecords({ timeoutInMs: 60_000 })).toEqual({ released: 0, poisoned: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await recovering.recoverStuckRecords({ timeoutInMs: 200 })).toEqual({ released: 1, poisoned: 0 });
+      expect(await statusOf(key)).toBeUndefined();
+      const { response } = await handler.executeInTransaction(context(key), async (tx) => (await opened.write(tx, writes, key), { orderId: key }));
+      expect(response).toEqual({ orderId: key });
+      expect(await writesOf(key)).toBe(1);
+    });
+
     it("lets savepoints and ordinary statements through, literals and comments included", async () => {
       const { key } = context();
       await handler.executeInTransaction(context(key), async (tx) => {
