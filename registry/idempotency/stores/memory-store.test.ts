@@ -89,6 +89,10 @@ describe("MemoryStore under one user's flood", () => {
     expect(await handler.execute({ operation: "op", userId: "alice", key: "order", payload: {} }, () => "ran")).toEqual({ response: "ran", replayed: false });
   });
 
+  it("refuses a maxInProgressPerUser below 1, which would refuse every key", () => {
+    expect(() => new MemoryStore({ maxInProgressPerUser: 0 })).toThrow(/maxInProgressPerUser must be at least 1, got 0/);
+  });
+
   it("frees a user's in-progress slot when a record completes, is released, recovered or expires", async () => {
     let now = 0;
     const store = new MemoryStore({ maxInProgressPerUser: 2, now: () => now });

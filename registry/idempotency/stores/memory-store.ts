@@ -55,6 +55,9 @@ export class MemoryStore implements IdempotencyStore {
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
     this.maxInProgressPerUser = options.maxInProgressPerUser ?? Math.max(1, Math.floor(this.maxRecords / 100));
+    if (!(this.maxInProgressPerUser >= 1)) {
+      throw new RangeError(`MemoryStore: maxInProgressPerUser must be at least 1, got ${options.maxInProgressPerUser}.`);
+    }
     this.now = options.now ?? Date.now;
     if (process.env.NODE_ENV === "production") {
       warnOnce("idempotency: MemoryStore is for development and tests: its records live in one process and vanish on restart, so retries that reach another instance run again. Use PostgresStore in production.");
