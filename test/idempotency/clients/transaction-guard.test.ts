@@ -92,8 +92,10 @@ for (const kind of clientKinds) {
       const { key } = context();
       const result = await handler.executeInTransaction(context(key), async (tx) => {
         for (const text of ESCAPES) await expect(attempt(() => opened.raw(tx, text)), text).rejects.toMatchObject(REFUSED);
-        for (const name of opened.escapes) {
-          await expect(attempt(() => (tx as Record<string, () => unknown>)[name]?.()), name).rejects.toMatchObject(REFUSED);
+        for (const path of opened.escapes) {
+          const names = path.split(".");
+          const owner = names.slice(0, -1).reduce((object, name) => (object as Record<string, unknown>)[name], tx) as Record<string, () => unknown>;
+          await expect(attempt(() => owner[names.at(-1) as string]?.()), path).rejects.toMatchObject(REFUSED);
         }
         await opened.write(tx, writes, key);
         return { ok: true };

@@ -10,7 +10,7 @@ export type OpenedClient<Tx> = {
   write(tx: Tx, table: string, key: string): Promise<unknown>;
   /** SQL text with no parameters through the client's raw-SQL call on its transaction object. */
   raw(tx: Tx, text: string): Promise<unknown>;
-  /** Members of the client's own transaction object that end or leave the transaction (refused on the guarded one). */
+  /** Members (dotted paths) of the client's own transaction object that end or leave the transaction (refused on the guarded one). */
   escapes: string[];
   close(): Promise<void>;
 };
@@ -27,7 +27,7 @@ export type ClientKind = {
   open(): Promise<OpenedClient<any>>;
 };
 
-export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "prisma-pool" | "kysely";
+export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "prisma-pool" | "kysely" | "typeorm" | "knex";
 
 /** Opens one client on DATABASE_URL (`url`) or an in-memory PGlite. */
 export async function openClient(name: ClientName, url = process.env.DATABASE_URL ?? ""): Promise<OpenedClient<unknown>> {
@@ -127,6 +127,24 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
         escapes: ["startTransaction"],
       });
     }
+    case "typeorm": {
+      const { DataSource } = await import("typeorm");
+      const { typeormClient } = await import("@/blocks/idempotency/stores/clients/typeorm");
+      const dataSource = await new DataSource({ type: "postgres", url, poolSize: 10 }).initialize();
+      return opened(typeormClient(dataSource), (manager, table, key) => manager.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => dataSource.destroy(), {
+        raw: (manager, text) => manager.query(text),
+        escapes: ["queryRunner.startTransaction", "queryRunner.commitTransaction", "queryRunner.rollbackTransaction", "queryRunner.release"],
+      });
+    }
+    case "knex": {
+      const { default: knex } = await import("knex");
+      const { knexClient } = await import("@/blocks/idempotency/stores/clients/knex");
+      const db = knex({ client: "pg", connection: url, pool: { min: 0, max: 10 } });
+      return opened(knexClient(db), (trx, table, key) => trx(table).insert({ key }), () => db.destroy(), {
+        raw: (trx, text) => trx.raw(text),
+        escapes: ["commit", "rollback", "destroy"],
+      });
+    }
   }
 }
 
@@ -168,6 +186,8 @@ const ON_POSTGRES: Array<[ClientName, string]> = [
   ["prisma", "Prisma with @prisma/adapter-pg"],
   ["prisma-pool", "Prisma with @prisma/adapter-pg, store statements on its pg Pool"],
   ["kysely", "Kysely (PostgresDialect)"],
+  ["typeorm", "TypeORM (DataSource, postgres driver)"],
+  ["knex", "Knex (pg client)"],
 ];
 const ON_PGLITE: Array<[ClientName, string]> = [
   ["pglite", "PGlite"],
