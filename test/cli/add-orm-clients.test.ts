@@ -1,12 +1,13 @@
 // `add idempotency` in TypeORM and Knex projects (issue 26.4): the client is detected, only its adapter is copied,
 // the wiring type-checks under strict settings in each module system, and (DATABASE_URL) its own test runs.
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
+import { configureOutput } from "../../cli/utils/logger.js";
 import { sampleProject, typeCheck } from "./wiring-projects.js";
 
 const BLOCK = "src/blocks/idempotency";
@@ -51,10 +52,35 @@ describe.each([
     const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
     for (const line of orm.expected) expect(setup).toContain(line);
     const app = path.join(dir, "src/app-client.ts");
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(app, [`import { createIdempotency } from "${setupImport}";`, ...orm.app, ""].join("\n"));
     expect(typeCheck(dir, [...WIRING_FILES, "src/app-client.ts"])).toEqual([]);
   }, 120_000);
+});
+
+describe("add idempotency next to a library it has no adapter for", () => {
+  it("names it, says it wired pg with a pool of its own and why, and how to choose otherwise (regression: a TypeORM project silently got a second pool)", async () => {
+    const dir = await sampleProject("hono-bundler", ["pg"]);
+    // Declared only: `add` reads package.json, and sequelize is not installed here.
+    const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    pkg.dependencies.sequelize = "^6.37.0";
+    writeFileSync(path.join(dir, "package.json"), JSON.stringify(pkg, null, 2));
+    configureOutput({ silent: false });
+    const out: string[] = [];
+    for (const stream of [process.stdout, process.stderr]) vi.spyOn(stream, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
+    let result: Awaited<ReturnType<typeof runAdd>>;
+    try {
+      result = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, dryRun: true });
+    } finally {
+      vi.restoreAllMocks();
+      configureOutput({ silent: true });
+    }
+    expect(result.features).toContain("client-pg");
+    expect(result.notes).toEqual([expect.stringMatching(/^found sequelize, which the idempotency block has no adapter for: PostgresStore runs on pg .* pool of its own/)]);
+    expect(out.join("")).toContain("found sequelize");
+    expect(out.join("")).toContain("--client (pg, postgres-js, drizzle, kysely, prisma, typeorm, knex)");
+    // A client it has an adapter for, or one the user chose, needs no note.
+    expect((await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, dryRun: true, client: "pg" })).notes).toEqual([]);
+  }, 60_000);
 });
 
 const DATABASE_URL = process.env.DATABASE_URL;
