@@ -29,9 +29,9 @@ export class TransactionControlError extends Error {
  */
 export function refuseTransactionControl(text: unknown): void {
   if (typeof text !== "string") throw new TransactionControlError("this call carries no SQL text the transaction guard can check; pass the statement as text.");
-  // Lexed twice: with standard strings and with backslash escapes (E'...', or standard_conforming_strings
-  // off), so a quote only one reading ends can never hide a statement from the check.
-  for (const backslashEscapes of [false, true]) {
+  // With a backslash in it, lexed twice: with standard strings and with backslash escapes (E'...', or
+  // standard_conforming_strings off), so a quote only one reading ends can never hide a statement.
+  for (const backslashEscapes of text.includes("\\") ? [false, true] : [false]) {
     const statements = statementHeads(text, backslashEscapes);
     if (statements.length > 1) {
       throw new TransactionControlError(`the operation's transaction runs one statement per call, and this text holds ${statements.length} ("${preview(text)}").`);
@@ -125,12 +125,13 @@ function statementHeads(text: string, backslashEscapes: boolean): string[][] {
     } else if (char === ";") {
       end();
       i++;
-    } else if (WORD_START.test(char)) {
-      const word = (WORD.exec(text.slice(i, i + 64)) as RegExpExecArray)[0];
-      if (words.length < 3) words.push(word.toUpperCase());
-      i += word.length;
+    } else if (isWordStart(text.charCodeAt(i))) {
+      let wordEnd = i + 1;
+      while (wordEnd < text.length && isWordPart(text.charCodeAt(wordEnd))) wordEnd++;
+      if (words.length < 3) words.push(text.slice(i, wordEnd).toUpperCase());
+      i = wordEnd;
     } else {
-      if (!/\s/.test(char) && words.length < 3) words.push(char);
+      if (words.length < 3 && char.trim() !== "") words.push(char);
       i++;
     }
   }
@@ -139,8 +140,16 @@ function statementHeads(text: string, backslashEscapes: boolean): string[][] {
 }
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/;
-const WORD_START = /[A-Za-z_\u0080-\uffff]/;
-const WORD = /^[A-Za-z0-9_$\u0080-\uffff]+/;
+
+/** A letter, `_` or any non-ASCII character (PostgreSQL's identifier start). */
+function isWordStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code >= 128;
+}
+
+/** What may follow inside an identifier or keyword: also digits and `$`. */
+function isWordPart(code: number): boolean {
+  return isWordStart(code) || (code >= 48 && code <= 57) || code === 36;
+}
 
 function blockCommentEnd(text: string, start: number): number {
   let depth = 0;
