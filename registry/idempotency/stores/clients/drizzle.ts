@@ -1,7 +1,7 @@
 // PostgresStore on Drizzle ORM (over node-postgres or postgres.js), with transactions for executeInTransaction.
 import type { SQLWrapper } from "drizzle-orm";
 import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
-import { guardObject, refusedMember, refuseTransactionControl } from "./transaction-guard";
+import { guardObject, refusedMember, refusedObject, refuseTransactionControl } from "./transaction-guard";
 
 /** What the adapter uses of a Drizzle PostgreSQL database: `execute` and `transaction`. */
 type DrizzleDatabase = {
@@ -76,7 +76,7 @@ function guarded<Tx extends object>(tx: Tx): Tx {
     transaction: (work: (tx: object) => Promise<unknown>, config?: unknown) => internals.transaction((nested) => work(guarded(nested)), config),
     setTransaction: refusedMember("setTransaction"),
     // The session holds the connection (`tx.session.client.release()`).
-    session: undefined,
+    session: refusedObject("session"),
   });
 }
 

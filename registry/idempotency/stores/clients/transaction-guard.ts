@@ -48,6 +48,20 @@ export function refusedMember(name: string): () => never {
   };
 }
 
+/** An ORM's internal object that holds the connection: any member read from it is refused. */
+export function refusedObject(name: string): object {
+  return new Proxy(
+    {},
+    {
+      get(_, member) {
+        // Not thenable, not inspectable: `await` and console.log see an empty object.
+        if (typeof member === "symbol" || member === "then") return undefined;
+        throw new TransactionControlError(`tx.${name} holds the transaction's connection and is refused inside the operation's transaction.`);
+      },
+    },
+  );
+}
+
 /**
  * An ORM's transaction object behind the guard: `members` replace (or refuse) the named ones, every
  * other member reads through, its methods bound to the object itself (ORMs keep private state on it).
