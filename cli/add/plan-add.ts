@@ -12,6 +12,7 @@ import { choose } from "../utils/prompt.js";
 import { carryChoices } from "./carried-choices.js";
 import { checkRequiredVersions } from "./check-versions.js";
 import { chooseFeatures, excludedFeatureFiles } from "./choose-features.js";
+import { undetectedClientNotes } from "./undetected-client.js";
 import { planBuild, type BuildPlan } from "./plan-build.js";
 import { planDependencies, type DependencyPlan } from "./plan-dependencies.js";
 import { planFiles, planSetupFiles, type PlannedFile } from "./plan-files.js";
@@ -34,7 +35,7 @@ export type AddPlanOptions = {
   metrics?: string;
   /** `--store postgres|redis|dynamodb`: the one store copied, with its packages (and, for PostgreSQL only, the migration). Default: postgres. */
   store?: string;
-  /** `--client pg|drizzle|kysely|postgres-js|prisma|none`: the database-client adapter to copy (`none` is pg). Default: the ones the project declares, else pg. */
+  /** `--client pg|drizzle|kysely|postgres-js|prisma|typeorm|knex|none`: the database-client adapter to copy (`none` is pg). Default: the ones the project declares, else pg. */
   client?: string;
 };
 
@@ -55,6 +56,8 @@ export type AddPlan = {
   tables: Record<string, string>;
   /** What keeps the vendored tests out of the project's build output. */
   build: BuildPlan;
+  /** Choices `add` made that the user should hear about (a library it has no adapter for, and what it used instead). */
+  notes: string[];
 };
 
 /**
@@ -79,6 +82,7 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
   const loggerBlock = blocks.some((block) => block.name === "logger") || lock.blocks.logger !== undefined;
   const wiring = wiringChoices(features, declared);
+  const notes = options.client === undefined && wiring.store === "postgres" ? undetectedClientNotes(declared, wiring.client) : [];
   const tables = Object.fromEntries(blocks.filter((block) => block.migration).map((block) => [block.name, blockTable(block, lock, options.table)]));
   const setupBlock = blocks.find((block) => block.setup);
   const table = setupBlock ? tables[setupBlock.name] : undefined;
@@ -94,7 +98,7 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
       .map((block) => ({ root, block: block.name, table: tables[block.name] ?? "", target: { layout: config.database.layout, migrations: config.database.migrations }, lock })),
   );
   const build = tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
-  return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, tables, build };
+  return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, tables, build, notes };
 }
 
 /** `--framework` wins; else the frameworks the project declares; else ask, or core only with --yes. */

@@ -23,6 +23,7 @@ export function reportPlan(plan: AddPlan, replace: Replace, { dryRun }: { dryRun
   logger.log(`frameworks: ${plan.frameworks.join(", ") || "none (core only)"}${plan.tests ? "" : ", without tests"}`);
   const choices = featureChoices(plan);
   if (choices.length) logger.log(`features: ${choices.join(", ")} (pass these flags to choose otherwise)`);
+  for (const note of plan.notes) logger.warn(note);
   logger.break();
   const unchanged = plan.files.filter((file) => file.state === "unchanged");
   for (const file of plan.files.filter((candidate) => candidate.state !== "unchanged")) {
@@ -79,6 +80,7 @@ export function planJson(plan: AddPlan, replace: Replace, outcome: { dryRun: boo
     blocks: plan.blocks.map((block) => block.name),
     frameworks: plan.frameworks,
     features: plan.features,
+    notes: plan.notes,
     build: plan.build.kind === "edit" ? { kind: "edit", message: plan.build.message, files: plan.build.edits.map((edit) => edit.file) } : plan.build,
     files: plan.files.map((file) => ({ target: file.target, source: file.source, state: file.state, write: shouldWrite(file, replace) })),
     dependencies: plan.dependencies,

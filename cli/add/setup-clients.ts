@@ -1,6 +1,6 @@
 // The database-client piece of the generated wiring: how PostgresStore and the maintenance lock run on each client.
 
-export type DatabaseClient = "pg" | "postgres-js" | "drizzle-node-postgres" | "drizzle-postgres-js" | "kysely" | "prisma";
+export type DatabaseClient = "pg" | "postgres-js" | "drizzle-node-postgres" | "drizzle-postgres-js" | "kysely" | "prisma" | "typeorm" | "knex";
 
 /**
  * What each client adds to the wiring module: `imports`, and `declarations` that define
@@ -25,7 +25,9 @@ const PG = ["pg", "@types/pg"];
 export function wiringClient(features: Set<string>, declared: Set<string>): DatabaseClient {
   if (features.has("client-drizzle")) return declared.has("postgres") && !declared.has("pg") ? "drizzle-postgres-js" : "drizzle-node-postgres";
   if (features.has("client-prisma")) return "prisma";
+  if (features.has("client-typeorm")) return "typeorm";
   if (features.has("client-kysely")) return "kysely";
+  if (features.has("client-knex")) return "knex";
   if (features.has("client-postgres-js")) return "postgres-js";
   return "pg";
 }
@@ -53,12 +55,12 @@ const POSTGRES_JS_CONNECT = "url === undefined ? postgres() : postgres(url)";
 export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
   pg: {
     packages: PG,
-    imports: ['import { Pool, type PoolClient } from "pg";', 'import { pgClient } from "@/blocks/idempotency/stores/clients/pg";'],
+    imports: ['import { Pool } from "pg";', 'import { pgClient, type PgTransaction } from "@/blocks/idempotency/stores/clients/pg";'],
     declarations: [
       "/** Your database client: a pg Pool, or anything with `query` and `end` (the test passes PGlite). */",
       "export type Database = LockClient & { end(): Promise<void> };",
-      "/** What `handler.executeInTransaction` hands the operation: the pool's connection, inside BEGIN ... COMMIT. */",
-      "export type Transaction = PoolClient;",
+      "/** What `handler.executeInTransaction` hands the operation: the pool connection's `query`, inside BEGIN ... COMMIT (no `release`). */",
+      "export type Transaction = PgTransaction;",
       "",
       CONNECT_COMMENT,
       "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
@@ -173,6 +175,81 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       "          .execute((connection) => new Promise<void>((release) => lent({ ...kyselyClient(connection), release })))",
       "          .catch(failed);",
       "      }),",
+      "  };",
+      "}",
+    ],
+  },
+  typeorm: {
+    packages: ["pg"],
+    imports: ['import { DataSource, type EntityManager } from "typeorm";', 'import { typeormClient } from "@/blocks/idempotency/stores/clients/typeorm";'],
+    declarations: [
+      "/** Your TypeORM DataSource (postgres driver): pass the app's own, initialized (`createIdempotency({ db: dataSource })`), to share its pool. */",
+      "export type Database = DataSource;",
+      "/** What `handler.executeInTransaction` hands the operation: the transaction's EntityManager. */",
+      "export type Transaction = EntityManager;",
+      "",
+      "/** TypeORM connects in `initialize()`: the store's statements on a DataSource opened here wait for it. */",
+      "const initializing = new WeakMap<DataSource, Promise<unknown>>();",
+      "",
+      CONNECT_COMMENT,
+      "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
+      '  const dataSource = new DataSource({ type: "postgres", ...(url === undefined ? {} : { url }) });',
+      "  const ready = dataSource.initialize();",
+      "  ready.catch(() => {}); // A failed start surfaces on the first statement (STORE_UNAVAILABLE, logged).",
+      "  initializing.set(dataSource, ready);",
+      "  return dataSource;",
+      "}",
+      "",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  const client = typeormClient(db);",
+      "  const ready = async () => void (await initializing.get(db));",
+      "  const sql: TransactionalSqlClient<Transaction> = {",
+      "    query: async (text, params) => (await ready(), client.query(text, params)),",
+      "    transaction: async (work) => (await ready(), client.transaction(work)),",
+      "  };",
+      "  return { sql, lock: runnerLock(db, sql, ready), end: () => db.destroy() };",
+      "}",
+      "",
+      "/** The maintenance lock: a session advisory lock is taken and released on one connection, which a QueryRunner holds until released. */",
+      "function runnerLock(db: Database, sql: SqlClient, ready: () => Promise<void>): LockClient {",
+      "  return {",
+      "    query: sql.query,",
+      "    async connect() {",
+      "      await ready();",
+      "      const runner = db.createQueryRunner();",
+      "      return { query: async (text, params) => ({ rows: (await runner.query(text, params, true)).records }), release: () => void runner.release() };",
+      "    },",
+      "  };",
+      "}",
+    ],
+  },
+  knex: {
+    packages: PG,
+    imports: ['import knex, { type Knex } from "knex";', 'import { knexClient } from "@/blocks/idempotency/stores/clients/knex";'],
+    declarations: [
+      "/** Your Knex instance (pg client): pass the app's own (`createIdempotency({ db })`) to share its pool. */",
+      "export type Database = Knex;",
+      "/** What `handler.executeInTransaction` hands the operation: the `trx` of `knex.transaction`. */",
+      "export type Transaction = Knex.Transaction;",
+      "",
+      CONNECT_COMMENT,
+      "export function connectDatabase(url = process.env.DATABASE_URL): Database {",
+      '  return knex({ client: "pg", ...(url === undefined ? {} : { connection: url }) });',
+      "}",
+      "",
+      "export function useDatabase(db: Database): DatabaseUse {",
+      "  return { sql: knexClient(db), lock: connectionLock(db), end: () => db.destroy() };",
+      "}",
+      "",
+      "/** The maintenance lock: a session advisory lock is taken and released on one connection, which Knex's pool lends. */",
+      "function connectionLock(db: Database): LockClient {",
+      "  return {",
+      "    query: knexClient(db).query,",
+      "    async connect() {",
+      "      // Knex's pg client lends one of its pool's node-postgres connections.",
+      "      const connection = (await db.client.acquireConnection()) as SqlClient;",
+      "      return { query: (text, params) => connection.query(text, params), release: () => void db.client.releaseConnection(connection) };",
+      "    },",
       "  };",
       "}",
     ],

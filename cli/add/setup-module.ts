@@ -65,7 +65,7 @@ const SETUP_IMPORTS = [
   "idempotency/stores/redis-store.ts",
   "idempotency/stores/dynamodb-store.ts",
   "idempotency/stores/dynamodb-table.ts",
-  ...["pg", "postgres-js", "drizzle", "kysely", "prisma"].map((client) => `idempotency/stores/clients/${client}.ts`),
+  ...["pg", "postgres-js", "drizzle", "kysely", "prisma", "typeorm", "knex"].map((client) => `idempotency/stores/clients/${client}.ts`),
   "logger/index.ts",
 ];
 

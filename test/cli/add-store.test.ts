@@ -21,6 +21,8 @@ const POSTGRES_FILES = [
   "stores/clients/pg.test.ts",
   "stores/clients/pg.ts",
   "stores/clients/pglite.ts",
+  "stores/clients/transaction-guard.test.ts",
+  "stores/clients/transaction-guard.ts",
   "stores/postgres-schema.ts",
   "stores/postgres-store.ts",
   "stores/prepared-statements.ts",

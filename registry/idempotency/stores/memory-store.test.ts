@@ -1,6 +1,7 @@
 // MemoryStore's own promise beyond the shared contract: it stays bounded.
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { IdempotencyHandler } from "../handler";
 import { MemoryStore } from "./memory-store";
 
 const scope = (key: string, userId = "u") => ({ operation: "op", userId, key });
@@ -8,7 +9,7 @@ const scope = (key: string, userId = "u") => ({ operation: "op", userId, key });
 describe("MemoryStore bounds", () => {
   it("evicts expired, then the oldest completed records, when full", async () => {
     let now = 0;
-    const store = new MemoryStore({ maxRecords: 3, now: () => now });
+    const store = new MemoryStore({ maxRecords: 3, maxInProgressPerUser: 3, now: () => now });
     const created = async (key: string, ttlMs = 1_000) => {
       const token = randomUUID();
       const result = await store.create({ scope: scope(key), requestHash: "h", ttlMs, token });
@@ -28,9 +29,9 @@ describe("MemoryStore bounds", () => {
 
   it("refuses a new record rather than evict a running execution", async () => {
     const store = new MemoryStore({ maxRecords: 2 });
-    await store.create({ scope: scope("a"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
-    await store.create({ scope: scope("b"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
-    await expect(store.create({ scope: scope("c"), requestHash: "h", ttlMs: 1_000, token: randomUUID() })).rejects.toThrow(/MemoryStore is full/);
+    await store.create({ scope: scope("a", "ann"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
+    await store.create({ scope: scope("b", "bob"), requestHash: "h", ttlMs: 1_000, token: randomUUID() });
+    await expect(store.create({ scope: scope("c", "cat"), requestHash: "h", ttlMs: 1_000, token: randomUUID() })).rejects.toThrow(/MemoryStore is full/);
   });
 
   it("does not sweep every record on each create once full (regression: O(records) per request)", async () => {
@@ -64,6 +65,69 @@ describe("MemoryStore under one user's flood", () => {
     expect(await store.get(scope("alice-order", "alice"))).toMatchObject({ status: "SUCCESS", response: '"charged"' });
     // And others can still create: the flood does not refuse everyone.
     expect(await store.create({ scope: scope("bob-order", "bob"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toEqual({ status: "CREATED" });
+  });
+
+  it("10,000 in-progress keys of one user never refuse another user (regression: they filled the store and every other user got STORE_UNAVAILABLE)", async () => {
+    const store = new MemoryStore();
+    let refused = 0;
+    for (let i = 0; i < 10_000; i++) {
+      await store.create({ scope: scope(`flood-${i}`, "mallory"), requestHash: "h", ttlMs: 60_000, token: randomUUID() }).catch(() => refused++);
+    }
+    // The default bound: 1 % of maxRecords (10,000) in progress per user.
+    expect(refused).toBe(9_900);
+    await expect(store.create({ scope: scope("flood-next", "mallory"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).rejects.toThrow(/maxInProgressPerUser/);
+    for (let i = 0; i < 5_000; i++) {
+      expect(await store.create({ scope: scope(`order-${i}`, `user-${i}`), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toEqual({ status: "CREATED" });
+    }
+  });
+
+  it("through the handler, only the flooding user gets STORE_UNAVAILABLE; another user's request runs", async () => {
+    const handler = new IdempotencyHandler(new MemoryStore({ maxRecords: 1_000 }), undefined, { logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    const hanging = new Promise<never>(() => {});
+    for (let i = 0; i < 10; i++) void handler.execute({ operation: "op", userId: "mallory", key: `flood-${i}`, payload: {} }, () => hanging);
+    await expect(handler.execute({ operation: "op", userId: "mallory", key: "flood-next", payload: {} }, () => "ran")).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    expect(await handler.execute({ operation: "op", userId: "alice", key: "order", payload: {} }, () => "ran")).toEqual({ response: "ran", replayed: false });
+  });
+
+  it("refuses a maxInProgressPerUser below 1, which would refuse every key", () => {
+    expect(() => new MemoryStore({ maxInProgressPerUser: 0 })).toThrow(/maxInProgressPerUser must be at least 1, got 0/);
+  });
+
+  it("frees a user's in-progress slot when a record completes, is released, recovered or expires", async () => {
+    let now = 0;
+    const store = new MemoryStore({ maxInProgressPerUser: 2, now: () => now });
+    const start = async (key: string, ttlMs = 60_000) => {
+      const token = randomUUID();
+      expect(await store.create({ scope: scope(key, "mallory"), requestHash: "h", ttlMs, token })).toEqual({ status: "CREATED" });
+      return token;
+    };
+    const full = () => expect(store.create({ scope: scope(`over-${now}`, "mallory"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).rejects.toThrow(/maxInProgressPerUser/);
+    const a = await start("a");
+    const b = await start("b");
+    await full();
+    await store.markSuccess(scope("a", "mallory"), a, '"ok"', 60_000);
+    const c = await start("c");
+    await full();
+    await store.release(scope("b", "mallory"), b);
+    await start("d");
+    await full();
+    now = 10_000;
+    expect(await store.recoverStuckRecords({ olderThanMs: 5_000, limit: 1, maxRetries: 3, ttlMs: 60_000 })).toHaveLength(1);
+    await start("e", 100);
+    await full();
+    now = 20_000; // "e" expired without anyone recovering it: it no longer counts.
+    await start("f");
+    expect(await store.markFailed(scope("c", "mallory"), c, 60_000)).toBe(false); // "c" was the one recovered.
+  });
+
+  it("a full store evicts the biggest holder of completed records, passing over a bigger holder whose records are all in progress", async () => {
+    const store = new MemoryStore({ maxRecords: 10, maxInProgressPerUser: 4 });
+    for (let i = 0; i < 4; i++) await store.create({ scope: scope(`running-${i}`, "mallory"), requestHash: "h", ttlMs: 60_000, token: randomUUID() });
+    for (let i = 0; i < 3; i++) await completed(store, `done-${i}`, "alice");
+    for (let i = 0; i < 3; i++) await completed(store, `done-${i}`, `user-${i}`);
+    expect(await store.create({ scope: scope("new", "bob"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toEqual({ status: "CREATED" });
+    expect(await store.get(scope("done-0", "alice"))).toBeUndefined();
+    expect(await store.get(scope("running-0", "mallory"))).toMatchObject({ status: "PROCESSING" });
   });
 
   it("keeps other users' retry counters when the flooder fills the counters", async () => {

@@ -16,6 +16,13 @@ export type MemoryStoreOptions = {
    * of the user who holds the most, so one user's flood of keys never evicts anyone else's. @default 10_000
    */
   maxRecords?: number;
+  /**
+   * Records one user may hold in progress (PROCESSING) at once; that user's next new key is refused
+   * (STORE_UNAVAILABLE through the handler) until some finish, while other users carry on. Eviction
+   * never takes a running execution, so without this bound one user's flood of in-progress keys
+   * filled the store and every other user was refused. @default 1 % of maxRecords (at least 1)
+   */
+  maxInProgressPerUser?: number;
   /** The clock, in epoch milliseconds; tests pass a fake one. @default Date.now */
   now?: () => number;
 };
@@ -38,12 +45,19 @@ export class MemoryStore implements IdempotencyStore {
   private readonly recordsByUser = new Owners();
   private readonly countersByUser = new Owners();
   private readonly maxRecords: number;
+  private readonly maxInProgressPerUser: number;
+  /** PROCESSING records per user, for every user holding any record (at 0 it stays: deleting and re-adding a Map entry per request costs microseconds). */
+  private readonly inProgress = new Map<string, number>();
   private readonly now: () => number;
   /** No record expires before this instant, so a full store skips the sweep for expired records until then. */
   private earliestExpiry = Infinity;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
+    this.maxInProgressPerUser = options.maxInProgressPerUser ?? Math.max(1, Math.floor(this.maxRecords / 100));
+    if (!(this.maxInProgressPerUser >= 1)) {
+      throw new RangeError(`MemoryStore: maxInProgressPerUser must be at least 1, got ${options.maxInProgressPerUser}.`);
+    }
     this.now = options.now ?? Date.now;
     if (process.env.NODE_ENV === "production") {
       warnOnce("idempotency: MemoryStore is for development and tests: its records live in one process and vanish on restart, so retries that reach another instance run again. Use PostgresStore in production.");
@@ -55,6 +69,12 @@ export class MemoryStore implements IdempotencyStore {
     const existing = this.records.get(recordId);
     if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: { ...existing } };
     if (existing) this.drop(recordId, existing);
+    const held = this.inProgress.get(scope.userId) ?? 0;
+    if (held >= this.maxInProgressPerUser && this.heldAfterExpiry(scope.userId) >= this.maxInProgressPerUser) {
+      throw new Error(
+        `MemoryStore: this user already has ${this.maxInProgressPerUser} requests in progress (maxInProgressPerUser); their new keys are refused until some finish, other users' are not.`,
+      );
+    }
     this.makeRoom();
     const now = new Date(this.now());
     this.earliestExpiry = Math.min(this.earliestExpiry, now.getTime() + ttlMs);
@@ -71,6 +91,7 @@ export class MemoryStore implements IdempotencyStore {
       updatedAt: now,
     });
     this.recordsByUser.add(scope.userId, recordId);
+    this.inProgress.set(scope.userId, (this.inProgress.get(scope.userId) ?? 0) + 1);
     return { status: "CREATED" };
   }
 
@@ -181,6 +202,7 @@ export class MemoryStore implements IdempotencyStore {
   private complete(record: IdempotencyRecord, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): void {
     const now = this.now();
     this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
+    if (record.status === "PROCESSING") this.finished(record.userId);
     record.status = status;
     record.response = response;
     record.updatedAt = new Date(now);
@@ -190,6 +212,21 @@ export class MemoryStore implements IdempotencyStore {
   private drop(recordId: string, record: IdempotencyRecord): void {
     this.records.delete(recordId);
     this.recordsByUser.remove(record.userId, recordId);
+    if (record.status === "PROCESSING") this.finished(record.userId);
+    if (!this.recordsByUser.holds(record.userId)) this.inProgress.delete(record.userId);
+  }
+
+  private finished(userId: string): void {
+    this.inProgress.set(userId, (this.inProgress.get(userId) ?? 1) - 1);
+  }
+
+  /** At the bound only: the user's expired in-progress records (a crash nobody recovered) stop counting. */
+  private heldAfterExpiry(userId: string): number {
+    for (const recordId of this.recordsByUser.of(userId)) {
+      const record = this.records.get(recordId);
+      if (record && !this.isLive(record)) this.drop(recordId, record);
+    }
+    return this.inProgress.get(userId) ?? 0;
   }
 
   /**
@@ -204,7 +241,12 @@ export class MemoryStore implements IdempotencyStore {
     if (this.now() >= this.earliestExpiry) this.evictExpired();
     const target = this.maxRecords - Math.max(1, Math.floor(this.maxRecords / 100));
     while (this.records.size > target) {
-      const victims = this.recordsByUser.oldestOfBiggest(this.records.size - target, (recordId) => this.records.get(recordId)?.status !== "PROCESSING");
+      const victims = this.recordsByUser.oldestOfBiggest(
+        this.records.size - target,
+        (recordId) => this.records.get(recordId)?.status !== "PROCESSING",
+        // Sized by what can go: a user whose records are all in progress is never the one picked.
+        (owner, held) => held - (this.inProgress.get(owner) ?? 0),
+      );
       if (!victims) break;
       for (const recordId of victims.ids) this.drop(recordId, this.records.get(recordId) as IdempotencyRecord);
     }
@@ -234,6 +276,15 @@ class Owners {
     this.byOwner.set(owner, ids);
   }
 
+  holds(owner: string): boolean {
+    return this.byOwner.has(owner);
+  }
+
+  /** A copy: the caller may remove ids while it walks them. */
+  of(owner: string): string[] {
+    return [...(this.byOwner.get(owner) ?? [])];
+  }
+
   remove(owner: string, id: string): void {
     const ids = this.byOwner.get(owner);
     if (ids?.delete(id) && ids.size === 0) this.byOwner.delete(owner);
@@ -244,23 +295,30 @@ class Owners {
    * never so many that it ends up holding fewer than the runner-up: the next call takes from whoever
    * is biggest then.
    */
-  oldestOfBiggest(count: number, evictable: (id: string) => boolean): { owner: string; ids: string[] } | undefined {
-    let biggest: [string, Set<string>] | undefined;
+  oldestOfBiggest(
+    count: number,
+    evictable: (id: string) => boolean,
+    sizeOf: (owner: string, held: number) => number = (_, held) => held,
+  ): { owner: string; ids: string[] } | undefined {
+    let biggest: Set<string> | undefined;
+    let owner = "";
+    let biggestSize = 0;
     let runnerUp = 0;
-    for (const entry of this.byOwner) {
-      if (!biggest || entry[1].size > biggest[1].size) {
-        runnerUp = biggest ? biggest[1].size : 0;
-        biggest = entry;
-      } else runnerUp = Math.max(runnerUp, entry[1].size);
+    for (const [candidate, ids] of this.byOwner) {
+      const size = sizeOf(candidate, ids.size);
+      if (size > biggestSize) {
+        runnerUp = biggestSize;
+        [biggest, owner, biggestSize] = [ids, candidate, size];
+      } else runnerUp = Math.max(runnerUp, size);
     }
     if (!biggest) return undefined;
-    const take = Math.min(count, Math.max(1, biggest[1].size - runnerUp));
+    const take = Math.min(count, Math.max(1, biggestSize - runnerUp));
     const ids: string[] = [];
-    for (const id of biggest[1]) {
+    for (const id of biggest) {
       if (ids.length === take) break;
       if (evictable(id)) ids.push(id);
     }
-    return ids.length > 0 ? { owner: biggest[0], ids } : undefined;
+    return ids.length > 0 ? { owner, ids } : undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 // `transaction: true` on the wrapper style of Express, Fastify and Hono: `run` gets the client's transaction, and its writes commit with the record.
 import type { Server } from "node:http";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PGlite } from "@electric-sql/pglite";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
@@ -10,7 +10,7 @@ import { idempotent as fastifyIdempotent } from "@/blocks/idempotency/adapters/f
 import { idempotent as honoIdempotent } from "@/blocks/idempotency/adapters/hono";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { RouteResult } from "@/blocks/idempotency/http/http-response";
-import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
+import { pgliteClient, type PgliteTransaction as Transaction } from "@/blocks/idempotency/stores/clients/pglite";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { dropTables, SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
 

@@ -8,6 +8,10 @@ export type OpenedClient<Tx> = {
   client: TransactionalSqlClient<Tx>;
   /** A business write in the client's own idiom, on its own transaction object: one row in `table`. */
   write(tx: Tx, table: string, key: string): Promise<unknown>;
+  /** SQL text with no parameters through the client's raw-SQL call on its transaction object. */
+  raw(tx: Tx, text: string): Promise<unknown>;
+  /** Members (dotted paths) of the client's own transaction object that end or leave the transaction (refused on the guarded one). */
+  escapes: string[];
   close(): Promise<void>;
 };
 
@@ -23,7 +27,7 @@ export type ClientKind = {
   open(): Promise<OpenedClient<any>>;
 };
 
-export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "prisma-pool" | "kysely";
+export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "prisma-pool" | "kysely" | "typeorm" | "knex";
 
 /** Opens one client on DATABASE_URL (`url`) or an in-memory PGlite. */
 export async function openClient(name: ClientName, url = process.env.DATABASE_URL ?? ""): Promise<OpenedClient<unknown>> {
@@ -33,7 +37,10 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const { pgClient } = await import("@/blocks/idempotency/stores/clients/pg");
       const pool = new pg.Pool({ connectionString: url, max: 10 });
       pool.on("error", () => {});
-      return opened(pgClient(pool), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => pool.end());
+      return opened(pgClient(pool), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => pool.end(), {
+        raw: (tx, text) => tx.query(text),
+        escapes: ["release", "end"],
+      });
     }
     case "pg-client": {
       const { default: pg } = await import("pg");
@@ -41,18 +48,27 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const connection = new pg.Client({ connectionString: url });
       connection.on("error", () => {});
       await connection.connect();
-      return opened(pgClient(connection), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => connection.end());
+      return opened(pgClient(connection), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => connection.end(), {
+        raw: (tx, text) => tx.query(text),
+        escapes: ["release", "end"],
+      });
     }
     case "pglite": {
       const db = await openPglite();
       const { pgliteClient } = await import("@/blocks/idempotency/stores/clients/pglite");
-      return opened(pgliteClient(db), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => db.close());
+      return opened(pgliteClient(db), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => db.close(), {
+        raw: (tx, text) => tx.exec(text),
+        escapes: ["rollback"],
+      });
     }
     case "postgres-js": {
       const { default: postgres } = await import("postgres");
       const { postgresJsClient } = await import("@/blocks/idempotency/stores/clients/postgres-js");
       const sql = postgres(url, { max: 10, onnotice: () => {} });
-      return opened(postgresJsClient(sql), (tx, table, key) => tx`INSERT INTO ${tx(table)} (key) VALUES (${key})`, () => sql.end({ timeout: 1 }));
+      return opened(postgresJsClient(sql), (tx, table, key) => tx`INSERT INTO ${tx(table)} (key) VALUES (${key})`, () => sql.end({ timeout: 1 }), {
+        raw: (tx, text) => tx.unsafe(text),
+        escapes: ["rollback", "prepare", "file"],
+      });
     }
     case "drizzle-pg": {
       const { default: pg } = await import("pg");
@@ -61,7 +77,7 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const pool = new pg.Pool({ connectionString: url, max: 10 });
       pool.on("error", () => {});
       const writes = await drizzleWrites();
-      return opened(drizzleClient(drizzle(pool)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => pool.end());
+      return opened(drizzleClient(drizzle(pool)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => pool.end(), drizzleRaw);
     }
     case "drizzle-postgres-js": {
       const { default: postgres } = await import("postgres");
@@ -69,14 +85,14 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const { drizzleClient } = await import("@/blocks/idempotency/stores/clients/drizzle");
       const sql = postgres(url, { max: 10, onnotice: () => {} });
       const writes = await drizzleWrites();
-      return opened(drizzleClient(drizzle(sql)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => sql.end({ timeout: 1 }));
+      return opened(drizzleClient(drizzle(sql)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => sql.end({ timeout: 1 }), drizzleRaw);
     }
     case "drizzle-pglite": {
       const db = await openPglite();
       const { drizzle } = await import("drizzle-orm/pglite");
       const { drizzleClient } = await import("@/blocks/idempotency/stores/clients/drizzle");
       const writes = await drizzleWrites();
-      return opened(drizzleClient(drizzle(db)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => db.close());
+      return opened(drizzleClient(drizzle(db)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => db.close(), drizzleRaw);
     }
     case "prisma":
     case "prisma-pool": {
@@ -95,6 +111,7 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
           await prisma.$disconnect();
           await pool?.end();
         },
+        { raw: (tx, text) => tx.$executeRawUnsafe(text), escapes: [] },
       );
     }
     case "kysely": {
@@ -104,15 +121,48 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const pool = new pg.Pool({ connectionString: url, max: 10 });
       pool.on("error", () => {});
       const db = new Kysely<Record<string, { key: string }>>({ dialect: new PostgresDialect({ pool }) });
-      return opened(kyselyClient(db), (trx, table, key) => trx.insertInto(table).values({ key }).execute(), () => db.destroy());
+      const { sql } = await import("kysely");
+      return opened(kyselyClient(db), (trx, table, key) => trx.insertInto(table).values({ key }).execute(), () => db.destroy(), {
+        raw: (trx, text) => sql.raw(text).execute(trx),
+        escapes: ["startTransaction"],
+      });
+    }
+    case "typeorm": {
+      const { DataSource } = await import("typeorm");
+      const { typeormClient } = await import("@/blocks/idempotency/stores/clients/typeorm");
+      const dataSource = await new DataSource({ type: "postgres", url, poolSize: 10 }).initialize();
+      return opened(typeormClient(dataSource), (manager, table, key) => manager.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => dataSource.destroy(), {
+        raw: (manager, text) => manager.query(text),
+        escapes: ["queryRunner.startTransaction", "queryRunner.commitTransaction", "queryRunner.rollbackTransaction", "queryRunner.release"],
+      });
+    }
+    case "knex": {
+      const { default: knex } = await import("knex");
+      const { knexClient } = await import("@/blocks/idempotency/stores/clients/knex");
+      const db = knex({ client: "pg", connection: url, pool: { min: 0, max: 10 } });
+      return opened(knexClient(db), (trx, table, key) => trx(table).insert({ key }), () => db.destroy(), {
+        raw: (trx, text) => trx.raw(text),
+        escapes: ["commit", "rollback", "destroy"],
+      });
     }
   }
 }
 
 /** Keeps each kind's transaction type between its adapter and its write. */
-function opened<Tx>(client: TransactionalSqlClient<Tx>, write: (tx: Tx, table: string, key: string) => Promise<unknown>, close: () => Promise<unknown>): OpenedClient<unknown> {
-  return { client, write: write as OpenedClient<unknown>["write"], close: async () => void (await close()) } as OpenedClient<unknown>;
+function opened<Tx>(
+  client: TransactionalSqlClient<Tx>,
+  write: (tx: Tx, table: string, key: string) => Promise<unknown>,
+  close: () => Promise<unknown>,
+  guard: { raw: (tx: Tx, text: string) => Promise<unknown>; escapes: string[] },
+): OpenedClient<unknown> {
+  return { client, write, ...guard, close: async () => void (await close()) } as OpenedClient<unknown>;
 }
+
+/** Drizzle's raw SQL: `execute` with text (sql.raw); its transaction-ending members are throws (`rollback`) or refused. */
+const drizzleRaw = {
+  raw: (tx: { execute(text: string): Promise<unknown> }, text: string) => tx.execute(text),
+  escapes: ["setTransaction"],
+};
 
 async function openPglite() {
   const { PGlite } = await import("@electric-sql/pglite");
@@ -136,6 +186,8 @@ const ON_POSTGRES: Array<[ClientName, string]> = [
   ["prisma", "Prisma with @prisma/adapter-pg"],
   ["prisma-pool", "Prisma with @prisma/adapter-pg, store statements on its pg Pool"],
   ["kysely", "Kysely (PostgresDialect)"],
+  ["typeorm", "TypeORM (DataSource, postgres driver)"],
+  ["knex", "Knex (pg client)"],
 ];
 const ON_PGLITE: Array<[ClientName, string]> = [
   ["pglite", "PGlite"],

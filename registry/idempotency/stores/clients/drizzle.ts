@@ -1,6 +1,7 @@
 // PostgresStore on Drizzle ORM (over node-postgres or postgres.js), with transactions for executeInTransaction.
 import type { SQLWrapper } from "drizzle-orm";
 import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
+import { guardObject, refusedMember, refusedObject, refuseTransactionControl } from "./transaction-guard";
 
 /** What the adapter uses of a Drizzle PostgreSQL database: `execute` and `transaction`. */
 type DrizzleDatabase = {
@@ -11,19 +12,23 @@ type DrizzleDatabase = {
   transaction<T>(work: (tx: any) => Promise<T>): Promise<T>;
 };
 
-/** The `tx` Drizzle hands to `db.transaction(async (tx) => ...)`. */
+/**
+ * The `tx` Drizzle hands to `db.transaction(async (tx) => ...)`, behind the transaction guard: `execute`
+ * refuses text that ends the transaction, `setTransaction` is refused, nested `transaction`s (savepoints)
+ * are guarded too. `tx.rollback()` stays: it throws, and the record rolls back with your writes.
+ */
 export type DrizzleTransaction<Db extends DrizzleDatabase> = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /**
  * @example
  * const db = drizzle(pool); // or drizzle(postgres(url))
  * const store = new PostgresStore(drizzleClient(db));
- * await handler.executeInTransaction(context, (tx) => tx.insert(orders).values(order));
+ * await handler.executeInTransaction(scope, ({ tx }) => tx.insert(orders).values(order));
  */
 export function drizzleClient<Db extends DrizzleDatabase>(db: Db): TransactionalSqlClient<DrizzleTransaction<Db>> {
   return {
     ...(driverClient(db.$client) ?? on(db)),
-    transaction: (work) => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), tx)),
+    transaction: (work) => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), guarded(tx))),
   };
 }
 
@@ -53,6 +58,26 @@ function on(db: Pick<DrizzleDatabase, "execute">): SqlClient {
       return { rows: Array.isArray(result) ? result : (result as { rows: unknown[] }).rows };
     },
   };
+}
+
+/** Drizzle's own members the guard needs: how it turns a query into text, and its nested transactions. */
+type DrizzleInternals = {
+  dialect: { sqlToQuery(sql: unknown): { sql: string } };
+  transaction(work: (tx: object) => Promise<unknown>, config?: unknown): Promise<unknown>;
+};
+
+function guarded<Tx extends object>(tx: Tx): Tx {
+  const internals = tx as unknown as DrizzleInternals & Pick<DrizzleDatabase, "execute">;
+  return guardObject(tx, {
+    execute(query: SQLWrapper | string) {
+      refuseTransactionControl(typeof query === "string" ? query : internals.dialect.sqlToQuery(query.getSQL()).sql);
+      return internals.execute(query as SQLWrapper);
+    },
+    transaction: (work: (tx: object) => Promise<unknown>, config?: unknown) => internals.transaction((nested) => work(guarded(nested)), config),
+    setTransaction: refusedMember("setTransaction"),
+    // The session holds the connection (`tx.session.client.release()`).
+    session: refusedObject("session"),
+  });
 }
 
 /**

@@ -1,6 +1,14 @@
 // PostgresStore on node-postgres (`pg`): a Pool or a Client, with transactions for executeInTransaction.
 import type { Client, Pool, PoolClient } from "pg";
 import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
+import { refusedMember, refuseTransactionControl } from "./transaction-guard";
+
+/**
+ * What the operation of `executeInTransaction` gets: the connection's `query` (every form: text,
+ * config, cursor) behind the transaction guard, and nothing that could end the transaction or hand
+ * the connection back (`release`, `end`). Type your helpers' `tx` with it.
+ */
+export type PgTransaction = Pick<PoolClient, "query" | "escapeIdentifier" | "escapeLiteral">;
 
 /**
  * A Pool lends one connection per transaction. A Client is one connection, so its transactions run
@@ -8,11 +16,9 @@ import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
  *
  * @example
  * const store = new PostgresStore(pgClient(new pg.Pool({ connectionString: process.env.DATABASE_URL })));
- * await handler.executeInTransaction(context, async (tx) => tx.query("INSERT INTO orders ...", [...]));
+ * await handler.executeInTransaction(scope, async ({ tx }) => tx.query("INSERT INTO orders ...", [...]));
  */
-export function pgClient(pool: Pool): TransactionalSqlClient<PoolClient>;
-export function pgClient(client: Client): TransactionalSqlClient<Client>;
-export function pgClient(db: Pool | Client): TransactionalSqlClient<PoolClient | Client> {
+export function pgClient(db: Pool | Client): TransactionalSqlClient<PgTransaction> {
   if (!isPool(db)) {
     // One connection: every statement and transaction waits for the one before, so a statement never
     // lands inside another caller's open transaction.
@@ -47,7 +53,7 @@ export function pgClient(db: Pool | Client): TransactionalSqlClient<PoolClient |
 type Ended<T> = { ok: true; result: T; clean: true } | { ok: false; error: unknown; clean: boolean };
 
 /** Never rejects: says how the transaction ended and whether the connection is left clean. */
-async function inTransaction<C extends PoolClient | Client, T>(connection: C, work: (sql: SqlClient, tx: C) => Promise<T>): Promise<Ended<T>> {
+async function inTransaction<T>(connection: PoolClient | Client, work: (sql: SqlClient, tx: PgTransaction) => Promise<T>): Promise<Ended<T>> {
   try {
     await connection.query("BEGIN");
   } catch (error) {
@@ -55,7 +61,7 @@ async function inTransaction<C extends PoolClient | Client, T>(connection: C, wo
   }
   let result: T;
   try {
-    result = await work({ query: (text, params) => connection.query(text, params) }, connection);
+    result = await work({ query: (text, params) => connection.query(text, params) }, guarded(connection));
   } catch (error) {
     const clean = await connection.query("ROLLBACK").then(
       () => true,
@@ -69,6 +75,32 @@ async function inTransaction<C extends PoolClient | Client, T>(connection: C, wo
     return { ok: false, error, clean: false };
   }
   return { ok: true, result, clean: true };
+}
+
+/**
+ * A route that released the connection mid-transaction handed it to the next request, whose record and
+ * writes this transaction's COMMIT then committed; one that ran COMMIT left its writes and a PROCESSING
+ * record behind. The operation gets only the guarded query surface.
+ */
+function guarded(connection: PoolClient | Client): PgTransaction {
+  const query = (config: unknown, ...rest: unknown[]) => {
+    refuseTransactionControl(queryText(config));
+    return (connection.query as (...args: unknown[]) => unknown)(config, ...rest);
+  };
+  return {
+    query: query as PgTransaction["query"],
+    escapeIdentifier: (text) => connection.escapeIdentifier(text),
+    escapeLiteral: (text) => connection.escapeLiteral(text),
+    // Not part of the type: a clear refusal for JavaScript callers and casts.
+    ...{ release: refusedMember("release"), end: refusedMember("end") },
+  };
+}
+
+/** The SQL of any form `query` takes: text, a config object, or a Submittable (pg-cursor, pg-query-stream). */
+function queryText(config: unknown): unknown {
+  if (typeof config !== "object" || config === null) return config;
+  const { text, cursor } = config as { text?: unknown; cursor?: { text?: unknown } };
+  return text ?? cursor?.text;
 }
 
 function outcome<T>(ended: Ended<T>): T {

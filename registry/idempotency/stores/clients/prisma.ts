@@ -1,5 +1,6 @@
 // PostgresStore on Prisma (7, with a PostgreSQL driver adapter such as @prisma/adapter-pg), with interactive transactions.
 import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
+import { guardObject, refuseTransactionControl, templateText } from "./transaction-guard";
 
 /** What the adapter uses of a PrismaClient: raw SQL and interactive transactions. */
 type PrismaLike = {
@@ -22,7 +23,7 @@ export type PrismaClientOptions = PrismaTransactionOptions & {
   pool?: SqlClient | undefined;
 };
 
-/** The `tx` Prisma hands to `prisma.$transaction(async (tx) => ...)`. */
+/** The `tx` Prisma hands to `prisma.$transaction(async (tx) => ...)`, its raw SQL calls behind the transaction guard. */
 export type PrismaTransaction<Client extends PrismaLike> = Parameters<Parameters<Client["$transaction"]>[0]>[0];
 
 /**
@@ -30,16 +31,44 @@ export type PrismaTransaction<Client extends PrismaLike> = Parameters<Parameters
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
  * const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
  * const store = new PostgresStore(prismaClient(prisma, { pool, timeout: 30_000 }));
- * await handler.executeInTransaction(context, (tx) => tx.order.create({ data: order }));
+ * await handler.executeInTransaction(scope, ({ tx }) => tx.order.create({ data: order }));
  */
 export function prismaClient<Client extends PrismaLike>(prisma: Client, options: PrismaClientOptions = {}): TransactionalSqlClient<PrismaTransaction<Client>> {
   const { pool, ...limits } = options;
   return {
     query: pool ? (text, params) => pool.query(text, params) : on(prisma).query,
-    transaction: async (work) => prisma.$transaction((tx: PrismaTransaction<Client>) => work(on(tx as Pick<PrismaLike, "$queryRawUnsafe">), tx), limits),
+    transaction: async (work) => prisma.$transaction((tx: PrismaTransaction<Client>) => work(on(tx as Pick<PrismaLike, "$queryRawUnsafe">), guarded(tx)), limits),
   };
 }
 
 function on(prisma: Pick<PrismaLike, "$queryRawUnsafe">): SqlClient {
   return { query: async (text, params = []) => ({ rows: (await prisma.$queryRawUnsafe(text, ...params)) as unknown[] }) };
+}
+
+type RawCall = (query: unknown, ...values: unknown[]) => unknown;
+
+/** Model calls build one statement each; raw SQL (`$executeRaw`, `$queryRaw` and their Unsafe forms) is checked first. */
+function guarded<Tx extends object>(tx: Tx): Tx {
+  const raw = (name: string, text: (query: unknown, values: unknown[]) => unknown) => {
+    const call = (tx as unknown as Record<string, RawCall>)[name] as RawCall;
+    return (query: unknown, ...values: unknown[]) => (refuseTransactionControl(text(query, values)), call.call(tx, query, ...values));
+  };
+  const unsafe = (query: unknown) => query;
+  return guardObject(tx, {
+    $executeRawUnsafe: raw("$executeRawUnsafe", unsafe),
+    $queryRawUnsafe: raw("$queryRawUnsafe", unsafe),
+    $executeRaw: raw("$executeRaw", sqlText),
+    $queryRaw: raw("$queryRaw", sqlText),
+  });
+}
+
+/** A tagged template or a `Prisma.sql` object, with nested `Prisma.sql` / `Prisma.raw` fragments inlined as Prisma inlines them. */
+function sqlText(query: unknown, values: unknown[]): string | undefined {
+  if (Array.isArray(query)) return templateText(query as string[], values, fragment);
+  return fragment(query);
+}
+
+function fragment(value: unknown): string | undefined {
+  const { strings, values } = (value ?? {}) as { strings?: string[]; values?: unknown[] };
+  return Array.isArray(strings) ? templateText(strings, values ?? [], fragment) : undefined;
 }
