@@ -5,7 +5,7 @@ export type DatabaseClient = "pg" | "postgres-js" | "drizzle-node-postgres" | "d
 /**
  * What each client adds to the wiring module: `imports`, and `declarations` that define
  * `Database` (the client the app passes in), `Transaction` (what `executeInTransaction` hands the
- * operation), `connectDatabase(url)` and `useDatabase(db)`: the store's SQL, the maintenance lock
+ * operation), `connectDatabase(url)` and `bindDatabase(db)`: the store's SQL, the maintenance lock
  * and the close, over that client. `packages`: what those imports need installed besides the
  * package `add` detected the client by (Kysely, Prisma and Drizzle's node-postgres driver open a
  * pg Pool); `add` installs the ones the project lacks, with the block's ranges for them.
@@ -32,7 +32,7 @@ export function wiringClient(features: Set<string>, declared: Set<string>): Data
   return "pg";
 }
 
-const CONNECT_COMMENT = "/** The database client the store and the maintenance lock run on; to use another client, change `Database`, this function and `useDatabase`. */";
+const CONNECT_COMMENT = "/** The database client the store and the maintenance lock run on; to use another client, change `Database`, this function and `bindDatabase`. */";
 
 /** postgres.js has no `connect()`: the session advisory lock must be taken and released on one reserved connection. */
 const RESERVED_LOCK = [
@@ -68,7 +68,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       "}",
       "",
       "/** On a Pool the store also runs transactions (`executeInTransaction`); on another client, `execute` only. */",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  return { sql: db instanceof Pool ? pgClient(db) : db, lock: db, end: () => db.end() };",
       "}",
     ],
@@ -87,7 +87,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       `  return ${POSTGRES_JS_CONNECT};`,
       "}",
       "",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  return { sql: postgresJsClient(db), lock: reservedLock(db), end: () => db.end() };",
       "}",
       ...RESERVED_LOCK,
@@ -112,7 +112,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       "}",
       "",
       "/** The maintenance lock runs on Drizzle's own Pool, which lends one connection for the lock and its release. */",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  return { sql: drizzleClient(db), lock: db.$client, end: () => db.$client.end() };",
       "}",
     ],
@@ -135,7 +135,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       `  return drizzle({ client: ${POSTGRES_JS_CONNECT} });`,
       "}",
       "",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  return { sql: drizzleClient(db), lock: reservedLock(db.$client), end: () => db.$client.end() };",
       "}",
       ...RESERVED_LOCK,
@@ -161,7 +161,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       "  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: url }) }) });",
       "}",
       "",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  return { sql: kyselyClient(db), lock: heldConnectionLock(db), end: () => db.destroy() };",
       "}",
       "",
@@ -200,7 +200,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       "  return dataSource;",
       "}",
       "",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  const client = typeormClient(db);",
       "  const ready = async () => void (await initializing.get(db));",
       "  const sql: TransactionalSqlClient<Transaction> = {",
@@ -237,7 +237,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       '  return knex({ client: "pg", ...(url === undefined ? {} : { connection: url }) });',
       "}",
       "",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  return { sql: knexClient(db), lock: connectionLock(db), end: () => db.destroy() };",
       "}",
       "",
@@ -286,7 +286,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
       "",
       "/** Prisma's interactive transactions time out after 5 s by default: raise `timeout` here for longer operations.",
       " * `pool`: the store's statements outside a transaction skip Prisma's query engine (same pool, less CPU). */",
-      "export function useDatabase(db: Database): DatabaseUse {",
+      "export function bindDatabase(db: Database): DatabaseUse {",
       "  return {",
       "    sql: prismaClient(db.prisma, { pool: db.pool, timeout: 5_000 }),",
       "    lock: db.pool,",

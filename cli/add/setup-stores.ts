@@ -95,7 +95,7 @@ export function storeWiring(store: RecordStore, client: DatabaseClient, table: s
     ],
     indexImports: ["PostgresStore", "type SqlClient", "type TransactionalSqlClient"],
     handlerType: "IdempotencyHandler<Transaction>",
-    open: ["const database = useDatabase(db);"],
+    open: ["const database = bindDatabase(db);"],
     store: `new PostgresStore(database.sql${tableOption})`,
     end: "await database.end();",
     lock: "database.lock",

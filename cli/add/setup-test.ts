@@ -117,12 +117,12 @@ function testVariant({ store, client, table }: SetupTestChoices): TestVariant {
   return {
     where: "PostgreSQL (DATABASE_URL)",
     imports: ['import { postgresSchemaStatements } from "@/blocks/idempotency";'],
-    setupNames: ["connectDatabase", "createIdempotency", "useDatabase"],
+    setupNames: ["connectDatabase", "createIdempotency", "bindDatabase"],
     it: "it.skipIf(!process.env.DATABASE_URL)",
     needs: " (needs DATABASE_URL)",
     open: [
       "  const db = connectDatabase();",
-      "  const { sql } = useDatabase(db);",
+      "  const { sql } = bindDatabase(db);",
       "  // The migration's statements, all safe to run again; the keys are new on every run.",
       `  for (const statement of ${schema}) await sql.query(statement);`,
     ],

@@ -78,7 +78,7 @@ for (const kind of clientKinds) {
 
     it("a route that runs COMMIT on tx and then fails: COMMIT is refused, its writes roll back and no PROCESSING record is left", async () => {
       const { key } = context();
-      const commitThenFail = async (tx: unknown) => {
+      const commitThenFail = async ({ tx }: { tx: unknown }) => {
         await opened.write(tx, writes, key);
         await opened.raw(tx, "COMMIT");
         throw new Declined("declined after the commit");
@@ -90,7 +90,7 @@ for (const kind of clientKinds) {
 
     it("refuses every text that ends or leaves the transaction, before it reaches the database; the transaction still commits", async () => {
       const { key } = context();
-      const result = await handler.executeInTransaction(context(key), async (tx) => {
+      const result = await handler.executeInTransaction(context(key), async ({ tx }) => {
         for (const text of ESCAPES) await expect(attempt(() => opened.raw(tx, text)), text).rejects.toMatchObject(REFUSED);
         for (const path of opened.escapes) {
           const names = path.split(".");
@@ -116,14 +116,14 @@ for (const kind of clientKinds) {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await recovering.recoverStuckRecords({ timeoutInMs: 200 })).toEqual({ released: 1, poisoned: 0 });
       expect(await statusOf(key)).toBeUndefined();
-      const { response } = await handler.executeInTransaction(context(key), async (tx) => (await opened.write(tx, writes, key), { orderId: key }));
+      const { response } = await handler.executeInTransaction(context(key), async ({ tx }) => (await opened.write(tx, writes, key), { orderId: key }));
       expect(response).toEqual({ orderId: key });
       expect(await writesOf(key)).toBe(1);
     });
 
     it("lets savepoints and ordinary statements through, literals and comments included", async () => {
       const { key } = context();
-      await handler.executeInTransaction(context(key), async (tx) => {
+      await handler.executeInTransaction(context(key), async ({ tx }) => {
         for (const text of ALLOWED) await opened.raw(tx, text);
         await opened.write(tx, writes, key);
       });
@@ -157,7 +157,7 @@ describe("transaction guard: a pg Pool connection released mid-transaction", { t
         const secondWrote = new Promise<void>((resolve) => (secondInside = resolve));
         let second: Promise<unknown> | undefined;
         let refusal: unknown;
-        const first = handler.executeInTransaction(scope("first"), async (tx) => {
+        const first = handler.executeInTransaction(scope("first"), async ({ tx }) => {
           await insert(tx, "first");
           try {
             (tx as unknown as { release(): void }).release();
@@ -167,7 +167,7 @@ describe("transaction guard: a pg Pool connection released mid-transaction", { t
           // Another user's payment, declined after its write.
           second = handler.executeInTransaction(
             scope("second"),
-            async (tx2) => {
+            async ({ tx: tx2 }) => {
               await insert(tx2, "second");
               secondInside();
               await new Promise((resolve) => setTimeout(resolve, 200));
