@@ -45,8 +45,10 @@ export async function addToOutbox(tx: OutboxDatabase, message: NewOutboxMessage,
   const table = checkTableName(options.table ?? DEFAULT_OUTBOX_TABLE);
   const { topic, key, headers, delayMs } = checkMessage(message);
   const id = randomUUID();
+  // JSON goes in as text: a driver that prepares the statement (postgres.js) would see a jsonb parameter
+  // and encode the already-encoded string again, storing a JSON string instead of the object.
   const insert = `INSERT INTO ${table} (id, topic, key, payload, headers, available_at)
-VALUES ($1::uuid, $2, $3, $4::jsonb, $5::jsonb, now() + $6::double precision * interval '1 millisecond')`;
+VALUES ($1::uuid, $2::text, $3::text, $4::text::jsonb, $5::text::jsonb, now() + $6::double precision * interval '1 millisecond')`;
   // One statement either way: the notification rides on the insert, so it cannot be sent for a row that is not there.
   const text = options.notify ? `WITH inserted AS (${insert} RETURNING 1) SELECT pg_notify('${table}', '') FROM inserted` : insert;
   await toSqlClient(tx).query(text, [id, topic, key ?? null, JSON.stringify(message.payload), JSON.stringify(headers ?? {}), delayMs ?? 0]);
