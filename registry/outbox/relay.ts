@@ -108,10 +108,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   async function loop(): Promise<void> {
-    if (listen) {
-      listen.on("notification", onNotification);
-      await listen.query(`LISTEN "${config.table}"`);
-    }
+    if (listen) startListening(listen);
     while (!stopping) {
       let claimed = 0;
       try {
@@ -126,8 +123,20 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     }
     if (listen) {
       listen.removeListener("notification", onNotification);
-      await Promise.resolve(listen.query(`UNLISTEN "${config.table}"`)).catch(() => {});
+      // Not awaited either: stop() never waits on the listening connection.
+      Promise.resolve(listen.query(`UNLISTEN "${config.table}"`)).catch(() => {});
     }
+  }
+
+  /**
+   * Not awaited: a LISTEN that fails or never answers (a pg Client not yet connected queues it) costs
+   * the wake-up, not the relay, which polls as it would without `listen`.
+   */
+  function startListening(client: NonNullable<typeof listen>): void {
+    client.on("notification", onNotification);
+    Promise.resolve(client.query(`LISTEN "${config.table}"`)).catch((error: unknown) => {
+      logger.error({ err: errorFields(error) }, "outbox relay could not LISTEN; polling every pollMs instead");
+    });
   }
 
   function sleep(ms: number): Promise<void> {

@@ -102,3 +102,22 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
     expect(gauges.get("oldestAge")?.at(-1)).toBe(0);
   });
 });
+
+describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay when LISTEN does not answer", { timeout: 60_000 }, () => {
+  it("a LISTEN that never answers (a pg Client not connected queues it) does not hold the relay: it publishes by polling", async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    const outbox = await freshOutbox(pool, "outbox_listen");
+    const notConnected = new pg.Client({ connectionString: databaseUrl });
+    const published: string[] = [];
+    try {
+      const relay = startOutboxRelay({ db: pool, table: outbox.table, pollMs: 20, listen: notConnected, publish: async (message) => void published.push(message.id) });
+      const id = await addToOutbox(pool, { topic: "order.created", payload: {} }, { table: outbox.table });
+      await until(() => published.includes(id), 10_000, "published by polling");
+      await relay.stop();
+      expect(published).toEqual([id]);
+    } finally {
+      await outbox.drop();
+      await pool.end();
+    }
+  });
+});
