@@ -90,6 +90,18 @@ describe("startOutboxRelay", () => {
     expect(rows).toEqual([{ last_error: "broker unreachable", dead: true }]);
   });
 
+  it("sends a message that took down every relay publishing it to onDead unpublished, instead of claiming it forever", async () => {
+    const id = await addToOutbox(db, { topic: "order.created", payload: { poison: true } }, { table });
+    // Three relays claimed it and died before recording anything.
+    await db.query(`UPDATE ${table} SET attempts = 3`);
+    const publishes: string[] = [];
+    const dead: string[] = [];
+    const relay = startOutboxRelay({ db, table, pollMs: 5, maxAttempts: 3, publish: async (message) => void publishes.push(message.id), onDead: (message) => void dead.push(message.id) });
+    await until(() => dead.length === 1);
+    await relay.stop();
+    expect([publishes, dead]).toEqual([[], [id]]);
+  });
+
   it("stop() finishes the batch in hand: the message is published and marked before it resolves", async () => {
     await addToOutbox(db, { topic: "order.created", payload: {} }, { table });
     let started!: () => void;

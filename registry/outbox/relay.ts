@@ -38,11 +38,16 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const { rows } = await db.query(sql.claim, [config.batchSize, config.leaseMs]);
     const messages = (rows as ClaimedRow[]).map(toMessage);
     if (messages.length === 0) return 0;
-    const outcomes = await Promise.allSettled(messages.map((message) => publishWithin(message)));
+    // Claimed more often than allowed without an outcome: each relay holding it died (or lost the database)
+    // while publishing. Publishing it again may kill this relay too, so it goes dead unpublished.
+    const failed = messages
+      .filter((message) => message.attempt > config.maxAttempts)
+      .map((message) => ({ message, error: new Error(`claimed ${message.attempt - 1} times without an outcome: each relay stopped while publishing it`) }));
+    const toPublish = messages.filter((message) => message.attempt <= config.maxAttempts);
+    const outcomes = await Promise.allSettled(toPublish.map((message) => publishWithin(message)));
     const published: OutboxMessage[] = [];
-    const failed: Array<{ message: OutboxMessage; error: unknown }> = [];
     outcomes.forEach((outcome, i) => {
-      const message = messages[i] as OutboxMessage;
+      const message = toPublish[i] as OutboxMessage;
       if (outcome.status === "fulfilled") published.push(message);
       else failed.push({ message, error: outcome.reason });
     });
