@@ -50,7 +50,8 @@ export async function addToOutbox(tx: OutboxDatabase, message: NewOutboxMessage,
   const insert = `INSERT INTO ${table} (id, topic, key, payload, headers, available_at)
 VALUES ($1::uuid, $2::text, $3::text, $4::text::jsonb, $5::text::jsonb, now() + $6::double precision * interval '1 millisecond')`;
   // One statement either way: the notification rides on the insert, so it cannot be sent for a row that is not there.
-  const text = options.notify ? `WITH inserted AS (${insert} RETURNING 1) SELECT pg_notify('${table}', '') FROM inserted` : insert;
+  // pg_notify's void stays out of the result: Prisma refuses to read a void column.
+  const text = options.notify ? `WITH inserted AS (${insert} RETURNING 1) SELECT 1 AS notified FROM inserted, LATERAL (SELECT pg_notify('${table}', '')) AS n` : insert;
   await toSqlClient(tx).query(text, [id, topic, key ?? null, JSON.stringify(message.payload), JSON.stringify(headers ?? {}), delayMs ?? 0]);
   return id;
 }

@@ -51,5 +51,10 @@ for (const [name, label, available] of clients) {
       expect(await rows()).toEqual([{ id, topic: "order.created", key: "ord_1", payload: { amount: 1200, lines: [1, 2] }, headers: { tenant: "acme" } }]);
       expect((await opened.client.query(`SELECT key FROM ${orders}`, [])).rows).toEqual([{ key: "ord_1" }]);
     });
+
+    it("with notify, the same one statement also notifies (its void result is no problem for the client)", async () => {
+      const id = await opened.client.transaction((_sql, tx) => addToOutbox(tx as never, { topic: "order.paid", payload: [1] }, { table: outbox.table, notify: true }));
+      expect(await rows()).toContainEqual({ id, topic: "order.paid", key: null, payload: [1], headers: {} });
+    });
   });
 }
