@@ -15,7 +15,8 @@ describe("blocks add outbox", () => {
     const result = await runAdd({ blocks: ["outbox"], cwd: dir, yes: true, install: false });
     const targets = result.files.map((file) => file.target);
     expect(targets).toEqual(expect.arrayContaining([`${BLOCK}/add-to-outbox.ts`, `${BLOCK}/relay.ts`, `${BLOCK}/publishers/bullmq.ts`, `${BLOCK}/publishers/nats.ts`]));
-    expect(targets).not.toContain(`${BLOCK}/publishers/amqp.ts`);
+    expect(targets).toEqual(expect.arrayContaining([`${BLOCK}/publishers/bullmq.test.ts`, `${BLOCK}/publishers/nats.test.ts`]));
+    expect(targets.filter((target) => target.includes("amqp"))).toEqual([]);
     expect(result.features.sort()).toEqual(["publisher-bullmq", "publisher-nats"]);
     expect(result.migrations).toMatchObject([{ table: "outbox_messages" }]);
     const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { migrations: Record<string, string> };
@@ -27,5 +28,13 @@ describe("blocks add outbox", () => {
     expect(typeCheck(dir)).toEqual([]);
     // Run again, migrate finds the migration in place.
     expect(await runMigrate({ cwd: dir })).toMatchObject({ written: [] });
+  }, 120_000);
+
+  it("with amqplib and prom-client (a Bundler project): the RabbitMQ publisher and the metrics adapter, and it type-checks", async () => {
+    const dir = await sampleProject("hono-bundler", ["amqplib", "prom-client"]);
+    const result = await runAdd({ blocks: ["outbox"], cwd: dir, yes: true, install: false });
+    expect(result.features.sort()).toEqual(["metrics", "publisher-amqp"]);
+    expect(result.files.map((file) => file.target)).toEqual(expect.arrayContaining([`${BLOCK}/publishers/amqp.ts`, `${BLOCK}/utils/prometheus-metrics.ts`]));
+    expect(typeCheck(dir)).toEqual([]);
   }, 120_000);
 });
