@@ -13,21 +13,21 @@ export function relayStatements(table: string) {
   const pending = "published_at IS NULL AND dead_at IS NULL";
   return {
     /**
-     * $1 batch size, $2 lease (ms). Takes due rows no other relay holds (SKIP LOCKED), and in the
+     * $1 batch size, $2 lease (ms). `id = ANY(ARRAY(...))`, not a join: the planner hash-joins a join
+     * against the whole table (a sequential scan per batch), while ANY looks each id up in the key. Takes due rows no other relay holds (SKIP LOCKED), and in the
      * same statement moves them out of reach until the lease ends and counts the attempt. Committed
      * before anything is published, so no transaction stays open across the broker's round trip; a
      * relay that scanned the old version re-checks it under the row lock and finds it not due.
      */
     claim: `UPDATE ${table} AS o
 SET available_at = now() + $2::double precision * interval '1 millisecond', attempts = o.attempts + 1
-FROM (
+WHERE o.id = ANY(ARRAY(
   SELECT id FROM ${table}
   WHERE ${pending} AND available_at <= now()
   ORDER BY available_at
   LIMIT $1
   FOR UPDATE SKIP LOCKED
-) AS due
-WHERE o.id = due.id
+))
 RETURNING o.id, o.topic, o.key, o.payload, o.headers, o.attempts, o.created_at`,
 
     /** $1 ids. The first publish's time stays if a lease ran out and a second relay published too. */
@@ -47,15 +47,16 @@ FROM unnest($1::uuid[], $2::text[], $3::int[]) AS f(id, error, attempts)
 WHERE o.id = f.id AND o.attempts = f.attempts AND o.published_at IS NULL
 RETURNING o.id, o.dead_at IS NOT NULL AS dead`,
 
-    /** $1 retention (ms), $2 batch size. Bounded, walks the published index, and skips rows another relay is deleting. */
-    cleanup: `WITH old AS (
-  SELECT id FROM ${table}
-  WHERE published_at < now() - $1::double precision * interval '1 millisecond'
-  ORDER BY published_at
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
-), deleted AS (
-  DELETE FROM ${table} AS o USING old WHERE o.id = old.id RETURNING 1
+    /** $1 retention (ms), $2 batch size. Bounded, walks the published index (ANY, as in the claim), and skips rows another relay is deleting. */
+    cleanup: `WITH deleted AS (
+  DELETE FROM ${table} WHERE id = ANY(ARRAY(
+    SELECT id FROM ${table}
+    WHERE published_at < now() - $1::double precision * interval '1 millisecond'
+    ORDER BY published_at
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  ))
+  RETURNING 1
 )
 SELECT count(*)::int AS deleted FROM deleted`,
 

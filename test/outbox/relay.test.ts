@@ -121,3 +121,44 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay when LISTEN does 
     }
   });
 });
+
+describe.skipIf(!databaseUrl)("[DATABASE_URL] the relay's statements use their indexes", { timeout: 60_000 }, () => {
+  it("the claim walks the due index and the cleanup the published index, not the whole table", async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    const outbox = await freshOutbox(pool, "outbox_plans");
+    try {
+      // A day of traffic: 50,000 published, 100 pending.
+      await pool.query(
+        `INSERT INTO ${outbox.table} (id, topic, payload, published_at) SELECT gen_random_uuid(), 't', '{}', CASE WHEN g > 100 THEN now() - g * interval '1 second' END FROM generate_series(1, 50100) g`,
+      );
+      await pool.query(`ANALYZE ${outbox.table}`);
+      const plan = async (text: string, params: unknown[]) => {
+        const client = await pool.connect();
+        try {
+          await client.query("BEGIN");
+          const rows = (await client.query(`EXPLAIN ${text}`, params)).rows as Array<{ "QUERY PLAN": string }>;
+          return rows.map((row) => row["QUERY PLAN"]).join("\n");
+        } finally {
+          await client.query("ROLLBACK");
+          client.release();
+        }
+      };
+      const { relayStatements } = await import("@/blocks/outbox/relay-sql");
+      const sql = relayStatements(outbox.table);
+      const ids = (await pool.query(`SELECT id FROM ${outbox.table} LIMIT 100`)).rows.map((row: { id: string }) => row.id);
+      const plans = {
+        claim: await plan(sql.claim, [100, 60_000]),
+        markPublished: await plan(sql.markPublished, [ids]),
+        recordFailures: await plan(sql.recordFailures, [ids, ids.map(() => "x"), ids.map(() => 1), 10, 1000, 60_000]),
+        cleanup: await plan(sql.cleanup, [3_600_000, 1000]),
+      };
+      expect(plans.claim).toContain(`${outbox.table}_due_idx`);
+      expect(plans.cleanup).toContain(`${outbox.table}_published_idx`);
+      // The cleanup used to hash-join its batch against a sequential scan of the whole table.
+      for (const [name, text] of Object.entries(plans)) expect(text, name).not.toContain("Seq Scan");
+    } finally {
+      await outbox.drop();
+      await pool.end();
+    }
+  });
+});
