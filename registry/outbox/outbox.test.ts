@@ -137,3 +137,18 @@ describe("cleanupOutbox", () => {
     expect(rows).toEqual([{ topic: "pending" }]);
   });
 });
+
+describe("startOutboxRelay with a signal", () => {
+  it("stops when the signal aborts, after publishing what it had", async () => {
+    const id = await addToOutbox(db, { topic: "order.created", payload: {} }, { table });
+    const controller = new AbortController();
+    const published: string[] = [];
+    startOutboxRelay({ db, table, pollMs: 5, signal: controller.signal, publish: async (message) => void published.push(message.id) });
+    await until(() => published.length === 1);
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await addToOutbox(db, { topic: "order.created", payload: {} }, { table });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(published).toEqual([id]);
+  });
+});

@@ -157,13 +157,16 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   const running = loop();
-  const stop = () => {
+  const onAbort = () => void stop();
+  function stop(): Promise<void> {
     stopping = true;
+    // An app-wide signal outlives the relay: leave nothing of it behind.
+    signal?.removeEventListener("abort", onAbort);
     wake();
     return running;
-  };
+  }
   if (signal?.aborted) void stop();
-  else signal?.addEventListener("abort", () => void stop(), { once: true });
+  else signal?.addEventListener("abort", onAbort, { once: true });
   return { stop };
 }
 
