@@ -50,6 +50,32 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
     for (const count of perRelay) expect(count).toBeGreaterThan(0);
   });
 
+  it("three relays on messages that always fail: each is tried maxAttempts times in all, and onDead is called once per message", async () => {
+    await backlog(50);
+    const tries = new Map<string, number>();
+    const dead = new Map<string, number>();
+    const relays = [0, 1, 2].map(() =>
+      startOutboxRelay({
+        db: pool,
+        table: outbox.table,
+        batchSize: 5,
+        pollMs: 5,
+        maxAttempts: 3,
+        retryBaseMs: 5,
+        publish: async (message) => {
+          tries.set(message.id, (tries.get(message.id) ?? 0) + 1);
+          throw new Error("broker refused");
+        },
+        onDead: (message) => void dead.set(message.id, (dead.get(message.id) ?? 0) + 1),
+      }),
+    );
+    await until(() => dead.size === 50, 30_000, "every message dead");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await Promise.all(relays.map((relay) => relay.stop()));
+    expect(new Set(tries.values())).toEqual(new Set([3]));
+    expect(new Set(dead.values())).toEqual(new Set([1]));
+  });
+
   it("wakes on the commit's notification instead of waiting for the next poll", async () => {
     const listener = new pg.Client({ connectionString: databaseUrl });
     await listener.connect();
