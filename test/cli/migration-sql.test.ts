@@ -2,12 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { checkTable, migrationSqlOf, renderSql, type SchemaModule } from "../../cli/migrate/migration-sql.js";
 import * as idempotency from "../../registry/idempotency/stores/postgres-schema.js";
+import * as outbox from "../../registry/outbox/postgres-schema.js";
 import * as rateLimiter from "../../registry/rate-limiter/stores/postgres-schema.js";
 
 describe("migrationSqlOf", () => {
   it.each([
     ["idempotency", idempotency as SchemaModule, "idempotency_records"],
     ["rate-limiter", rateLimiter as SchemaModule, "rate_limits"],
+    ["outbox", outbox as SchemaModule, "outbox_messages"],
   ])("the %s block's data renders what its module renders, and keeps its table-name limit", (block, module, table) => {
     const sql = migrationSqlOf(module, table, block);
     for (const name of [table, "billing.orders_x", "a", `s.${"b".repeat(sql.maxNameLength)}`]) {

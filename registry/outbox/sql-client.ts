@@ -1,0 +1,76 @@
+// The one place that knows the database clients: each one's transaction (or pool) reduced to query(text, params).
+//
+// Duck-typed, so the outbox imports no driver and `add` copies the same file whatever the project uses.
+
+/** What the outbox runs its statements on. */
+export type SqlClient = {
+  query(text: string, params: unknown[]): Promise<{ rows: unknown[] }>;
+};
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- each driver overloads these methods; any one signature must fit. */
+/** A node-postgres Pool, Client or PoolClient, or a PGlite instance or transaction. */
+type QueryClient = { query(text: string, params?: any[]): PromiseLike<unknown> };
+/** A postgres.js `sql`, or the `sql` of `sql.begin(async (sql) => ...)`. */
+type PostgresJs = { unsafe(text: string, params?: any[], options?: any): PromiseLike<unknown> };
+/** A PrismaClient, or the `tx` of `prisma.$transaction(async (tx) => ...)`. */
+type Prisma = { $queryRawUnsafe(text: string, ...values: any[]): PromiseLike<unknown> };
+/** A Kysely instance, or the `trx` of `db.transaction().execute(async (trx) => ...)`. */
+type Kysely = { executeQuery(query: any): PromiseLike<{ rows: unknown[] }> };
+/** A Drizzle database, or the `tx` of `db.transaction(async (tx) => ...)`. */
+type Drizzle = { execute(query: any): PromiseLike<unknown> };
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** Any client `addToOutbox` and the relay accept: pass the transaction your own code writes with. */
+export type OutboxDatabase = QueryClient | PostgresJs | Prisma | Kysely | Drizzle;
+
+/**
+ * The client's query(text, params). The checks go from the most specific method to the most common:
+ * a Drizzle database also has a `query` property (its relational API, an object, not a function).
+ *
+ * @example
+ * await toSqlClient(tx).query("SELECT 1", []);
+ */
+export function toSqlClient(db: OutboxDatabase): SqlClient {
+  const any = db as Partial<QueryClient & PostgresJs & Prisma & Kysely & Drizzle>;
+  if (typeof any.$queryRawUnsafe === "function") {
+    const prisma = db as Prisma;
+    return { query: async (text, params) => ({ rows: (await prisma.$queryRawUnsafe(text, ...params)) as unknown[] }) };
+  }
+  if (typeof any.unsafe === "function") {
+    const sql = db as PostgresJs;
+    // `prepare: true` follows the client's own `prepare` option (off behind PgBouncer), as its tagged templates do.
+    return { query: async (text, params) => ({ rows: (await sql.unsafe(text, params, { prepare: true })) as unknown[] }) };
+  }
+  if (typeof any.executeQuery === "function") {
+    const kysely = db as Kysely;
+    return { query: async (text, params) => ({ rows: (await kysely.executeQuery(kyselyRaw(text, params))).rows }) };
+  }
+  if (typeof any.query === "function") {
+    const client = db as QueryClient;
+    return { query: async (text, params) => (await client.query(text, params)) as { rows: unknown[] } };
+  }
+  if (typeof any.execute === "function") {
+    const drizzle = db as Drizzle;
+    return {
+      async query(text, params) {
+        const result = await drizzle.execute(drizzleRaw(text, params));
+        // Over node-postgres and PGlite Drizzle answers a result with `rows`; over postgres.js, the rows.
+        return { rows: Array.isArray(result) ? result : (result as { rows: unknown[] }).rows };
+      },
+    };
+  }
+  throw new TypeError(
+    "The outbox needs a database client: a pg Pool/Client/PoolClient, PGlite, postgres.js sql, Prisma, Kysely or Drizzle (or its transaction).",
+  );
+}
+
+/** What Kysely's `CompiledQuery.raw` builds, written out so this file imports nothing of Kysely. */
+function kyselyRaw(sql: string, parameters: unknown[]) {
+  return { sql, parameters, query: { kind: "RawNode", sqlFragments: [sql], parameters: [] }, queryId: { queryId: "outbox" } };
+}
+
+/** What Drizzle's `sql` builds, reduced to the one method `execute` calls. */
+function drizzleRaw(sql: string, params: unknown[]) {
+  const query = { toQuery: () => ({ sql, params }) };
+  return { getSQL: () => query };
+}
