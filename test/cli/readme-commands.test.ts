@@ -2,7 +2,7 @@
 // in CI), and every `@/...` import in a block README's snippets names a registry file that exports it.
 // Found: `npx blocks init && npx blocks add idempotency` stopped on a prompt without a TTY, and the
 // error-handler README imported "@/error-handler/adapters/fetch", a path no project has.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import { Project } from "ts-morph";
@@ -38,6 +38,11 @@ describe("the root README", () => {
 
   it("its blocks commands run as written in order without a terminal (migrate --apply on a database of its own, when DATABASE_URL is set)", async () => {
     const dir = tempProject("hono-bundler");
+    // "For teams" builds the team's own registry folder, shaped as that section says.
+    mkdirSync(path.join(dir, "team-registry/audit-log"), { recursive: true });
+    writeFileSync(path.join(dir, "team-registry/registry.json"), JSON.stringify({ version: 1, frameworks: {} }));
+    writeFileSync(path.join(dir, "team-registry/audit-log/block.json"), JSON.stringify({ name: "audit-log", description: "Append-only audit log" }));
+    writeFileSync(path.join(dir, "team-registry/audit-log/index.ts"), "export const audit = (line: string): string => line;\n");
     const withDatabase = async (databaseUrl: string | undefined) => {
       for (const [, , ...args] of readmeCommands()) {
         if (args.includes("--apply") && databaseUrl === undefined) continue;
