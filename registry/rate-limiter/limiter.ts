@@ -85,7 +85,14 @@ export class RateLimiter {
       this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
       return this.refused(decision, stored, logged, cost);
     }
-    this.insurance.takeNow(stored, costRate(rate, cost));
+    // The insurance counted every request this process let through, those it decided itself while
+    // the store failed or answered late included: a store that recovers (or was slow to connect)
+    // never lets this process admit again what the insurance already admitted in the window.
+    const shadow = decisionOf(policy, rate, this.insurance.takeNow(stored, costRate(rate, cost)), cost);
+    if (!shadow.allowed) {
+      this.observer.decision("limited", { ...fields, remaining: 0, retryAfterMs: shadow.retryAfterMs });
+      return this.refused(shadow, stored, logged, cost);
+    }
     this.observer.decision("allowed", fields);
     return decision;
   }

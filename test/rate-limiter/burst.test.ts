@@ -19,6 +19,17 @@ function answersLate(store: RateLimitStore, ms: number): RateLimitStore {
   };
 }
 
+/** The store throws for its first `failures` calls (a pool still connecting), then decides and counts as usual. */
+function failsFirst(store: RateLimitStore, failures: number): RateLimitStore {
+  let calls = 0;
+  return {
+    take: async (key, rate) => {
+      if (calls++ < failures) throw new Error("connect ECONNREFUSED");
+      return store.take(key, rate);
+    },
+  };
+}
+
 async function burst(store: RateLimitStore, options: Partial<RateLimiterOptions> = {}) {
   const limiter = new RateLimiter(store, { name: "burst", limit: LIMIT, windowMs: 60_000, ...options });
   const outcomes = await Promise.all(
@@ -65,6 +76,16 @@ for (const kind of allStoreKinds) {
     it("every answer late, no in-flight bound: the insurance alone still holds the limit", async () => {
       const { admitted } = await withFresh((store) => burst(answersLate(store, 300), { timeoutMs: 50, maxInFlight: 1_000_000 }));
       expect(admitted).toBeLessThanOrEqual(LIMIT);
+    });
+
+    it("a store that fails its first calls, then recovers (a cold start): one process still admits at most limit in the window", async () => {
+      const { admitted } = await withFresh(async (store) => {
+        const limiter = new RateLimiter(failsFirst(store, LIMIT), { name: "cold", limit: LIMIT, windowMs: 60_000 });
+        const wave = async (size: number) => (await Promise.all(Array.from({ length: size }, () => limiter.check("user:attacker")))).filter((d) => d.allowed).length;
+        // The insurance decides the first wave; the store, recovered and knowing none of it, would admit the second.
+        return { admitted: (await wave(LIMIT)) + (await wave(BURST)) };
+      });
+      expect(admitted).toBe(LIMIT);
     });
 
     it('every answer late, onStoreError "allow": the in-flight bound keeps what passes uncounted to limit', async () => {
