@@ -66,6 +66,16 @@ export async function planFiles(input: {
   const planned = new Map(
     entries.filter((entry) => entry.registryPath).map((entry) => [entry.registryPath as string, { target: entry.target, block: entry.block }]),
   );
+  // A block planned alone (`diff`, `update`) may import another block the project already has (a
+  // team's block on the shipped logger): those imports resolve to the files the lock recorded.
+  for (const block of registry.blocks) {
+    const locked = input.lock.blocks[block.name];
+    if (!locked || input.blocks.some((planning) => planning.name === block.name)) continue;
+    for (const file of block.files) {
+      const target = posix.normalize(posix.join(config.dir, file.target ?? file.path));
+      if (target in locked.files && !planned.has(file.path)) planned.set(file.path, { target, block: block.name });
+    }
+  }
   // A README's snippets may import any block's files (the logger, another framework's adapter): each
   // resolves to where `add` puts it, so every snippet reads in the project's import style.
   const documented = new Map([

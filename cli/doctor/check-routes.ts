@@ -28,8 +28,12 @@ export function checkRoutes(project: ProjectFiles): Finding[] {
       const has = (key: string) => options?.getProperty(key) !== undefined;
       if (!has("getUserId")) findings.push(finding("route-user-id", where.file, where.line, `${label} has no getUserId`));
       if (!has("isPermanentError") && seesThrownErrors(call, name)) findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
-      const requireKey = options?.getProperty("requireKey");
-      const required = requireKey && Node.isPropertyAssignment(requireKey) && requireKey.getInitializer()?.getText() === "true";
+      const isTrue = (key: string) => {
+        const property = options?.getProperty(key);
+        return property !== undefined && Node.isPropertyAssignment(property) && property.getInitializer()?.getText() === "true";
+      };
+      // A transactional route refuses a request without a key itself (it has nothing to commit the record with).
+      const required = isTrue("requireKey") || isTrue("transaction");
       if (!required && !(method && SAFE_METHODS.has(method))) {
         findings.push(finding("route-require-key", where.file, where.line, `${label} does not set requireKey: true`));
       }

@@ -140,6 +140,21 @@ class C { @Idempotent({ getUserId: () => "u", isPermanentError: () => false }) c
     ]);
   });
 
+  it("a route with transaction: true needs no requireKey: it refuses a request without a key itself (doctor asked for it, a new-user trial found)", async () => {
+    const dir = await brokenProject();
+    fix(dir);
+    mkdirSync(path.join(dir, "src/more"), { recursive: true });
+    writeFileSync(
+      path.join(dir, "src/more/routes.ts"),
+      `declare const handler: any, Idempotent: any, idempotent: any, app: any;
+class C { @Idempotent({ getUserId: () => "u", isPermanentError: () => false, transaction: true }) create() {} }
+app.post("/b", idempotent(handler, { getUserId: () => "u", isPermanentError: () => false, transaction: false, run: async () => 1 }));
+`,
+    );
+    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`);
+    expect(seen).toEqual(["src/more/routes.ts:3 route-require-key"]);
+  });
+
   it("Express's capture middleware, which never sees a thrown error, is not asked for isPermanentError; its wrapper and Hono's capture are", async () => {
     const dir = await brokenProject();
     fix(dir);

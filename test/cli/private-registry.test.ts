@@ -222,6 +222,25 @@ describe("update and diff of a block added from a registry", () => {
     expect(readFileSync(path.join(dir, "src/blocks/ledger/index.ts"), "utf8")).toBe("export const version = 2;\n");
     expect(JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")).blocks.ledger.registry.registry).toBe("@acme");
   });
+
+  it("diff and update of a team block that imports the shipped logger it depends on (UNRESOLVED_IMPORT: the logger was not among the files planned)", async () => {
+    process.env.ACME_TOKEN = registry.token;
+    const served = (content: string) => ({
+      name: "ledger-log",
+      type: "registry:item",
+      registryDependencies: ["logger"],
+      files: [{ path: "ledger-log/index.ts", type: "registry:file", content, target: "~/src/blocks/ledger-log/index.ts" }],
+    });
+    const importing = (version: number) => `import { logger } from "../logger/index";\n\nexport const version = ${version};\nexport const log = logger;\n`;
+    registry.custom.set("ledger-log", served(importing(1)));
+    const dir = await project({ "@acme": { url: `${registry.origin}/custom/{name}.json`, headers: auth } });
+    await runAdd({ blocks: ["@acme/ledger-log"], cwd: dir, yes: true, install: false, framework: "none" });
+    registry.custom.set("ledger-log", served(importing(2)));
+    const diff = await runDiff({ cwd: dir, block: "ledger-log" });
+    expect(diff.changes.map((change) => `${change.status} ${change.file}`)).toEqual(["outdated src/blocks/ledger-log/index.ts"]);
+    await runUpdate({ cwd: dir, yes: true, blocks: ["ledger-log"] });
+    expect(readFileSync(path.join(dir, "src/blocks/ledger-log/index.ts"), "utf8")).toContain("export const version = 2;");
+  });
 });
 
 describe("blocks.json registries", () => {
