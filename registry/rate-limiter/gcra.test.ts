@@ -50,7 +50,7 @@ describe("GCRA", () => {
   });
 });
 
-describe("issue 25 findings", () => {
+describe("findings of the adversarial review", () => {
   it("limit > windowMs: 2000 per second admits 2000 a second, not 1000 (sub-millisecond interval)", () => {
     const fast: RateLimitPolicy = { name: "p", limit: 2_000, windowMs: 1_000 };
     const fastRate = rateOf(fast);
