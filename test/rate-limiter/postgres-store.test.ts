@@ -45,6 +45,24 @@ for (const database of databases) {
       await close();
     });
 
+    it("upgrades a table migrated with the millisecond column (tat_ms), and every key then gets its quota", async () => {
+      const table = uniqueName("rl_old");
+      await client.query(`CREATE UNLOGGED TABLE ${table} (key TEXT NOT NULL PRIMARY KEY, tat_ms BIGINT NOT NULL, allowed BOOLEAN NOT NULL)`);
+      await client.query(`CREATE INDEX ${table}_tat_ms_idx ON ${table} (tat_ms)`);
+      await client.query(`INSERT INTO ${table} VALUES ('p:k', ${Date.now() + 60_000}, true)`);
+      const upgraded = new PostgresRateLimitStore(client, { table });
+      try {
+        await upgraded.createSchema();
+        const { rows } = await client.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table]);
+        expect((rows as Array<{ indexname: string }>).map((row) => row.indexname)).toEqual([`${table}_pkey`, `${table}_tat_us_idx`]);
+        const limiter = new RateLimiter(upgraded, { name: "p", limit: 1, windowMs: 60_000 });
+        expect((await limiter.check("k")).allowed).toBe(true);
+        expect((await limiter.check("k")).allowed).toBe(false);
+      } finally {
+        for (const statement of dropStatements(table)) await client.query(statement);
+      }
+    });
+
     it("sends one statement per decision, allowed or refused", async () => {
       const rate = rateOf({ name: "p", limit: 2, windowMs: 60_000 });
       statements = 0;
@@ -69,7 +87,8 @@ for (const database of databases) {
 
 describe("the schema module (what `blocks migrate` renders)", () => {
   it("names one table, checks names, and drops what it creates", () => {
-    expect(schemaStatements()[0]).toMatch(/^CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits \(/);
+    expect(schemaStatements()[0]).toMatch(/^DO \$\$ BEGIN\n {2}IF EXISTS \(SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass\(.rate_limits.\) AND attname = .tat_ms./);
+    expect(schemaStatements()[1]).toMatch(/^CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits \(/);
     expect(schemaStatements("billing.rate_limits").join("\n")).toContain("billing.rate_limits (tat_us)");
     expect(schemaTables("rate_limits")).toEqual(["rate_limits"]);
     expect(dropStatements("rate_limits")).toEqual(["DROP TABLE IF EXISTS rate_limits"]);

@@ -25,7 +25,16 @@ export function checkTableName(table: string): string {
  */
 export function schemaStatements(table = DEFAULT_RATE_LIMIT_TABLE): string[] {
   const bare = checkTableName(table).split(".").pop() as string;
+  const schema = table.includes(".") ? `${table.split(".")[0]}.` : "";
   return [
+    // A table migrated when the TAT was kept in milliseconds: rename the column. Its values, read as
+    // microseconds, lie in the past, so every key gets its full quota once (as after a crash).
+    `DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('${table}') AND attname = 'tat_ms' AND NOT attisdropped) THEN
+    ALTER TABLE ${table} RENAME COLUMN tat_ms TO tat_us;
+    DROP INDEX IF EXISTS ${schema}${bare}_tat_ms_idx;
+  END IF;
+END $$`,
     `CREATE UNLOGGED TABLE IF NOT EXISTS ${table} (
   key      TEXT    NOT NULL,
   -- GCRA's theoretical arrival time: µs since the epoch, on the database's clock.
