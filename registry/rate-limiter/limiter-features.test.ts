@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { RateLimiter } from "./limiter";
 import { MemoryRateLimitStore } from "./stores/memory-store";
 import { recordingMetrics } from "./testing/recorders";
-import type { RateLimitStore } from "./types";
+import type { RateLimitDecision, RateLimitStore } from "./types";
 
 /** The memory store, counting the calls that reach it. */
 function countingStore(): RateLimitStore & { calls: number } {
@@ -26,7 +26,7 @@ describe("RateLimiter features", () => {
 
   it("limit per caller: each check may carry its own limit; the headers' policy follows it", async () => {
     const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "api", limit: 2, windowMs: 60_000 });
-    const gold = [];
+    const gold: boolean[] = [];
     for (let i = 0; i < 6; i++) gold.push((await limiter.check("gold", { limit: 5 })).allowed);
     expect(gold).toEqual([true, true, true, true, true, false]);
     expect((await limiter.check("free")).policy).toEqual({ name: "api", limit: 2, windowMs: 60_000 });
@@ -61,7 +61,7 @@ describe("RateLimiter features", () => {
     const store = countingStore();
     const metrics = recordingMetrics();
     const limiter = new RateLimiter(store, { limit: 1, windowMs: 60_000, ban: { after: 3, withinMs: 60_000, forMs: 150 }, metrics });
-    const decisions = [];
+    const decisions: RateLimitDecision[] = [];
     for (let i = 0; i < 6; i++) decisions.push(await limiter.check("u_1"));
     expect(decisions.map((d) => [d.allowed, d.banned])).toEqual([[true, false], [false, false], [false, false], [false, false], [false, true], [false, true]]);
     expect(store.calls).toBe(2);

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, wri
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { registryItemSchema } from "shadcn/schema";
+import { registryItemSchema, registrySchema } from "shadcn/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO, blocks, copyFixture, inProject } from "./harness.js";
 
@@ -102,9 +102,10 @@ describe("registry items and blocks doctor (built CLI)", () => {
     rmSync(out, { recursive: true, force: true });
   });
 
-  it("registry build output validates against shadcn's registryItemSchema", () => {
+  it("registry build output validates against shadcn's schemas: each item against registryItemSchema, the index registry.json against registrySchema", () => {
     for (const file of readdirSync(out)) {
-      expect(registryItemSchema.safeParse(JSON.parse(readFileSync(path.join(out, file), "utf8"))).success, file).toBe(true);
+      const schema = file === "registry.json" ? registrySchema : registryItemSchema;
+      expect(schema.safeParse(JSON.parse(readFileSync(path.join(out, file), "utf8"))).success, file).toBe(true);
     }
   });
 

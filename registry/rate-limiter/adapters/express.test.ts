@@ -61,7 +61,7 @@ it("keyBy idempotencyKey: caps one key's retries, leaves other keys and keyless 
 
 it("trustProxy 1: the caller is the address your proxy appended; a forged leftmost entry buys nothing", async () => {
   const quote = (forwardedFor: string) => post("/quotes", { "x-forwarded-for": forwardedFor });
-  const statuses = [];
+  const statuses: number[] = [];
   for (const forged of ["1.1.1.1", "2.2.2.2", "3.3.3.3"]) statuses.push((await quote(`${forged}, 203.0.113.7`)).status);
   expect(statuses).toEqual([201, 201, 429]);
   expect((await quote("203.0.113.8")).status).toBe(201);

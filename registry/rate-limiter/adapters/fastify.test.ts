@@ -38,7 +38,7 @@ it("lets requests through with the RateLimit headers, then answers 429 RATE_LIMI
 it("keyBy idempotencyKey: caps one key's retries, leaves other keys and keyless requests alone", async () => {
   const app = buildApp();
   const order = (headers: Record<string, string>) => app.inject({ method: "POST", url: "/orders", headers: { "x-user": "u_1", ...headers } });
-  const statuses = [];
+  const statuses: number[] = [];
   for (let i = 0; i < 3; i++) statuses.push((await order({ "idempotency-key": "k-1" })).statusCode);
   expect(statuses).toEqual([201, 201, 429]);
   expect((await order({ "idempotency-key": "k-2" })).statusCode).toBe(201);

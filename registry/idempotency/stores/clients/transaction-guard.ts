@@ -119,7 +119,7 @@ function statementHeads(text: string, backslashEscapes: boolean): string[][] {
     words = [];
   };
   while (i < text.length) {
-    const char = text[i] as string;
+    const char = text.charAt(i);
     if (char === "-" && text[i + 1] === "-") {
       const newline = text.indexOf("\n", i);
       i = newline < 0 ? text.length : newline + 1;
