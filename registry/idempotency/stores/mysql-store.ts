@@ -138,11 +138,12 @@ export class MySqlStore {
     const recovered: RecoveredRecord[] = [];
     for (const row of rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>) {
       const scope = { operation: row.operation, userId: row.user_id, key: row.key };
-      // Take the record over with a token of our own first: a worker that renewed its lease in
-      // between, or another recovery runner, keeps it, and nothing below counts it twice.
+      // Take the record over with a token of our own, and a fresh updated_at so it is no longer
+      // stuck: a worker that renewed its lease in between keeps it, and another recovery runner can
+      // neither select it nor take it from us (it would have matched our token) before we free it.
       const recovery = randomUUID();
       const taken = await this.owned(
-        `UPDATE ${this.table} SET token = ? WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'
+        `UPDATE ${this.table} SET token = ?, updated_at = ${NOW} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'
          AND updated_at < ${NOW} - INTERVAL ? MICROSECOND`,
         [recovery, ...scopeParams(scope), row.token, Math.round(olderThanMs * 1000)],
       );
