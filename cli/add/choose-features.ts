@@ -89,13 +89,14 @@ export function recordedFeatures(block: RegistryBlock, locked: LockedBlock | und
 }
 
 /**
- * Registry paths of files that belong to features left out: `add` skips them.
+ * Registry paths of files that belong to features left out, and to no chosen one: `add` skips them.
  *
  * @example
  * excludedFeatureFiles(blocks, new Set()); // Set { "idempotency/utils/prometheus-metrics.ts", ... }
  */
 export function excludedFeatureFiles(blocks: RegistryBlock[], chosen: Set<string>): Set<string> {
-  return new Set(
-    blocks.flatMap((block) => Object.entries(block.features ?? {}).flatMap(([name, feature]) => (chosen.has(name) ? [] : (feature.files ?? [])))),
-  );
+  const features = blocks.flatMap((block) => Object.entries(block.features ?? {}));
+  // A file two features share (a helper of two stores) stays when either is chosen.
+  const kept = new Set(features.flatMap(([name, feature]) => (chosen.has(name) ? (feature.files ?? []) : [])));
+  return new Set(features.flatMap(([name, feature]) => (chosen.has(name) ? [] : (feature.files ?? []))).filter((file) => !kept.has(file)));
 }

@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import path from "node:path";
+import { excludedFeatureFiles } from "../add/choose-features.js";
 import type { Registry, RegistryBlock, RegistryFile } from "./manifest.js";
 import { resolveBlocks, selectFiles, type FileSelection } from "./resolve.js";
 
@@ -29,10 +30,11 @@ export async function checkBlockImports(registry: Registry, block: RegistryBlock
   const features = Object.entries(block.features ?? {});
   const leftOut = [
     { name: "", files: new Set<string>() },
-    ...features.map(([name]) => ({
-      name,
-      files: new Set(features.filter(([other, feature]) => other === name || feature.needs === name).flatMap(([, feature]) => feature.files ?? [])),
-    })),
+    ...features.map(([name]) => {
+      // The feature and those that need it are off, every other one on: `add`'s own rule decides what is left out.
+      const off = new Set(features.filter(([other, feature]) => other === name || feature.needs === name).map(([other]) => other));
+      return { name, files: excludedFeatureFiles([block], new Set(features.map(([other]) => other).filter((other) => !off.has(other)))) };
+    }),
   ];
   const imports = new Map<string, Awaited<ReturnType<typeof importsOf>>>();
   const problems = new Set<string>();

@@ -1,6 +1,7 @@
 // MySqlStore: the IdempotencyStore contract on MySQL 8 and MariaDB 10.6+, through a mysql2 pool.
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
+import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkMySqlTableName, mySqlCreateProcedureName, mySqlRetryTableName, mySqlSchemaStatements } from "./mysql-schema";
 
 /**
@@ -128,34 +129,29 @@ export class MySqlStore {
     return Number((result as WriteResult).insertId);
   }
 
-  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+  async recoverStuckRecords(input: RecoverInput): Promise<RecoveredRecord[]> {
     const [rows] = await this.client.query(
       `SELECT operation, user_id, \`key\`, token FROM ${this.table}
        WHERE status = 'PROCESSING' AND updated_at < ${NOW} - INTERVAL ? MICROSECOND
        ORDER BY updated_at LIMIT ?`,
-      [Math.round(olderThanMs * 1000), limit],
+      [Math.round(input.olderThanMs * 1000), input.limit],
     );
-    const recovered: RecoveredRecord[] = [];
-    for (const row of rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>) {
-      const scope = { operation: row.operation, userId: row.user_id, key: row.key };
-      // Take the record over with a token of our own, and a fresh updated_at so it is no longer
-      // stuck: a worker that renewed its lease in between keeps it, and another recovery runner can
-      // neither select it nor take it from us (it would have matched our token) before we free it.
-      const recovery = randomUUID();
-      const taken = await this.owned(
+    const stuck = (rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>).map((row) => ({ operation: row.operation, userId: row.user_id, key: row.key, token: row.token }));
+    return recoverByTakeover(this.takeover, stuck, input);
+  }
+
+  /** Recovery's takeover, fenced like every mark: see takeover-recovery.ts. */
+  private readonly takeover: TakeoverStore = {
+    takeOver: (stuck, recovery, olderThanMs) =>
+      this.owned(
         `UPDATE ${this.table} SET token = ?, updated_at = ${NOW} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'
          AND updated_at < ${NOW} - INTERVAL ? MICROSECOND`,
-        [recovery, ...scopeParams(scope), row.token, Math.round(olderThanMs * 1000)],
-      );
-      if (!taken) continue;
-      const retryCount = await this.incrementRetryCount(scope, ttlMs);
-      const poisoned = retryCount >= maxRetries;
-      if (poisoned) await this.markFailed(scope, recovery, ttlMs);
-      else await this.release(scope, recovery);
-      recovered.push({ ...scope, retryCount, poisoned });
-    }
-    return recovered;
-  }
+        [recovery, ...scopeParams(stuck), stuck.token, Math.round(olderThanMs * 1000)],
+      ),
+    incrementRetryCount: (scope, ttlMs) => this.incrementRetryCount(scope, ttlMs),
+    markFailed: (scope, token, ttlMs) => this.markFailed(scope, token, ttlMs),
+    release: (scope, token) => this.release(scope, token),
+  };
 
   async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
     const [deleted] = await this.client.query(`DELETE FROM ${this.table} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`, [limit]);
