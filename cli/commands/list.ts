@@ -11,6 +11,9 @@ import { configureOutput, logger, printJson } from "../utils/logger.js";
 export type ListOptions = { cwd?: string; registry?: string; json?: boolean; silent?: boolean };
 
 /**
+ * The built-in blocks, then the blocks this project added from its registries (from the lock; their
+ * registries' other items are what `blocks search` lists).
+ *
  * @example
  * const { blocks } = await runList({});
  * blocks[0]; // { name: "idempotency", description: "...", frameworks: ["express", ...], added: false }
@@ -25,7 +28,13 @@ export async function runList(options: ListOptions) {
     frameworks: [...new Set(block.files.flatMap((file) => file.framework ?? []))],
     dependsOn: block.registryDependencies ?? [],
     added: lock ? block.name in lock.blocks : false,
+    registry: "built-in",
   }));
+  for (const [name, locked] of Object.entries(lock?.blocks ?? {})) {
+    if (!locked.registry) continue;
+    const { registry: from, item } = locked.registry;
+    blocks.push({ name, description: `${from}/${item}`, frameworks: locked.frameworks, dependsOn: [], added: true, registry: from });
+  }
   const width = Math.max(...blocks.map((block) => block.name.length));
   for (const block of blocks) {
     const tags = [block.frameworks.length ? block.frameworks.join("/") : "", block.added ? highlighter.success("added") : ""].filter(Boolean);

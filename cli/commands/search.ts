@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { loadRegistry } from "../registry/manifest.js";
 import { namedRegistries, projectConfig } from "../registry/project-registries.js";
 import { readIndex } from "../registry/registry-index.js";
+import { isBlocksError } from "../utils/errors.js";
 import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
@@ -18,8 +19,14 @@ export type SearchResult = {
   description: string;
 };
 
+/** A configured registry whose index could not be read: the search went on without it. */
+export type UnreachableRegistry = { registry: string; code: string; message: string };
+
 /**
- * Every word of the query must appear in an entry's name or description (case-insensitive).
+ * Every word of the query must appear in an entry's name or description (case-insensitive). A
+ * registry whose index fails is named in `unreachable` (and on stderr) and the others are still
+ * searched; `ok` is then false, and the command exits 1, so a script never mistakes "unreachable"
+ * for "no match".
  *
  * @example
  * const { items } = await runSearch({ query: "audit", cwd: "/app" });
@@ -30,8 +37,18 @@ export async function runSearch(options: SearchOptions) {
   const config = await projectConfig(root);
   const builtIn = await loadRegistry(options.registry);
   const entries: SearchResult[] = builtIn.blocks.map((block) => ({ name: block.name, registry: "built-in", description: block.description }));
-  for (const registry of namedRegistries(config)) {
-    for (const entry of await readIndex(registry)) {
+  const unreachable: UnreachableRegistry[] = [];
+  const registries = namedRegistries(config);
+  const indexes = await Promise.allSettled(registries.map((registry) => readIndex(registry)));
+  for (const [i, read] of indexes.entries()) {
+    const registry = registries[i] as (typeof registries)[number];
+    if (read.status === "rejected") {
+      const err: unknown = read.reason;
+      if (!isBlocksError(err)) throw err;
+      unreachable.push({ registry: registry.name, code: err.code, message: err.message });
+      continue;
+    }
+    for (const entry of read.value) {
       entries.push({ name: `${registry.name}/${entry.name}`, registry: registry.name, description: entry.description ?? entry.title ?? "" });
     }
   }
@@ -40,7 +57,8 @@ export async function runSearch(options: SearchOptions) {
   const width = Math.max(0, ...items.map((item) => item.name.length));
   for (const item of items) logger.log(`${highlighter.path(item.name.padEnd(width))}  ${item.description}`);
   if (items.length === 0) logger.warn(`Nothing matches ${JSON.stringify(options.query ?? "")}.`);
-  return { ok: true, query: options.query ?? "", items };
+  for (const failed of unreachable) process.stderr.write(`${highlighter.error(`✖ ${failed.message}`)} ${highlighter.dim(`[${failed.code}]`)}\n`);
+  return { ok: unreachable.length === 0, query: options.query ?? "", items, unreachable };
 }
 
 export const search = new Command("search")
@@ -55,6 +73,7 @@ export const search = new Command("search")
     try {
       const result = await runSearch({ ...opts, query });
       if (opts.json) printJson(result);
+      if (!result.ok) process.exitCode = 1;
     } catch (err) {
       handleError(err, opts);
     }

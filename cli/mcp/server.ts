@@ -7,6 +7,7 @@ import { runDoctor } from "../commands/doctor.js";
 import { runSearch } from "../commands/search.js";
 import { runView } from "../commands/view.js";
 import { RULES } from "../doctor/finding.js";
+import { removeItemFolders } from "../registry/registry-item-source.js";
 import { BlocksError, isBlocksError } from "../utils/errors.js";
 import { cliVersion } from "../utils/package-root.js";
 import { rulesMarkdown } from "./rules.js";
@@ -29,6 +30,13 @@ const findingSchema = z.object({ rule: z.enum(Object.keys(RULES) as [keyof typeo
 export function createMcpServer(options: McpOptions): McpServer {
   const server = new McpServer({ name: "blocks", version: cliVersion() });
   const { cwd, registry } = options;
+  // One call at a time: they share one project, and each removes the item folders it made when done.
+  let previous: Promise<unknown> = Promise.resolve();
+  const answer = (run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
+    const next = previous.then(() => answerNow(run));
+    previous = next;
+    return next;
+  };
 
   server.registerTool(
     "list_blocks",
@@ -95,12 +103,15 @@ export function createMcpServer(options: McpOptions): McpServer {
 }
 
 /** A command's result as JSON text and structured content; its error (code, message, suggestion) as a tool error the assistant can act on. */
-async function answer(run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
+async function answerNow(run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
   try {
     const value = await run();
     return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }], structuredContent: value };
   } catch (err) {
     const error = isBlocksError(err) ? err : new BlocksError("UNEXPECTED", err instanceof Error ? err.message : String(err));
     return { isError: true, content: [{ type: "text", text: JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) }] };
+  } finally {
+    // Each call builds its registry anew: the items' folders of this one are not needed again.
+    removeItemFolders();
   }
 }

@@ -46,8 +46,7 @@ export async function registryWithItems(registry: Registry, items: Array<{ sourc
   const mapping: Record<string, string> = { ...registry.sources };
   // A registry folder of its own: the items' blocks as files, the other blocks and the templates as
   // links to the shipped ones, so every registry path (and `@/blocks/...` import) means what it always does.
-  const folder = mkdtempSync(path.join(tmpdir(), "blocks-item-"));
-  process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
+  const folder = itemFolder();
   const root = path.join(folder, "registry");
   mkdirSync(root);
   symlinkSync(path.join(path.dirname(registry.root), "templates"), path.join(folder, "templates"));
@@ -65,6 +64,31 @@ export async function registryWithItems(registry: Registry, items: Array<{ sourc
   const { loadSchemas } = await import("../migrate/schemas.js");
   await loadSchemas({ ...next, blocks: blocks.filter((block) => replaced.has(block.name)) });
   return next;
+}
+
+/** The item folders of this process: removed at exit, or earlier by `removeItemFolders`. */
+const itemFolders = new Set<string>();
+
+function itemFolder(): string {
+  // One exit listener for the process, however many items a long-running `blocks mcp` reads.
+  if (itemFolders.size === 0 && process.listeners("exit").every((listener) => listener !== removeItemFolders)) {
+    process.once("exit", removeItemFolders);
+  }
+  const folder = mkdtempSync(path.join(tmpdir(), "blocks-item-"));
+  itemFolders.add(folder);
+  return folder;
+}
+
+/**
+ * Removes every item folder made so far: a command calls it once the registry built from them is no
+ * longer needed (the MCP server after each tool call), so a long session does not pile them up.
+ *
+ * @example
+ * try { await runView(options); } finally { removeItemFolders(); }
+ */
+export function removeItemFolders(): void {
+  for (const folder of itemFolders) rmSync(folder, { recursive: true, force: true });
+  itemFolders.clear();
 }
 
 async function readItem(source: string): Promise<unknown> {

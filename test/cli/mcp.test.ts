@@ -1,5 +1,5 @@
 // `blocks mcp` driven by the MCP SDK's own client over stdio: list, view, plan, apply and audit a fixture project.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -27,6 +27,8 @@ let registry: PrivateRegistry;
 let client: Client;
 let dir: string;
 let stderr = "";
+/** The server's own TMPDIR, so what it leaves there is its own. */
+let serverTmp: string;
 /** Every tool answer, and every message the client could not parse (a stray stdout line would be one). */
 const answers: string[] = [];
 const protocolErrors: Error[] = [];
@@ -39,12 +41,14 @@ beforeAll(async () => {
   cpSync(path.join(REPO, "test/fixtures/hono-bundler"), dir, { recursive: true });
   await runInit({ cwd: dir, yes: true });
   configureRegistries(dir, { "@acme": { url: `${registry.origin}/r/{name}.json`, headers: { Authorization: "Bearer ${ACME_TOKEN}" } } });
+  serverTmp = path.join(path.dirname(dir), "tmp");
+  mkdirSync(serverTmp);
   // No DATABASE_URL: the audit is the static one, whatever this machine's services.
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--import", "tsx", path.join(REPO, "cli/index.ts"), "mcp", "--cwd", dir],
     cwd: REPO,
-    env: { ...getDefaultEnvironment(), ACME_TOKEN: registry.token, NO_COLOR: "1" },
+    env: { ...getDefaultEnvironment(), ACME_TOKEN: registry.token, NO_COLOR: "1", TMPDIR: serverTmp },
     stderr: "pipe",
   });
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -91,6 +95,11 @@ describe("blocks mcp", () => {
     const view = result.structuredContent as { files: Array<{ target: string }>; add: { files: Array<{ target: string; state: string }> } };
     expect(view.files.map((file) => file.target)).toContain("src/blocks/idempotency/adapters/hono.ts");
     expect(view.add.files.map((file) => file.target)).toContain("src/blocks/idempotency/adapters/hono.ts");
+  });
+
+  it("leaves no item folders behind between calls, however many registry items a session reads", async () => {
+    for (let i = 0; i < 3; i++) expect((await call("view_block", { name: "@acme/audit-log" })).isError).toBeFalsy();
+    expect(readdirSync(serverTmp).filter((entry) => entry.startsWith("blocks-item-"))).toEqual([]);
   });
 
   it("add_block plans without writing, then writes with apply: true", async () => {

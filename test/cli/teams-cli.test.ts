@@ -44,6 +44,14 @@ describe("blocks for teams, as a process", () => {
     const leaking = filesUnder(dir).filter((file) => readFileSync(file, "latin1").includes(registry.token));
     expect(leaking).toEqual([]);
     expect(registry.requests.some((request) => request.headers.authorization === `Bearer ${registry.token}`)).toBe(true);
+
+    // `list` shows what came from the registry next to the built-in blocks.
+    const listed = JSON.parse((await blocks(["list", "--json", "--cwd", dir], registry.token)).stdout);
+    const fromAcme = listed.blocks.filter((block: { registry: string }) => block.registry === "@acme");
+    expect(fromAcme.map((block: { name: string; added: boolean }) => [block.name, block.added]).sort()).toEqual([
+      ["audit-log", true],
+      ["tenant-guard", true],
+    ]);
   });
 
   it("search --json lists the built-in blocks and the registry's items, as parseable JSON", async () => {
@@ -74,6 +82,17 @@ describe("blocks for teams, as a process", () => {
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain("Registry @acme: the index at");
     expect(run.stderr).toContain("HTTP 401");
+    expect(run.all).not.toContain("not-the-token");
+  });
+
+  it("search goes on without a registry whose index fails: the others' items are listed, the failure is named, and it exits 1", async () => {
+    const dir = await teamProject();
+    const run = await blocks(["search", "--json", "--cwd", dir], "not-the-token");
+    expect(run.exitCode).toBe(1);
+    const result = JSON.parse(run.stdout);
+    expect(result.ok).toBe(false);
+    expect(result.items.map((item: { name: string }) => item.name)).toEqual(expect.arrayContaining(["idempotency", "logger"]));
+    expect(result.unreachable).toEqual([{ registry: "@acme", code: expect.any(String), message: expect.stringContaining("HTTP 401") }]);
     expect(run.all).not.toContain("not-the-token");
   });
 });
