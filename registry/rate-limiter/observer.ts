@@ -45,8 +45,23 @@ export class Observer {
   /** Logs one decision and counts it under `rate_limit_decisions_total{policy, outcome}`. */
   decision(outcome: Outcome, fields: { policy: string } & Record<string, unknown>): void {
     const { level, msg } = DECISION_LOGS[outcome];
-    this.log(level, msg, { ...fields, outcome });
-    this.count("decisions", { policy: fields.policy, outcome });
+    // Every allowed request passes here: build the line only for a logger that writes this level.
+    if (this.logger[level]) this.log(level, msg, { ...fields, outcome });
+    this.count("decisions", this.decisionLabels(fields.policy, outcome));
+  }
+
+  /** The labels of each (policy, outcome), made once: the sinks only read them. */
+  private readonly labels = new Map<string, MetricLabels>();
+
+  private decisionLabels(policy: string, outcome: Outcome): MetricLabels {
+    const id = `${policy}\n${outcome}`;
+    let labels = this.labels.get(id);
+    if (!labels) {
+      labels = { policy, outcome };
+      // Policies are few (one per limiter and its per-caller tiers): a bound keeps a misuse from growing it.
+      if (this.labels.size < 1_000) this.labels.set(id, labels);
+    }
+    return labels;
   }
 
   count(id: RateLimitCounter, labels: MetricLabels): void {
