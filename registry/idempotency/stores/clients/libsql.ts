@@ -11,33 +11,43 @@ export type LibsqlTransaction = Pick<Transaction, "execute" | "batch">;
 
 /**
  * A batch is one libSQL write transaction, sent as one request to a remote database. A transaction of
- * `executeInTransaction` is `client.transaction("write")`: it holds the database's one write lock from
- * its start, so a duplicate waits for the first commit (up to the connection's busy timeout, then
- * REQUEST_IN_PROGRESS). An in-memory database has one connection, which an open transaction holds:
- * use a file or a remote database for `executeInTransaction`.
+ * `executeInTransaction` is `client.transaction("write")`, which holds the database's one write lock
+ * from its start. This client's statements and transactions wait for the open transaction to end: on
+ * a local file, a write that met the lock would block the whole process in SQLite's busy wait, and an
+ * in-memory database has only the one connection the transaction holds. A duplicate therefore waits
+ * behind the whole first transaction, then replays; another process's writer makes the transaction
+ * wait up to the client's `timeout`, then REQUEST_IN_PROGRESS.
  *
  * @example
  * const store = new SqliteStore(libsqlClient(createClient({ url: process.env.TURSO_URL!, authToken })));
  */
 export function libsqlClient(client: Client): TransactionalSqliteClient<LibsqlTransaction> {
+  // Settles when the open transaction (if any) has ended.
+  let open: Promise<unknown> = Promise.resolve();
   return {
-    execute: async (statement) => toResult(await client.execute(statement as InStatement)),
-    batch: async (statements) => (await client.batch(statements as InStatement[], "write")).map(toResult),
-    async transaction(work) {
-      const transaction = await client.transaction("write");
-      try {
-        const result = await work(scoped(transaction), guarded(transaction));
-        await transaction.commit();
-        return result;
-      } catch (err) {
-        // After a failed commit too: the connection goes back to the client's pool only once it is closed.
-        await transaction.rollback().catch(() => {});
-        throw err;
-      } finally {
-        transaction.close();
-      }
+    execute: async (statement) => (await open, toResult(await client.execute(statement as InStatement))),
+    batch: async (statements) => (await open, (await client.batch(statements as InStatement[], "write")).map(toResult)),
+    transaction(work) {
+      const ended = open.then(() => inTransaction(client, work));
+      open = ended.catch(() => {});
+      return ended;
     },
   };
+}
+
+async function inTransaction<T>(client: Client, work: (client: SqliteClient, tx: LibsqlTransaction) => Promise<T>): Promise<T> {
+  const transaction = await client.transaction("write");
+  try {
+    const result = await work(scoped(transaction), guarded(transaction));
+    await transaction.commit();
+    return result;
+  } catch (err) {
+    // After a failed commit too: the connection goes back to the client's pool only once it is closed.
+    await transaction.rollback().catch(() => {});
+    throw err;
+  } finally {
+    transaction.close();
+  }
 }
 
 function scoped(transaction: Transaction): SqliteClient {
