@@ -9,7 +9,7 @@ function numberFromEnv(name: string, fallback: number): number {
 }
 
 /** Which scenario groups to run: BENCH_ONLY=overhead,cpu,... (default: all). */
-export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "rate-limiter", "scale-out", "jobs", "cli"] as const;
+export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "mysql-floor", "rate-limiter", "scale-out", "jobs", "cli"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export function selectedScenarios(): ScenarioName[] {
@@ -43,6 +43,7 @@ export const settings = {
   cpuProfile: process.env.BENCH_CPU_PROF === "1",
   databaseUrl: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
   redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+  mysqlUrl: process.env.MYSQL_URL ?? "mysql://root@127.0.0.1:3306/test",
 };
 
 /** Only loopback targets: the benchmark must never send load anywhere else. */

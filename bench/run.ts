@@ -16,6 +16,7 @@ import { peers } from "./scenarios/peers";
 import { roundTrips } from "./scenarios/round-trips";
 import { serverCpu } from "./scenarios/server-cpu";
 import { transactional } from "./scenarios/transactional";
+import { mysqlFloor } from "./scenarios/mysql-floor";
 import { rateLimiter } from "./scenarios/rate-limiter";
 import { scaleOut } from "./scenarios/scale-out-stores";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
@@ -87,6 +88,10 @@ async function main(): Promise<void> {
     if (scenarios.includes("transactional")) {
       console.log("\n== transactional mode and database clients");
       partial.transactional = await transactional();
+    }
+    if (scenarios.includes("mysql-floor")) {
+      console.log("\n== MySqlStore against the MySQL floor");
+      partial.mysqlFloor = await mysqlFloor();
     }
     if (scenarios.includes("rate-limiter")) {
       console.log("\n== rate limiter");

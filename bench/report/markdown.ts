@@ -121,6 +121,16 @@ function transactional(results: BenchResults): string {
   ].join("\n\n");
 }
 
+function mysqlFloor(results: BenchResults): string {
+  const m = results.mysqlFloor;
+  if (!m) return "";
+  const rows = m.rows.map((row) => [row.label, row.requestsPerSecond, row.p99Ms, row.commitsPerRequest, x(row.versus?.requestsPerSecond), x(row.versus?.p99)]);
+  return [
+    `In process on MYSQL_URL, ${m.lanes} concurrent first requests (fresh keys) for ${m.turnSeconds} s per turn, the two in alternation; ratios are the median of per-round ratios. Statements are counted on the pool. Store round trips: first request ${m.roundTrips.firstRequest}, replay ${m.roundTrips.replay}.`,
+    table(["First request", "req/s", "p99", "statements per request", "req/s x floor", "p99 x floor"], rows),
+  ].join("\n\n");
+}
+
 function scaleOut(results: BenchResults): string {
   const s = results.scaleOut;
   if (!s) return "";
@@ -170,6 +180,7 @@ export function renderMarkdown(results: BenchResults): string {
     ["4. Round trips per request", roundTrips(results), Boolean(results.roundTrips)],
     ["5. Peers on Express", peers(results), Boolean(results.peers)],
     ["6. Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
+    ["6b. MySqlStore against the MySQL floor", mysqlFloor(results), Boolean(results.mysqlFloor)],
     ["7. Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
     ["8. Scale-out stores", scaleOut(results), Boolean(results.scaleOut)],
     ["9. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],

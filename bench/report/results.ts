@@ -7,6 +7,7 @@ import type { RoundTripCase } from "../scenarios/round-trips";
 import type { CoreCostRow } from "../scenarios/core-cost";
 import type { CpuRow } from "../scenarios/server-cpu";
 import type { TransactionalResult } from "../scenarios/transactional";
+import type { MySqlFloorResult } from "../scenarios/mysql-floor";
 import type { RateLimiterResult } from "../scenarios/rate-limiter";
 import type { ScaleOutResult } from "../scenarios/scale-out-stores";
 import type { ProfileSummary } from "../support/cpu-profile";
@@ -31,6 +32,7 @@ export type BenchResults = {
   coreCost?: CoreCostRow[];
   peers?: PeerRow[];
   transactional?: TransactionalResult;
+  mysqlFloor?: MySqlFloorResult;
   rateLimiter?: RateLimiterResult;
   scaleOut?: ScaleOutResult;
   jobs?: JobScale[];

@@ -125,10 +125,31 @@ export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[
     ...cpuTargets(results),
     ...roundTripAndPeerTargets(results),
     ...transactionalTargets(results),
+    ...mysqlFloorTargets(results),
     ...rateLimiterTargets(results),
     ...scaleOutTargets(results),
     ...jobAndCliTargets(results),
   ];
+}
+
+/** MySqlStore's first request against its hand-written two-statement floor: the plain-pool PostgreSQL limits. */
+function mysqlFloorTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const m = results.mysqlFloor;
+  if (!m) return [];
+  const targets: Target[] = [
+    { target: "MySqlStore round trips, first request: store = 2", measured: String(m.roundTrips.firstRequest), met: m.roundTrips.firstRequest === 2 },
+    { target: "MySqlStore round trips, replay: store = 1", measured: String(m.roundTrips.replay), met: m.roundTrips.replay === 1 },
+  ];
+  for (const row of m.rows) {
+    if (!row.versus) continue;
+    const limit = FLOOR_LIMITS.plain;
+    targets.push({
+      target: `${row.label} >= ${limit.rps}x the MySQL floor's req/s, p99 <= ${limit.p99}x`,
+      measured: `${row.versus.requestsPerSecond}x req/s, ${row.versus.p99}x p99`,
+      met: row.versus.requestsPerSecond >= limit.rps && row.versus.p99 <= limit.p99,
+    });
+  }
+  return targets;
 }
 
 function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {

@@ -13,7 +13,7 @@ import { median, pairedRatio, round } from "../report/stats";
 import { createRunTable, openPool, runId, runTableName } from "../support/services";
 
 type Turn = { requestsPerSecond: number; p99Ms: number; commitsPerRequest: number };
-type Contender = { label: string; request: (key: string) => Promise<unknown>; commits: () => number };
+export type Contender = { label: string; request: (key: string) => Promise<unknown>; commits: () => number };
 
 export type TransactionalRow = {
   label: string;
@@ -64,7 +64,7 @@ async function turn(contender: Contender, seconds: number, lanes: number): Promi
 }
 
 /** A B C, then C B A, ...; the first contender is the baseline every other one is compared with. */
-async function alternate(contenders: Contender[], lanes = settings.connections): Promise<TransactionalRow[]> {
+export async function alternate(contenders: Contender[], lanes = settings.connections): Promise<TransactionalRow[]> {
   const seconds = settings.transactionalSeconds;
   const turns = new Map<Contender, Turn[]>(contenders.map((c) => [c, []]));
   for (const contender of contenders) await turn(contender, Math.min(seconds, settings.warmupSeconds), lanes);

@@ -12,7 +12,7 @@ import { TimeoutError } from "./utils/with-timeout";
 
 /** A store bound to one open transaction. */
 export interface TransactionScopedStore extends IdempotencyStore {
-  /** How long a statement of this transaction waits for a row lock before failing with SQLSTATE 55P03. */
+  /** How long a statement of this transaction waits for a row lock before failing with SQLSTATE 55P03 (or `isLockNotAvailable`). */
   setLockTimeout(ms: number): Promise<void>;
 }
 
@@ -21,6 +21,8 @@ export interface TransactionalStore<Tx> extends IdempotencyStore {
   /** False when this store's client cannot open a transaction (a PostgresStore on a bare Pool), so routes refuse `transaction: true` at start-up. */
   readonly supportsTransactions?: boolean;
   transaction<T>(work: (store: TransactionScopedStore, tx: Tx) => Promise<T>): Promise<T>;
+  /** True for the driver's error of a lock wait that gave up, when it carries no SQLSTATE 55P03 (MySQL's 1205, SQLite's BUSY). */
+  isLockNotAvailable?(err: unknown): boolean;
 }
 
 /** The operation gets its context: `ctx.tx`, the client's own transaction object, and `ctx.signal`, which aborts when `timeoutMs` passes. */
@@ -123,7 +125,7 @@ export async function executeInTransaction<T, Tx>(
       observer.duration(scope.operation, result, (performance.now() - started) / 1000);
       throw err.error;
     }
-    if (sqlState(err) === LOCK_NOT_AVAILABLE) {
+    if (sqlState(err) === LOCK_NOT_AVAILABLE || store.isLockNotAvailable?.(err) === true) {
       observer.record("rejectedInProgressLocked", scope);
       throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", {
         retryAfterSeconds: Math.max(1, Math.ceil(lockTimeoutMs / 1000)),
@@ -269,7 +271,7 @@ class Deadline {
 
 function transactional<Tx>(store: IdempotencyStore): TransactionalStore<Tx> {
   if (typeof (store as Partial<TransactionalStore<Tx>>).transaction !== "function") {
-    throw new TypeError("idempotency: executeInTransaction needs a PostgresStore on a client adapter from stores/clients/ (e.g. new PostgresStore(pgClient(pool))).");
+    throw new TypeError("idempotency: executeInTransaction needs a PostgresStore, MySqlStore or SqliteStore on a client adapter from stores/clients/ (e.g. new PostgresStore(pgClient(pool))).");
   }
   return store as TransactionalStore<Tx>;
 }

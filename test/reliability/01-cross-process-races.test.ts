@@ -1,4 +1,5 @@
-// Scenario 1: four OS processes serving HTTP on one PostgreSQL; 200 keys, each sent 20 times at once across them.
+// Scenario 1: four OS processes serving HTTP on one PostgreSQL (and, with MYSQL_URL, on MariaDB / MySQL through
+// MySqlStore); 200 keys, each sent 20 times at once across them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FiguresCollector, doubleExecutions, sum } from "./support/figures";
 import { closeClient, errorCode, send, type HttpAnswer } from "./support/http-client";
@@ -6,20 +7,24 @@ import { isReplay } from "./support/replays";
 import { startWorker, stopAll, type WorkerProcess } from "./support/processes";
 import { openScenarioDb, type ScenarioDb } from "./support/scenario-db";
 import { missingServices } from "./support/services";
-import { recordsByStatus } from "./support/tables";
 
 const PROCESSES = 4;
 const KEYS = 200;
 const SENDS_PER_KEY = 20;
 const KEYS_PER_WAVE = 10;
 
-describe.skipIf(missingServices())("[DATABASE_URL] 1. cross-process races", () => {
-  const figures = new FiguresCollector(1, `${PROCESSES} processes, ${KEYS} keys x ${SENDS_PER_KEY} concurrent sends (wrapper and capture style)`);
+const STORES = [
+  { label: "", mysqlUrl: undefined, figure: 1 },
+  ...(process.env.MYSQL_URL ? [{ label: " on MySqlStore [MYSQL_URL]", mysqlUrl: process.env.MYSQL_URL, figure: 1.1 }] : []),
+];
+
+describe.skipIf(missingServices()).each(STORES)("[DATABASE_URL] 1. cross-process races$label", ({ mysqlUrl, figure, label }) => {
+  const figures = new FiguresCollector(figure, `${PROCESSES} processes, ${KEYS} keys x ${SENDS_PER_KEY} concurrent sends (wrapper and capture style)${label}`);
   const workers: WorkerProcess[] = [];
   let db: ScenarioDb;
 
   beforeAll(async () => {
-    db = await openScenarioDb("race");
+    db = await openScenarioDb("race", mysqlUrl);
     const started = await Promise.all(
       Array.from({ length: PROCESSES }, (_, i) =>
         startWorker("http-worker.ts", db.workerConfig(`p${i}`, { framework: "express", pool: { max: 5 }, logLevel: "warn" })),
@@ -76,7 +81,7 @@ describe.skipIf(missingServices())("[DATABASE_URL] 1. cross-process races", () =
       expect(replay.status).toBe(201);
       expect(replay.text).toBe(sent.find((answer) => answer.status === 201)!.text);
     }
-    expect(await recordsByStatus(db.pool, db.table)).toEqual({ SUCCESS: KEYS });
+    expect(await db.recordsByStatus()).toEqual({ SUCCESS: KEYS });
     expect(workers.every((worker) => worker.alive)).toBe(true);
   });
 });

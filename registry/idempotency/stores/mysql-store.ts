@@ -1,6 +1,7 @@
 // MySqlStore: the IdempotencyStore contract on MySQL 8 and MariaDB 10.6+, through a mysql2 pool.
 import { createHash } from "node:crypto";
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
+import type { TransactionalStore } from "../transactional";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkMySqlTableName, mySqlCreateProcedureName, mySqlRetryTableName, mySqlSchemaStatements } from "./mysql-schema";
 
@@ -10,6 +11,15 @@ import { checkMySqlTableName, mySqlCreateProcedureName, mySqlRetryTableName, myS
  */
 export type MySqlClient = {
   query(sql: string, values?: unknown[]): Promise<[unknown, unknown]>;
+};
+
+/**
+ * A client that can also run work in one transaction: `sql` runs the store's statements inside it and
+ * `tx` is the client's own transaction object, handed to the operation of `executeInTransaction`.
+ * Commits when `work` resolves, rolls back when it rejects. `mysql2Client` in `./clients/` makes one.
+ */
+export type TransactionalMySqlClient<Tx> = MySqlClient & {
+  transaction<T>(work: (sql: MySqlClient, tx: Tx) => Promise<T>): Promise<T>;
 };
 
 export type MySqlStoreOptions = {
@@ -41,6 +51,8 @@ const COLUMNS =
 const CREATE_ATTEMPTS = 5;
 /** ER_LOCK_DEADLOCK: InnoDB chose this statement as the victim; nothing it did remains. */
 const DEADLOCK = 1213;
+/** ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout passed while the statement waited for a row lock. */
+const LOCK_WAIT_TIMEOUT = 1205;
 
 /**
  * Every time comparison uses the server's UTC clock, so app servers with drifting clocks agree.
@@ -49,14 +61,20 @@ const DEADLOCK = 1213;
  * import mysql from "mysql2/promise";
  * const store = new MySqlStore(mysql.createPool(process.env.MYSQL_URL!));
  */
-export class MySqlStore {
+export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   readonly table: string;
   private readonly retries: string;
   private readonly createProcedure: string;
-  private readonly client: MySqlClient;
+  private readonly client: MySqlClient | TransactionalMySqlClient<Tx>;
+  /** Inside a transaction a deadlock ends the whole transaction, so create must not try again. */
+  private readonly inTransaction: boolean;
+  /** Set once setLockTimeout changed the session's lock wait: put back before the connection goes back. */
+  private lockWaitChanged = false;
 
-  constructor(client: MySqlClient, options: MySqlStoreOptions = {}) {
+  /** `client`: a mysql2 Pool or Connection as it is, or through `mysql2Client` (needed for transactions). */
+  constructor(client: MySqlClient | TransactionalMySqlClient<Tx>, options: MySqlStoreOptions = {}, inTransaction = false) {
     this.client = client;
+    this.inTransaction = inTransaction;
     this.table = checkMySqlTableName(options.table ?? "idempotency_records");
     this.retries = mySqlRetryTableName(this.table);
     this.createProcedure = mySqlCreateProcedureName(this.table);
@@ -67,6 +85,52 @@ export class MySqlStore {
     for (const statement of mySqlSchemaStatements(this.table)) await this.client.query(statement);
   }
 
+  /** Whether the client came through `mysql2Client`, which gives it transactions. */
+  get supportsTransactions(): boolean {
+    return "transaction" in this.client;
+  }
+
+  /**
+   * Runs `work` in one transaction of the client, with a store whose statements run inside it and the
+   * client's own transaction object (for `executeInTransaction`).
+   */
+  transaction<T>(work: (store: MySqlStore<Tx>, tx: Tx) => Promise<T>): Promise<T> {
+    const client = this.client;
+    if (!("transaction" in client)) {
+      return Promise.reject(new TypeError("MySqlStore: this client has no transaction(); wrap it with mysql2Client(pool) from stores/clients/ to use executeInTransaction."));
+    }
+    return client.transaction(async (sql, tx) => {
+      const scoped = new MySqlStore<Tx>(sql, { table: this.table }, true);
+      let result: T;
+      try {
+        result = await work(scoped, tx);
+      } catch (err) {
+        await scoped.restoreLockWait().catch(() => {}); // The rollback follows; the work's own error is the one to tell.
+        throw err;
+      }
+      await scoped.restoreLockWait();
+      return result;
+    });
+  }
+
+  /**
+   * Inside a transaction: how long a statement waits for a row lock (a duplicate's uncommitted record)
+   * before failing. InnoDB counts whole seconds, so `ms` is rounded up to at least one second.
+   */
+  async setLockTimeout(ms: number): Promise<void> {
+    // The pool's connection outlives the transaction: keep the session's own value to put back.
+    await this.client.query("SET @idempotency_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ?", [
+      Math.max(1, Math.ceil(ms / 1000)),
+    ]);
+    this.lockWaitChanged = true;
+  }
+
+  /** A lock wait that gave up (1205), or a deadlock between two waiters on one key (1213): another execution holds it. */
+  isLockNotAvailable(err: unknown): boolean {
+    const errno = errorNumber(err);
+    return errno === LOCK_WAIT_TIMEOUT || errno === DEADLOCK;
+  }
+
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const params = [scopeHash(scope), scope.operation, scope.userId, scope.key, requestHash, token, Math.round(ttlMs * 1000)];
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
@@ -75,7 +139,7 @@ export class MySqlStore {
         const [sets] = await this.client.query(`CALL ${this.createProcedure}(?, ?, ?, ?, ?, ?, ?)`, params);
         rows = (sets as [Array<Row & { created: number }>])[0];
       } catch (err) {
-        if (errorNumber(err) === DEADLOCK) continue;
+        if (errorNumber(err) === DEADLOCK && !this.inTransaction) continue;
         throw err;
       }
       const row = rows[0];
@@ -165,6 +229,12 @@ export class MySqlStore {
        WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`,
       [status, response, Math.round(ttlMs * 1000), ...scopeParams(scope), token],
     );
+  }
+
+  private async restoreLockWait(): Promise<void> {
+    if (!this.lockWaitChanged) return;
+    this.lockWaitChanged = false;
+    await this.client.query("SET SESSION innodb_lock_wait_timeout = @idempotency_lock_wait");
   }
 
   private async owned(sql: string, params: unknown[]): Promise<boolean> {

@@ -1,5 +1,6 @@
 // SqliteStore: the IdempotencyStore contract on SQLite, through better-sqlite3 or libSQL (Turso).
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
+import type { TransactionalStore } from "../transactional";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkSqliteTableName, sqliteRetryTableName, sqliteSchemaStatements } from "./sqlite-schema";
 
@@ -13,6 +14,15 @@ export type SqliteClient = {
   execute(statement: SqliteStatement): Promise<SqliteResult>;
   /** Runs the statements in order in one write transaction (one round trip on a remote libSQL). */
   batch(statements: SqliteStatement[]): Promise<SqliteResult[]>;
+};
+
+/**
+ * A client that can also run work in one write transaction: `client` runs the store's statements inside
+ * it and `tx` is the driver's own transaction object, handed to the operation of `executeInTransaction`.
+ * Commits when `work` resolves, rolls back when it rejects.
+ */
+export type TransactionalSqliteClient<Tx> = SqliteClient & {
+  transaction<T>(work: (client: SqliteClient, tx: Tx) => Promise<T>): Promise<T>;
 };
 
 export type SqliteStoreOptions = {
@@ -44,12 +54,12 @@ const COLUMNS = "operation, user_id, key, request_hash, status, response, token,
  * @example
  * const store = new SqliteStore(betterSqlite3Client(new Database("idempotency.db")));
  */
-export class SqliteStore {
+export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
   readonly table: string;
   private readonly retries: string;
-  private readonly client: SqliteClient;
+  private readonly client: SqliteClient | TransactionalSqliteClient<Tx>;
 
-  constructor(client: SqliteClient, options: SqliteStoreOptions = {}) {
+  constructor(client: SqliteClient | TransactionalSqliteClient<Tx>, options: SqliteStoreOptions = {}) {
     this.client = client;
     this.table = checkSqliteTableName(options.table ?? "idempotency_records");
     this.retries = sqliteRetryTableName(this.table);
@@ -58,6 +68,38 @@ export class SqliteStore {
   /** Creates the tables and indexes if they are missing (tests, quick starts; production uses the migration). */
   async createSchema(): Promise<void> {
     for (const sql of sqliteSchemaStatements(this.table)) await this.client.execute({ sql, args: [] });
+  }
+
+  /** Whether the client's adapter gives it transactions (both in `./clients/` do). */
+  get supportsTransactions(): boolean {
+    return "transaction" in this.client;
+  }
+
+  /**
+   * Runs `work` in one write transaction of the client, with a store whose statements run inside it
+   * and the driver's own transaction object (for `executeInTransaction`).
+   */
+  transaction<T>(work: (store: SqliteStore<Tx>, tx: Tx) => Promise<T>): Promise<T> {
+    const client = this.client;
+    if (!("transaction" in client)) {
+      return Promise.reject(new TypeError("SqliteStore: this client has no transaction(); build it with betterSqlite3Client(db) or libsqlClient(client) from stores/clients/."));
+    }
+    return client.transaction((inside, tx) => work(new SqliteStore<Tx>(inside, { table: this.table }), tx));
+  }
+
+  /**
+   * Nothing to set: SQLite has one writer, and the transaction took the write lock when it began
+   * (better-sqlite3: behind the transactions before it in this process; libSQL: within the
+   * connection's busy timeout), so a duplicate has already waited for the first request's commit.
+   */
+  setLockTimeout(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** SQLITE_BUSY: another connection kept the write lock past the busy timeout. */
+  isLockNotAvailable(err: unknown): boolean {
+    const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+    return typeof code === "string" && code.startsWith("SQLITE_BUSY");
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {

@@ -4,6 +4,7 @@ import Koa from "koa";
 import { Controller, Module, Post } from "@nestjs/common";
 import { APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
 import Fastify from "fastify";
+import { createPool } from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idempotency as expressIdempotency, idempotent as expressIdempotent } from "@/blocks/idempotency/adapters/express";
@@ -16,6 +17,8 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
+import { MySqlStore } from "@/blocks/idempotency/stores/mysql-store";
+import { SqliteStore, type SqliteClient } from "@/blocks/idempotency/stores/sqlite-store";
 import { SERVICE_START_TIMEOUT_MS } from "../support/services";
 
 const getUserId = () => "u_1";
@@ -74,6 +77,18 @@ describe("transaction: true with a handler whose store has no transaction of the
     // @ts-expect-error a PostgresStore on a bare Pool has no transaction to hand `run`
     expect(() => expressIdempotent(bare, { getUserId, transaction: true, run })).toThrow(noTransactions);
     await pool.end();
+  });
+
+  it("a MySqlStore on a bare mysql2 Pool, and a SqliteStore on a client without transaction(), are refused too", async () => {
+    const pool = createPool({ host: "127.0.0.1", port: 1 }); // Never connects: the refusal comes first.
+    const bareMySql = new IdempotencyHandler(new MySqlStore(pool));
+    // @ts-expect-error a MySqlStore on a bare Pool has no transaction to hand `run`
+    expect(() => expressIdempotent(bareMySql, { getUserId, transaction: true, run })).toThrow(noTransactions);
+    await pool.end();
+    const statementsOnly: SqliteClient = { execute: () => Promise.reject(new Error("unused")), batch: () => Promise.reject(new Error("unused")) };
+    const bareSqlite = new IdempotencyHandler(new SqliteStore(statementsOnly));
+    // @ts-expect-error a SqliteStore on a client without transaction() has nothing to hand `run`
+    expect(() => koaIdempotent(bareSqlite, { getUserId, transaction: true, run })).toThrow(noTransactions);
   });
 
   it("NestJS: the app does not start when a route is marked transactional and the interceptor's handler cannot transact", async () => {

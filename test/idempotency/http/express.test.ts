@@ -12,8 +12,6 @@ import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { defaultHttpStores, isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 import { scaleOutStoreKinds } from "../support/store-harness";
-import { mysqlStoreKinds } from "../support/mysql-store-harness";
-import { sqliteStoreKinds } from "../support/sqlite-store-harness";
 
 type WithUser = Request & { user?: { id: string } };
 
@@ -61,7 +59,7 @@ function listen(app: express.Express, contexts: Map<string, () => IdempotencyCon
 }
 
 // Express also runs the checklist over the scale-out stores (Redis standalone and Cluster, DynamoDB).
-runHttpConformance(expressDriver, [...defaultHttpStores, ...scaleOutStoreKinds, ...mysqlStoreKinds, ...sqliteStoreKinds]);
+runHttpConformance(expressDriver, [...defaultHttpStores, ...scaleOutStoreKinds]);
 
 describe("Express capture", () => {
   const apps: TestApp[] = [];

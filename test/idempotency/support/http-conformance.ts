@@ -5,12 +5,17 @@ import type { HttpDriver, Style } from "./http-driver";
 import { harness, memoryFixture, type StoreFixture } from "./http-harness";
 import { rulesSuite } from "./http-rules";
 import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./services";
+import { mysqlStoreKinds } from "./mysql-store-harness";
+import { sqliteStoreKinds } from "./sqlite-store-harness";
 import { memoryStoreKind, postgresStoreKinds, type StoreHarness, type StoreKind } from "./store-harness";
 
 export * from "./http-driver";
 
-/** The stores every framework's checklist runs on: memory, and PostgreSQL (PGlite, plus DATABASE_URL when set). */
-export const defaultHttpStores: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds];
+/**
+ * The stores every framework's checklist runs on: memory, PostgreSQL (PGlite, plus DATABASE_URL when
+ * set), SQLite (better-sqlite3, libSQL) and MySQL / MariaDB (MYSQL_URL when set).
+ */
+export const defaultHttpStores: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...sqliteStoreKinds, ...mysqlStoreKinds];
 
 /**
  * Runs the suite for one framework: the checklist for each style against each store (opened once

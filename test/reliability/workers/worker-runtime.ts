@@ -6,6 +6,8 @@ import type { IdempotencyLogger } from "../../../registry/idempotency/logger";
 import type { IdempotencyMetrics } from "../../../registry/idempotency/metrics";
 import { RedisCache } from "../../../registry/idempotency/caches/redis-cache";
 import { PostgresStore } from "../../../registry/idempotency/stores/postgres-store";
+import { MySqlStore } from "../../../registry/idempotency/stores/mysql-store";
+import type { IdempotencyStore } from "../../../registry/idempotency/types";
 import { WORKER_CONFIG_ENV, type ReadyLine, type WorkerConfig } from "./worker-config";
 
 const LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -44,7 +46,16 @@ export async function startRuntime(config: WorkerConfig = readConfig()) {
     redis.on("error", (err) => logger.debug?.({ status: "REDIS_ERROR", err }, "redis: connection error"));
   }
 
-  const handler = new IdempotencyHandler(new PostgresStore(storePool, { table: config.table }), redis && new RedisCache(redis, { prefix: `${config.table}:` }), {
+  // A mysql:// storeUrl runs the same worker on MySqlStore (MariaDB / MySQL); the effects stay on PostgreSQL.
+  let closeMySql = async () => {};
+  let store: IdempotencyStore = new PostgresStore(storePool, { table: config.table });
+  if (config.storeUrl.startsWith("mysql://")) {
+    const { createPool } = await import("mysql2/promise");
+    const mysqlPool = createPool({ uri: config.storeUrl, connectionLimit: config.pool?.max ?? 10 });
+    store = new MySqlStore(mysqlPool, { table: config.table });
+    closeMySql = () => mysqlPool.end();
+  }
+  const handler = new IdempotencyHandler(store, redis && new RedisCache(redis, { prefix: `${config.table}:` }), {
     ...config.handler,
     logger,
     metrics,
@@ -76,7 +87,7 @@ export async function startRuntime(config: WorkerConfig = readConfig()) {
     },
     async close(): Promise<void> {
       redis?.disconnect();
-      await Promise.allSettled([storePool.end(), effectsPool.end()]);
+      await Promise.allSettled([storePool.end(), effectsPool.end(), closeMySql()]);
     },
   };
 }

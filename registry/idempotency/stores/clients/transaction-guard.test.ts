@@ -26,6 +26,17 @@ describe("refuseTransactionControl", () => {
     for (const text of ["select ';commit'", "select $$ ; commit $$", 'select 1 as "x; commit"', "select 1 -- ; commit", "select 1;", "PREPARE q AS select 1"]) allowed(text);
   });
 
+  it("on MySQL, also refuses what commits implicitly (DDL, table locks, autocommit) and executable comments", () => {
+    const mysqlRefused = (text: string) => expect(() => refuseTransactionControl(text, "mysql"), text).toThrow(TransactionControlError);
+    for (const text of ["CREATE TABLE t (id INT)", "alter table t add c int", "DROP TABLE t", "TRUNCATE t", "RENAME TABLE a TO b", "LOCK TABLES t WRITE", "UNLOCK TABLES"]) mysqlRefused(text);
+    for (const text of ["SET autocommit = 1", "set session autocommit = 1", "XA START 'x'", "/*!COMMIT*/", "select 1 /*M!100000 ; commit */", "COMMIT AND CHAIN"]) mysqlRefused(text);
+    for (const text of ["CREATE TEMPORARY TABLE t (id INT)", "DROP TEMPORARY TABLE t", "SAVEPOINT a", "ROLLBACK TO SAVEPOINT a", "select 1"]) {
+      expect(() => refuseTransactionControl(text, "mysql"), text).not.toThrow();
+    }
+    // PostgreSQL's DDL is transactional: it stays allowed there.
+    allowed("CREATE TABLE t (id INT)");
+  });
+
   it("refuses a call with no SQL text to check, naming the problem", () => {
     expect(() => refuseTransactionControl(undefined)).toThrow(/no SQL text/);
   });

@@ -27,8 +27,12 @@ export class TransactionControlError extends Error {
  * refuseTransactionControl("-- settle\nCOMMIT"); // throws TransactionControlError
  * refuseTransactionControl("insert into audit values (1); commit"); // throws: two statements
  */
-export function refuseTransactionControl(text: unknown): void {
+export function refuseTransactionControl(text: unknown, dialect: "postgres" | "mysql" = "postgres"): void {
   if (typeof text !== "string") throw new TransactionControlError("this call carries no SQL text the transaction guard can check; pass the statement as text.");
+  // MySQL runs the text of /*! ... */ (MariaDB: /*M! ... */) as SQL, where the lexer below sees a comment.
+  if (dialect === "mysql" && /\/\*M?!/i.test(text)) {
+    throw new TransactionControlError(`an executable comment (/*! ... */) is refused inside the operation's transaction ("${preview(text)}").`);
+  }
   // With a backslash in it, lexed twice: with standard strings and with backslash escapes (E'...', or
   // standard_conforming_strings off), so a quote only one reading ends can never hide a statement.
   for (const backslashEscapes of text.includes("\\") ? [false, true] : [false]) {
@@ -36,7 +40,7 @@ export function refuseTransactionControl(text: unknown): void {
     if (statements.length > 1) {
       throw new TransactionControlError(`the operation's transaction runs one statement per call, and this text holds ${statements.length} ("${preview(text)}").`);
     }
-    const refused = statements[0] && controlStatement(statements[0]);
+    const refused = statements[0] && (controlStatement(statements[0]) ?? (dialect === "mysql" ? implicitCommit(statements[0]) : undefined));
     if (refused) throw new TransactionControlError(`${refused} is refused inside the operation's transaction ("${preview(text)}").`);
   }
 }
@@ -105,6 +109,23 @@ function controlStatement([first, second, third]: string[]): string | undefined 
       return undefined;
   }
 }
+
+/**
+ * MySQL commits the open transaction before (and after) DDL and table locks: the record would commit
+ * alone, before the operation returns. CREATE TEMPORARY TABLE and savepoints are spared.
+ */
+function implicitCommit([first, second, third]: string[]): string | undefined {
+  if (first === undefined) return undefined;
+  if ((first === "CREATE" || first === "DROP") && second === "TEMPORARY") return undefined;
+  if (IMPLICIT_COMMIT.has(first)) return `${first} (MySQL commits the transaction before it)`;
+  if (first === "SET" && (second === "AUTOCOMMIT" || third === "AUTOCOMMIT")) return "SET autocommit";
+  return undefined;
+}
+
+const IMPLICIT_COMMIT = new Set([
+  "ALTER", "CREATE", "DROP", "RENAME", "TRUNCATE", "LOCK", "UNLOCK", "GRANT", "REVOKE",
+  "ANALYZE", "OPTIMIZE", "REPAIR", "CHECK", "FLUSH", "RESET", "XA", "INSTALL", "UNINSTALL", "CACHE",
+]);
 
 /**
  * The first three words of each statement in `text` (upper case), skipping comments (nested block
