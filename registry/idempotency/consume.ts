@@ -91,7 +91,7 @@ export async function consumeMessage<T, Options>(
   } catch (err) {
     const dead = ran ? await failedForGood(core, scope) : isIdempotencyError(err) && err.code === "REQUEST_FAILED";
     if (!dead) throw err;
-    await bury(core, scope, message, err, onDead);
+    await bury(core, scope, message, err, ran, onDead);
     return { outcome: "dead", error: err };
   }
 }
@@ -109,11 +109,14 @@ async function failedForGood(core: InboxCore, scope: IdempotencyScope): Promise<
 }
 
 /** Hands a dead message to `onDead` under a notice record of its own, so no second delivery calls it again. */
-async function bury(core: InboxCore, scope: IdempotencyScope, message: InboxMessage, error: unknown, onDead?: OnDead): Promise<void> {
-  core.observer.record("messageDead", scope, { err: error });
-  if (!onDead) return;
+async function bury(core: InboxCore, scope: IdempotencyScope, message: InboxMessage, error: unknown, killed: boolean, onDead?: OnDead): Promise<void> {
+  if (!onDead) {
+    if (killed) core.observer.record("messageDead", scope, { err: error });
+    return;
+  }
   try {
     await core.notify(deadNoticeScope(scope), async () => {
+      core.observer.record("messageDead", scope, { err: error });
       await onDead(message, error);
       return null;
     });
