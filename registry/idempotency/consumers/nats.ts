@@ -39,7 +39,8 @@ export function natsConsumer<T>(
       return handler.consume({ source, messageId: messageId as string, payload }, (ctx) => process(payload, message, ctx), consumeOptions);
     });
     if (verdict.action === "ack") message.ack();
-    else if (verdict.action === "reject") message.term(verdict.error instanceof Error ? verdict.error.message : "refused");
+    // No reason string: servers before 2.10.4 do not take one, and the message stayed pending.
+    else if (verdict.action === "reject") message.term();
     else message.nak(redeliverDelayMs);
   };
 }
