@@ -109,6 +109,9 @@ export const DECISIONS = {
     status: "RELEASED",
     msg: "idempotency: could not record a failure after the rollback; the key stays free",
   },
+  messageDead: { level: "warn", status: "FAILED", msg: "idempotency: message dead (failed for good), acknowledged" },
+  onDeadGaveUp: { level: "error", status: "FAILED", msg: "idempotency: onDead kept failing; the dead message is acknowledged without it" },
+  messageIdInvalid: { level: "warn", status: "FAILED", msg: "idempotency: message refused: its id is missing or malformed, nothing ran" },
   metricsSinkThrew: { level: "warn", status: "METRICS_ERROR", msg: "idempotency: metrics sink threw" },
 } as const satisfies Record<string, Decision>;
 

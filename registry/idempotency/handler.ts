@@ -5,6 +5,7 @@ import { BoundedStore, type StoreMethod } from "./bounded-store";
 import { Execution, Leases } from "./execution";
 import { hashPayload } from "./fingerprint";
 import { checkScope } from "./scope";
+import { consumeMessage, type ConsumeOptions, type ConsumeResult, type InboxCore, type InboxMessage } from "./consume";
 import { silentLogger, type IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { Observer } from "./observer";
@@ -176,6 +177,27 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   /**
+   * Runs `operation` once per `(message.source, message.messageId)` for an at-least-once delivery:
+   * see consume.ts for what each outcome means to the delivery.
+   */
+  consume<T>(message: InboxMessage, operation: IdempotentOperation<T>, options: ConsumeOptions<ExecuteOptions> = {}): Promise<ConsumeResult<T>> {
+    return consumeMessage(this.inbox(), message, (scope, executeOptions, started) =>
+      this.execute({ ...scope, payload: message.payload }, (ctx) => {
+      started();
+      return operation(ctx);
+    }, executeOptions), options);
+  }
+
+  /** `consume` whose writes commit with the message's record, as `executeInTransaction`. */
+  consumeInTransaction<T>(message: InboxMessage, operation: TransactionalOperation<T, Tx>, options: ConsumeOptions<TransactionOptions> = {}): Promise<ConsumeResult<T>> {
+    return consumeMessage(this.inbox(), message, (scope, executeOptions, started) =>
+      this.executeInTransaction({ ...scope, payload: message.payload }, (ctx) => {
+      started();
+      return operation(ctx);
+    }, executeOptions), options);
+  }
+
+  /**
    * Frees keys whose execution stopped sending heartbeats (a crashed or frozen worker). Each one
    * counts as a transient failure: released for retry, or poisoned once the budget is spent.
    */
@@ -245,6 +267,14 @@ export class IdempotencyHandler<Tx = unknown> {
     throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", {
       retryAfterSeconds: this.settings.retryAfterSeconds,
     });
+  }
+
+  private inbox(): InboxCore {
+    return {
+      observer: this.observer,
+      notify: (scope, operation) => this.execute({ ...scope, payload: null }, operation),
+      readRecord: (scope) => this.callStore("get", (store) => store.get(scope), scope),
+    };
   }
 
   /** `scope` is given when the call is about one key, so the refusal can be traced to it. */

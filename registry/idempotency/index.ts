@@ -23,6 +23,8 @@ export { RedisCache } from "./caches/redis-cache";
 export type { RedisCacheOptions, RedisLike } from "./caches/redis-cache";
 export { noopCache } from "./caches/noop-cache";
 export { isCachedRecord } from "./caches/cached-record";
+export { CONSUMER_OPERATION_PREFIX, checkSource, inboxScope } from "./consume";
+export type { ConsumeOptions, ConsumeResult, InboxMessage, OnDead } from "./consume";
 export { LeaseLostError } from "./execution";
 export { IDEMPOTENCY_METRICS, noopMetrics } from "./metrics";
 export type { IdempotencyMetrics, IdempotencyCounter, IdempotencyHistogram, MetricLabels } from "./metrics";

@@ -5,7 +5,8 @@ import type { OperationContext, TransactionContext } from "../operation-context"
 import type { IdempotencyScope } from "../types";
 import type { RouteResult } from "./http-response";
 import { replayableHeaders } from "./stored-response";
-import { frameworkUserId, routeUserId, type UserLookup } from "./user-id";
+import { frameworkUserId, IdempotencySetupError, routeUserId, type UserLookup } from "./user-id";
+import { CONSUMER_OPERATION_PREFIX } from "../consume";
 
 export type GetUserId<Req> = (req: Req) => string | Promise<string>;
 export type GetOperation<Req> = (req: Req) => string;
@@ -145,7 +146,7 @@ export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, 
   }
   return {
     getUserId: options.getUserId ? routeUserId(options.getUserId) : frameworkUserId(framework.userIdOf, options.allowAnonymous === true),
-    getOperation: options.getOperation ?? framework.operationOf,
+    getOperation: options.getOperation ? routeOperation(options.getOperation) : framework.operationOf,
     getBody: options.getBody ?? framework.bodyOf,
     getFingerprint: options.getFingerprint,
     requireKey: options.requireKey ?? false,
@@ -156,5 +157,19 @@ export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, 
     replayFailures: options.replayFailures ?? false,
     replayedHeader: replayedHeader === false ? undefined : replayedHeader.toLowerCase(),
     errors,
+  };
+}
+
+/**
+ * The route's own `getOperation`, checked: it may not name a consumer's scope, or a request's key
+ * could replay (or block) a queue message of the same id. The defaults ("<METHOD> <path>") never do.
+ */
+function routeOperation<Req>(getOperation: GetOperation<Req>): GetOperation<Req> {
+  return function routeOperationOf(req) {
+    const operation = getOperation(req);
+    if (typeof operation === "string" && operation.startsWith(CONSUMER_OPERATION_PREFIX)) {
+      throw new IdempotencySetupError(`idempotency: getOperation returned "${operation}"; names starting with "${CONSUMER_OPERATION_PREFIX}" are the inbox's (handler.consume). Name the route otherwise.`);
+    }
+    return operation;
   };
 }

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ScenarioFigures } from "./figures";
 
-export const SCENARIO_COUNT = 10;
+export const SCENARIO_COUNT = 12;
 export const REPORT_PATH = "docs/reliability.md";
 
 export function readFigures(dir: string): ScenarioFigures[] {
