@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ScenarioFigures } from "./figures";
 
-export const SCENARIO_COUNT = 12;
+export const SCENARIO_COUNT = 13;
 export const REPORT_PATH = "docs/reliability.md";
 
 export function readFigures(dir: string): ScenarioFigures[] {
@@ -67,6 +67,22 @@ What each scenario asserts (it fails otherwise, and then this file is not rewrit
    reuses, concurrent duplicates, long executions) with 20 % injected transient failures: zero
    double executions, no 5xx but the injected ones, PROCESSING records bounded by what is in flight
    and none left, nothing live recovered, heap after GC stable.
+9. RedisStore on a three-master Redis Cluster, four processes: every key runs once; with a master
+   killed and restarted, answers are only 201, 409 or 503 and no key runs twice afterwards.
+10. \`transaction: true\` routes across three processes: each order is written exactly once with its
+   record; with the PostgreSQL link blackholed or reset mid-load, no record is left PROCESSING, every
+   order has its SUCCESS record and vice versa, and retries run each key once.
+11. A RabbitMQ consumer on \`consumeInTransaction\` is SIGKILLed inside a message's transaction; the
+   broker redelivers its unacked messages to the next consumer: each message's effect (a row written
+   with the inbox record) happens once, and redeliveries of completed ones answer duplicate.
+12. Outbox -> RabbitMQ -> inbox: a relay SIGKILLed between the broker's confirm and marking its rows
+   publishes them again (at least once, by design); the inbox runs each message once.
+13. The operation calls a stand-in payment provider (which dedupes by Idempotency-Key, as Stripe does)
+   in two recovery points (\`ctx.step\`), across four processes; each round SIGKILLs every process at
+   a planned point (before or after the provider applied a call, or after both steps were recorded)
+   with bystander requests in flight wherever they are. After recovery every request completes, each
+   provider call took effect exactly once, a completed step was never called again (the planned
+   crashes' call counts are exact), and every result replays. Scenario 2's doubles, closed.
 
 Faults this suite found in the block, fixed there, each with a regression test of the same name in
 \`registry/idempotency/regressions.test.ts\`:
