@@ -1,5 +1,5 @@
 // What the PostgreSQL store's statements return, turned into the contract's shapes.
-import type { IdempotencyRecord, StepResults } from "../types";
+import type { IdempotencyRecord } from "../types";
 
 export type Row = {
   operation: string;
@@ -28,11 +28,4 @@ export function toRecord(row: Row): IdempotencyRecord {
     expiresAt: new Date(row.expires_at),
     updatedAt: new Date(row.updated_at),
   };
-}
-
-const NO_STEPS: StepResults = Object.freeze({});
-
-/** The steps column (a jsonb object of JSON texts, read as text); none is an empty, shared object. */
-export function parseSteps(steps: string | null | undefined): StepResults {
-  return typeof steps === "string" ? (JSON.parse(steps) as StepResults) : NO_STEPS;
 }

@@ -8,7 +8,8 @@ import type {
   RecoverInput,
 } from "../types";
 import type { TransactionalStore } from "../transactional";
-import { parseSteps, toRecord, type Row } from "./postgres-rows";
+import { parseSteps } from "../steps";
+import { toRecord, type Row } from "./postgres-rows";
 import { checkTableName, completeFunctionName, createFunctionName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
 
 /** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
