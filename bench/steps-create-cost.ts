@@ -1,5 +1,5 @@
 // What recovery points add to a first request on PostgreSQL: the create function's steps lookup, timed.
-// Usage: DATABASE_URL=postgres://... npx tsx bench/steps-create-cost.ts [creates per round] [rounds]
+// Usage: DATABASE_URL=postgres://... npx tsx bench/steps-create-cost.ts [creates per round] [rounds] [--in-database-only]
 // Two tables on one connection; in one, the create function is replaced by the same body without the
 // lookup of earlier attempts' steps (what it was before steps). Rounds alternate, so drift hits both.
 import { randomUUID } from "node:crypto";
@@ -11,6 +11,7 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error("Set DATABASE_URL.");
 const creates = Number(process.argv[2] ?? 2_000);
 const rounds = Number(process.argv[3] ?? 3);
+const inDatabaseOnly = process.argv.includes("--in-database-only");
 const pool = new pg.Pool({ connectionString: url, max: 1 });
 const tables = { withSteps: `bench_steps_new_${process.pid}`, without: `bench_steps_old_${process.pid}` };
 
@@ -24,6 +25,17 @@ async function setUp(): Promise<void> {
   await pool.query(withoutLookup);
 }
 
+/** The function alone, `creates` calls in one statement: no round trip or client in the figure. */
+async function timeInDatabase(table: string): Promise<number> {
+  const started = performance.now();
+  await pool.query(
+    `SELECT count(*) FROM generate_series(1, $1) i,
+     LATERAL ${createFunctionName(table)}('bench', 'u', gen_random_uuid()::text, 'h', gen_random_uuid(), 60000, NULL)`,
+    [creates],
+  );
+  return ((performance.now() - started) * 1000) / creates;
+}
+
 async function time(table: string): Promise<number> {
   const store = new PostgresStore(pool, { table });
   const started = performance.now();
@@ -35,16 +47,22 @@ async function time(table: string): Promise<number> {
 
 try {
   await setUp();
-  await time(tables.withSteps);
-  await time(tables.without);
-  const results: Record<string, number[]> = { withSteps: [], without: [] };
+  if (!inDatabaseOnly) {
+    await time(tables.withSteps);
+    await time(tables.without);
+  }
+  const results: Record<string, number[]> = { withSteps: [], without: [], "withSteps, in database": [], "without, in database": [] };
   for (let round = 0; round < rounds; round++) {
-    results.without?.push(await time(tables.without));
-    results.withSteps?.push(await time(tables.withSteps));
+    if (!inDatabaseOnly) {
+      results.without?.push(await time(tables.without));
+      results.withSteps?.push(await time(tables.withSteps));
+    }
+    results["without, in database"]?.push(await timeInDatabase(tables.without));
+    results["withSteps, in database"]?.push(await timeInDatabase(tables.withSteps));
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-  for (const [name, values] of Object.entries(results)) {
-    console.log(`${name.padEnd(10)} µs per create: ${values.map((value) => value.toFixed(1)).join(", ")} (median ${median(values).toFixed(1)})`);
+  for (const [name, values] of Object.entries(results).filter(([, values]) => values.length > 0)) {
+    console.log(`${name.padEnd(24)} µs per create: ${values.map((value) => value.toFixed(1)).join(", ")} (median ${median(values).toFixed(1)})`);
   }
 } finally {
   for (const table of Object.values(tables)) {
