@@ -119,7 +119,8 @@ export class Execution implements OperationContext {
    */
   get step(): Step {
     this.boundStep ??= <T>(name: string, fn: (stepKey: string) => Promise<T> | T): Promise<T> => {
-      this.steps ??= new StepLog(this.store, this.scope, this.token, this.settings.ttlMs, this.knownSteps, () => this.loseLease());
+      const { store, scope, token, settings, knownSteps } = this;
+      this.steps ??= new StepLog(store, scope, token, settings.ttlMs, knownSteps, () => this.loseLease());
       return this.steps.run(name, fn, this.controller?.signal);
     };
     return this.boundStep;
@@ -166,7 +167,9 @@ export class Execution implements OperationContext {
     this.stopLease();
     this.observer.record("leaseLostDuringExecution", this.scope);
     this.controller ??= new AbortController();
-    const lost = new LeaseLostError(`The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`);
+    const lost = new LeaseLostError(
+      `The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`,
+    );
     this.controller.abort(lost);
     return lost;
   }

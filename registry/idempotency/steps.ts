@@ -25,7 +25,9 @@ const UNDEFINED = "";
  * stepKeyOf({ operation: "payments:create", userId: "u_1", key: "k" }, "charge"); // "idem_3q2..."
  */
 export function stepKeyOf({ operation, userId, key }: IdempotencyScope, name: string): string {
-  return `idem_${createHash("sha256").update(JSON.stringify([operation, userId, key, name])).digest("base64url")}`;
+  return `idem_${createHash("sha256")
+    .update(JSON.stringify([operation, userId, key, name]))
+    .digest("base64url")}`;
 }
 
 /**
@@ -42,7 +44,14 @@ export class StepLog {
   private stored: Promise<StepResults> | undefined;
   private readonly names = new Set<string>();
 
-  constructor(store: BoundedStore, scope: IdempotencyScope, token: string, ttlMs: number, known: StepResults | undefined, leaseLost: () => Error) {
+  constructor(
+    store: BoundedStore,
+    scope: IdempotencyScope,
+    token: string,
+    ttlMs: number,
+    known: StepResults | undefined,
+    leaseLost: () => Error,
+  ) {
     this.store = store;
     this.scope = scope;
     this.token = token;
@@ -57,7 +66,9 @@ export class StepLog {
     const recorded = (await (this.stored ??= this.read()))[name];
     if (recorded !== undefined) return parse<T>(recorded);
     const json = stepJson(name, await fn(stepKeyOf(this.scope, name)));
-    const held = await this.store.call("markStep", (store) => store.markStep(this.scope, this.token, name, json, this.ttlMs));
+    const held = await this.store.call("markStep", (store) =>
+      store.markStep(this.scope, this.token, name, json, this.ttlMs),
+    );
     if (!held) throw this.leaseLost();
     // Parsed back, so the first attempt sees the value a replay will: a Date is a string on both.
     return parse<T>(json);
@@ -70,7 +81,9 @@ export class StepLog {
       );
     }
     if (this.names.has(name)) {
-      throw new TypeError(`idempotency: the step "${name}" already ran in this execution; give each step its own name.`);
+      throw new TypeError(
+        `idempotency: the step "${name}" already ran in this execution; give each step its own name.`,
+      );
     }
     this.names.add(name);
   }

@@ -11,7 +11,12 @@ import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
 import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
 import type { IdempotencyStore } from "@/blocks/idempotency/types";
 
-const context = (key = "key-1", payload: unknown = { amount: 100 }) => ({ operation: "payments:create", userId: "u_1", key, payload });
+const context = (key = "key-1", payload: unknown = { amount: 100 }) => ({
+  operation: "payments:create",
+  userId: "u_1",
+  key,
+  payload,
+});
 const quiet = { logger: { debug() {}, info() {}, warn() {}, error() {} }, heartbeatIntervalMs: 0 };
 
 /** A MemoryStore on a clock the test moves, with some methods replaced and every call counted. */
@@ -23,7 +28,10 @@ function clockedStore(overrides: Partial<IdempotencyStore> = {}) {
     get(target, name, receiver) {
       const own = overrides[name as keyof IdempotencyStore] ?? Reflect.get(target, name, receiver);
       if (typeof own !== "function") return own;
-      return (...args: unknown[]) => (calls.push(String(name)), (own as (...a: unknown[]) => unknown).apply(target, args));
+      return (...args: unknown[]) => (
+        calls.push(String(name)),
+        (own as (...a: unknown[]) => unknown).apply(target, args)
+      );
     },
   }) as IdempotencyStore;
   return { store, memory, calls, advance: (ms: number) => void (offset += ms) };
@@ -154,7 +162,12 @@ describe("ctx.step", () => {
     await outcome(run());
     fail = false;
     await run();
-    expect(seen).toEqual([{ at: "1970-01-01T00:00:00.000Z" }, undefined, { at: "1970-01-01T00:00:00.000Z" }, undefined]);
+    expect(seen).toEqual([
+      { at: "1970-01-01T00:00:00.000Z" },
+      undefined,
+      { at: "1970-01-01T00:00:00.000Z" },
+      undefined,
+    ]);
   });
 
   it("records nothing for a step whose fn throws: the next attempt calls it again with the same stepKey", async () => {
@@ -187,10 +200,17 @@ describe("ctx.step", () => {
         return step("charge", () => ++called);
       }),
     );
-    expect(repeated).toMatchObject({ ok: false, error: { name: "TypeError", message: expect.stringMatching(/"charge" already ran/) } });
+    expect(repeated).toMatchObject({
+      ok: false,
+      error: { name: "TypeError", message: expect.stringMatching(/"charge" already ran/) },
+    });
     expect(called).toBe(1);
     for (const name of ["", " padded", "x".repeat(101), "tab\there", "café", 42 as unknown as string]) {
-      const bad = await outcome(handler.execute(context(`k-${String(name).length}-${Math.random()}`), async ({ step }) => step(name, () => ++called)));
+      const bad = await outcome(
+        handler.execute(context(`k-${String(name).length}-${Math.random()}`), async ({ step }) =>
+          step(name, () => ++called),
+        ),
+      );
       expect(bad).toMatchObject({ ok: false, error: { name: "TypeError" } });
     }
     expect(called).toBe(1);
@@ -199,7 +219,9 @@ describe("ctx.step", () => {
   it("fails the key for good on a step result JSON cannot carry, recording nothing", async () => {
     const { store, memory } = clockedStore();
     const handler = new IdempotencyHandler(store, undefined, quiet);
-    const result = await outcome(handler.execute(context(), async ({ step }) => step("ledger", () => ({ cents: 10n }))));
+    const result = await outcome(
+      handler.execute(context(), async ({ step }) => step("ledger", () => ({ cents: 10n }))),
+    );
     expect(result).toMatchObject({ ok: false, error: expect.any(UnstorableResultError) });
     expect((result as { error: Error }).error).toBeInstanceOf(TypeError);
     const record = await memory.get({ operation: "payments:create", userId: "u_1", key: "key-1" });
@@ -213,7 +235,8 @@ describe("ctx.step", () => {
     });
     const handler = new IdempotencyHandler(store, undefined, quiet);
     const psp = processor();
-    const run = () => handler.execute(context(), async ({ step }) => step("charge", (stepKey) => psp.charge(100, stepKey)));
+    const run = () =>
+      handler.execute(context(), async ({ step }) => step("charge", (stepKey) => psp.charge(100, stepKey)));
     expect(await outcome(run())).toMatchObject({ ok: false, error: { message: "ECONNRESET" } });
     down = false;
     expect((await run()).response).toEqual({ id: "ch_1" });
@@ -247,7 +270,12 @@ describe("ctx.step", () => {
       signal.addEventListener("abort", () => aborted.resolve());
       advance(10 * 60_000);
       await handler.recoverStuckRecords({ timeoutInMs: 5 * 60_000 });
-      await memory.create({ scope: { operation: "payments:create", userId: "u_1", key: "key-1" }, requestHash: "other", ttlMs: 60_000, token: crypto.randomUUID() });
+      await memory.create({
+        scope: { operation: "payments:create", userId: "u_1", key: "key-1" },
+        requestHash: "other",
+        ttlMs: 60_000,
+        token: crypto.randomUUID(),
+      });
       await aborted.promise;
       return step("charge", () => ++called);
     });
@@ -256,7 +284,11 @@ describe("ctx.step", () => {
   });
 
   it("derives a step key that is stable, distinct per operation, user, key and name, short, and opaque", () => {
-    const scope = { operation: "payments:create", userId: "user-4711@example.com", key: "8f14e45f-ceea-467f-a0e6-0b2c5e3a1f00" };
+    const scope = {
+      operation: "payments:create",
+      userId: "user-4711@example.com",
+      key: "8f14e45f-ceea-467f-a0e6-0b2c5e3a1f00",
+    };
     const key = stepKeyOf(scope, "charge");
     expect(stepKeyOf({ ...scope }, "charge")).toBe(key);
     const others = [
@@ -283,7 +315,12 @@ describe("ctx.step on PostgreSQL (PGlite)", () => {
 
   it("costs a fresh key one round trip per step, and no read: create, two marks, the result", async () => {
     const statements: string[] = [];
-    const client = { query: (text: string, params?: unknown[]) => (statements.push(text.trim().split(/\s+/).slice(0, 4).join(" ")), db.query(text, params)) };
+    const client = {
+      query: (text: string, params?: unknown[]) => (
+        statements.push(text.trim().split(/\s+/).slice(0, 4).join(" ")),
+        db.query(text, params)
+      ),
+    };
     const store = new PostgresStore(client, { table: "steps_round_trips" });
     await store.createSchema();
     statements.length = 0;

@@ -63,7 +63,8 @@ const UNPROTECTED: RouteContext = {
     return new AbortController().signal;
   },
   key: undefined,
-  step: <T>(_name: string, fn: (stepKey: string) => Promise<T> | T): Promise<T> => new Promise<T>((resolve) => resolve(fn(`idem_${randomUUID()}`))),
+  step: <T>(_name: string, fn: (stepKey: string) => Promise<T> | T): Promise<T> =>
+    new Promise<T>((resolve) => resolve(fn(`idem_${randomUUID()}`))),
 };
 
 /** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */

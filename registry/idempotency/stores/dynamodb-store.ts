@@ -16,11 +16,16 @@ import { PROCESSING_INDEX } from "./dynamodb-table";
 
 /** How `markStep` writes into the counter item as it was read: add to this request's steps, or replace another's. */
 function stepUpdate(live: CounterItem | undefined, requestHash: string): { set: string; condition: string } {
-  if (live?.stepsHash === requestHash) return { set: "SET #steps.#name = :result", condition: "#stepsHash = :hash AND #expiresAt > :now" };
+  if (live?.stepsHash === requestHash) {
+    return { set: "SET #steps.#name = :result", condition: "#stepsHash = :hash AND #expiresAt > :now" };
+  }
   const unchanged = live?.stepsHash === undefined ? "attribute_not_exists(#stepsHash)" : "#stepsHash = :old";
   if (live) return { set: "SET #steps = :steps, #stepsHash = :hash", condition: `#expiresAt > :now AND ${unchanged}` };
   // Absent or expired: a new counter, whose retries start again like the key's.
-  return { set: "SET #steps = :steps, #stepsHash = :hash, #count = :zero", condition: "attribute_not_exists(pk) OR #expiresAt <= :now" };
+  return {
+    set: "SET #steps = :steps, #stepsHash = :hash, #count = :zero",
+    condition: "attribute_not_exists(pk) OR #expiresAt <= :now",
+  };
 }
 
 export type DynamoDbStoreOptions = {
@@ -85,7 +90,8 @@ export class DynamoDbStore implements IdempotencyStore {
   /** The record and its counter item (the steps), read in parallel. */
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const [item, counter] = await Promise.all([this.read(scope), this.readCounter(scope)]);
-    return item && item.expiresAt > this.now() ? { ...toRecord(scope, item), steps: this.stepsOf(counter, item.requestHash) } : undefined;
+    if (!item || item.expiresAt <= this.now()) return undefined;
+    return { ...toRecord(scope, item), steps: this.stepsOf(counter, item.requestHash) };
   }
 
   /**
@@ -103,15 +109,23 @@ export class DynamoDbStore implements IdempotencyStore {
       if (!item || item.status !== "PROCESSING" || item.token !== token || item.expiresAt <= now) return false;
       const update = stepUpdate(counter && counter.expiresAt > now ? counter : undefined, item.requestHash);
       const expression = `${update.set}, #expiresAt = :expiresAt, #ttl = :ttl`;
-      const values = { ":now": now, ":hash": item.requestHash, ":name": name, ":result": result, ":steps": { [name]: result }, ":zero": 0, ":old": counter?.stepsHash, ...this.expiryValues(now, ttlMs) };
+      const values: Record<string, unknown> = {
+        ":now": now, ":hash": item.requestHash, ":result": result, ":steps": { [name]: result }, ":zero": 0,
+        ":old": counter?.stepsHash, ...this.expiryValues(now, ttlMs),
+      };
       const used = `${expression} ${update.condition}`;
-      if (await this.conditional(new UpdateCommand({
-        TableName: this.table, Key: { pk: counterKey(scope) }, UpdateExpression: expression, ConditionExpression: update.condition,
+      const written = await this.conditional(new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: counterKey(scope) },
+        UpdateExpression: expression,
+        ConditionExpression: update.condition,
         ExpressionAttributeNames: { ...namesIn(used), ...(used.includes("#name") ? { "#name": name } : {}) },
-        ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([placeholder]) => new RegExp(`${placeholder}\\b`).test(used))),
-      }))) return true;
+        // DynamoDB rejects values an expression does not use.
+        ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([value]) => new RegExp(`${value}\\b`).test(used))),
+      }));
+      if (written) return true;
     }
-    throw new Error(`DynamoDbStore.markStep: the steps of key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
+    throw new Error(`DynamoDbStore.markStep: the steps of key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} tries.`);
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -259,8 +273,8 @@ export class DynamoDbStore implements IdempotencyStore {
   }
 
   private async readCounter(scope: IdempotencyScope): Promise<CounterItem | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: counterKey(scope) }, ConsistentRead: true }));
-    return Item as CounterItem | undefined;
+    const read = new GetCommand({ TableName: this.table, Key: { pk: counterKey(scope) }, ConsistentRead: true });
+    return (await this.db.send(read)).Item as CounterItem | undefined;
   }
 
   private stepsOf(counter: CounterItem | undefined, requestHash: string): Record<string, string> {
