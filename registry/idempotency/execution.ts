@@ -3,7 +3,8 @@ import type { BoundedStore } from "./bounded-store";
 import type { Observer } from "./observer";
 import type { OperationContext } from "./operation-context";
 import { serializeResult, UnstorableResultError } from "./result-json";
-import type { IdempotencyScope, IdempotencyStore } from "./types";
+import { StepLog, type Step } from "./steps";
+import type { IdempotencyScope, IdempotencyStore, StepResults } from "./types";
 import { sleep } from "./utils/with-timeout";
 
 export class LeaseLostError extends Error {
@@ -88,14 +89,41 @@ export class Execution implements OperationContext {
   private controller: AbortController | undefined;
   /** A renewal is in flight: a slow store never gets a second one stacked on it. */
   private renewing = false;
+  /** What `create` read of earlier attempts' steps (`undefined`: not read). */
+  private readonly knownSteps: StepResults | undefined;
+  private steps: StepLog | undefined;
+  private boundStep: Step | undefined;
 
-  constructor(store: BoundedStore, observer: Observer, settings: ExecutionSettings, leases: Leases, scope: IdempotencyScope, token: string) {
+  constructor(
+    store: BoundedStore,
+    observer: Observer,
+    settings: ExecutionSettings,
+    leases: Leases,
+    scope: IdempotencyScope,
+    token: string,
+    knownSteps?: StepResults,
+  ) {
     this.store = store;
     this.leases = leases;
     this.observer = observer;
     this.settings = settings;
     this.scope = scope;
     this.token = token;
+    this.knownSteps = knownSteps;
+  }
+
+  /**
+   * The operation's `ctx.step(name, fn)`: runs `fn(stepKey)` and records its result before resolving,
+   * or returns the result an earlier attempt of this key recorded, without calling `fn`. Bound, so
+   * `{ step }` can be destructured; made when first read.
+   */
+  get step(): Step {
+    this.boundStep ??= <T>(name: string, fn: (stepKey: string) => Promise<T> | T): Promise<T> => {
+      const { store, scope, token, settings, knownSteps } = this;
+      this.steps ??= new StepLog(store, scope, token, settings.ttlMs, knownSteps, () => this.loseLease());
+      return this.steps.run(name, fn, this.controller?.signal);
+    };
+    return this.boundStep;
   }
 
   /** The operation's `ctx.key`. */
@@ -124,18 +152,26 @@ export class Execution implements OperationContext {
     this.renewing = true;
     try {
       const held = await this.store.call("heartbeat", (store) => store.heartbeat(this.scope, this.token, this.settings.ttlMs));
-      if (!held && !this.controller?.signal.aborted) {
-        this.stopLease();
-        this.observer.record("leaseLostDuringExecution", this.scope);
-        this.controller ??= new AbortController();
-        this.controller.abort(new LeaseLostError(`The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`));
-      }
+      if (!held && !this.controller?.signal.aborted) this.loseLease();
     } catch (err) {
       // One missed beat is survivable: recovery only fires after a whole timeout without any.
       this.observer.record("heartbeatFailed", this.scope, { err });
     } finally {
       this.renewing = false;
     }
+  }
+
+  /** The key is no longer ours: stop renewing, abort `signal`, and give the step that found out its error. */
+  private loseLease(): Error {
+    if (this.controller?.signal.aborted) return this.controller.signal.reason as Error;
+    this.stopLease();
+    this.observer.record("leaseLostDuringExecution", this.scope);
+    this.controller ??= new AbortController();
+    const lost = new LeaseLostError(
+      `The idempotency record for key "${this.scope.key}" was taken over while its operation ran.`,
+    );
+    this.controller.abort(lost);
+    return lost;
   }
 
   /**

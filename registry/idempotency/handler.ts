@@ -13,7 +13,7 @@ import { isCachedRecord } from "./caches/cached-record";
 import { noopCache } from "./caches/noop-cache";
 import type { OperationContext } from "./operation-context";
 import { executeInTransaction, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
-import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
+import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore, StepResults } from "./types";
 import { deserializeResult, freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
 import { sleep, withTimeout } from "./utils/with-timeout";
@@ -161,7 +161,7 @@ export class IdempotencyHandler<Tx = unknown> {
       return this.answerDuplicate<T>(scope, record, requestHash, "store");
     }
     this.observer.record("lockAcquired", scope);
-    return this.run(scope, requestHash, token, operation, options);
+    return this.run(scope, requestHash, token, operation, options, created.steps);
   }
 
   /**
@@ -222,8 +222,15 @@ export class IdempotencyHandler<Tx = unknown> {
     return { deleted };
   }
 
-  private async run<T>(scope: IdempotencyScope, requestHash: string, token: string, operation: IdempotentOperation<T>, options: ExecuteOptions): Promise<ExecuteResult<T>> {
-    const execution = new Execution(this.bounded, this.observer, this.settings, this.leases, scope, token);
+  private async run<T>(
+    scope: IdempotencyScope,
+    requestHash: string,
+    token: string,
+    operation: IdempotentOperation<T>,
+    options: ExecuteOptions,
+    steps: StepResults | undefined,
+  ): Promise<ExecuteResult<T>> {
+    const execution = new Execution(this.bounded, this.observer, this.settings, this.leases, scope, token, steps);
     execution.holdLease();
     const started = performance.now();
     let result: T;

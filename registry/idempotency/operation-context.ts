@@ -1,4 +1,5 @@
 // The one argument every operation receives: `execute`, `executeInTransaction` and every adapter's `run`.
+import type { Step } from "./steps";
 import type { IdempotencyScope } from "./types";
 
 /**
@@ -17,13 +18,24 @@ type ExecutionContext = {
 };
 
 /**
- * What `execute`'s operation receives. (Recovery points, `step(name, fn)`, will join here: outside
- * transactional mode only, where a crash can leave an external call half done.)
+ * What `execute`'s operation receives: also `step(name, fn)`, a recovery point around one external
+ * call. Not in transactional mode, whose writes commit or roll back with the record as one.
  *
  * @example
- * await handler.execute(scope, async (ctx) => chargeCard(amount, { signal: ctx.signal }));
+ * await handler.execute(scope, async ({ step }) => {
+ *   const charge = await step("charge", (stepKey) => psp.charge(amount, { idempotencyKey: stepKey }));
+ *   await step("receipt", () => mailer.send(receiptFor(charge)));
+ *   return { chargeId: charge.id };
+ * });
  */
-export type OperationContext = ExecutionContext;
+export type OperationContext = ExecutionContext & {
+  /**
+   * Runs `fn(stepKey)` and records its result (JSON) before resolving; a later attempt of the same
+   * key gets the recorded result without calling `fn`. Pass `stepKey` on as the downstream's
+   * idempotency key, so the one call in flight at a crash is deduplicated there too.
+   */
+  readonly step: Step;
+};
 
 /**
  * What `executeInTransaction`'s operation receives: also `tx`, the client's own transaction, whose

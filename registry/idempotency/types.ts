@@ -25,7 +25,12 @@ export type IdempotencyRecord = IdempotencyScope & {
   expiresAt: Date;
   /** Last sign of life of the owning execution; recovery compares it with its timeout. */
   updatedAt: Date;
+  /** The recovery points this key's executions completed under `requestHash` (see `markStep`). */
+  steps?: StepResults;
 };
+
+/** Completed recovery points: step name -> the step's result as JSON text. */
+export type StepResults = Readonly<Record<string, string>>;
 
 export type CreateInput = {
   scope: IdempotencyScope;
@@ -43,7 +48,17 @@ export type CreateInput = {
  * may mark, release or heartbeat it. `DUPLICATE` returns the live record that won, so a replay
  * costs one round trip.
  */
-export type CreateResult = { status: "CREATED" } | { status: "DUPLICATE"; record: IdempotencyRecord };
+export type CreateResult =
+  | {
+      status: "CREATED";
+      /**
+       * The steps earlier attempts of this key completed under the same request hash, read in the
+       * same round trip; `undefined` when the store did not read them (the execution then reads them
+       * with one `get` when its operation first calls `step`).
+       */
+      steps?: StepResults;
+    }
+  | { status: "DUPLICATE"; record: IdempotencyRecord };
 
 export type RecoverInput = {
   /** PROCESSING records whose last heartbeat is older than this are treated as crashed. */
@@ -65,6 +80,11 @@ export type RecoveredRecord = IdempotencyScope & { retryCount: number; poisoned:
  * 3. `markSuccess`, `markFailed`, `release` and `heartbeat` only act on a PROCESSING record
  *    held by `token`, and return false otherwise.
  * 4. Maintenance touches at most `limit` rows per call, through an index.
+ * 5. `markStep` records a step's result only for a PROCESSING record held by `token` (false
+ *    otherwise). Steps live beside the retry counter, so they outlive `release` and recovery, and
+ *    expire `ttlMs` after their last write. They belong to the request hash they were recorded
+ *    under: `get` and a CREATED `create` return only the steps of their own request hash, and a
+ *    `markStep` under another hash replaces them, so one payload's steps never replay to another.
  */
 export interface IdempotencyStore {
   /**
@@ -81,6 +101,8 @@ export interface IdempotencyStore {
   markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response?: string | null): Promise<boolean>;
   /** Deletes the record so the client's next retry executes again. */
   release(scope: IdempotencyScope, token: string): Promise<boolean>;
+  /** Records one completed step of the execution holding `token` (guarantee 5). */
+  markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean>;
   /** Adds one to the scope's retry counter and returns the new count. */
   incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number>;
   /**

@@ -182,7 +182,7 @@ app.post("/d", hono.idempotency(handler, { getUserId: () => "u", requireKey: tru
     await runInit({ cwd: dir, yes: true });
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
     const before = await runDoctor({ cwd: dir, databaseUrl: url });
-    expect(before.findings.filter((finding) => finding.rule === "migration-applied").map((finding) => finding.message)).toEqual([`${table}, ${table}_retries, ${table}_create(), ${table}_complete() missing on DATABASE_URL`]);
+    expect(before.findings.filter((finding) => finding.rule === "migration-applied").map((finding) => finding.message)).toEqual([`${table}, ${table}_retries, ${table}_claim(), ${table}_complete() missing on DATABASE_URL`]);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -192,7 +192,7 @@ app.post("/d", hono.idempotency(handler, { getUserId: () => "u", requireKey: tru
       expect(after.findings.filter((finding) => finding.rule === "migration-applied")).toEqual([]);
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
-      await client.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
+      await client.query(`DROP FUNCTION IF EXISTS ${table}_claim, ${table}_complete`);
       await client.end();
     }
   });

@@ -111,7 +111,7 @@ describe("blocks migrate", () => {
       expect(readFileSync(path.join(dir, second.existing[0] ?? ""), "utf8")).toContain(`CREATE TABLE IF NOT EXISTS ${table}`);
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
-      await client.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
+      await client.query(`DROP FUNCTION IF EXISTS ${table}_claim, ${table}_complete`);
       await client.end();
     }
   });
@@ -132,7 +132,7 @@ describe("blocks migrate", () => {
     expect(first.written).toHaveLength(1);
     expect(first.written[0]).toMatch(/^migrations\/\d{14}_update_idempotency_records\.sql$/);
     const content = readFileSync(path.join(dir, first.written[0] ?? ""), "utf8");
-    expect(content).toContain("CREATE OR REPLACE FUNCTION idempotency_records_create(");
+    expect(content).toContain("CREATE OR REPLACE FUNCTION idempotency_records_claim(");
     expect(content).not.toContain("CREATE TABLE");
     const second = await runMigrate({ block: "idempotency", cwd: dir });
     expect(second).toMatchObject({ written: [], existing: ["migrations/20250101000000_create_idempotency_records.sql"] });
@@ -146,15 +146,59 @@ describe("blocks migrate", () => {
       for (const statement of tablesOnly) await pool.query(statement);
       const store = new PostgresStore(pool, { table });
       const create = () => store.create({ scope: { operation: "op", userId: "u", key: "k" }, requestHash: "h", ttlMs: 60_000, token: randomUUID() });
-      await expect(create()).rejects.toThrow(new RegExp(`function ${table}_create\\(\\) is missing .*npx blocks migrate --apply`));
+      await expect(create()).rejects.toThrow(new RegExp(`function ${table}_claim\\(\\) is missing .*npx blocks migrate --apply`));
       const applied = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
       expect(applied.applied).toEqual([{ table, alreadyApplied: false }]);
-      await expect(create()).resolves.toEqual({ status: "CREATED" });
+      await expect(create()).resolves.toMatchObject({ status: "CREATED" });
       const again = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
       expect(again).toMatchObject({ written: [], applied: [{ table, alreadyApplied: true }] });
     } finally {
       await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
-      await pool.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
+      await pool.query(`DROP FUNCTION IF EXISTS ${table}_claim, ${table}_complete`);
+      await pool.end();
+    }
+  });
+
+  /** A project migrated before recovery points: the retries table has no steps, the store called `<table>_create`. */
+  function migratedBeforeSteps(table: string) {
+    const dir = tempProject("hono-bundler");
+    const before = postgresSchemaStatements(table).filter((statement) => !/^ALTER TABLE|^CREATE OR REPLACE FUNCTION \S+_claim\(/.test(statement));
+    mkdirSync(path.join(dir, "migrations"), { recursive: true });
+    writeFileSync(path.join(dir, `migrations/20250601000000_create_${table}.sql`), before.map((statement) => `${statement};\n`).join("\n"));
+    return { dir, before };
+  }
+
+  it("a migration written before steps: a new update migration adds the steps columns and the function that reads them", async () => {
+    const { dir } = migratedBeforeSteps("idempotency_records");
+    const first = await runMigrate({ block: "idempotency", cwd: dir });
+    expect(first.written).toEqual([expect.stringMatching(/^migrations\/\d{14}_update_idempotency_records\.sql$/)]);
+    const content = readFileSync(path.join(dir, first.written[0] ?? ""), "utf8");
+    expect(content).toContain("ALTER TABLE idempotency_records_retries ADD COLUMN IF NOT EXISTS request_hash TEXT");
+    expect(content).toContain("ALTER TABLE idempotency_records_retries ADD COLUMN IF NOT EXISTS steps JSONB");
+    expect(content).toContain("CREATE OR REPLACE FUNCTION idempotency_records_claim(");
+    expect(content).not.toContain("CREATE TABLE");
+    expect(readFileSync(path.join(dir, "migrations/20250601000000_create_idempotency_records.sql"), "utf8")).not.toContain("steps");
+    expect(await runMigrate({ block: "idempotency", cwd: dir })).toMatchObject({ written: [] });
+  });
+
+  it.skipIf(!url)("[DATABASE_URL] migrated before steps: --apply upgrades a table in use, whose retry counters keep counting", async () => {
+    const table = `blocks_steps_${process.pid}`;
+    const { dir, before } = migratedBeforeSteps(table);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      for (const statement of before) await pool.query(statement);
+      const scope = { operation: "op", userId: "u", key: "k" };
+      await pool.query(`INSERT INTO ${table}_retries (operation, user_id, key, retry_count, expires_at) VALUES ('op', 'u', 'k', 1, now() + interval '1 hour')`);
+      await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
+      const store = new PostgresStore(pool, { table });
+      const token = randomUUID();
+      await expect(store.create({ scope, requestHash: "h", ttlMs: 60_000, token })).resolves.toEqual({ status: "CREATED", steps: {} });
+      expect(await store.markStep(scope, token, "charge", '"ch_1"', 60_000)).toBe(true);
+      expect(await store.incrementRetryCount(scope, 60_000)).toBe(2);
+      expect((await store.get(scope))?.steps).toEqual({ charge: '"ch_1"' });
+    } finally {
+      await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+      await pool.query(`DROP FUNCTION IF EXISTS ${table}_claim, ${table}_create, ${table}_complete`);
       await pool.end();
     }
   });

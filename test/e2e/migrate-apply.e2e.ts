@@ -14,7 +14,7 @@ describe("blocks migrate --apply", () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
-    await client.query(`DROP FUNCTION IF EXISTS ${table}_create, ${table}_complete`);
+    await client.query(`DROP FUNCTION IF EXISTS ${table}_claim, ${table}_complete`);
     await client.end();
   });
 

@@ -175,3 +175,38 @@ describe.each(["/payments", "/orders"])("POST %s", (path) => {
     expect(card.calls).toBe(0);
   });
 });
+
+describe("a route with two recovery points (ctx.step)", () => {
+  it("charges once across a retry: the retry after the mailer failed replays the charge and sends the receipt", async () => {
+    const card = cardProcessor();
+    const chargeKeys: string[] = [];
+    let mailerDown = true;
+    const app = express();
+    app.use(express.json());
+    app.post(
+      "/checkout",
+      idempotent(new IdempotencyHandler(new MemoryStore()), {
+        getUserId: userId,
+        requireKey: true,
+        run: async (req, { step }) => {
+          // Pass `stepKey` on as the processor's idempotency key: a crash mid-call then charges once too.
+          const payment = await step("charge", (stepKey) => (chargeKeys.push(stepKey), card.charge(Number(req.body.amount))));
+          await step("receipt", () => {
+            if (mailerDown) throw new Error("mailer unavailable");
+          });
+          return { status: 201, body: payment };
+        },
+      }),
+    );
+    app.use(((_err, _req, res, _next) => void res.status(503).json({ error: "try again" })) as ErrorRequestHandler);
+    const post = await serve(app);
+    const key = randomUUID();
+    expect((await post("/checkout", { key })).status).toBe(503);
+    mailerDown = false;
+    const retry = await post("/checkout", { key });
+    expect(retry.status).toBe(201);
+    expect(JSON.parse(retry.text)).toEqual({ id: "pay_1", amount: 100 });
+    expect(card.calls).toBe(1);
+    expect(chargeKeys).toHaveLength(1);
+  });
+});

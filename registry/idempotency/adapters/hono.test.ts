@@ -163,3 +163,36 @@ describe.each(["/payments", "/orders"])("POST %s", (path) => {
     expect(card.calls).toBe(0);
   });
 });
+
+describe("a route with two recovery points (ctx.step)", () => {
+  it("charges once across a retry: the retry after the mailer failed replays the charge and sends the receipt", async () => {
+    const card = cardProcessor();
+    let mailerDown = true;
+    const app = new Hono();
+    app.onError((err, c) => c.json({ error: String(err) }, 503));
+    app.post(
+      "/checkout",
+      idempotent(new IdempotencyHandler(new MemoryStore()), {
+        getUserId: userId,
+        requireKey: true,
+        run: async (c, { step }) => {
+          const amount = await amountOf(c);
+          // A real processor call takes `stepKey` as its idempotency key: a crash mid-call then charges once too.
+          const payment = await step("charge", () => card.charge(amount));
+          await step("receipt", () => {
+            if (mailerDown) throw new Error("mailer unavailable");
+          });
+          return { status: 201, body: payment };
+        },
+      }),
+    );
+    const post = serve(app);
+    const key = randomUUID();
+    expect((await post("/checkout", { key })).status).toBe(503);
+    mailerDown = false;
+    const retry = await post("/checkout", { key });
+    expect(retry.status).toBe(201);
+    expect(JSON.parse(retry.text)).toEqual({ id: "pay_1", amount: 100 });
+    expect(card.calls).toBe(1);
+  });
+});

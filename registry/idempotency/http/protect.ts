@@ -1,7 +1,9 @@
 // The request flow every adapter shares: decide, run the route once per key, and say what to send.
+import { randomUUID } from "node:crypto";
 import { IdempotencyError, isIdempotencyError } from "../errors";
 import { hashPayload } from "../fingerprint";
 import type { IdempotencyHandler } from "../handler";
+import type { TransactionContext } from "../operation-context";
 import type { IdempotencyContext } from "./context";
 import { idempotencyErrorResponse, routeError } from "./error-response";
 import type { HttpResponse } from "./http-response";
@@ -51,12 +53,18 @@ export type ProtectOutcome =
   | { kind: "send"; response: HttpResponse }
   | { kind: "error"; error: unknown };
 
-/** The context of a route that runs without a key: no scope, and a signal that never aborts, made only if read. */
+/**
+ * The context of a route that runs without a key: no scope, a signal that never aborts (made only
+ * if read), and steps that record nothing. Without a key no retry can be recognised, so each step
+ * gets a downstream key of its own.
+ */
 const UNPROTECTED: RouteContext = {
   get signal() {
     return new AbortController().signal;
   },
   key: undefined,
+  step: <T>(_name: string, fn: (stepKey: string) => Promise<T> | T): Promise<T> =>
+    new Promise<T>((resolve) => resolve(fn(`idem_${randomUUID()}`))),
 };
 
 /** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */
@@ -117,10 +125,11 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
       );
       let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
-      const operation = async (ctx: RouteContext) => {
+      const operation = async (ctx: RouteContext | TransactionContext<unknown>) => {
         ran = true;
         context.outcome = "executing";
-        produced = await produce(ctx);
+        // A transactional route's `run` takes the TransactionContext (WrapperRun types it): passed on as it is.
+        produced = await produce(ctx as RouteContext);
         const thrown = request.thrownError?.();
         const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
         if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");

@@ -1,7 +1,10 @@
 // How DynamoDbStore lays out its items: keys, attribute names, and the mapping back to records.
 import type { IdempotencyRecord, IdempotencyScope } from "../types";
 
-/** A record's item. Its retry counter is another item ("N#<scope>") with `count`, `expiresAt` and `ttl`. */
+/**
+ * A record's item. Its retry counter is another item ("N#<scope>") with `count`, `expiresAt` and
+ * `ttl`, and the recovery points: `steps` (name -> result JSON) of the request hash `stepsHash`.
+ */
 export type Item = {
   pk: string;
   requestHash: string;
@@ -13,7 +16,10 @@ export type Item = {
 };
 
 /** Every attribute through a placeholder: `status`, `token`, `ttl` and `count` are reserved words. */
-export const NAMES = { "#status": "status", "#token": "token", "#expiresAt": "expiresAt", "#updatedAt": "updatedAt", "#ttl": "ttl", "#shard": "shard", "#response": "response", "#count": "count" };
+export const NAMES = { "#status": "status", "#token": "token", "#expiresAt": "expiresAt", "#updatedAt": "updatedAt", "#ttl": "ttl", "#shard": "shard", "#response": "response", "#count": "count", "#steps": "steps", "#stepsHash": "stepsHash" };
+
+/** The counter item, as `get` and `markStep` read it. */
+export type CounterItem = { count?: number; expiresAt: number; steps?: Record<string, string>; stepsHash?: string };
 
 export function recordKey({ operation, userId, key }: IdempotencyScope): string {
   return `R#${JSON.stringify([operation, userId, key])}`;

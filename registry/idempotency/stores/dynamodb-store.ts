@@ -11,8 +11,22 @@ import type {
   RecoveredRecord,
   RecoverInput,
 } from "../types";
-import { counterKey, fromKey, isConditionFailure, namesIn, pick, recordKey, toRecord, unmarshalled, type Item } from "./dynamodb-items";
+import { counterKey, fromKey, isConditionFailure, namesIn, pick, recordKey, toRecord, unmarshalled, type CounterItem, type Item } from "./dynamodb-items";
 import { PROCESSING_INDEX } from "./dynamodb-table";
+
+/** How `markStep` writes into the counter item as it was read: add to this request's steps, or replace another's. */
+function stepUpdate(live: CounterItem | undefined, requestHash: string): { set: string; condition: string } {
+  if (live?.stepsHash === requestHash) {
+    return { set: "SET #steps.#name = :result", condition: "#stepsHash = :hash AND #expiresAt > :now" };
+  }
+  const unchanged = live?.stepsHash === undefined ? "attribute_not_exists(#stepsHash)" : "#stepsHash = :old";
+  if (live) return { set: "SET #steps = :steps, #stepsHash = :hash", condition: `#expiresAt > :now AND ${unchanged}` };
+  // Absent or expired: a new counter, whose retries start again like the key's.
+  return {
+    set: "SET #steps = :steps, #stepsHash = :hash, #count = :zero",
+    condition: "attribute_not_exists(pk) OR #expiresAt <= :now",
+  };
+}
 
 export type DynamoDbStoreOptions = {
   /** @default "idempotency_records" (create it from `dynamoDbTableDefinition`) */
@@ -73,9 +87,45 @@ export class DynamoDbStore implements IdempotencyStore {
     throw new Error(`DynamoDbStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
   }
 
+  /** The record and its counter item (the steps), read in parallel. */
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-    const item = await this.read(scope);
-    return item && item.expiresAt > this.now() ? toRecord(scope, item) : undefined;
+    const [item, counter] = await Promise.all([this.read(scope), this.readCounter(scope)]);
+    if (!item || item.expiresAt <= this.now()) return undefined;
+    return { ...toRecord(scope, item), steps: this.stepsOf(counter, item.requestHash) };
+  }
+
+  /**
+   * Two round trips: the record and its counter item are read, then the step is written into the
+   * counter item under the condition that it is still as read (else it reads again). The fence is
+   * that read of the record: one that is released or taken between it and the write can get a step
+   * recorded under its own request hash, which is still a true result of that request, and another
+   * request hash never sees it. (`create` does not read the steps: a conditional put returns nothing
+   * on success, so the execution reads them with `get` on its first step.)
+   */
+  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+      const now = this.now();
+      const [item, counter] = await Promise.all([this.read(scope), this.readCounter(scope)]);
+      if (!item || item.status !== "PROCESSING" || item.token !== token || item.expiresAt <= now) return false;
+      const update = stepUpdate(counter && counter.expiresAt > now ? counter : undefined, item.requestHash);
+      const expression = `${update.set}, #expiresAt = :expiresAt, #ttl = :ttl`;
+      const values: Record<string, unknown> = {
+        ":now": now, ":hash": item.requestHash, ":result": result, ":steps": { [name]: result }, ":zero": 0,
+        ":old": counter?.stepsHash, ...this.expiryValues(now, ttlMs),
+      };
+      const used = `${expression} ${update.condition}`;
+      const written = await this.conditional(new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: counterKey(scope) },
+        UpdateExpression: expression,
+        ConditionExpression: update.condition,
+        ExpressionAttributeNames: { ...namesIn(used), ...(used.includes("#name") ? { "#name": name } : {}) },
+        // DynamoDB rejects values an expression does not use.
+        ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([value]) => new RegExp(`${value}\\b`).test(used))),
+      }));
+      if (written) return true;
+    }
+    throw new Error(`DynamoDbStore.markStep: the steps of key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} tries.`);
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -220,6 +270,15 @@ export class DynamoDbStore implements IdempotencyStore {
   private async read(scope: IdempotencyScope): Promise<Item | undefined> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: recordKey(scope) }, ConsistentRead: true }));
     return Item as Item | undefined;
+  }
+
+  private async readCounter(scope: IdempotencyScope): Promise<CounterItem | undefined> {
+    const read = new GetCommand({ TableName: this.table, Key: { pk: counterKey(scope) }, ConsistentRead: true });
+    return (await this.db.send(read)).Item as CounterItem | undefined;
+  }
+
+  private stepsOf(counter: CounterItem | undefined, requestHash: string): Record<string, string> {
+    return counter?.steps && counter.stepsHash === requestHash && counter.expiresAt > this.now() ? counter.steps : {};
   }
 
   private expiry(now: number, ttlMs: number) {

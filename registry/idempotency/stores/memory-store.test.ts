@@ -64,7 +64,7 @@ describe("MemoryStore under one user's flood", () => {
     for (let i = 0; i < 1_000; i++) await completed(store, `flood-${i}`, "mallory");
     expect(await store.get(scope("alice-order", "alice"))).toMatchObject({ status: "SUCCESS", response: '"charged"' });
     // And others can still create: the flood does not refuse everyone.
-    expect(await store.create({ scope: scope("bob-order", "bob"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toEqual({ status: "CREATED" });
+    expect(await store.create({ scope: scope("bob-order", "bob"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toMatchObject({ status: "CREATED" });
   });
 
   it("10,000 in-progress keys of one user never refuse another user (regression: they filled the store and every other user got STORE_UNAVAILABLE)", async () => {
@@ -77,7 +77,7 @@ describe("MemoryStore under one user's flood", () => {
     expect(refused).toBe(9_900);
     await expect(store.create({ scope: scope("flood-next", "mallory"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).rejects.toThrow(/maxInProgressPerUser/);
     for (let i = 0; i < 5_000; i++) {
-      expect(await store.create({ scope: scope(`order-${i}`, `user-${i}`), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toEqual({ status: "CREATED" });
+      expect(await store.create({ scope: scope(`order-${i}`, `user-${i}`), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toMatchObject({ status: "CREATED" });
     }
   });
 
@@ -98,7 +98,7 @@ describe("MemoryStore under one user's flood", () => {
     const store = new MemoryStore({ maxInProgressPerUser: 2, now: () => now });
     const start = async (key: string, ttlMs = 60_000) => {
       const token = randomUUID();
-      expect(await store.create({ scope: scope(key, "mallory"), requestHash: "h", ttlMs, token })).toEqual({ status: "CREATED" });
+      expect(await store.create({ scope: scope(key, "mallory"), requestHash: "h", ttlMs, token })).toMatchObject({ status: "CREATED" });
       return token;
     };
     const full = () => expect(store.create({ scope: scope(`over-${now}`, "mallory"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).rejects.toThrow(/maxInProgressPerUser/);
@@ -125,7 +125,7 @@ describe("MemoryStore under one user's flood", () => {
     for (let i = 0; i < 4; i++) await store.create({ scope: scope(`running-${i}`, "mallory"), requestHash: "h", ttlMs: 60_000, token: randomUUID() });
     for (let i = 0; i < 3; i++) await completed(store, `done-${i}`, "alice");
     for (let i = 0; i < 3; i++) await completed(store, `done-${i}`, `user-${i}`);
-    expect(await store.create({ scope: scope("new", "bob"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toEqual({ status: "CREATED" });
+    expect(await store.create({ scope: scope("new", "bob"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toMatchObject({ status: "CREATED" });
     expect(await store.get(scope("done-0", "alice"))).toBeUndefined();
     expect(await store.get(scope("running-0", "mallory"))).toMatchObject({ status: "PROCESSING" });
   });

@@ -7,6 +7,7 @@ import type {
   IdempotencyStore,
   RecoveredRecord,
   RecoverInput,
+  StepResults,
 } from "../types";
 import { warnOnce } from "../utils/warn-once";
 
@@ -27,7 +28,10 @@ export type MemoryStoreOptions = {
   now?: () => number;
 };
 
-type Counter = { count: number; expiresAt: number; userId: string };
+/** The retry counter, and beside it the steps of the request hash that last recorded one (they outlive the record too). */
+type Counter = { count: number; expiresAt: number; userId: string; requestHash?: string | undefined; steps?: Record<string, string> | undefined };
+
+const NO_STEPS: StepResults = Object.freeze({});
 
 /**
  * For development and tests: keeps records in a Map of this one process. Nothing is shared between
@@ -92,12 +96,31 @@ export class MemoryStore implements IdempotencyStore {
     });
     this.recordsByUser.add(scope.userId, recordId);
     this.inProgress.set(scope.userId, (this.inProgress.get(scope.userId) ?? 0) + 1);
-    return { status: "CREATED" };
+    return { status: "CREATED", steps: this.stepsOf(recordId, requestHash) };
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const record = this.live(scope);
-    return record && { ...record };
+    return record && { ...record, steps: this.stepsOf(id(scope), record.requestHash) };
+  }
+
+  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+    return this.settle(scope, token, (record) => {
+      const key = id(scope);
+      const current = this.counters.get(key);
+      const live = current && current.expiresAt > this.now() ? current : undefined;
+      const steps = live?.requestHash === record.requestHash ? { ...live.steps } : {};
+      steps[name] = result;
+      this.counters.delete(key);
+      this.counters.set(key, { count: live?.count ?? 0, expiresAt: this.now() + ttlMs, userId: scope.userId, requestHash: record.requestHash, steps });
+      this.countersByUser.add(scope.userId, key);
+    });
+  }
+
+  private stepsOf(recordId: string, requestHash: string): StepResults {
+    const counter = this.counters.get(recordId);
+    if (!counter?.steps || counter.requestHash !== requestHash || counter.expiresAt <= this.now()) return NO_STEPS;
+    return { ...counter.steps };
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -145,7 +168,8 @@ export class MemoryStore implements IdempotencyStore {
     const current = this.counters.get(key);
     const count = current && current.expiresAt > this.now() ? current.count + 1 : 1;
     this.counters.delete(key);
-    this.counters.set(key, { count, expiresAt: this.now() + ttlMs, userId: scope.userId });
+    const steps = current && current.expiresAt > this.now() ? { requestHash: current.requestHash, steps: current.steps } : {};
+    this.counters.set(key, { count, expiresAt: this.now() + ttlMs, userId: scope.userId, ...steps });
     this.countersByUser.add(scope.userId, key);
     if (this.counters.size > this.maxRecords) {
       // Forgetting a counter resets a key's retry budget: make the biggest holder pay, never a bystander.

@@ -30,6 +30,7 @@ const SCOPE_HASH = "BINARY(32) NOT NULL";
 const SCOPE_TEXT = "TEXT CHARACTER SET utf8mb4 NOT NULL";
 
 function createProcedure(table: string): string {
+  const retries = mySqlRetryTableName(table);
   // One round trip for a first request and for a duplicate, as the PostgreSQL function gives. Times are
   // UTC DATETIME(6) from the server's clock: no session time zone or daylight-saving step is involved.
   return `CREATE PROCEDURE ${mySqlCreateProcedureName(table)}(
@@ -43,7 +44,7 @@ BEGIN
   INSERT INTO ${table} (scope_hash, operation, user_id, \`key\`, request_hash, status, token, expires_at, created_at, updated_at)
   VALUES (p_scope, p_operation, p_user_id, p_key, p_request_hash, 'PROCESSING', p_token, v_now + INTERVAL p_ttl_us MICROSECOND, v_now, v_now);
   IF NOT v_taken THEN
-    SELECT 1 AS created;
+    SELECT 1 AS created, (SELECT steps FROM ${retries} WHERE scope_hash = p_scope AND request_hash = p_request_hash AND expires_at > v_now) AS steps;
   ELSE
     -- A record past its expiry is free: the first create to flip it back to PROCESSING owns it.
     UPDATE ${table}
@@ -51,7 +52,7 @@ BEGIN
         expires_at = v_now + INTERVAL p_ttl_us MICROSECOND, created_at = v_now, updated_at = v_now
     WHERE scope_hash = p_scope AND expires_at <= v_now;
     IF ROW_COUNT() > 0 THEN
-      SELECT 1 AS created;
+      SELECT 1 AS created, (SELECT steps FROM ${retries} WHERE scope_hash = p_scope AND request_hash = p_request_hash AND expires_at > v_now) AS steps;
     ELSE
       -- No row when it was freed since: the caller asks again.
       SELECT 0 AS created, operation, user_id, \`key\`, request_hash, status, response, token,
@@ -96,6 +97,10 @@ export function mySqlSchemaStatements(table = "idempotency_records"): string[] {
   scope_hash    ${SCOPE_HASH},
   retry_count   INT          NOT NULL,
   expires_at    DATETIME(6)  NOT NULL,
+  -- Recovery points live beside the retry counter, which outlives the record a failure deletes:
+  -- a JSON object (step name -> the result's JSON text) of the request hash that recorded them.
+  request_hash  VARCHAR(255),
+  steps         LONGTEXT,
   PRIMARY KEY (scope_hash),
   KEY ${retries}_expires_at_idx (expires_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4`,

@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
 import type { TransactionalStore } from "../transactional";
+import { parseSteps } from "../steps";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkMySqlTableName, mySqlCreateProcedureName, mySqlRetryTableName, mySqlSchemaStatements } from "./mysql-schema";
 
@@ -37,6 +38,7 @@ type Row = {
   token: string;
   expires_ms: number | string;
   updated_ms: number | string;
+  steps?: string | null;
 };
 
 type WriteResult = { affectedRows: number; insertId: number };
@@ -144,16 +146,37 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
       }
       const row = rows[0];
       if (row === undefined) continue; // The row that held the key was freed in between: ask again.
-      if (Number(row.created) === 1) return { status: "CREATED" };
+      if (Number(row.created) === 1) return { status: "CREATED", steps: parseSteps(row.steps) };
       return { status: "DUPLICATE", record: toRecord(row) };
     }
     throw new Error(`MySqlStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-    const [rows] = await this.client.query(`SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE} AND expires_at > ${NOW}`, scopeParams(scope));
+    const [rows] = await this.client.query(
+      `SELECT ${COLUMNS}, (SELECT c.steps FROM ${this.retries} c WHERE c.scope_hash = r.scope_hash
+         AND c.request_hash = r.request_hash AND c.expires_at > ${NOW}) AS steps
+       FROM ${this.table} r WHERE ${SCOPE} AND expires_at > ${NOW}`,
+      scopeParams(scope),
+    );
     const row = (rows as Row[])[0];
-    return row ? toRecord(row) : undefined;
+    return row ? { ...toRecord(row), steps: parseSteps(row.steps) } : undefined;
+  }
+
+  /** One statement: the holder's record is read and the step merged into its counter row (or replaces another request's steps). */
+  markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+    // Assignments run left to right and see the new values: request_hash and expires_at change last.
+    return this.owned(
+      `INSERT INTO ${this.retries} (scope_hash, retry_count, expires_at, request_hash, steps)
+       SELECT r.scope_hash, 0, ${NOW} + INTERVAL ? MICROSECOND, r.request_hash, JSON_OBJECT(?, ?) FROM ${this.table} r
+       WHERE r.scope_hash = ? AND token = ? AND status = 'PROCESSING' AND expires_at > ${NOW}
+       ON DUPLICATE KEY UPDATE
+         steps = IF(${this.retries}.request_hash <=> VALUES(request_hash) AND ${this.retries}.expires_at > ${NOW},
+           JSON_MERGE_PATCH(${this.retries}.steps, VALUES(steps)), VALUES(steps)),
+         retry_count = IF(${this.retries}.expires_at > ${NOW}, ${this.retries}.retry_count, 0),
+         request_hash = VALUES(request_hash), expires_at = VALUES(expires_at)`,
+      [Math.round(ttlMs * 1000), name, result, ...scopeParams(scope), token],
+    );
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -187,6 +210,7 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
        VALUES (?, LAST_INSERT_ID(1), ${NOW} + INTERVAL ? MICROSECOND)
        ON DUPLICATE KEY UPDATE
          retry_count = LAST_INSERT_ID(IF(expires_at <= ${NOW}, 1, retry_count + 1)),
+         steps = IF(expires_at <= ${NOW}, NULL, steps),
          expires_at = ${NOW} + INTERVAL ? MICROSECOND`,
       [...scopeParams(scope), Math.round(ttlMs * 1000), Math.round(ttlMs * 1000)],
     );

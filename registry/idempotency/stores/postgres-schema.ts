@@ -18,12 +18,19 @@ export function retryTableName(table: string): string {
 }
 
 /**
- * The function `create` calls: insert the record, or read the one that holds the key. A function, not
- * one statement, because PostgreSQL keeps a PL/pgSQL function's plans for the connection's life, where
- * an insert-or-read statement is planned again on every call (4x the time of the insert itself). Plain
- * SQL and per connection, so it works on PGlite and through transaction poolers, unlike prepared statements.
+ * The function `create` calls: insert the record (and read the steps earlier attempts recorded), or
+ * read the one that holds the key. A function, not one statement, because PostgreSQL keeps a PL/pgSQL
+ * function's plans for the connection's life, where an insert-or-read statement is planned again on
+ * every call (4x the time of the insert itself). Plain SQL and per connection, so it works on PGlite
+ * and through transaction poolers, unlike prepared statements. (Named `_claim`: `_create`, its
+ * predecessor without steps, returned other columns, and a function's result type cannot be replaced.)
  */
 export function createFunctionName(table: string): string {
+  return `${checkTableName(table)}_claim`;
+}
+
+/** The function of schemas migrated before steps; dropped with the rest. */
+function formerCreateFunctionName(table: string): string {
   return `${checkTableName(table)}_create`;
 }
 
@@ -50,6 +57,7 @@ $$`;
 }
 
 function createFunction(table: string): string {
+  const retries = retryTableName(table);
   // `use_column`: the result columns share the table's column names; inside the body a name means the column.
   return `CREATE OR REPLACE FUNCTION ${createFunctionName(table)}(
   p_operation text, p_user_id text, p_key text, p_request_hash text, p_token uuid, p_ttl_ms float8,
@@ -57,7 +65,7 @@ function createFunction(table: string): string {
   p_lock_timeout text DEFAULT NULL
 ) RETURNS TABLE (
   created boolean, expired boolean, operation text, user_id text, key text, request_hash text,
-  status text, response text, token uuid, expires_at timestamptz, updated_at timestamptz
+  status text, response text, token uuid, expires_at timestamptz, updated_at timestamptz, steps text
 ) LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
@@ -69,12 +77,16 @@ BEGIN
   ON CONFLICT (operation, user_id, key) DO NOTHING;
   IF FOUND THEN
     created := true;
+    -- What earlier attempts of this request recorded (one primary-key lookup; none for a fresh key).
+    SELECT c.steps::text INTO steps FROM ${retries} c
+    WHERE c.operation = p_operation AND c.user_id = p_user_id AND c.key = p_key
+      AND c.request_hash = p_request_hash AND c.expires_at > now();
     RETURN NEXT;
     RETURN;
   END IF;
   -- The key is taken: read the row that holds it (none if it was freed since; the caller asks again).
   RETURN QUERY SELECT false, r.expires_at <= now(), r.operation, r.user_id, r.key, r.request_hash,
-    r.status, r.response, r.token, r.expires_at, r.updated_at
+    r.status, r.response, r.token, r.expires_at, r.updated_at, NULL::text
   FROM ${table} r WHERE r.operation = p_operation AND r.user_id = p_user_id AND r.key = p_key;
 END
 $$`;
@@ -118,6 +130,10 @@ export function postgresSchemaStatements(table = "idempotency_records"): string[
   CONSTRAINT ${bare}_retries_scope_key PRIMARY KEY (operation, user_id, key)
 )`,
     `CREATE INDEX IF NOT EXISTS ${bare}_retries_expires_at_idx ON ${retries} (expires_at)`,
+    // Recovery points live beside the retry counter, which outlives the record a failure deletes.
+    // Each value is a step's result as JSON text (a jsonb string), so its bytes survive as they were.
+    `ALTER TABLE ${retries} ADD COLUMN IF NOT EXISTS request_hash TEXT`,
+    `ALTER TABLE ${retries} ADD COLUMN IF NOT EXISTS steps JSONB`,
     createFunction(table),
     completeFunction(table),
   ];
@@ -141,6 +157,7 @@ export function dropStatements(table: string): string[] {
     `DROP TABLE IF EXISTS ${retryTableName(table)}`,
     `DROP TABLE IF EXISTS ${checkTableName(table)}`,
     `DROP FUNCTION IF EXISTS ${createFunctionName(table)}(${CREATE_ARGUMENTS})`,
+    `DROP FUNCTION IF EXISTS ${formerCreateFunctionName(table)}(${CREATE_ARGUMENTS})`,
     `DROP FUNCTION IF EXISTS ${completeFunctionName(table)}(${COMPLETE_ARGUMENTS})`,
   ];
 }

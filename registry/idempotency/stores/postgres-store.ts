@@ -8,6 +8,8 @@ import type {
   RecoverInput,
 } from "../types";
 import type { TransactionalStore } from "../transactional";
+import { parseSteps } from "../steps";
+import { toRecord, type Row } from "./postgres-rows";
 import { checkTableName, completeFunctionName, createFunctionName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
 
 /** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
@@ -30,21 +32,9 @@ export type PostgresStoreOptions = {
   table?: string | undefined;
 };
 
-type Row = {
-  operation: string;
-  user_id: string;
-  key: string;
-  request_hash: string;
-  status: IdempotencyRecord["status"];
-  response: string | null;
-  token: string;
-  expires_at: Date;
-  updated_at: Date;
-};
-
 const SCOPE = "operation = $1 AND user_id = $2 AND key = $3";
 const MS = "::float8 * interval '1 millisecond'";
-const COLUMNS = "operation, user_id, key, request_hash, status, response, token, expires_at, updated_at";
+const COLUMNS = "r.operation, r.user_id, r.key, r.request_hash, r.status, r.response, r.token, r.expires_at, r.updated_at";
 /** Attempts of `create` when the row it conflicted with vanished in between (released or cleaned). */
 const CREATE_ATTEMPTS = 5;
 
@@ -116,7 +106,7 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
       const { rows } = await this.callCreate(params);
       const row = rows[0] as (Row & { created: boolean; expired: boolean | null }) | undefined;
       if (row === undefined) continue; // The row that held the key was freed in between: ask again.
-      if (row.created) return { status: "CREATED" };
+      if (row.created) return { status: "CREATED", steps: parseSteps(row.steps) };
       if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row) };
       if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED" };
     }
@@ -125,10 +115,32 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const { rows } = await this.client.query(
-      `SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE} AND expires_at > now()`,
+      `SELECT ${COLUMNS}, c.steps::text AS steps FROM ${this.table} r
+       LEFT JOIN ${this.retries} c ON (c.operation, c.user_id, c.key) = (r.operation, r.user_id, r.key)
+         AND c.request_hash = r.request_hash AND c.expires_at > now()
+       WHERE r.operation = $1 AND r.user_id = $2 AND r.key = $3 AND r.expires_at > now()`,
       scopeParams(scope),
     );
-    return rows[0] ? toRecord(rows[0] as Row) : undefined;
+    const row = rows[0] as Row | undefined;
+    return row && { ...toRecord(row), steps: parseSteps(row.steps) };
+  }
+
+  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+    // The record's row is share-locked, so a concurrent release or recovery either waits for this
+    // write or leaves nothing to select: a step is never added for a request hash that lost the key.
+    return this.owned(
+      `INSERT INTO ${this.retries} AS c (operation, user_id, key, retry_count, expires_at, request_hash, steps)
+       SELECT operation, user_id, key, 0, now() + $7${MS}, request_hash, jsonb_build_object($5::text, $6::text)
+       FROM ${this.table} WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' AND expires_at > now()
+       FOR KEY SHARE
+       ON CONFLICT (operation, user_id, key) DO UPDATE SET
+         steps = CASE WHEN c.request_hash = EXCLUDED.request_hash AND c.expires_at > now()
+           THEN c.steps || EXCLUDED.steps ELSE EXCLUDED.steps END,
+         retry_count = CASE WHEN c.expires_at > now() THEN c.retry_count ELSE 0 END,
+         request_hash = EXCLUDED.request_hash, expires_at = EXCLUDED.expires_at
+       RETURNING 1`,
+      [...scopeParams(scope), token, name, result, ttlMs],
+    );
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -274,24 +286,11 @@ function isMissingFunction(err: unknown, name: string): boolean {
   return text.includes(name.split(".").pop() as string) && (code === "42883" || /does not exist/.test(text));
 }
 
-/** An expired counter starts again at 1: the key it counted for has expired too. */
+/** An expired counter starts again at 1, without steps: the key it counted for has expired too. */
 const BUMP_COUNTER =
-  "retry_count = CASE WHEN c.expires_at <= now() THEN 1 ELSE c.retry_count + 1 END, expires_at = EXCLUDED.expires_at";
+  "retry_count = CASE WHEN c.expires_at <= now() THEN 1 ELSE c.retry_count + 1 END, " +
+  "steps = CASE WHEN c.expires_at <= now() THEN NULL ELSE c.steps END, expires_at = EXCLUDED.expires_at";
 
 function scopeParams({ operation, userId, key }: IdempotencyScope): string[] {
   return [operation, userId, key];
-}
-
-function toRecord(row: Row): IdempotencyRecord {
-  return {
-    operation: row.operation,
-    userId: row.user_id,
-    key: row.key,
-    requestHash: row.request_hash,
-    status: row.status,
-    response: row.response,
-    token: row.token,
-    expiresAt: new Date(row.expires_at),
-    updatedAt: new Date(row.updated_at),
-  };
 }

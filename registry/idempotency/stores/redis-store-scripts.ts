@@ -1,7 +1,8 @@
 // The Lua scripts of RedisStore: each step that must be atomic runs as one script, in one hash slot.
 //
-// Keys of one scope (see redis-store.ts): its record (a hash), its retry counter (a string) and the
-// PROCESSING index of its bucket (a sorted set: member = the scope, score = last heartbeat). All three
+// Keys of one scope (see redis-store.ts): its record (a hash), its retry counter (a string), its steps
+// (a hash: step name -> result JSON, and under the empty field the request hash they belong to) and the
+// PROCESSING index of its bucket (a sorted set: member = the scope, score = last heartbeat). All four
 // share a hash tag, so each script below runs on a cluster without CROSSSLOT errors.
 // Every timestamp is the Redis server's clock in epoch milliseconds (`TIME`), so app servers with
 // drifting clocks agree, and a record's `expiresAt` always equals the moment its key's TTL ends.
@@ -14,8 +15,9 @@ const FENCE = `local held = redis.call('HMGET', KEYS[1], 'status', 'token')
 if held[1] ~= 'PROCESSING' or held[2] ~= ARGV[1] then return 0 end`;
 
 /**
- * KEYS: record, index. ARGV: member, requestHash, token, ttlMs.
- * Returns nil when created, else the winning record's fields (one round trip either way).
+ * KEYS: record, index, steps. ARGV: member, requestHash, token, ttlMs.
+ * Returns the winning record's fields, or when created 1 followed by the name and result of each
+ * step earlier attempts of this request recorded (one round trip either way).
  */
 export const CREATE = `
 local found = redis.call('HMGET', KEYS[1], 'requestHash', 'status', 'response', 'token', 'expiresAt', 'updatedAt')
@@ -25,7 +27,29 @@ local ttl = tonumber(ARGV[4])
 redis.call('HSET', KEYS[1], 'requestHash', ARGV[2], 'status', 'PROCESSING', 'token', ARGV[3], 'expiresAt', now + ttl, 'updatedAt', now)
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('ZADD', KEYS[2], now, ARGV[1])
-return nil`;
+local created = {1}
+if redis.call('HGET', KEYS[3], '') == ARGV[2] then
+  local steps = redis.call('HGETALL', KEYS[3])
+  for i = 1, #steps, 2 do
+    if steps[i] ~= '' then
+      created[#created + 1] = steps[i]
+      created[#created + 1] = steps[i + 1]
+    end
+  end
+end
+return created`;
+
+/**
+ * KEYS: record, steps. ARGV: token, name, result, ttlMs. Records one step of the holder's request;
+ * steps of another request hash are dropped first. Returns 1 when recorded, 0 when not the holder.
+ */
+export const MARK_STEP = `
+${FENCE}
+local hash = redis.call('HGET', KEYS[1], 'requestHash')
+if redis.call('HGET', KEYS[2], '') ~= hash then redis.call('DEL', KEYS[2]) end
+redis.call('HSET', KEYS[2], '', hash, ARGV[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return 1`;
 
 /**
  * KEYS: record, index. ARGV: token, outcome ('SUCCESS' | 'FAILED'), ttlMs, member, response?.

@@ -9,8 +9,9 @@ import type {
   IdempotencyStore,
   RecoveredRecord,
   RecoverInput,
+  StepResults,
 } from "../types";
-import { CREATE, HEARTBEAT, INCREMENT, MARK, RECOVER, RELEASE } from "./redis-store-scripts";
+import { CREATE, HEARTBEAT, INCREMENT, MARK, MARK_STEP, RECOVER, RELEASE } from "./redis-store-scripts";
 
 export type RedisStoreOptions = {
   /** Namespace of the keys, like a table name. @default "idempotency_records" */
@@ -43,6 +44,7 @@ function script(lua: string): Script {
 const SCRIPTS = {
   create: script(CREATE),
   mark: script(MARK),
+  markStep: script(MARK_STEP),
   release: script(RELEASE),
   heartbeat: script(HEARTBEAT),
   increment: script(INCREMENT),
@@ -80,13 +82,25 @@ export class RedisStore implements IdempotencyStore {
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const k = this.keys(scope);
-    const found = (await this.run(SCRIPTS.create, 2, k.record, k.index, k.member, requestHash, token, lifetime(ttlMs))) as Fields | null;
-    return found ? { status: "DUPLICATE", record: toRecord(scope, found) } : { status: "CREATED" };
+    const found = (await this.run(SCRIPTS.create, 3, k.record, k.index, k.steps, k.member, requestHash, token, lifetime(ttlMs))) as Fields | [1, ...string[]];
+    if (found[0] === 1) return { status: "CREATED", steps: fromPairs(found.slice(1) as string[]) };
+    return { status: "DUPLICATE", record: toRecord(scope, found as Fields) };
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-    const found = (await this.redis.hmget(this.keys(scope).record, "requestHash", "status", "response", "token", "expiresAt", "updatedAt")) as Fields;
-    return found[1] ? toRecord(scope, found) : undefined;
+    const k = this.keys(scope);
+    const [found, steps] = await Promise.all([
+      this.redis.hmget(k.record, "requestHash", "status", "response", "token", "expiresAt", "updatedAt") as Promise<Fields>,
+      this.redis.hgetall(k.steps),
+    ]);
+    if (!found[1]) return undefined;
+    const { "": stepsHash, ...results } = steps;
+    return { ...toRecord(scope, found), steps: stepsHash === found[0] ? results : {} };
+  }
+
+  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+    const k = this.keys(scope);
+    return (await this.run(SCRIPTS.markStep, 2, k.record, k.steps, token, name, result, lifetime(ttlMs))) === 1;
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -155,12 +169,12 @@ export class RedisStore implements IdempotencyStore {
     return 0;
   }
 
-  /** The keys of one scope; the `{table:bucket}` hash tag puts all three in one slot. */
+  /** The keys of one scope; the `{table:bucket}` hash tag puts all four in one slot. */
   private keys(scope: IdempotencyScope) {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
     const bucket = fnv1a(member) % this.buckets;
     const tag = `${this.prefix}{${this.table}:${bucket}}`;
-    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, index: `${tag}:processing` };
+    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, steps: `${tag}:s:${member}`, index: `${tag}:processing` };
   }
 
   /** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
@@ -186,6 +200,13 @@ function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash >>> 0;
+}
+
+/** HGETALL's flat name, value, name, value... as the steps. */
+function fromPairs(pairs: string[]): StepResults {
+  const steps: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) steps[pairs[i] as string] = pairs[i + 1] as string;
+  return steps;
 }
 
 function fromMember(member: string): IdempotencyScope {

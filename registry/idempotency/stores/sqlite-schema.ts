@@ -51,6 +51,10 @@ export function sqliteSchemaStatements(table = "idempotency_records"): string[] 
   key           TEXT    NOT NULL,
   retry_count   INTEGER NOT NULL,
   expires_at    INTEGER NOT NULL,
+  -- Recovery points live beside the retry counter, which outlives the record a failure deletes:
+  -- a JSON object (step name -> the result's JSON text) of the request hash that recorded them.
+  request_hash  TEXT,
+  steps         TEXT,
   PRIMARY KEY (operation, user_id, key)
 )`,
     `CREATE INDEX IF NOT EXISTS ${retries}_expires_at_idx ON ${retries} (expires_at)`,

@@ -1,6 +1,7 @@
 // SqliteStore: the IdempotencyStore contract on SQLite, through better-sqlite3 or libSQL (Turso).
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
 import type { TransactionalStore } from "../transactional";
+import { parseSteps } from "../steps";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkSqliteTableName, sqliteRetryTableName, sqliteSchemaStatements } from "./sqlite-schema";
 
@@ -40,6 +41,7 @@ type Row = {
   token: string;
   expires_at: number;
   updated_at: number;
+  steps?: string | null;
 };
 
 /** The database's clock in integer milliseconds ('now' is one value for the whole statement). */
@@ -104,7 +106,7 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     // One transaction: insert, or take over a record past its expiry; then read whichever holds the key.
-    const [, read] = await this.client.batch([
+    const [, read, steps] = await this.client.batch([
       {
         sql: `INSERT INTO ${this.table} (operation, user_id, key, request_hash, status, token, expires_at, created_at, updated_at)
               VALUES (?, ?, ?, ?, 'PROCESSING', ?, ${NOW} + ?, ${NOW}, ${NOW})
@@ -115,19 +117,41 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
         args: [...scopeArgs(scope), requestHash, token, Math.round(ttlMs)],
       },
       { sql: `SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE}`, args: scopeArgs(scope) },
+      // The steps earlier attempts of this request recorded, used only if the key is ours.
+      { sql: `SELECT steps FROM ${this.retries} WHERE ${SCOPE} AND request_hash = ? AND expires_at > ${NOW}`, args: [...scopeArgs(scope), requestHash] },
     ]);
     const row = read?.rows[0] as Row | undefined;
     if (row === undefined) throw new Error(`SqliteStore.create: the record for key "${scope.key}" was not readable after its insert.`);
-    return row.token === token ? { status: "CREATED" } : { status: "DUPLICATE", record: toRecord(row) };
+    if (row.token !== token) return { status: "DUPLICATE", record: toRecord(row) };
+    return { status: "CREATED", steps: parseSteps((steps?.rows[0] as { steps?: string | null } | undefined)?.steps) };
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const { rows } = await this.client.execute({
-      sql: `SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE} AND expires_at > ${NOW}`,
+      sql: `SELECT ${COLUMNS.replace(/(\w+)/g, "r.$1")}, c.steps FROM ${this.table} r
+            LEFT JOIN ${this.retries} c ON c.operation = r.operation AND c.user_id = r.user_id AND c.key = r.key
+              AND c.request_hash = r.request_hash AND c.expires_at > ${NOW}
+            WHERE r.operation = ? AND r.user_id = ? AND r.key = ? AND r.expires_at > ${NOW}`,
       args: scopeArgs(scope),
     });
     const row = rows[0] as Row | undefined;
-    return row ? toRecord(row) : undefined;
+    return row ? { ...toRecord(row), steps: parseSteps(row.steps) } : undefined;
+  }
+
+  /** One statement: the holder's record is read and the step merged into its counter row (or replaces another request's steps). */
+  markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+    const retries = this.retries;
+    return this.owned(
+      `INSERT INTO ${retries} (operation, user_id, key, retry_count, expires_at, request_hash, steps)
+       SELECT operation, user_id, key, 0, ${NOW} + ?, request_hash, json_object(?, ?) FROM ${this.table}
+       WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING' AND expires_at > ${NOW}
+       ON CONFLICT (operation, user_id, key) DO UPDATE SET
+         steps = CASE WHEN ${retries}.request_hash = excluded.request_hash AND ${retries}.expires_at > ${NOW}
+           THEN json_patch(${retries}.steps, excluded.steps) ELSE excluded.steps END,
+         retry_count = CASE WHEN ${retries}.expires_at > ${NOW} THEN ${retries}.retry_count ELSE 0 END,
+         request_hash = excluded.request_hash, expires_at = excluded.expires_at`,
+      [Math.round(ttlMs), name, result, ...scopeArgs(scope), token],
+    );
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -155,6 +179,7 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
       sql: `INSERT INTO ${this.retries} (operation, user_id, key, retry_count, expires_at) VALUES (?, ?, ?, 1, ${NOW} + ?)
             ON CONFLICT (operation, user_id, key) DO UPDATE SET
               retry_count = CASE WHEN ${this.retries}.expires_at <= ${NOW} THEN 1 ELSE ${this.retries}.retry_count + 1 END,
+              steps = CASE WHEN ${this.retries}.expires_at <= ${NOW} THEN NULL ELSE ${this.retries}.steps END,
               expires_at = excluded.expires_at
             RETURNING retry_count`,
       args: [...scopeArgs(scope), Math.round(ttlMs)],

@@ -10,6 +10,7 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { defaultHttpStores, isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 import { scaleOutStoreKinds } from "../support/store-harness";
 
@@ -33,7 +34,7 @@ const expressDriver: HttpDriver = {
       const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (req: WithUser) => req.user!.id }) };
       const method = (route.method ?? "POST").toLowerCase() as "post" | "put" | "patch" | "delete";
       if (style === "wrapper") {
-        app[method](route.path, idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
+        app[method](route.path, idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }));
       } else {
         app[method](route.path, idempotency(handler, options), async (_req, res) => send(res, await route.logic()));
       }

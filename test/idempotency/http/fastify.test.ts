@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotencyPlugin, idempotent } from "@/blocks/idempotency/adapters/fastify";
 
 type WithUser = FastifyRequest & { user?: { id: string } };
@@ -26,7 +27,7 @@ const fastifyDriver: HttpDriver = {
       const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (request: WithUser) => request.user!.id }) };
       const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.route({ method, url: route.path, handler: idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }) });
+        app.route({ method, url: route.path, handler: idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }) });
       } else {
         app.route({ method, url: route.path, config: { idempotency: options }, handler: async (_request, reply) => send(reply, await route.logic()) });
       }

@@ -5,6 +5,7 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { getIdempotencyContext, idempotent, withIdempotency } from "@/blocks/idempotency/adapters/fetch";
 
 type FetchRoute = (request: Request, context: unknown) => Promise<Response>;
@@ -26,7 +27,7 @@ const fetchDriver: HttpDriver = {
       } as Parameters<typeof withIdempotency>[1];
       const fetchRoute =
         style === "wrapper"
-          ? idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) })
+          ? idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) })
           : withIdempotency(handler, options, async () => toResponse(await route.logic()));
       app.push({ method: route.method ?? "POST", pattern: templatePattern(route.path), route: fetchRoute });
     }

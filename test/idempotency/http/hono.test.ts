@@ -9,6 +9,7 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { isPermanentRouteError, overHttp, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/hono";
 
 type Env = { Variables: { user: { id: string } } };
@@ -34,7 +35,7 @@ const honoDriver = (transport: Transport): HttpDriver => ({
       const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (c: Context<Env>) => c.get("user").id }) };
       const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.on(method, route.path, idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
+        app.on(method, route.path, idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }));
       } else {
         app.on(method, route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
       }

@@ -8,6 +8,7 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/koa";
 
 type State = { user?: { id: string } };
@@ -21,7 +22,7 @@ const koaDriver: HttpDriver = {
       const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (ctx: Context) => (ctx.state as State).user!.id }) };
       const method = route.method ?? "POST";
       if (style === "wrapper") {
-        router.register(route.path, [method], idempotent(handler, { ...options, run: async () => routeResult(await route.logic()) }));
+        router.register(route.path, [method], idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }));
       } else {
         // Capture style as a Koa app writes it: the route throws or sets ctx.status / ctx.body.
         router.register(route.path, [method], [idempotency(handler, options), async (ctx) => send(ctx, await route.logic())]);

@@ -26,7 +26,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { RouteError, isPermanentRouteError, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp, type TestRoute } from "../support/http-conformance";
-import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor, type NestHttpRequest } from "@/blocks/idempotency/adapters/nestjs";
+import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor, RunContext, type NestHttpRequest } from "@/blocks/idempotency/adapters/nestjs";
+import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 
 type Platform = "express" | "fastify";
 /** What the test routes call on either platform's response (Express `Response`, Fastify `FastifyReply`). */
@@ -68,10 +69,10 @@ function routeController(route: TestRoute, style: "wrapper" | "capture") {
     @Method(route.path)
     @Idempotent(options)
     @UseInterceptors(...(style === "capture" ? [IdempotencyInterceptor] : []))
-    async handle(@Res({ passthrough: true }) res: PlatformResponse): Promise<unknown> {
+    async handle(@Res({ passthrough: true }) res: PlatformResponse, @RunContext() ctx?: RouteContext): Promise<unknown> {
       let reply: RouteReply;
       try {
-        reply = await route.logic();
+        reply = await route.logic(ctx);
       } catch (err) {
         if (style === "capture" && err instanceof RouteError) throw new HttpException(err.message, err.status, { cause: err });
         throw err;

@@ -99,6 +99,29 @@ export function checklistSuite(t: Harness, store: Pick<StoreKind, "expiresByItse
     expect(route.runs).toBe(2);
   });
 
+  it.runIf(t.style === "wrapper")("runs a route of two steps from its first incomplete step on a retry: the charge happens once", async () => {
+    const charges: string[] = [];
+    let receipts = 0;
+    const route = t.route(() => created(0), {});
+    route.logic = async (ctx) => {
+      if (!ctx) throw new Error("wrapper style hands the route its context");
+      const payment = await ctx.step("charge", (stepKey) => (charges.push(stepKey), { id: `pay_${charges.length}` }));
+      await ctx.step("receipt", () => {
+        if (++receipts === 1) throw new RouteError(503, "mailer unavailable", false);
+      });
+      return { status: 201, body: payment };
+    };
+    const { app } = await t.start(route);
+    const key = randomUUID();
+    expect((await app.request({ key, user })).status).toBe(503);
+    const retry = await app.request({ key, user });
+    expect(retry.status).toBe(201);
+    expect(retry.json()).toEqual({ id: "pay_1" });
+    expect(charges).toHaveLength(1);
+    expect(receipts).toBe(2);
+    expect((await app.request({ key, user })).json()).toEqual({ id: "pay_1" });
+  });
+
   it("poisons the key after three transient failures", async () => {
     const route = t.route(() => {
       throw new RouteError(503, "bank timeout");

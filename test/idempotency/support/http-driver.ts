@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import type { RouteResult } from "@/blocks/idempotency/http/http-response";
-import type { IdempotencyRouteOptions } from "@/blocks/idempotency/http/route-options";
+import type { IdempotencyRouteOptions, RouteContext } from "@/blocks/idempotency/http/route-options";
 
 export type Style = "wrapper" | "capture";
 
@@ -23,8 +23,11 @@ export type TestRoute = {
   path: string;
   /** @default "POST" */
   method?: Method;
-  /** The route's logic, with its side effect: it is what must run exactly once. */
-  logic: () => Promise<RouteReply> | RouteReply;
+  /**
+   * The route's logic, with its side effect: it is what must run exactly once. Wrapper style hands
+   * it `run`'s context (with `step`); capture style has none to hand.
+   */
+  logic: (ctx?: RouteContext) => Promise<RouteReply> | RouteReply;
   options: NeutralRouteOptions;
   /** Leave `getUserId` out, so the adapter's default (the framework's user) applies. */
   defaultUserId?: boolean;

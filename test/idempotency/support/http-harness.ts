@@ -30,7 +30,7 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
     fixture: undefined as unknown as StoreFixture,
     /** A POST /payments route (unless `extra.path` says otherwise) whose logic counts its runs and answers `respond(run)`. */
     route(respond: (run: number) => RouteReply | Promise<RouteReply>, extra: Partial<TestRoute> = {}) {
-      const route = {
+      const route: TestRoute & { runs: number } = {
         path: "/payments",
         runs: 0,
         ...extra,

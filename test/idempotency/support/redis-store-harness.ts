@@ -14,7 +14,7 @@ import type { StoreHarness, StoreKind } from "./store-harness";
 const AGE_KEY = `
 local ms = tonumber(ARGV[1])
 local kind = redis.call('TYPE', KEYS[1]).ok
-if kind == 'hash' then
+if kind == 'hash' and redis.call('HEXISTS', KEYS[1], 'expiresAt') == 1 then
   redis.call('HINCRBY', KEYS[1], 'updatedAt', -ms)
   redis.call('HINCRBY', KEYS[1], 'expiresAt', -ms)
 elseif kind == 'zset' then

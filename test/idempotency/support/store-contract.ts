@@ -145,6 +145,84 @@ export function describeStoreContract(kind: StoreKind): void {
       });
     });
 
+    describe("steps (markStep)", () => {
+      const OTHER = "00000000-0000-4000-8000-000000000000";
+      const stepsOf = async (s: IdempotencyScope, requestHash = "hash-a") => {
+        const created = await store.create({ scope: s, requestHash, ttlMs: TTL, token: randomUUID() });
+        if (created.status !== "CREATED") throw new Error(`expected CREATED, got ${created.status}`);
+        // `undefined`: the store did not read them with create; then `get` must have them.
+        return created.steps ?? (await store.get(s))?.steps;
+      };
+
+      it("records a step only for the PROCESSING record's token holder", async () => {
+        const s = scope();
+        const token = await create(s);
+        expect(await store.markStep(s, OTHER, "charge", '{"id":"ch_1"}', TTL)).toBe(false);
+        expect(await store.markStep(s, token, "charge", '{"id":"ch_1"}', TTL)).toBe(true);
+        expect(await store.markStep(s, token, "receipt", "", TTL)).toBe(true);
+        expect((await store.get(s))?.steps).toEqual({ charge: '{"id":"ch_1"}', receipt: "" });
+        await store.markSuccess(s, token, '"done"', TTL);
+        expect(await store.markStep(s, token, "late", "1", TTL)).toBe(false);
+        expect(await store.markStep(scope(), token, "absent", "1", TTL)).toBe(false);
+      });
+
+      it("refuses a step after its record was released, and keeps the steps for the next attempt", async () => {
+        const s = scope();
+        const token = await create(s);
+        const bytes = '{"zeta":1,"alpha":{"b":2,"a":1},"text":"caf\\u00e9 ☕"}';
+        expect(await store.markStep(s, token, "charge", bytes, TTL)).toBe(true);
+        await store.incrementRetryCount(s, TTL);
+        expect(await store.release(s, token)).toBe(true);
+        expect(await store.markStep(s, token, "receipt", "1", TTL)).toBe(false);
+        expect(await stepsOf(s)).toEqual({ charge: bytes });
+        expect(await store.incrementRetryCount(s, TTL)).toBe(2);
+      });
+
+      it("keeps the steps through crash recovery", async () => {
+        const s = scope();
+        const token = await create(s);
+        await store.markStep(s, token, "charge", '"ch_1"', TTL);
+        await harness.advanceTime(10 * MINUTE);
+        await store.recoverStuckRecords({ olderThanMs: 5 * MINUTE, limit: 10, maxRetries: 3, ttlMs: TTL });
+        expect(await store.markStep(s, token, "receipt", "1", TTL)).toBe(false);
+        expect(await stepsOf(s)).toEqual({ charge: '"ch_1"' });
+      });
+
+      it("never hands one request's steps to another payload under the same key", async () => {
+        const s = scope();
+        const first = await create(s, "hash-a");
+        await store.markStep(s, first, "charge", '"for a"', TTL);
+        await store.release(s, first);
+        expect(await stepsOf(s, "hash-b")).toEqual({});
+        const tokenB = (await store.get(s))?.token ?? "";
+        expect(await store.markStep(s, tokenB, "charge", '"for b"', TTL)).toBe(true);
+        expect((await store.get(s))?.steps).toEqual({ charge: '"for b"' });
+        await store.release(s, tokenB);
+        expect(await stepsOf(s, "hash-a")).toEqual({});
+      });
+
+      it("gives a fresh key no steps, and keeps scopes apart", async () => {
+        const s = scope();
+        const token = await create(s);
+        await store.markStep(s, token, "charge", "1", TTL);
+        expect(await stepsOf({ ...s, userId: "u_2" })).toEqual({});
+        expect(await stepsOf({ ...s, operation: "refunds:create" })).toEqual({});
+      });
+
+      it("expires the steps ttlMs after their last write", async () => {
+        const s = scope();
+        const token = await create(s, "hash-a", 10 * TTL);
+        await store.markStep(s, token, "charge", "1", TTL);
+        await harness.advanceTime(TTL / 2);
+        await store.markStep(s, token, "receipt", "2", TTL);
+        await harness.advanceTime(TTL / 2 + 1);
+        expect((await store.get(s))?.steps).toEqual({ charge: "1", receipt: "2" });
+        await store.release(s, token);
+        await harness.advanceTime(TTL / 2);
+        expect(await stepsOf(s)).toEqual({});
+      });
+    });
+
     describe("retry counter", () => {
       it("survives the release of the record it counts for", async () => {
         const s = scope();
