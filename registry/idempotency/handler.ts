@@ -16,6 +16,7 @@ import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, Idempote
 import { deserializeResult, freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
 import { sleep, withTimeout } from "./utils/with-timeout";
+import { checkWaitMs, waitForFirstAttempt, type WaitAccess, type Waited } from "./wait-for-record";
 
 export type IdempotencyHandlerOptions = {
   /** How long a completed key replays (and blocks a different payload). @default 86_400_000 (24 h) */
@@ -32,6 +33,11 @@ export type IdempotencyHandlerOptions = {
   completionAttempts?: number;
   /** Sent with REQUEST_IN_PROGRESS as `Retry-After`. @default 1 */
   retryAfterSeconds?: number;
+  /**
+   * How long a duplicate that finds its key still running waits for the first attempt (then replays
+   * its result) before answering REQUEST_IN_PROGRESS; at most 300_000. @default 0 (answer at once)
+   */
+  waitMs?: number;
   logger?: IdempotencyLogger;
   metrics?: IdempotencyMetrics;
 };
@@ -55,6 +61,10 @@ export type ExecuteOptions = {
    * later calls get it as `REQUEST_FAILED`'s `response`. @default nothing is kept
    */
   failureResponse?: (err: unknown) => unknown;
+  /** This call's `waitMs` (see IdempotencyHandlerOptions). @default the handler's */
+  waitMs?: number | undefined;
+  /** Aborts a duplicate's wait (the client went away): it answers REQUEST_IN_PROGRESS at once. */
+  signal?: AbortSignal | undefined;
 };
 
 /** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
@@ -122,6 +132,7 @@ export class IdempotencyHandler<Tx = unknown> {
       cacheTimeoutMs: positive("cacheTimeoutMs", options.cacheTimeoutMs ?? 200),
       completionAttempts: positive("completionAttempts", options.completionAttempts ?? 3),
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
+      waitMs: checkWaitMs(options.waitMs ?? 0),
     };
     this.ttlMs = this.settings.ttlMs;
     this.maxRetries = this.settings.maxRetries;
@@ -143,21 +154,13 @@ export class IdempotencyHandler<Tx = unknown> {
     const cached = this.cache === noopCache ? undefined : await this.readCache(scope);
     if (cached) return this.answerDuplicate<T>(scope, cached, requestHash, "cache");
 
-    const token = randomUUID();
-    let creating: Promise<CreateResult> | undefined;
-    let created: CreateResult;
-    try {
-      created = await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
-    } catch (err) {
-      if (creating) this.releaseUnanswered(scope, token, creating);
-      throw this.storeUnavailable("create", err, scope);
-    }
+    const waitMs = options.waitMs === undefined ? this.settings.waitMs : checkWaitMs(options.waitMs);
+    let token: string = randomUUID();
+    const created = await this.create(scope, requestHash, token);
     if (created.status === "DUPLICATE") {
-      const record = created.record;
-      if (this.cache !== noopCache && record.status !== "PROCESSING" && record.requestHash === requestHash) {
-        await this.writeCache(scope, toCached(record), record.expiresAt.getTime() - Date.now());
-      }
-      return this.answerDuplicate<T>(scope, record, requestHash, "store");
+      const waited = await this.waitIfRunning(scope, requestHash, created.record, waitMs, options.signal);
+      if ("record" in waited) return this.answerStored<T>(scope, waited.record, requestHash);
+      token = waited.token;
     }
     this.observer.record("lockAcquired", scope);
     return this.run(scope, requestHash, token, operation, options);
@@ -221,6 +224,35 @@ export class IdempotencyHandler<Tx = unknown> {
       await this.writeCache(scope, { requestHash, status: "SUCCESS", response: serialized }, this.ttlMs);
     }
     return freshResult<T>(serialized);
+  }
+
+  /** `create` with the record's token chosen here; a failure is STORE_UNAVAILABLE, and frees a record it may have made. */
+  private async create(scope: IdempotencyScope, requestHash: string, token: string): Promise<CreateResult> {
+    let creating: Promise<CreateResult> | undefined;
+    try {
+      return await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
+    } catch (err) {
+      if (creating) this.releaseUnanswered(scope, token, creating);
+      throw this.storeUnavailable("create", err, scope);
+    }
+  }
+
+  /** A duplicate of a running attempt waits for it (with `waitMs`); any other is answered from the record at once. */
+  private async waitIfRunning(scope: IdempotencyScope, requestHash: string, record: IdempotencyRecord, waitMs: number, signal: AbortSignal | undefined): Promise<Waited> {
+    if (!(waitMs > 0 && record.status === "PROCESSING" && record.requestHash === requestHash)) return { record };
+    const access: WaitAccess = {
+      get: () => this.callStore("get", (store) => store.get(scope), scope),
+      create: (token) => this.create(scope, requestHash, token),
+    };
+    return waitForFirstAttempt(access, this.observer, { scope, requestHash, record, waitMs, signal });
+  }
+
+  /** A record found by `create` (or a wait): cached once it is settled, then answered as a duplicate. */
+  private async answerStored<T>(scope: IdempotencyScope, record: IdempotencyRecord, requestHash: string): Promise<ExecuteResult<T>> {
+    if (this.cache !== noopCache && record.status !== "PROCESSING" && record.requestHash === requestHash) {
+      await this.writeCache(scope, toCached(record), record.expiresAt.getTime() - Date.now());
+    }
+    return this.answerDuplicate<T>(scope, record, requestHash, "store");
   }
 
   private answerDuplicate<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
