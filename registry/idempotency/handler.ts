@@ -95,6 +95,8 @@ const RELEASE_BACKOFF_MS = 500;
 export class IdempotencyHandler<Tx = unknown> {
   readonly ttlMs: number;
   readonly maxRetries: number;
+  /** How long a duplicate of a running request waits for it by default (`waitMs`). */
+  readonly waitMs: number;
   /** Whether `executeInTransaction` can run: the store opens transactions of the user's client. */
   readonly supportsTransactions: boolean;
   private readonly cache: IdempotencyCache;
@@ -136,6 +138,7 @@ export class IdempotencyHandler<Tx = unknown> {
     };
     this.ttlMs = this.settings.ttlMs;
     this.maxRetries = this.settings.maxRetries;
+    this.waitMs = this.settings.waitMs;
     this.bounded = new BoundedStore(store, this.settings.storeTimeoutMs, this.observer);
     this.leases = new Leases(this.settings.heartbeatIntervalMs);
   }

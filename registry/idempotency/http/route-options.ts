@@ -5,6 +5,7 @@ import type { OperationContext, TransactionContext } from "../operation-context"
 import type { IdempotencyScope } from "../types";
 import type { RouteResult } from "./http-response";
 import { replayableHeaders } from "./stored-response";
+import { checkWaitMs } from "../wait-for-record";
 import { frameworkUserId, routeUserId, type UserLookup } from "./user-id";
 
 export type GetUserId<Req> = (req: Req) => string | Promise<string>;
@@ -57,6 +58,13 @@ export type IdempotencyRouteOptions<Req> = {
    * and `retryAfterSeconds`. Replays, and failed responses with `replayFailures`, are still sent. @default "answer"
    */
   errors?: RouteErrors;
+  /**
+   * How long a duplicate that arrives while the first request with its key still runs waits for
+   * it (then replays its response) before answering 409 REQUEST_IN_PROGRESS; at most 300_000.
+   * For clients with short retry loops. Not with `transaction: true`, whose duplicates wait on the
+   * record's row lock instead. @default the handler's `waitMs` (0: answer at once)
+   */
+  waitMs?: number;
 };
 
 export type RouteErrors = "answer" | "throw";
@@ -117,6 +125,8 @@ export type ResolvedRouteOptions<Req> = {
   /** Lower-case, or undefined when replays are not marked. */
   replayedHeader: string | undefined;
   errors: RouteErrors;
+  /** Undefined: the handler's. */
+  waitMs: number | undefined;
 };
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -156,5 +166,6 @@ export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, 
     replayFailures: options.replayFailures ?? false,
     replayedHeader: replayedHeader === false ? undefined : replayedHeader.toLowerCase(),
     errors,
+    waitMs: options.waitMs === undefined ? undefined : checkWaitMs(options.waitMs),
   };
 }
