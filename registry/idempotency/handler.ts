@@ -15,7 +15,8 @@ import { executeInTransaction, type TransactionalOperation, type TransactionalSt
 import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore } from "./types";
 import { deserializeResult, freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
-import { sleep, withTimeout } from "./utils/with-timeout";
+import { withTimeout } from "./utils/with-timeout";
+import { createRecord } from "./create-record";
 import { checkWaitMs, waitForFirstAttempt, type WaitAccess, type Waited } from "./wait-for-record";
 
 export type IdempotencyHandlerOptions = {
@@ -74,9 +75,6 @@ export type ExecuteResult<T> = { response: T; replayed: boolean };
 export type IdempotentOperation<T> = (ctx: OperationContext) => Promise<T> | T;
 
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
-/** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
-const RELEASE_ATTEMPTS = 6;
-const RELEASE_BACKOFF_MS = 500;
 
 /**
  * Runs an operation once per scope against an `IdempotencyStore`, with an optional cache: a
@@ -229,13 +227,11 @@ export class IdempotencyHandler<Tx = unknown> {
     return freshResult<T>(serialized);
   }
 
-  /** `create` with the record's token chosen here; a failure is STORE_UNAVAILABLE, and frees a record it may have made. */
+  /** The record, under the token chosen here; a failure is STORE_UNAVAILABLE. */
   private async create(scope: IdempotencyScope, requestHash: string, token: string): Promise<CreateResult> {
-    let creating: Promise<CreateResult> | undefined;
     try {
-      return await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
+      return await createRecord(this.bounded, this.observer, { scope, requestHash, ttlMs: this.ttlMs, token });
     } catch (err) {
-      if (creating) this.releaseUnanswered(scope, token, creating);
       throw this.storeUnavailable("create", err, scope);
     }
   }
@@ -297,28 +293,6 @@ export class IdempotencyHandler<Tx = unknown> {
     return new IdempotencyError("STORE_UNAVAILABLE", "The idempotency store is unavailable; the request was not executed. Retry later.", {
       cause: err,
     });
-  }
-
-  /**
-   * A create that timed out or failed may still have inserted the record: a slow store, or a
-   * connection that died after the commit. Nothing will run under it, so free it (fenced by the
-   * token we chose) once the store answers, rather than block the key until recovery and spend a
-   * retry. A few attempts with backoff; after that, recovery frees it.
-   */
-  private releaseUnanswered(scope: IdempotencyScope, token: string, creating: Promise<CreateResult>): void {
-    const release = async () => {
-      for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
-        try {
-          const released = await this.bounded.call("release", (store) => store.release(scope, token));
-          if (released) this.observer.record("releasedUnanswered", scope);
-          return;
-        } catch {
-          if (attempt < RELEASE_ATTEMPTS) await sleep(RELEASE_BACKOFF_MS * 2 ** (attempt - 1));
-        }
-      }
-      this.observer.record("unansweredNotReleased", scope);
-    };
-    creating.then((late) => (late.status === "CREATED" ? release() : undefined), release);
   }
 
   private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {

@@ -153,7 +153,7 @@ describe("fetch routes", () => {
     });
     const key = randomUUID();
     const send = (signal?: AbortSignal) =>
-      route(new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": key, "x-user-id": "u_1" }, signal }), undefined);
+      route(new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": key, "x-user-id": "u_1" }, signal: signal ?? null }), undefined);
     const first = send();
     await entered.promise;
     const client = new AbortController();
