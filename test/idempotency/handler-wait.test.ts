@@ -1,5 +1,5 @@
 // waitMs at the handler: a duplicate that finds its key running waits for the first attempt, on every kind of store.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler, type ExecuteOptions, type IdempotencyHandlerOptions } from "@/blocks/idempotency/handler";
 import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
 import { recordingLogger, recordingMetrics } from "@/blocks/idempotency/testing/recorders";
@@ -182,6 +182,31 @@ describe.each(kinds)("waitMs on $name", { timeout: SUITE_TEST_TIMEOUT_MS }, (kin
     expect(waited).toEqual([expect.objectContaining({ level: "info", key, outcome: "replayed", waitedMs: expect.any(Number) })]);
     expect(metrics.total("waits", { operation: "payments:create", outcome: "replayed" })).toBe(1);
     expect(metrics.total("duplicates", { status: "SUCCESS" })).toBe(1);
+  });
+});
+
+describe("a long wait on MemoryStore, under fake timers", () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it("polls with backoff capped at 250 ms: a minute's wait costs at most maxPollsWithin(60 s) gets, and ends at the deadline", async () => {
+    vi.useFakeTimers();
+    const { fresh } = await memoryStoreKind.open();
+    const watched = watchedStore((await fresh()).store);
+    const handler = new IdempotencyHandler(watched.store, undefined, { waitMs: 60_000, heartbeatIntervalMs: 0 });
+    const scope = { operation: "op", userId: "u", key: "k", payload: 1 };
+    const finish = deferred<string>();
+    const first = handler.execute(scope, () => finish.promise);
+    await vi.advanceTimersByTimeAsync(0);
+    const started = Date.now();
+    const duplicate = outcome(handler.execute(scope, () => "never"));
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(watched.gets).toBeGreaterThanOrEqual(60_000 / 250);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await duplicate).toMatchObject({ ok: false, code: "REQUEST_IN_PROGRESS" });
+    expect(Date.now() - started).toBe(60_000);
+    expect(watched.gets).toBeLessThanOrEqual(maxPollsWithin(60_000));
+    finish.resolve("done");
+    await first;
   });
 });
 
