@@ -38,8 +38,11 @@ export type ProtectedRequest = {
    * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
    */
   thrownError?: (() => unknown) | undefined;
-  /** Aborts when the client goes away: a duplicate waiting for the first request (`waitMs`) stops polling. */
-  signal?: AbortSignal | undefined;
+  /**
+   * Makes a signal that aborts when the client goes away, so a duplicate waiting for the first
+   * request (`waitMs`) stops polling. Called only on a route whose duplicates wait.
+   */
+  signal?: (() => AbortSignal) | undefined;
 };
 
 /**
@@ -133,7 +136,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
       };
       const result = inTransaction
         ? await handler.executeInTransaction<StoredResponse>(scope, operation, executeOptions)
-        : await handler.execute<StoredResponse>(scope, operation, waits && request.signal ? { ...executeOptions, signal: request.signal } : executeOptions);
+        : await handler.execute<StoredResponse>(scope, operation, waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions);
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
       context.outcome = result.replayed ? "replayed" : "executed";
       return result.replayed ? { kind: "send", response: replay(result.response) } : { kind: "ran", response: produced };
