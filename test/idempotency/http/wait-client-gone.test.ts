@@ -3,9 +3,11 @@ import { once } from "node:events";
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import Fastify from "fastify";
 import Koa from "koa";
 import { afterEach, describe, expect, it } from "vitest";
 import { idempotent as expressIdempotent } from "@/blocks/idempotency/adapters/express";
+import { idempotent as fastifyIdempotent } from "@/blocks/idempotency/adapters/fastify";
 import { idempotent as koaIdempotent } from "@/blocks/idempotency/adapters/koa";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
@@ -26,17 +28,35 @@ function waitingHandler() {
   return { handler: new IdempotencyHandler(new MemoryStore(), undefined, { waitMs: 60_000, logger }), waitEnded: ended.promise };
 }
 
-const apps: Record<string, (handler: IdempotencyHandler, run: () => Promise<{ status: number; body: unknown }>) => RequestListener> = {
-  express: (handler, run) => express().post("/payments", expressIdempotent(handler, { getUserId: () => "u_1", run })),
-  koa: (handler, run) => new Koa().use(koaIdempotent(handler, { getUserId: () => "u_1", getOperation: () => "POST /payments", run })).callback(),
+type Run = () => Promise<{ status: number; body: unknown }>;
+type Started = { url: string; close(): Promise<void> };
+
+async function listen(listener: RequestListener): Promise<Started> {
+  const server: Server = createServer(listener).listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+const apps: Record<string, (handler: IdempotencyHandler, run: Run) => Promise<Started>> = {
+  express: (handler, run) => listen(express().post("/payments", expressIdempotent(handler, { getUserId: () => "u_1", run }))),
+  koa: (handler, run) => listen(new Koa().use(koaIdempotent(handler, { getUserId: () => "u_1", getOperation: () => "POST /payments", run })).callback()),
+  fastify: async (handler, run) => {
+    const app = Fastify({ forceCloseConnections: true });
+    app.post("/payments", fastifyIdempotent(handler, { getUserId: () => "u_1", run }));
+    const address = await app.listen({ port: 0, host: "127.0.0.1" });
+    return { url: `${address}/payments`, close: () => app.close() };
+  },
 };
 
 describe.each(Object.keys(apps))("%s: a waiting duplicate whose client disconnects", (name) => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    server?.closeAllConnections();
-    server?.close();
-  });
+  let app: Started | undefined;
+  afterEach(async () => app?.close());
 
   it("stops waiting at once (outcome aborted), long before waitMs; the first request still completes", async () => {
     const { handler, waitEnded } = waitingHandler();
@@ -49,9 +69,8 @@ describe.each(Object.keys(apps))("%s: a waiting duplicate whose client disconnec
       await finish.promise;
       return { status: 201, body: { id: "pay_1" } };
     };
-    server = createServer(apps[name]!(handler, run)).listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`;
+    app = await apps[name]!(handler, run);
+    const url = app.url;
     const send = (signal?: AbortSignal) =>
       fetch(url, { method: "POST", headers: { "idempotency-key": "k_1", "content-type": "application/json" }, body: "{}", signal: signal ?? null });
     const first = send();
