@@ -16,7 +16,7 @@ import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, Idempote
 import { deserializeResult, freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
 import { withTimeout } from "./utils/with-timeout";
-import { createRecord } from "./create-record";
+import { releaseUnanswered } from "./release-unanswered";
 import { checkWaitMs, waitForFirstAttempt, type WaitAccess, type Waited } from "./wait-for-record";
 
 export type IdempotencyHandlerOptions = {
@@ -227,17 +227,19 @@ export class IdempotencyHandler<Tx = unknown> {
     return freshResult<T>(serialized);
   }
 
-  /** The record, under the token chosen here; a failure is STORE_UNAVAILABLE. */
+  /** The record, under the token chosen here; a failure is STORE_UNAVAILABLE, and frees a record it may have made. */
   private async create(scope: IdempotencyScope, requestHash: string, token: string): Promise<CreateResult> {
+    let creating: Promise<CreateResult> | undefined;
     try {
-      return await createRecord(this.bounded, this.observer, { scope, requestHash, ttlMs: this.ttlMs, token });
+      return await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
     } catch (err) {
+      if (creating) releaseUnanswered(this.bounded, this.observer, scope, token, creating);
       throw this.storeUnavailable("create", err, scope);
     }
   }
 
-  /** A duplicate of a running attempt waits for it (with `waitMs`); any other is answered from the record at once. */
-  private async waitIfRunning(scope: IdempotencyScope, requestHash: string, record: IdempotencyRecord, waitMs: number, signal: AbortSignal | undefined): Promise<Waited> {
+  /** A duplicate of a running attempt waits for it (with `waitMs`); any other is answered from the record at once, with no await. */
+  private waitIfRunning(scope: IdempotencyScope, requestHash: string, record: IdempotencyRecord, waitMs: number, signal: AbortSignal | undefined): Waited | Promise<Waited> {
     if (!(waitMs > 0 && record.status === "PROCESSING" && record.requestHash === requestHash)) return { record };
     const access: WaitAccess = {
       get: () => this.callStore("get", (store) => store.get(scope), scope),

@@ -1,7 +1,7 @@
-// Creating a key's record: one bounded store call, and freeing a record whose create went unanswered.
+// Freeing a record whose create went unanswered: the store may have made it, and nothing will run under it.
 import type { BoundedStore } from "./bounded-store";
 import type { Observer } from "./observer";
-import type { CreateInput, CreateResult, IdempotencyScope } from "./types";
+import type { CreateResult, IdempotencyScope } from "./types";
 import { sleep } from "./utils/with-timeout";
 
 /** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
@@ -9,29 +9,15 @@ const RELEASE_ATTEMPTS = 6;
 const RELEASE_BACKOFF_MS = 500;
 
 /**
- * `store.create` through the bounded store. When it fails or times out it rejects with the store's
- * error, after arranging to free the record it may still have made (see `releaseUnanswered`).
- *
- * @example
- * const created = await createRecord(bounded, observer, { scope, requestHash, ttlMs, token });
- */
-export async function createRecord(bounded: BoundedStore, observer: Observer, input: CreateInput): Promise<CreateResult> {
-  let creating: Promise<CreateResult> | undefined;
-  try {
-    return await bounded.call("create", (store) => (creating = store.create(input)));
-  } catch (err) {
-    if (creating) releaseUnanswered(bounded, observer, input.scope, input.token, creating);
-    throw err;
-  }
-}
-
-/**
  * A create that timed out or failed may still have inserted the record: a slow store, or a
  * connection that died after the commit. Nothing will run under it, so free it (fenced by the
  * token we chose) once the store answers, rather than block the key until recovery and spend a
  * retry. A few attempts with backoff; after that, recovery frees it.
+ *
+ * @example
+ * if (creating) releaseUnanswered(bounded, observer, scope, token, creating);
  */
-function releaseUnanswered(bounded: BoundedStore, observer: Observer, scope: IdempotencyScope, token: string, creating: Promise<CreateResult>): void {
+export function releaseUnanswered(bounded: BoundedStore, observer: Observer, scope: IdempotencyScope, token: string, creating: Promise<CreateResult>): void {
   const release = async () => {
     for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
       try {
