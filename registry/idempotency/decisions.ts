@@ -44,6 +44,8 @@ export const DECISIONS = {
     msg: "idempotency: rejected a duplicate still in progress (its transaction did not finish in time)",
     counts: [duplicates("PROCESSING")],
   },
+  /** One line per waiting duplicate, never one per poll: `outcome` says how it ended, `waitedMs` how long. */
+  waited: { level: "info", status: "PROCESSING", msg: "idempotency: a duplicate waited for the first attempt" },
   /** Its line carries the stored record's status instead. */
   keyReused: { level: "warn", status: "PROCESSING", msg: "idempotency: key reused with a different request", counts: [{ counter: "conflicts" }] },
   storeUnavailable: { level: "error", status: "STORE_UNAVAILABLE", msg: "idempotency: store unavailable" },

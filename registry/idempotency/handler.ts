@@ -16,7 +16,9 @@ import { executeInTransaction, type TransactionalOperation, type TransactionalSt
 import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore, StepResults } from "./types";
 import { deserializeResult, freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
-import { sleep, withTimeout } from "./utils/with-timeout";
+import { withTimeout } from "./utils/with-timeout";
+import { releaseUnanswered } from "./release-unanswered";
+import { checkWaitMs, waitForFirstAttempt, type WaitAccess, type Waited } from "./wait-for-record";
 
 export type IdempotencyHandlerOptions = {
   /** How long a completed key replays (and blocks a different payload). @default 86_400_000 (24 h) */
@@ -33,6 +35,11 @@ export type IdempotencyHandlerOptions = {
   completionAttempts?: number;
   /** Sent with REQUEST_IN_PROGRESS as `Retry-After`. @default 1 */
   retryAfterSeconds?: number;
+  /**
+   * How long a duplicate that finds its key still running waits for the first attempt (then replays
+   * its result) before answering REQUEST_IN_PROGRESS; at most 300_000. @default 0 (answer at once)
+   */
+  waitMs?: number;
   logger?: IdempotencyLogger;
   metrics?: IdempotencyMetrics;
 };
@@ -56,6 +63,10 @@ export type ExecuteOptions = {
    * later calls get it as `REQUEST_FAILED`'s `response`. @default nothing is kept
    */
   failureResponse?: (err: unknown) => unknown;
+  /** This call's `waitMs` (see IdempotencyHandlerOptions). @default the handler's */
+  waitMs?: number | undefined;
+  /** Aborts a duplicate's wait (the client went away): it answers REQUEST_IN_PROGRESS at once. */
+  signal?: AbortSignal | undefined;
 };
 
 /** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
@@ -65,9 +76,6 @@ export type ExecuteResult<T> = { response: T; replayed: boolean };
 export type IdempotentOperation<T> = (ctx: OperationContext) => Promise<T> | T;
 
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
-/** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
-const RELEASE_ATTEMPTS = 6;
-const RELEASE_BACKOFF_MS = 500;
 
 /**
  * Runs an operation once per scope against an `IdempotencyStore`, with an optional cache: a
@@ -86,6 +94,8 @@ const RELEASE_BACKOFF_MS = 500;
 export class IdempotencyHandler<Tx = unknown> {
   readonly ttlMs: number;
   readonly maxRetries: number;
+  /** How long a duplicate of a running request waits for it by default (`waitMs`). */
+  readonly waitMs: number;
   /** Whether `executeInTransaction` can run: the store opens transactions of the user's client. */
   readonly supportsTransactions: boolean;
   private readonly cache: IdempotencyCache;
@@ -123,9 +133,11 @@ export class IdempotencyHandler<Tx = unknown> {
       cacheTimeoutMs: positive("cacheTimeoutMs", options.cacheTimeoutMs ?? 200),
       completionAttempts: positive("completionAttempts", options.completionAttempts ?? 3),
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
+      waitMs: checkWaitMs(options.waitMs ?? 0),
     };
     this.ttlMs = this.settings.ttlMs;
     this.maxRetries = this.settings.maxRetries;
+    this.waitMs = this.settings.waitMs;
     this.bounded = new BoundedStore(store, this.settings.storeTimeoutMs, this.observer);
     this.leases = new Leases(this.settings.heartbeatIntervalMs);
   }
@@ -144,21 +156,15 @@ export class IdempotencyHandler<Tx = unknown> {
     const cached = this.cache === noopCache ? undefined : await this.readCache(scope);
     if (cached) return this.answerDuplicate<T>(scope, cached, requestHash, "cache");
 
-    const token = randomUUID();
-    let creating: Promise<CreateResult> | undefined;
-    let created: CreateResult;
-    try {
-      created = await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
-    } catch (err) {
-      if (creating) this.releaseUnanswered(scope, token, creating);
-      throw this.storeUnavailable("create", err, scope);
-    }
+    const waitMs = options.waitMs === undefined ? this.settings.waitMs : checkWaitMs(options.waitMs);
+    const token: string = randomUUID();
+    const created = await this.create(scope, requestHash, token);
     if (created.status === "DUPLICATE") {
-      const record = created.record;
-      if (this.cache !== noopCache && record.status !== "PROCESSING" && record.requestHash === requestHash) {
-        await this.writeCache(scope, toCached(record), record.expiresAt.getTime() - Date.now());
-      }
-      return this.answerDuplicate<T>(scope, record, requestHash, "store");
+      const waited = await this.waitIfRunning(scope, requestHash, created.record, waitMs, options.signal);
+      if ("record" in waited) return this.answerStored<T>(scope, waited.record, requestHash);
+      // The first attempt gave the key back while we waited, and our own create took it.
+      this.observer.record("lockAcquired", scope);
+      return this.run(scope, requestHash, waited.token, operation, options, waited.steps);
     }
     this.observer.record("lockAcquired", scope);
     return this.run(scope, requestHash, token, operation, options, created.steps);
@@ -252,6 +258,35 @@ export class IdempotencyHandler<Tx = unknown> {
     return freshResult<T>(serialized);
   }
 
+  /** The record, under the token chosen here; a failure is STORE_UNAVAILABLE, and frees a record it may have made. */
+  private async create(scope: IdempotencyScope, requestHash: string, token: string): Promise<CreateResult> {
+    let creating: Promise<CreateResult> | undefined;
+    try {
+      return await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
+    } catch (err) {
+      if (creating) releaseUnanswered(this.bounded, this.observer, scope, token, creating);
+      throw this.storeUnavailable("create", err, scope);
+    }
+  }
+
+  /** A duplicate of a running attempt waits for it (with `waitMs`); any other is answered from the record at once, with no await. */
+  private waitIfRunning(scope: IdempotencyScope, requestHash: string, record: IdempotencyRecord, waitMs: number, signal: AbortSignal | undefined): Waited | Promise<Waited> {
+    if (!(waitMs > 0 && record.status === "PROCESSING" && record.requestHash === requestHash)) return { record };
+    const access: WaitAccess = {
+      get: () => this.callStore("get", (store) => store.get(scope), scope),
+      create: (token) => this.create(scope, requestHash, token),
+    };
+    return waitForFirstAttempt(access, this.observer, { scope, requestHash, record, waitMs, signal });
+  }
+
+  /** A record found by `create` (or a wait): cached once it is settled, then answered as a duplicate. */
+  private async answerStored<T>(scope: IdempotencyScope, record: IdempotencyRecord, requestHash: string): Promise<ExecuteResult<T>> {
+    if (this.cache !== noopCache && record.status !== "PROCESSING" && record.requestHash === requestHash) {
+      await this.writeCache(scope, toCached(record), record.expiresAt.getTime() - Date.now());
+    }
+    return this.answerDuplicate<T>(scope, record, requestHash, "store");
+  }
+
   private answerDuplicate<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
     if (record.requestHash !== requestHash) {
       this.observer.record("keyReused", scope, { status: record.status, source });
@@ -299,28 +334,6 @@ export class IdempotencyHandler<Tx = unknown> {
     return new IdempotencyError("STORE_UNAVAILABLE", "The idempotency store is unavailable; the request was not executed. Retry later.", {
       cause: err,
     });
-  }
-
-  /**
-   * A create that timed out or failed may still have inserted the record: a slow store, or a
-   * connection that died after the commit. Nothing will run under it, so free it (fenced by the
-   * token we chose) once the store answers, rather than block the key until recovery and spend a
-   * retry. A few attempts with backoff; after that, recovery frees it.
-   */
-  private releaseUnanswered(scope: IdempotencyScope, token: string, creating: Promise<CreateResult>): void {
-    const release = async () => {
-      for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
-        try {
-          const released = await this.bounded.call("release", (store) => store.release(scope, token));
-          if (released) this.observer.record("releasedUnanswered", scope);
-          return;
-        } catch {
-          if (attempt < RELEASE_ATTEMPTS) await sleep(RELEASE_BACKOFF_MS * 2 ** (attempt - 1));
-        }
-      }
-      this.observer.record("unansweredNotReleased", scope);
-    };
-    creating.then((late) => (late.status === "CREATED" ? release() : undefined), release);
   }
 
   private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {

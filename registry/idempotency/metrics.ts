@@ -16,6 +16,12 @@ export const IDEMPOTENCY_METRICS = {
     help: "Requests that found an existing record, by that record's status.",
     labels: ["operation", "status"],
   },
+  waits: {
+    type: "counter",
+    name: "idempotency_waits_total",
+    help: "Duplicates that waited for the first attempt (waitMs), by how the wait ended.",
+    labels: ["operation", "outcome"],
+  },
   conflicts: {
     type: "counter",
     name: "idempotency_conflicts_total",

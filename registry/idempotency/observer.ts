@@ -17,6 +17,9 @@ export type DecisionDetails = {
   ran?: boolean;
   source?: "cache" | "store";
   deleted?: number;
+  /** How a duplicate's wait for the first attempt ended (see wait-for-record.ts), and how long it took. */
+  outcome?: string;
+  waitedMs?: number;
 };
 
 export class Observer {

@@ -6,6 +6,7 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
+import { clientGoneSignal } from "../http/client-gone";
 import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
@@ -111,6 +112,7 @@ function requestOf(req: Request, res: Response, produce: ProtectedRequest["produ
     keyHeader: req.headers[IDEMPOTENCY_KEY_HEADER],
     hasCredentials: req.headers.authorization !== undefined,
     setContext: (context) => (res.locals.idempotency = context),
+    signal: () => clientGoneSignal(res),
   };
 }
 

@@ -5,6 +5,7 @@ import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
+import { clientGoneSignal } from "../http/client-gone";
 import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
@@ -50,7 +51,7 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
   return async function idempotentRoute(request, reply) {
     const outcome = await protect(
       request,
-      requestOf(request, async (ctx) => toHttpResponse(await run(request, reply, ctx))),
+      requestOf(request, reply, async (ctx) => toHttpResponse(await run(request, reply, ctx))),
     );
     if (outcome.kind === "error") throw outcome.error;
     return outcome.response ? send(reply, outcome.response) : reply;
@@ -138,6 +139,7 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
       request,
       requestOf(
         request,
+        reply,
         () => {
           started();
           return response;
@@ -157,7 +159,7 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
 }
 
 /** Built as one literal (no spread into a second object): this runs on every request. */
-function requestOf(request: FastifyRequest, produce: ProtectedRequest["produce"], thrownError?: ProtectedRequest["thrownError"]): ProtectedRequest {
+function requestOf(request: FastifyRequest, reply: FastifyReply, produce: ProtectedRequest["produce"], thrownError?: ProtectedRequest["thrownError"]): ProtectedRequest {
   return {
     produce,
     thrownError,
@@ -166,6 +168,7 @@ function requestOf(request: FastifyRequest, produce: ProtectedRequest["produce"]
     keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
     hasCredentials: request.headers.authorization !== undefined,
     setContext: (context) => (request.idempotency = context),
+    signal: () => clientGoneSignal(reply.raw),
   };
 }
 

@@ -171,6 +171,7 @@ function requestOf(request: Request, produce: ProtectedRequest["produce"]): Prot
     keyHeader: request.headers.get(IDEMPOTENCY_KEY_HEADER),
     hasCredentials: request.headers.has("authorization"),
     setContext: (context) => contexts.set(request, context),
+    signal: () => request.signal,
   };
 }
 

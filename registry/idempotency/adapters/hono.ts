@@ -88,6 +88,7 @@ function requestOf(c: Context, produce: ProtectedRequest["produce"], thrownError
     keyHeader: c.req.header(IDEMPOTENCY_KEY_HEADER),
     hasCredentials: c.req.header("authorization") !== undefined,
     setContext: (context) => c.set("idempotency", context),
+    signal: () => c.req.raw.signal,
   };
 }
 

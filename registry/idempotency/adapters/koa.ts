@@ -7,6 +7,7 @@ import type { IdempotencyContext } from "../http/context";
 import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { clientGoneSignal } from "../http/client-gone";
 import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
@@ -115,6 +116,7 @@ function requestOf(ctx: Context, produce: ProtectedRequest["produce"]): Protecte
     keyHeader: ctx.headers[IDEMPOTENCY_KEY_HEADER],
     hasCredentials: ctx.headers.authorization !== undefined,
     setContext: (context) => (ctx.state.idempotency = context),
+    signal: () => clientGoneSignal(ctx.res),
   };
 }
 

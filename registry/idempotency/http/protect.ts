@@ -40,6 +40,11 @@ export type ProtectedRequest = {
    * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
    */
   thrownError?: (() => unknown) | undefined;
+  /**
+   * Makes a signal that aborts when the client goes away, so a duplicate waiting for the first
+   * request (`waitMs`) stops polling. Called only on a route whose duplicates wait.
+   */
+  signal?: (() => AbortSignal) | undefined;
 };
 
 /**
@@ -100,7 +105,10 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
     isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
     // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
     failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
+    waitMs: route.waitMs,
   };
+  // Only a route whose duplicates wait needs the client's signal: the others make no object per request for it.
+  const waits = (route.waitMs ?? handler.waitMs) > 0;
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
   return async function protect(req: Req, request: ProtectedRequest): Promise<ProtectOutcome> {
@@ -137,7 +145,7 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
       };
       const result = inTransaction
         ? await handler.executeInTransaction<StoredResponse>(scope, operation, executeOptions)
-        : await handler.execute<StoredResponse>(scope, operation, executeOptions);
+        : await handler.execute<StoredResponse>(scope, operation, waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions);
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
       context.outcome = result.replayed ? "replayed" : "executed";
       return result.replayed ? { kind: "send", response: replay(result.response) } : { kind: "ran", response: produced };

@@ -7,6 +7,7 @@ import type { RouteResult } from "./http-response";
 import { replayableHeaders } from "./stored-response";
 import { frameworkUserId, IdempotencySetupError, routeUserId, type UserLookup } from "./user-id";
 import { CONSUMER_OPERATION_PREFIX } from "../consume";
+import { checkWaitMs } from "../wait-for-record";
 
 export type GetUserId<Req> = (req: Req) => string | Promise<string>;
 export type GetOperation<Req> = (req: Req) => string;
@@ -58,6 +59,13 @@ export type IdempotencyRouteOptions<Req> = {
    * and `retryAfterSeconds`. Replays, and failed responses with `replayFailures`, are still sent. @default "answer"
    */
   errors?: RouteErrors;
+  /**
+   * How long a duplicate that arrives while the first request with its key still runs waits for
+   * it (then replays its response) before answering 409 REQUEST_IN_PROGRESS; at most 300_000.
+   * For clients with short retry loops. Not with `transaction: true`, whose duplicates wait on the
+   * record's row lock instead. @default the handler's `waitMs` (0: answer at once)
+   */
+  waitMs?: number;
 };
 
 export type RouteErrors = "answer" | "throw";
@@ -118,6 +126,8 @@ export type ResolvedRouteOptions<Req> = {
   /** Lower-case, or undefined when replays are not marked. */
   replayedHeader: string | undefined;
   errors: RouteErrors;
+  /** Undefined: the handler's. */
+  waitMs: number | undefined;
 };
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -157,6 +167,7 @@ export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, 
     replayFailures: options.replayFailures ?? false,
     replayedHeader: replayedHeader === false ? undefined : replayedHeader.toLowerCase(),
     errors,
+    waitMs: options.waitMs === undefined ? undefined : checkWaitMs(options.waitMs),
   };
 }
 

@@ -9,13 +9,14 @@ export type TransactionCapable = { readonly supportsTransactions: boolean };
  * - `capture` names a capture-style middleware: it runs an ordinary route it cannot hand `ctx.tx`;
  * - a handler whose store has no transaction of the user's client (MemoryStore, RedisStore, a
  *   PostgresStore on a bare Pool);
- * - `requireKey: false`: a request without a key would run with no record and no transaction.
+ * - `requireKey: false`: a request without a key would run with no record and no transaction;
+ * - `waitMs`: its duplicates wait on the record's row lock, not by polling.
  * Returns whether the route runs in transactional mode.
  *
  * @example
  * const inTransaction = checkTransaction(options, handler, "Koa's idempotency() middleware");
  */
-export function checkTransaction(options: { transaction?: unknown; requireKey?: unknown }, handler: TransactionCapable, capture?: string): boolean {
+export function checkTransaction(options: { transaction?: unknown; requireKey?: unknown; waitMs?: unknown }, handler: TransactionCapable, capture?: string): boolean {
   const { transaction } = options;
   if (transaction === undefined || transaction === false) return false;
   if (transaction !== true) throw new TypeError(`idempotency: \`transaction\` must be true or false, got ${JSON.stringify(transaction)}.`);
@@ -31,6 +32,11 @@ export function checkTransaction(options: { transaction?: unknown; requireKey?: 
   }
   if (options.requireKey === false) {
     throw new TypeError("idempotency: `transaction: true` with `requireKey: false`: a request without a key would run with no record and no transaction. Drop `requireKey` (transactional routes require the key).");
+  }
+  if (options.waitMs !== undefined) {
+    throw new TypeError(
+      "idempotency: `transaction: true` with `waitMs`: a transactional route's duplicate already waits for the first request, on the record's row lock (up to 2 s), and then replays it. Drop `waitMs` from this route.",
+    );
   }
   return true;
 }

@@ -125,3 +125,17 @@ describe("transaction: true with requireKey: false", () => {
     }
   });
 });
+
+describe("transaction: true with waitMs", () => {
+  it("is refused when the route is created: its duplicates already wait on the record's row lock", async () => {
+    const db = new PGlite();
+    try {
+      const handler = new IdempotencyHandler(new PostgresStore(pgliteClient(db)));
+      expect(() => expressIdempotent(handler, { getUserId, transaction: true, waitMs: 1_000, run })).toThrow(/`transaction: true` with `waitMs`/);
+      expect(() => Idempotent({ getUserId, transaction: true, waitMs: 1_000 })).toThrow(/`waitMs`/);
+      expect(() => new Koa().use(koaIdempotent(handler, { getUserId, transaction: true, waitMs: 1_000, run }))).toThrow(/`waitMs`/);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
+import { deferred } from "@/blocks/idempotency/testing/deferred";
 import { getIdempotencyContext, idempotent, withIdempotency } from "@/blocks/idempotency/adapters/fetch";
 
 type FetchRoute = (request: Request, context: unknown) => Promise<Response>;
@@ -139,5 +140,33 @@ describe("fetch routes", () => {
     expect([(await nobody.response).status, (await named.response).status]).toEqual([201, 201]);
     expect([getIdempotencyContext(nobody.request)?.userId, getIdempotencyContext(named.request)?.userId]).toEqual([ANONYMOUS_USER_ID, "anonymous"]);
     expect(runs()).toBe(2);
+  });
+
+  it("a waiting duplicate whose client went away (the request's signal aborted) stops waiting and answers 409 REQUEST_IN_PROGRESS", async () => {
+    const entered = deferred();
+    const finish = deferred();
+    let runs = 0;
+    const route = withIdempotency(handler(), { getUserId: userOf, getOperation: () => "POST /payments", waitMs: 60_000 }, async () => {
+      runs++;
+      entered.resolve();
+      await finish.promise;
+      return Response.json({ run: runs }, { status: 201 });
+    });
+    const key = randomUUID();
+    const send = (signal?: AbortSignal) =>
+      route(new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": key, "x-user-id": "u_1" }, signal: signal ?? null }), undefined);
+    const first = send();
+    await entered.promise;
+    const client = new AbortController();
+    const started = performance.now();
+    const duplicate = send(client.signal);
+    setTimeout(() => client.abort(), 50);
+    const answer = await duplicate;
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(answer.status).toBe(409);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("REQUEST_IN_PROGRESS");
+    finish.resolve();
+    expect((await first).status).toBe(201);
+    expect(runs).toBe(1);
   });
 });

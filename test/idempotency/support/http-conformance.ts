@@ -4,6 +4,7 @@ import { checklistSuite } from "./http-checklist";
 import type { HttpDriver, Style } from "./http-driver";
 import { harness, memoryFixture, type StoreFixture } from "./http-harness";
 import { rulesSuite } from "./http-rules";
+import { waitSuite } from "./http-wait";
 import { SERVICE_START_TIMEOUT_MS, SUITE_TEST_TIMEOUT_MS } from "./services";
 import { mysqlStoreKinds } from "./mysql-store-harness";
 import { sqliteStoreKinds } from "./sqlite-store-harness";
@@ -38,7 +39,9 @@ export function runHttpConformance(driver: HttpDriver, stores: StoreKind[] = def
       beforeAll(async () => void (current = await opened!.fresh()), SERVICE_START_TIMEOUT_MS);
       afterAll(() => current?.close());
       const fixture = (): StoreFixture => ({ store: current!.store, advance: (ms) => current!.advanceTime(ms) });
-      checklistSuite(harness(driver, style, fixture), kind);
+      const t = harness(driver, style, fixture);
+      checklistSuite(t, kind);
+      waitSuite(t);
     });
   });
 

@@ -4,6 +4,7 @@ import { afterEach } from "vitest";
 import { IdempotencyHandler, type IdempotencyHandlerOptions } from "@/blocks/idempotency/handler";
 import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
+import { watchedStore, type WatchedStore } from "./watched-store";
 import { type HttpDriver, type RouteReply, type Style, type TestApp, type TestResponse, type TestRoute } from "./http-driver";
 
 /** A store for one test, and a way to move its clock forward. */
@@ -17,6 +18,14 @@ export function memoryFixture(): StoreFixture {
 }
 
 export type Harness = ReturnType<typeof harness>;
+
+export type StartOptions = {
+  handler?: IdempotencyHandlerOptions | undefined;
+  store?: IdempotencyStore;
+  cache?: IdempotencyCache;
+  /** Sees the store through a wrapper (e.g. `watchedStore`), whichever store the test uses. */
+  wrapStore?: (store: IdempotencyStore) => IdempotencyStore;
+};
 
 /** Starts apps for the tests of one style and closes them after each test. */
 export function harness(driver: HttpDriver, style: Style, openStore: () => StoreFixture) {
@@ -39,9 +48,10 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
       };
       return route;
     },
-    async start(routes: TestRoute | TestRoute[], options: { handler?: IdempotencyHandlerOptions; store?: IdempotencyStore; cache?: IdempotencyCache } = {}) {
+    async start(routes: TestRoute | TestRoute[], options: StartOptions = {}) {
       t.fixture = openStore();
-      const handler = new IdempotencyHandler(options.store ?? t.fixture.store, options.cache, options.handler);
+      const store = options.store ?? t.fixture.store;
+      const handler = new IdempotencyHandler(options.wrapStore ? options.wrapStore(store) : store, options.cache, options.handler);
       const app = await driver.start({ handler, style, routes: [routes].flat() });
       apps.push(app);
       return { app, handler };
@@ -50,7 +60,7 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
      * Sends a request with one key, then a duplicate while the first is still inside the route's
      * logic; the first finishes after the duplicate's answer. `options`: the route's options.
      */
-    async duplicateWhileRunning(user: string, options: TestRoute["options"] = {}) {
+    async duplicateWhileRunning(user: string, options: TestRoute["options"] = {}, handler?: IdempotencyHandlerOptions) {
       const entered = deferred();
       const finish = deferred();
       const route = t.route(
@@ -61,13 +71,40 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
         },
         { options },
       );
-      const { app } = await t.start(route);
+      const { app } = await t.start(route, { handler });
       const key = randomUUID();
       const first = app.request({ key, user });
       await entered.promise;
       const duplicate = await app.request({ key, user });
       finish.resolve();
       return { route, duplicate, first: await first };
+    },
+    /**
+     * Like `duplicateWhileRunning`, for a duplicate that waits (`waitMs`): the first attempt ends
+     * with `respond(1)` once the duplicate has polled the store.
+     */
+    async duplicateWaiting(user: string, setup: { route?: TestRoute["options"]; handler?: IdempotencyHandlerOptions; respond?: (run: number) => RouteReply }) {
+      const entered = deferred();
+      const finish = deferred();
+      const respond = setup.respond ?? created;
+      const route = t.route(
+        async (run) => {
+          if (run > 1) return respond(run);
+          entered.resolve();
+          await finish.promise;
+          return respond(run);
+        },
+        { options: setup.route ?? {} },
+      );
+      let watched: WatchedStore | undefined;
+      const { app } = await t.start(route, { handler: setup.handler, wrapStore: (store) => (watched = watchedStore(store)).store });
+      const key = randomUUID();
+      const first = app.request({ key, user });
+      await entered.promise;
+      const duplicate = app.request({ key, user });
+      await watched!.getsReached(1);
+      finish.resolve();
+      return { route, first: await first, duplicate: await duplicate };
     },
   };
   return t;
