@@ -1,4 +1,5 @@
 // NestJS 11 adapter: `@Idempotent(options)` marks a route, `IdempotencyInterceptor` protects it after the guards ran.
+import { isUtf8 } from "node:buffer";
 import { Readable } from "node:stream";
 import {
   HttpException,
@@ -16,7 +17,7 @@ import { lastValueFrom, of, type Observable } from "rxjs";
 import type { IdempotencyHandler } from "../handler";
 import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, type HttpResponse } from "../http/http-response";
+import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect } from "../http/protect";
 import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "../http/route-options";
@@ -54,6 +55,7 @@ type PlatformResponse = {
   statusCode: number;
   status(code: number): unknown;
   getHeaders(): Record<string, string | number | readonly string[] | undefined>;
+  getHeader(name: string): unknown;
   header(name: string, value: string | readonly string[]): unknown;
   setHeader?(name: string, value: string | readonly string[]): unknown;
 };
@@ -167,8 +169,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       },
     });
     if (outcome.kind === "error") throw outcome.error;
-    if (outcome.kind === "ran") return of(outcome.response ? send(response, outcome.response) : value);
-    if (request.idempotency?.outcome === "replayed") return of(send(response, outcome.response));
+    if (outcome.kind === "ran") return of(outcome.response ? sendFirst(response, outcome.response) : value);
+    if (request.idempotency?.outcome === "replayed") return of(sendReplay(response, outcome.response));
     // An idempotency decision: a Nest exception, so the app's exception filters format it as they do any other.
     setHeaders(response, outcome.response);
     throw new HttpException(JSON.parse(outcome.response.body.toString("utf8")) as object, outcome.response.status);
@@ -194,13 +196,33 @@ function withHttpExceptions(options: NestRouteOptions): NestRouteOptions {
 /** Serializes the route's value the way it will go out; a stream or file is never recorded. */
 function responseOf(value: unknown, response: PlatformResponse): HttpResponse {
   if (value instanceof StreamableFile || value instanceof Readable) throw new UncapturableResponseError("the route returned a stream");
-  return toHttpResponse({ status: response.statusCode, headers: normalizeHeaders(response.getHeaders()), body: value });
+  return toHttpResponse({ status: response.statusCode, headers: response.getHeaders() as NonNullable<RouteResult["headers"]>, body: value });
 }
 
-/** Sets status and headers, and hands Nest the exact bytes: a StreamableFile goes out unserialized on both platforms. */
-function send(response: PlatformResponse, http: HttpResponse): StreamableFile | undefined {
+/**
+ * The route's first response: its status and headers are on the response already (they were read
+ * from it), so only a Content-Type the serialization chose is added before the bytes go out.
+ */
+function sendFirst(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
+  const type = http.headers["content-type"];
+  if (type !== undefined && response.getHeader("content-type") === undefined) setHeader(response, "content-type", type);
+  return bodyFor(response, http);
+}
+
+function sendReplay(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
   setHeaders(response, http);
+  return bodyFor(response, http);
+}
+
+/**
+ * The exact bytes, in the form each platform sends as they are: Fastify sends a Buffer; Express would
+ * turn one into JSON, but sends a string as its UTF-8 bytes. Only bytes that are not UTF-8 go out as a
+ * StreamableFile, whose stream costs more than the route itself.
+ */
+function bodyFor(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
   if (http.body.length === 0) return undefined;
+  if ("raw" in response) return http.body;
+  if (isUtf8(http.body)) return http.body.toString("utf8");
   return new StreamableFile(http.body, { length: http.body.length });
 }
 
@@ -209,9 +231,12 @@ function setHeaders(response: PlatformResponse, http: HttpResponse): void {
   response.status(http.status);
   const present = response.getHeaders();
   for (const [name, value] of Object.entries(http.headers)) {
-    if (present[name] !== undefined) continue;
-    // Express's `res.header` would rewrite a Content-Type (adding a charset); `setHeader` keeps it as recorded.
-    if (response.setHeader) response.setHeader(name, value);
-    else response.header(name, value);
+    if (present[name] === undefined) setHeader(response, name, value);
   }
+}
+
+function setHeader(response: PlatformResponse, name: string, value: string | readonly string[]): void {
+  // Express's `res.header` would rewrite a Content-Type (adding a charset); `setHeader` keeps it as recorded.
+  if (response.setHeader) response.setHeader(name, value);
+  else response.header(name, value);
 }
