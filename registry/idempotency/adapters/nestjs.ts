@@ -1,5 +1,4 @@
 // NestJS 11 adapter: `@Idempotent(options)` marks a route, `IdempotencyInterceptor` protects it after the guards ran.
-import { isUtf8 } from "node:buffer";
 import { Readable } from "node:stream";
 import {
   HttpException,
@@ -17,7 +16,7 @@ import { lastValueFrom, of, type Observable } from "rxjs";
 import type { IdempotencyHandler } from "../handler";
 import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
-import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect } from "../http/protect";
 import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "../http/route-options";
@@ -215,15 +214,15 @@ function sendReplay(response: PlatformResponse, http: HttpResponse): Buffer | st
 }
 
 /**
- * The exact bytes, in the form each platform sends as they are: Fastify sends a Buffer; Express would
- * turn one into JSON, but sends a string as its UTF-8 bytes. Only bytes that are not UTF-8 go out as a
- * StreamableFile, whose stream costs more than the route itself.
+ * The exact bytes, in the form each platform sends as they are: a string when they are UTF-8 (see
+ * `wireBody`), else a Buffer on Fastify; Express would turn a Buffer into JSON, so there they go out
+ * as a StreamableFile, whose stream costs more than the route itself.
  */
 function bodyFor(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
   if (http.body.length === 0) return undefined;
-  if ("raw" in response) return http.body;
-  if (isUtf8(http.body)) return http.body.toString("utf8");
-  return new StreamableFile(http.body, { length: http.body.length });
+  const body = wireBody(http.body);
+  if (typeof body === "string" || "raw" in response) return body;
+  return new StreamableFile(body, { length: body.length });
 }
 
 /** Adds the headers the response lacks: after the route ran it has its own (Fastify would repeat a Set-Cookie set twice). */
