@@ -2,7 +2,7 @@
 import { statSync } from "node:fs";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
 
-const TOP = 20;
+const TOP = Number(process.env.PROFILE_TOP ?? 20);
 
 for (const target of process.argv.slice(2)) {
   const file = statSync(target).isDirectory() ? mainThreadProfile(target) : target;

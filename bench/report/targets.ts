@@ -3,37 +3,47 @@ import type { BenchResults, Target } from "./results";
 import { round, signedMicros } from "./stats";
 
 const CLI_LIMIT_MS = 2_000;
-/** Issue 13: CPU our block adds per request on MemoryStore, on these frameworks. */
-const CPU_TARGET_FRAMEWORKS = ["express", "fastify", "hono"];
-const CPU_LIMIT_US = { wrapper: 15, capture: 25, replay: 8 };
+/**
+ * Issue 28: CPU our block adds per request (MemoryStore), as a ratio measured in the same run: to the
+ * framework's bare route's own CPU, or on Express to what @node-idempotency adds. Keyed by framework,
+ * then style and mode.
+ */
+type CpuRatioLimits = { versus: "bare" | "node-idempotency"; wrapper: number; capture: number; replay: number };
+const CPU_RATIOS: Record<string, CpuRatioLimits> = {
+  express: { versus: "node-idempotency", wrapper: 0.8, capture: 1.0, replay: 0.8 },
+  fastify: { versus: "bare", wrapper: 0.67, capture: 1.0, replay: 0.5 },
+  hono: { versus: "bare", wrapper: 0.67, capture: 1.0, replay: 0.5 },
+  koa: { versus: "bare", wrapper: 0.67, capture: 1.0, replay: 0.5 },
+  fetch: { versus: "bare", wrapper: 1.0, capture: 1.0, replay: 0.5 },
+  nestjs: { versus: "bare", wrapper: 0.5, capture: 0.5, replay: 0.5 },
+  "nestjs-fastify": { versus: "bare", wrapper: 0.5, capture: 0.5, replay: 0.5 },
+};
 /** Issue 13: memory req/s with our wrapper against the bare route, all fresh keys. */
 const MEMORY_VS_BARE = { frameworks: ["fastify", "hono"], ratio: 0.75 };
 /** The floor targets: issue 13's for the plain pool (the default), the earlier ones for the opt-in prepared client. */
 const FLOOR_LIMITS = { plain: { rps: 0.95, p99: 1.1 }, prepared: { rps: 0.9, p99: 1.15 } };
 
 function cpuTargets(results: Omit<BenchResults, "targets">): Target[] {
-  const targets: Target[] = [];
   const rows = results.cpu ?? [];
-  for (const row of rows) {
-    if (row.route.variant !== "block" || row.addedUs === undefined || !CPU_TARGET_FRAMEWORKS.includes(row.framework)) continue;
+  return rows.flatMap((row) => {
+    const limits = CPU_RATIOS[row.framework];
+    if (!limits || row.route.variant !== "block" || row.addedUs === undefined) return [];
     const style = row.route.style ?? "wrapper";
-    const limit = row.mode === "replay" ? CPU_LIMIT_US.replay : CPU_LIMIT_US[style];
-    targets.push({
-      target: `${row.framework} ${style}: added server CPU per ${row.mode === "replay" ? "replay" : "fresh request"} <= ${limit} µs (MemoryStore)`,
-      measured: `${signedMicros(row.addedUs)} (${row.usPerRequest} µs per request)`,
-      met: row.addedUs <= limit,
-    });
-  }
-  for (const peer of rows.filter((row) => row.route.variant === "node-idempotency" && row.addedUs !== undefined)) {
-    for (const ours of rows.filter((row) => row.framework === peer.framework && row.mode === peer.mode && row.route.variant === "block" && row.addedUs !== undefined)) {
-      targets.push({
-        target: `${ours.framework} ${ours.route.style}: added CPU below @node-idempotency's (${peer.mode === "replay" ? "replays" : "fresh keys"})`,
-        measured: `ours ${signedMicros(ours.addedUs as number)}, @node-idempotency ${signedMicros(peer.addedUs as number)}`,
-        met: (ours.addedUs as number) < (peer.addedUs as number),
-      });
-    }
-  }
-  return targets;
+    const limit = row.mode === "replay" ? limits.replay : limits[style];
+    const base = rows.find((other) => other.framework === row.framework && other.mode === row.mode && other.route.variant === limits.versus);
+    // @node-idempotency's figure is what it adds to the bare route; the bare route's is its own CPU.
+    const baseUs = limits.versus === "bare" ? base?.usPerRequest : base?.addedUs;
+    if (baseUs === undefined || baseUs <= 0) return [];
+    const ratio = round(row.addedUs / baseUs);
+    const against = limits.versus === "bare" ? "the bare route's CPU" : "@node-idempotency's added CPU";
+    return [
+      {
+        target: `${row.framework} ${style}: added CPU per ${row.mode === "replay" ? "replay" : "fresh request"} <= ${limit}x ${against}`,
+        measured: `${ratio}x (${signedMicros(row.addedUs)} against ${baseUs} µs; ${row.usPerRequest} µs per request)`,
+        met: ratio <= limit,
+      },
+    ];
+  });
 }
 
 /** Issue 14: transactional first request against the two-commit floor; each client's `execute` against pg's. */

@@ -39,9 +39,18 @@ export async function cpuRows(pool: pg.Pool, group: string, framework: Framework
   return rows;
 }
 
+/** BENCH_CPU_FRAMEWORKS=fetch,nestjs measures only those (a short run of the rows a change needs). */
+function selectedFrameworks(): Framework[] {
+  const only = process.env.BENCH_CPU_FRAMEWORKS?.split(",").map((name) => name.trim()).filter(Boolean);
+  if (!only?.length) return CPU_FRAMEWORKS;
+  const unknown = only.filter((name) => !(CPU_FRAMEWORKS as string[]).includes(name));
+  if (unknown.length) throw new Error(`BENCH_CPU_FRAMEWORKS: unknown ${unknown.join(", ")}; known: ${CPU_FRAMEWORKS.join(", ")}.`);
+  return CPU_FRAMEWORKS.filter((name) => only.includes(name));
+}
+
 export async function serverCpu(pool: pg.Pool): Promise<CpuRow[]> {
   const rows: CpuRow[] = [];
-  for (const framework of CPU_FRAMEWORKS) {
+  for (const framework of selectedFrameworks()) {
     console.log(`\n${framework}:`);
     rows.push(...(await cpuRows(pool, `cpu_${framework.replace("-", "_")}`, framework, wishes(framework), MODES)));
   }

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
@@ -180,5 +180,5 @@ function payloadBytes(payload: unknown): Buffer | undefined {
 }
 
 function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
-  return reply.code(response.status).headers(response.headers).send(response.body);
+  return reply.code(response.status).headers(response.headers).send(wireBody(response.body));
 }

@@ -1,5 +1,4 @@
 // Fetch-standard adapter (Next.js route handlers, Bun.serve, Deno.serve, Remix actions): `withIdempotency()` and `idempotent()`.
-import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import { bodyBytes, toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
@@ -10,6 +9,7 @@ import type { TransactionContext } from "../operation-context";
 import type { CanTransact, FrameworkDefaults, GetOperation, IdempotencyRouteOptions, RouteContext, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
+import { readBody, withReadBody, type ReadBody } from "./fetch-read-body";
 
 /**
  * A fetch handler knows neither the user nor its route's path template, so both are required:
@@ -104,7 +104,7 @@ export function withIdempotency<Context>(
     const outcome = await protect(
       request,
       requestOf(request, async (ctx) => {
-        original = await routeOf(request, context, ctx);
+        original = await routeOf(routeRequest(request), context, ctx);
         return readResponse(original);
       }),
     );
@@ -134,7 +134,7 @@ export function idempotent<Context = unknown, Tx = unknown>(
   return async function idempotentFetchRoute(request, context) {
     const outcome = await protect(
       request,
-      requestOf(request, async (ctx) => toHttpResponse(await run(request, context, ctx))),
+      requestOf(request, async (ctx) => toHttpResponse(await run(routeRequest(request), context, ctx))),
     );
     if (outcome.kind === "error") throw outcome.error;
     return toResponse(outcome.response!);
@@ -200,19 +200,18 @@ function toResponse(response: HttpResponse): Response {
   return new Response(empty ? null : bodyBytes(response.body), { status: response.status, headers });
 }
 
-/** JSON, form or text, read from a clone so the route can still read the body itself. */
+/** Each request body the fingerprint read, so the route reads it again instead of a spent body. */
+const bodies = new WeakMap<Request, ReadBody>();
+
+/** The runtime's own request when nothing read its body (no key, or your `getFingerprint`), else a view of it with the body read. */
+function routeRequest(request: Request): Request {
+  const body = bodies.get(request);
+  return body === undefined ? request : withReadBody(request, body);
+}
+
+/** JSON, form or text, read once: the route reads the same bytes (see `withReadBody`). */
 async function parsedBody(request: Request): Promise<unknown> {
-  const type = request.headers.get("content-type") ?? "";
-  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) {
-    // Pairs, not an object: a repeated field (`tag=a&tag=b`) is part of what was asked for.
-    return [...(await request.clone().formData())].map(([name, value]) => [name, typeof value === "string" ? value : { file: value.name, size: value.size }]);
-  }
-  const text = await request.clone().text();
-  if (text === "") return undefined;
-  if (!/[/+]json\b/i.test(type)) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON.");
-  }
+  const body = await readBody(request);
+  bodies.set(request, body);
+  return body.parsed;
 }

@@ -4,7 +4,7 @@ import { routePath } from "hono/route";
 import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { bodyBytes, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { bodyBytes, toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
@@ -141,7 +141,8 @@ function send(c: Context, response: HttpResponse): Response {
   // Hono types statuses as a union of literals; any status the route produced is valid here.
   const status = response.status as 200;
   if (response.body.length === 0) return c.body(null, status, response.headers);
-  return c.body(bodyBytes(response.body), status, response.headers);
+  const body = wireBody(response.body);
+  return c.body(typeof body === "string" ? body : bodyBytes(body), status, response.headers);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Context, Middleware } from "koa";
 import type { IdempotencyHandler } from "../handler";
 import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
@@ -127,10 +127,14 @@ function captureResponse(ctx: Context): HttpResponse {
   let bytes: Buffer;
   if (body === undefined || body === null) bytes = Buffer.alloc(0);
   else if (typeof body === "string") bytes = Buffer.from(body, "utf8");
-  else if (body instanceof Uint8Array) bytes = Buffer.from(body);
-  // What Koa itself would send for an object; its Content-Type was set when the route assigned it.
-  else bytes = Buffer.from(JSON.stringify(body), "utf8");
-  if (bytes.length > 0) ctx.body = bytes;
+  else if (body instanceof Uint8Array) ctx.body = bytes = Buffer.from(body);
+  else {
+    // What Koa itself would send for an object (its Content-Type was set when the route assigned it),
+    // put back as the string: Node writes a string with the headers in one go, a Buffer in two.
+    const json = JSON.stringify(body);
+    bytes = Buffer.from(json, "utf8");
+    ctx.body = json;
+  }
   return { status: ctx.status, headers: normalizeHeaders(ctx.response.headers), body: bytes };
 }
 
@@ -139,5 +143,5 @@ function send(ctx: Context, response: HttpResponse): void {
   ctx.set(response.headers);
   // A Buffer goes out as it is, and Koa keeps the Content-Type set above. An empty one too: a null
   // body would turn a 303 (or any status that may carry a body) into a 204.
-  ctx.body = [204, 205, 304].includes(response.status) ? null : response.body;
+  ctx.body = [204, 205, 304].includes(response.status) ? null : wireBody(response.body);
 }

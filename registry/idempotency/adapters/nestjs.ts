@@ -16,7 +16,7 @@ import { lastValueFrom, of, type Observable } from "rxjs";
 import type { IdempotencyHandler } from "../handler";
 import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, type HttpResponse } from "../http/http-response";
+import { toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, UncapturableResponseError, type Protect } from "../http/protect";
 import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "../http/route-options";
@@ -54,6 +54,7 @@ type PlatformResponse = {
   statusCode: number;
   status(code: number): unknown;
   getHeaders(): Record<string, string | number | readonly string[] | undefined>;
+  getHeader(name: string): unknown;
   header(name: string, value: string | readonly string[]): unknown;
   setHeader?(name: string, value: string | readonly string[]): unknown;
 };
@@ -167,8 +168,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       },
     });
     if (outcome.kind === "error") throw outcome.error;
-    if (outcome.kind === "ran") return of(outcome.response ? send(response, outcome.response) : value);
-    if (request.idempotency?.outcome === "replayed") return of(send(response, outcome.response));
+    if (outcome.kind === "ran") return of(outcome.response ? sendFirst(response, outcome.response) : value);
+    if (request.idempotency?.outcome === "replayed") return of(sendReplay(response, outcome.response));
     // An idempotency decision: a Nest exception, so the app's exception filters format it as they do any other.
     setHeaders(response, outcome.response);
     throw new HttpException(JSON.parse(outcome.response.body.toString("utf8")) as object, outcome.response.status);
@@ -194,14 +195,34 @@ function withHttpExceptions(options: NestRouteOptions): NestRouteOptions {
 /** Serializes the route's value the way it will go out; a stream or file is never recorded. */
 function responseOf(value: unknown, response: PlatformResponse): HttpResponse {
   if (value instanceof StreamableFile || value instanceof Readable) throw new UncapturableResponseError("the route returned a stream");
-  return toHttpResponse({ status: response.statusCode, headers: normalizeHeaders(response.getHeaders()), body: value });
+  return toHttpResponse({ status: response.statusCode, headers: response.getHeaders() as NonNullable<RouteResult["headers"]>, body: value });
 }
 
-/** Sets status and headers, and hands Nest the exact bytes: a StreamableFile goes out unserialized on both platforms. */
-function send(response: PlatformResponse, http: HttpResponse): StreamableFile | undefined {
+/**
+ * The route's first response: its status and headers are on the response already (they were read
+ * from it), so only a Content-Type the serialization chose is added before the bytes go out.
+ */
+function sendFirst(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
+  const type = http.headers["content-type"];
+  if (type !== undefined && response.getHeader("content-type") === undefined) setHeader(response, "content-type", type);
+  return bodyFor(response, http);
+}
+
+function sendReplay(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
   setHeaders(response, http);
+  return bodyFor(response, http);
+}
+
+/**
+ * The exact bytes, in the form each platform sends as they are: a string when they are UTF-8 (see
+ * `wireBody`), else a Buffer on Fastify; Express would turn a Buffer into JSON, so there they go out
+ * as a StreamableFile, whose stream costs more than the route itself.
+ */
+function bodyFor(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
   if (http.body.length === 0) return undefined;
-  return new StreamableFile(http.body, { length: http.body.length });
+  const body = wireBody(http.body);
+  if (typeof body === "string" || "raw" in response) return body;
+  return new StreamableFile(body, { length: body.length });
 }
 
 /** Adds the headers the response lacks: after the route ran it has its own (Fastify would repeat a Set-Cookie set twice). */
@@ -209,9 +230,12 @@ function setHeaders(response: PlatformResponse, http: HttpResponse): void {
   response.status(http.status);
   const present = response.getHeaders();
   for (const [name, value] of Object.entries(http.headers)) {
-    if (present[name] !== undefined) continue;
-    // Express's `res.header` would rewrite a Content-Type (adding a charset); `setHeader` keeps it as recorded.
-    if (response.setHeader) response.setHeader(name, value);
-    else response.header(name, value);
+    if (present[name] === undefined) setHeader(response, name, value);
   }
+}
+
+function setHeader(response: PlatformResponse, name: string, value: string | readonly string[]): void {
+  // Express's `res.header` would rewrite a Content-Type (adding a charset); `setHeader` keeps it as recorded.
+  if (response.setHeader) response.setHeader(name, value);
+  else response.header(name, value);
 }

@@ -170,3 +170,103 @@ describe("fetch routes", () => {
     expect(runs).toBe(1);
   });
 });
+
+describe("the route reads the body the fingerprint read (once, with no clone of the runtime's request)", () => {
+  const getUserId = () => "u_1";
+  /** A runtime's own Request class, as Next.js's NextRequest is: a private field and a getter of its own. */
+  class RuntimeRequest extends Request {
+    readonly #url: URL;
+    constructor(input: string, init: RequestInit) {
+      super(input, init);
+      this.#url = new URL(input);
+    }
+    get nextUrl(): URL {
+      return this.#url;
+    }
+  }
+  const json = (key: string | undefined, body: string, type = "application/json") =>
+    new RuntimeRequest("http://localhost/payments?via=test", {
+      method: "POST",
+      headers: { "content-type": type, ...(key === undefined ? {} : { "idempotency-key": key }) },
+      body,
+    });
+  const protectedRoute = (route: (request: Request) => Promise<Response>) =>
+    withIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId, getOperation: () => "POST /payments" }, route);
+
+  it("hands the route a request of the runtime's class, its own getters working, and leaves the runtime's request as it was", async () => {
+    const seen: unknown[] = [];
+    const POST = protectedRoute(async (request) => {
+      seen.push(request instanceof RuntimeRequest, (request as RuntimeRequest).nextUrl.search, request.headers.get("content-type"));
+      seen.push(request.method, request.url, request.signal.aborted, request.bodyUsed);
+      return Response.json(await request.json(), { status: 201 });
+    });
+    const request = json(randomUUID(), '{"amount":100}');
+    const ownKeys = Reflect.ownKeys(request);
+    const response = await POST(request, undefined);
+    expect(await response.json()).toEqual({ amount: 100 });
+    expect(seen).toEqual([true, "?via=test", "application/json", "POST", "http://localhost/payments?via=test", false, false]);
+    expect(Object.getPrototypeOf(request)).toBe(RuntimeRequest.prototype);
+    expect(Reflect.ownKeys(request)).toEqual(ownKeys);
+  });
+
+  it("lets the body be read once, as any Request's, and again through clone()", async () => {
+    const reads: unknown[] = [];
+    const POST = protectedRoute(async (request) => {
+      const copy = request.clone();
+      reads.push(await request.text());
+      reads.push(request.bodyUsed);
+      reads.push(await request.json().catch((err: Error) => err.message));
+      reads.push(() => request.clone());
+      reads.push(new TextDecoder().decode(await copy.arrayBuffer()));
+      return new Response(null, { status: 204 });
+    });
+    expect((await POST(json(randomUUID(), '{"amount":100}'), undefined)).status).toBe(204);
+    expect(reads.slice(0, 3)).toEqual(['{"amount":100}', true, expect.stringMatching(/Body is unusable/)]);
+    expect(reads[3]).toThrow(/Body is unusable/);
+    expect(reads[4]).toBe('{"amount":100}');
+  });
+
+  it("reads forms, bytes, blobs and the body's stream from the bytes read once", async () => {
+    const reads: unknown[] = [];
+    const POST = protectedRoute(async (request) => {
+      const type = request.headers.get("x-read");
+      if (type === "form") reads.push([...(await request.formData())]);
+      if (type === "blob") reads.push(await (await request.blob()).text());
+      if (type === "stream") reads.push(await new Response(request.body).text(), request.bodyUsed);
+      return new Response(null, { status: 204 });
+    });
+    const send = (read: string, body: string, type: string) =>
+      POST(new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": randomUUID(), "content-type": type, "x-read": read }, body }), undefined);
+    await send("form", "tag=a&tag=b", "application/x-www-form-urlencoded");
+    await send("blob", "plain words", "text/plain");
+    await send("stream", '{"amount":7}', "application/json");
+    expect(reads).toEqual([[["tag", "a"], ["tag", "b"]], "plain words", '{"amount":7}', true]);
+  });
+
+  it("hashes the payload before the route runs: a route that changes what json() gave it still gets its retry replayed", async () => {
+    let runs = 0;
+    const POST = protectedRoute(async (request) => {
+      runs++;
+      const body = (await request.json()) as { amount: number };
+      body.amount = 0;
+      return Response.json(body, { status: 201 });
+    });
+    const key = randomUUID();
+    await POST(json(key, '{"amount":100}'), undefined);
+    const retry = await POST(json(key, '{"amount":100}'), undefined);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(runs).toBe(1);
+  });
+
+  it("gives a request without a key, whose body nothing read, to the route as it is", async () => {
+    let seen: Request | undefined;
+    const POST = protectedRoute(async (request) => {
+      seen = request;
+      return Response.json(await request.json());
+    });
+    const request = json(undefined, '{"amount":1}');
+    expect(await (await POST(request, undefined)).json()).toEqual({ amount: 1 });
+    expect(seen).toBe(request);
+  });
+});
