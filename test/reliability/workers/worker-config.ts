@@ -28,6 +28,8 @@ export type WorkerConfig = {
   jobs?: { everyMs: number; recoverAfterMs: number };
   /** HTTP workers only: the share of executions that fail with an injected transient error. */
   failureRate?: number;
+  /** Step workers only: the stand-in payment provider their steps call. */
+  downstreamUrl?: string;
 };
 
 export const WORKER_CONFIG_ENV = "RELIABILITY_WORKER_CONFIG";
@@ -40,4 +42,12 @@ export type ReadyLine = { ready: true; workerId: string; port?: number | undefin
  * a `release` command: never, before its side effect (a well-behaved operation then checks its
  * abort signal), or after it (the side effect already happened).
  */
-export type ExecuteCommand = { type: "execute"; id: number; key: string; payload: unknown; hold?: "none" | "before-effect" | "after-effect" };
+export type ExecuteCommand = {
+  type: "execute";
+  id: number;
+  key: string;
+  payload: unknown;
+  hold?: "none" | "before-effect" | "after-effect";
+  /** Step workers only: SIGKILL the worker after both recovery points are recorded, before the result is. */
+  killAfterSteps?: boolean;
+};
