@@ -37,6 +37,9 @@ function checkJobs(project: ProjectFiles, config: BlocksConfig, scripts: Record<
   if (started || scheduled) return [];
   const wiring = project.files.find((file) => WIRING.test(project.relative(file)));
   const at = wiring ? project.relative(wiring) : vendored;
-  const line = wiring?.getDescendantsOfKind(SyntaxKind.Identifier).find((id) => id.getText() === names.start)?.getStartLineNumber() ?? 1;
+  // The wiring's own example of the call (its doc comment) is where the fix goes.
+  const start = new RegExp(`\\b${names.start}\\b`);
+  const index = wiring ? wiring.getFullText().split("\n").findIndex((text) => start.test(text)) : -1;
+  const line = index >= 0 ? index + 1 : 1;
   return [finding("maintenance-scheduled", at, line, `the maintenance jobs (recovery of stuck keys, cleanup) are never started: no ${names.start}() call in the app and no script runs the cron entry`)];
 }
