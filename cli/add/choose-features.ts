@@ -81,9 +81,17 @@ export async function chooseFeatures(
  */
 export function recordedFeatures(block: RegistryBlock, locked: LockedBlock | undefined): Set<string> {
   const recorded = Object.keys(locked?.files ?? {});
+  const features = Object.entries(block.features ?? {});
+  // A file two features share (a helper of two stores) says which of them was chosen only together with one of its own.
+  const owners = new Map<string, number>();
+  for (const [, feature] of features) for (const file of feature.files ?? []) owners.set(file, (owners.get(file) ?? 0) + 1);
   return new Set(
-    Object.entries(block.features ?? {})
-      .filter(([, feature]) => (feature.files ?? []).some((file) => recorded.some((target) => target.endsWith(`/${file}`))))
+    features
+      .filter(([, feature]) => {
+        const files = feature.files ?? [];
+        const own = files.filter((file) => owners.get(file) === 1);
+        return (own.length ? own : files).some((file) => recorded.some((target) => target.endsWith(`/${file}`)));
+      })
       .map(([name]) => name),
   );
 }

@@ -60,6 +60,9 @@ export function renderSetup(config: BlocksConfig, choices: SetupChoices): SetupF
 const SETUP_IMPORTS = [
   "idempotency/index.ts",
   "idempotency/maintenance.ts",
+  "idempotency/setup/lifecycle.ts",
+  "idempotency/setup/locked-jobs.ts",
+  "idempotency/setup/recovery-jobs.ts",
   "idempotency/utils/prometheus-metrics.ts",
   "idempotency/utils/create-logger.ts",
   "idempotency/stores/redis-store.ts",
@@ -110,6 +113,8 @@ function setupModule(choices: SetupChoices): string {
   const lines = [
     "// Wires the idempotency block into this app: written once by `blocks add`, yours to edit (`add` never replaces it).",
     ...store.imports,
+    'import { idempotencyLifecycle, type Lifecycle } from "@/blocks/idempotency/setup/lifecycle";',
+    store.lock ? 'import { lockedJobs } from "@/blocks/idempotency/setup/locked-jobs";' : 'import { recoveryJobs } from "@/blocks/idempotency/setup/recovery-jobs";',
     ...(cache ? ['import { Redis } from "ioredis";'] : []),
     ...(metrics ? ['import { collectDefaultMetrics, Registry } from "prom-client";'] : []),
     ...(route ? [route.imports] : []),
@@ -147,21 +152,8 @@ function setupModule(choices: SetupChoices): string {
         ]
       : []),
     "",
-    "export type IdempotencySetup = {",
-    `  handler: ${store.handlerType};`,
-    "  /**",
-    store.lock
-      ? "   * Runs recovery (every 5 minutes) and cleanup (hourly) in this process. SIGTERM and SIGINT stop them;"
-      : "   * Runs recovery every 5 minutes in this process (the store deletes expired records itself). SIGTERM and SIGINT stop it;",
-    "   * they also close the clients and exit, unless the app handles that signal itself: then the app",
-    "   * drains its server and calls `close()` (requests still running keep their database).",
-    "   */",
-    "  startMaintenance(): void;",
-    `  /** Runs ${store.lock ? "both jobs" : "recovery"} once: the cron entry calls this, then \`close()\`. */`,
-    "  runMaintenanceOnce(): Promise<void>;",
-    "  /** Stops the jobs and closes the clients, so the process can exit. */",
-    "  close(): Promise<void>;",
-    "};",
+    "/** The handler, and its run and stop (the maintenance jobs, signals, the close order: setup/lifecycle.ts). */",
+    `export type IdempotencySetup = Lifecycle & { handler: ${store.handlerType} };`,
     "",
     "/**",
     " * @example",
@@ -176,51 +168,18 @@ function setupModule(choices: SetupChoices): string {
     ...store.open.map((line) => `  ${line}`),
     ...(cache ? ["  const redis = clients.redis === undefined ? connectRedis() : clients.redis;"] : []),
     `  const handler = new ${store.handlerType}(${store.store}, ${cache ? "redis ? new RedisCache(redis) : undefined" : "undefined"}, { logger${metrics ? ", metrics" : ""} });`,
-    "  let maintenance: { stop(): void } | undefined;",
-    "  let closing: Promise<void> | undefined;",
-    "  const close = () =>",
-    "    (closing ??= (async () => {",
-    "      maintenance?.stop();",
-    ...(cache ? ["      await redis?.quit();"] : []),
-    `      ${store.end}`,
-    "    })());",
-    "  const onSignal = (signal: NodeJS.Signals) => {",
-    "    maintenance?.stop();",
-    "    // The app handles the signal too (it drains its server): it owns the order, and calls close() once its requests are done.",
-    "    if (process.listenerCount(signal) > 0) return;",
-    "    // Nothing else handles it, and listening turned off Node's default exit: close the clients, then exit as Node would.",
-    "    void close().then(() => process.kill(process.pid, signal));",
-    "  };",
-    ...(store.lock ? [] : ['  const recover = async () => logger.info({ job: "recover", ...(await handler.recoverStuckRecords()) }, "idempotency: maintenance ran");']),
-    "  return {",
-    "    handler,",
-    "    startMaintenance() {",
-    "      if (maintenance) return;",
-    ...(store.lock
-      ? [`      maintenance = startMaintenance(handler, ${store.lock}, { onError: (err, job) => logger.error({ err, job }, "idempotency: maintenance failed") });`]
-      : [
-          "      // Two recoveries never take the same record, so this needs no lock across instances.",
-          '      const timer = setInterval(() => void recover().catch((err: unknown) => logger.error({ err, job: "recover" }, "idempotency: maintenance failed")), 300_000);',
-          "      timer.unref();",
-          "      maintenance = { stop: () => clearInterval(timer) };",
-        ]),
-    "      // First in line, so the count above sees the app's own handlers whether they were added before or after this.",
-    '      for (const signal of ["SIGTERM", "SIGINT"] as const) process.prependOnceListener(signal, () => onSignal(signal));',
-    "    },",
-    ...(store.lock
-      ? [
-          "    async runMaintenanceOnce() {",
-          '      for (const job of ["recover", "cleanup"] as const) {',
-          `        logger.info({ ...(await runMaintenanceOnce(job, handler, ${store.lock})) }, "idempotency: maintenance ran");`,
-          "      }",
-          "    },",
-        ]
-      : ["    runMaintenanceOnce: recover,"]),
-    "    close,",
-    "  };",
+    `  const jobs = ${store.lock ? `lockedJobs(handler, ${store.lock}, logger)` : "recoveryJobs(handler, logger)"};`,
+    ...closeClients(cache ? ["await redis?.quit();", store.end] : [store.end]),
+    "  return { handler, ...idempotencyLifecycle({ jobs, logger, close }) };",
     "}",
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** The clients' close, in order; `async` only where something is awaited (DynamoDB's `destroy()` is synchronous). */
+function closeClients(steps: string[]): string[] {
+  if (steps.some((step) => step.startsWith("await "))) return ["  const close = async () => {", ...steps.map((step) => `    ${step}`), "  };"];
+  return ["  const close = () => {", ...steps.map((step) => `    ${step}`), "    return Promise.resolve();", "  };"];
 }
 
 function maintenanceJob(setupImport: string): string {

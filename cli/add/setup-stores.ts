@@ -85,7 +85,7 @@ export function storeWiring(store: RecordStore, client: DatabaseClient, table: s
   return {
     imports: [
       ...wiring.imports,
-      'import { runMaintenanceOnce, startMaintenance, type LockClient } from "@/blocks/idempotency/maintenance";',
+      'import type { LockClient } from "@/blocks/idempotency/maintenance";',
     ],
     declarations: [
       "/** What the setup runs on: the store's SQL, the maintenance lock (a session advisory lock, held on one connection) and the close. */",

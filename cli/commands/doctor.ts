@@ -43,9 +43,14 @@ export async function runDoctor(options: DoctorOptions) {
   const sqlRegistry = { ...registry, blocks: registry.blocks.filter((block) => blockStore(block, lock.blocks[block.name]).kind === "sql") };
   const owesMigration = sqlRegistry.blocks.some((block) => block.migration && block.name in lock.blocks);
   const url = owesMigration ? (options.databaseUrl ?? process.env.DATABASE_URL) : undefined;
+  // The names checked are the added blocks' own, from their declarations (block.json's `doctor`).
+  const added = registry.blocks.filter((block) => block.name in lock.blocks);
+  const routes = added.flatMap((block) => (block.doctor?.routes ? [block.doctor.routes] : []));
+  const handlers = added.flatMap((block) => (block.doctor?.handler ? [block.doctor.handler] : []));
+  const declared = declaredPackages(pkg);
   const findings: Finding[] = [
-    ...checkRoutes(project),
-    ...checkHandler(project, declaredPackages(pkg)),
+    ...checkRoutes(project, routes),
+    ...handlers.flatMap((names) => checkHandler(project, declared, names)),
     ...checkMaintenance(project, registry, lock, config, scripts),
     ...(await checkPackages(root, lock, pkg)),
     ...checkBuild(root, config.dir, scripts),

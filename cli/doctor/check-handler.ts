@@ -1,39 +1,45 @@
 // The handler gets a logger and metrics, and a Redis cache never keeps an answer longer than its record.
 import { Node, SyntaxKind, type NewExpression, type ObjectLiteralExpression } from "ts-morph";
+import type { DoctorNames } from "../registry/block-schema.js";
 import { finding, type Finding } from "./finding.js";
 import type { ProjectFiles } from "./project-files.js";
 
-const DEFAULT_TTL_MS = 86_400_000;
+/** What a block declares of its handler (block.json's `doctor.handler`). */
+export type HandlerNames = NonNullable<DoctorNames["handler"]>;
 
 /**
  * @example
- * checkHandler(project, declared); // logger (and metrics, where prom-client is declared) missing, a RedisCache ttl above ttlMs
+ * checkHandler(project, declared, idempotency.doctor.handler); // logger (and metrics, where prom-client is declared) missing, a cache ttl above ttlMs
  */
-export function checkHandler(project: ProjectFiles, declared: Set<string>): Finding[] {
-  // Metrics are an opt-in at `add`: a project without prom-client chose to run without them.
-  const expected = declared.has("prom-client") ? ["logger", "metrics"] : ["logger"];
+export function checkHandler(project: ProjectFiles, declared: Set<string>, names: HandlerNames): Finding[] {
+  // Metrics are an opt-in at `add`: a project without their package chose to run without them.
+  const metrics = names.metrics && declared.has(names.metrics.package) ? [names.metrics.option] : [];
+  const expected = [...names.expects, ...metrics];
   const findings: Finding[] = [];
-  const handlers = project.files.flatMap((file) => news(file, "IdempotencyHandler").map((expression) => ({ file, expression })));
+  const handlers = project.files.flatMap((file) => news(file, names.class).map((expression) => ({ file, expression })));
   for (const { file, expression } of handlers) {
-    const options = objectArg(expression, 2);
+    const options = objectArg(expression, names.options);
     if (options === "unknown") continue;
     const missing = expected.filter((key) => !options?.getProperty(key));
     if (missing.length) {
-      findings.push(finding("handler-observability", project.relative(file), expression.getStartLineNumber(), `new IdempotencyHandler(...) has no ${missing.join(" and no ")}`));
+      const line = expression.getStartLineNumber();
+      findings.push(finding("handler-observability", project.relative(file), line, `new ${names.class}(...) has no ${missing.join(" and no ")}`));
     }
   }
   const ttls = handlers.map(({ expression }) => {
-    const options = objectArg(expression, 2);
-    return options === "unknown" ? undefined : (numberOf(options, "ttlMs") ?? DEFAULT_TTL_MS);
+    const options = objectArg(expression, names.options);
+    return options === "unknown" ? undefined : (numberOf(options, "ttlMs") ?? names.defaultTtlMs);
   });
-  const recordTtl = ttls.every((ttl) => ttl !== undefined) && ttls.length ? Math.min(...(ttls as number[])) : DEFAULT_TTL_MS;
+  const recordTtl = ttls.every((ttl) => ttl !== undefined) && ttls.length ? Math.min(...(ttls as number[])) : names.defaultTtlMs;
+  const cache = names.cache;
+  if (!cache) return findings;
   for (const file of project.files) {
-    for (const expression of news(file, "RedisCache")) {
-      const options = objectArg(expression, 1);
+    for (const expression of news(file, cache.class)) {
+      const options = objectArg(expression, cache.options);
       if (options === "unknown" || !options) continue;
       const cacheTtl = numberOf(options, "ttlMs") ?? numberOf(options, "ttl") ?? secondsToMs(numberOf(options, "ttlSeconds"));
       if (cacheTtl !== undefined && cacheTtl > recordTtl) {
-        findings.push(finding("cache-ttl", project.relative(file), expression.getStartLineNumber(), `RedisCache keeps entries ${cacheTtl} ms, longer than the handler's ttlMs (${recordTtl} ms)`));
+        findings.push(finding("cache-ttl", project.relative(file), expression.getStartLineNumber(), `${cache.class} keeps entries ${cacheTtl} ms, longer than the handler's ttlMs (${recordTtl} ms)`));
       }
     }
   }

@@ -1,33 +1,37 @@
 // Routes protected by any adapter must say who the user is, which errors are permanent (where the adapter sees them), and require the key.
 import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression } from "ts-morph";
+import type { DoctorNames } from "../registry/block-schema.js";
 import { finding, type Finding } from "./finding.js";
 import type { ProjectFiles } from "./project-files.js";
 
-/** The adapters' entry points: wrapper, capture, Fastify plugin, and the koa/NestJS/fetch helpers. */
-const CALLS = new Set(["idempotent", "idempotency", "withIdempotency", "Idempotent"]);
-const PLUGINS = new Set(["idempotencyPlugin"]);
+/** What the added blocks declare as their route protections (block.json's `doctor.routes`). */
+export type RouteNames = NonNullable<DoctorNames["routes"]>;
 const SAFE_METHODS = new Set(["get", "head", "options"]);
 const ROUTE_METHODS = new Set(["post", "put", "patch", "delete", "all", "use", "register", "route", "on"]);
 
 /**
  * @example
- * checkRoutes(loadProjectFiles(root, "src/blocks")); // [{ rule: "route-user-id", file: "src/app.ts", line: 12, ... }]
+ * checkRoutes(loadProjectFiles(root, "src/blocks"), [idempotency.doctor.routes]); // [{ rule: "route-user-id", file: "src/app.ts", ... }]
  */
-export function checkRoutes(project: ProjectFiles): Finding[] {
+export function checkRoutes(project: ProjectFiles, declared: RouteNames[]): Finding[] {
+  const CALLS = new Set(declared.flatMap((names) => names.calls));
+  const PLUGINS = new Set(declared.flatMap((names) => names.plugins));
+  const responseOnly = declared.flatMap((names) => names.responseOnly);
   const findings: Finding[] = [];
+  if (CALLS.size === 0 && PLUGINS.size === 0) return findings;
   for (const file of project.files) {
     for (const call of file.getDescendantsOfKind(SyntaxKind.CallExpression)) {
       const name = calleeName(call);
       const plugin = call.getArguments().some((arg) => Node.isIdentifier(arg) && PLUGINS.has(arg.getText()));
       if (!(name && CALLS.has(name)) && !plugin) continue;
-      const options = optionsOf(call);
+      const options = optionsOf(call, PLUGINS);
       if (options === "unknown") continue;
       const where = { file: project.relative(file), line: call.getStartLineNumber() };
       const method = routeMethod(plugin ? call : call.getParentIfKind(SyntaxKind.CallExpression));
       const label = `${plugin ? "idempotencyPlugin" : `${name}()`}${method ? ` on ${method.toUpperCase()}` : ""}`;
       const has = (key: string) => options?.getProperty(key) !== undefined;
       if (!has("getUserId")) findings.push(finding("route-user-id", where.file, where.line, `${label} has no getUserId`));
-      if (!has("isPermanentError") && seesThrownErrors(call, name)) findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
+      if (!has("isPermanentError") && seesThrownErrors(call, name, responseOnly)) findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
       const isTrue = (key: string) => {
         const property = options?.getProperty(key);
         return property !== undefined && Node.isPropertyAssignment(property) && property.getInitializer()?.getText() === "true";
@@ -43,12 +47,13 @@ export function checkRoutes(project: ProjectFiles): Finding[] {
 }
 
 /**
- * Whether `isPermanentError` has an effect on this protection. Express's capture middleware
- * (`idempotency` from adapters/express) runs before the route and sees only the status the app's
- * error handler sends, never the error (the block's README says so): `classifyResponse` decides there.
+ * Whether `isPermanentError` has an effect on this protection. A capture middleware (the block
+ * declares it: idempotency's `idempotency` from adapters/express) runs before the route and sees only
+ * the status the app's error handler sends, never the error: `classifyResponse` decides there.
  */
-function seesThrownErrors(call: CallExpression, name: string | undefined): boolean {
-  return !(name === "idempotency" && /\/adapters\/express(\.js)?$/.test(importedFrom(call) ?? ""));
+function seesThrownErrors(call: CallExpression, name: string | undefined, responseOnly: RouteNames["responseOnly"]): boolean {
+  const from = (importedFrom(call) ?? "").replace(/\.[cm]?[jt]s$/, "");
+  return !responseOnly.some((only) => only.call === name && (from === only.module || from.endsWith(`/${only.module}`)));
 }
 
 /** The module the callee was imported from (`import { idempotency } from "..."` or a namespace import), if this file says. */
@@ -76,19 +81,19 @@ function routeMethod(parent: CallExpression | undefined): string | undefined {
  * The options object: the last object literal argument (or a const initialised with one).
  * "unknown" when it cannot be read statically (a spread, a parameter, a function call).
  */
-function optionsOf(call: CallExpression): ObjectLiteralExpression | undefined | "unknown" {
+function optionsOf(call: CallExpression, plugins: Set<string>): ObjectLiteralExpression | undefined | "unknown" {
   const args = call.getArguments();
   for (const arg of [...args].reverse()) {
-    const literal = Node.isObjectLiteralExpression(arg) ? arg : Node.isIdentifier(arg) ? initializer(arg) : undefined;
+    const literal = Node.isObjectLiteralExpression(arg) ? arg : Node.isIdentifier(arg) ? initializer(arg, plugins) : undefined;
     if (literal === "unknown") return "unknown";
     if (literal) return literal.getProperties().some((property) => Node.isSpreadAssignment(property)) ? "unknown" : literal;
   }
   return args.length > 1 ? "unknown" : undefined;
 }
 
-function initializer(identifier: Node): ObjectLiteralExpression | undefined | "unknown" {
+function initializer(identifier: Node, plugins: Set<string>): ObjectLiteralExpression | undefined | "unknown" {
   if (!Node.isIdentifier(identifier)) return undefined;
-  if (identifier.getText() === "handler" || PLUGINS.has(identifier.getText())) return undefined;
+  if (identifier.getText() === "handler" || plugins.has(identifier.getText())) return undefined;
   const declaration = identifier.getSymbol()?.getDeclarations()[0];
   if (declaration && Node.isVariableDeclaration(declaration)) {
     const value = declaration.getInitializer();

@@ -13,13 +13,15 @@
 //                                           or, instead of "schema", "sql": the same as data (see migrate/migration-sql.ts)
 //   files                                   optional; derived from the folder when absent (see derive-files.ts)
 //   features                                { name: RegistryFeature }: optional parts chosen at `add` (see RegistryFeature)
-//   anything else                            carried through unchanged
+//   setup, doctor                           the wiring `add` copies; the names `doctor` checks (block-schema.ts)
+// Nothing else: block-schema.ts checks every declaration when the registry loads, naming each problem.
 import { existsSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { migrationSqlProblem, type MigrationSql } from "../migrate/migration-sql.js";
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
+import { blockDeclarationSchema, declarationProblems, type DoctorNames } from "./block-schema.js";
 import { DECLARATION_FILE, deriveFiles } from "./derive-files.js";
 import type { RegistryConfig } from "./registries-config.js";
 import { isRegistryAddress, type ItemOrigin } from "./resolve-dependencies.js";
@@ -72,6 +74,8 @@ export type RegistryBlock = {
   requires?: Record<string, string>;
   /** `add` writes the wiring module the user owns (handler, clients, maintenance) for this block. */
   setup?: boolean;
+  /** The names `doctor` looks for in the project's code (the block's exports): see block-schema.ts. */
+  doctor?: DoctorNames;
   /** Loaded from a configured registry (`add @acme/x`): recorded in blocks.lock.json. */
   origin?: ItemOrigin;
 };
@@ -193,10 +197,13 @@ async function readRegistry(raw: unknown, root: string): Promise<Registry> {
 
 async function readDeclaration(registry: Registry, folder: string): Promise<RegistryBlock> {
   const file = path.join(registry.root, folder, DECLARATION_FILE);
-  const declaration = (await readJson(file)) as Partial<RegistryBlock> | null;
-  if (typeof declaration?.name !== "string" || typeof declaration.description !== "string") {
+  const raw = (await readJson(file)) as Partial<RegistryBlock> | null;
+  if (typeof raw?.name !== "string" || typeof raw.description !== "string") {
     throw invalid(`${file} needs a "name" and a "description".`);
   }
+  const problems = declarationProblems(raw);
+  if (problems.length) throw invalid(`${file} is not a valid block declaration: ${problems.join("; ")}.`);
+  const declaration = blockDeclarationSchema.parse(raw) as Partial<RegistryBlock> & { name: string; description: string };
   if (declaration.name !== folder) throw invalid(`${file} names the block "${declaration.name}"; it must match its folder "${folder}".`);
   const files = declaration.files ?? deriveFiles(registry.root, folder, Object.keys(registry.frameworks));
   return { ...declaration, name: declaration.name, description: declaration.description, files };

@@ -18,6 +18,7 @@ const BLOCK = "src/blocks/idempotency";
 const POSTGRES_FILES = [
   "maintenance.test.ts",
   "maintenance.ts",
+  "setup/locked-jobs.ts",
   "stores/clients/pg.test.ts",
   "stores/clients/pg.ts",
   "stores/clients/pglite.ts",
@@ -31,12 +32,12 @@ const POSTGRES_FILES = [
 const STORES = [
   {
     store: "redis",
-    files: ["stores/redis-store-scripts.ts", "stores/redis-store.ts"],
+    files: ["setup/recovery-jobs.test.ts", "setup/recovery-jobs.ts", "stores/redis-store-scripts.ts", "stores/redis-store.ts"],
     dependencies: ["ioredis@^5.11.1"],
   },
   {
     store: "dynamodb",
-    files: ["stores/dynamodb-items.ts", "stores/dynamodb-store.ts", "stores/dynamodb-table.ts"],
+    files: ["setup/recovery-jobs.test.ts", "setup/recovery-jobs.ts", "stores/dynamodb-items.ts", "stores/dynamodb-store.ts", "stores/dynamodb-table.ts"],
     dependencies: ["@aws-sdk/client-dynamodb@^3.1178.0", "@aws-sdk/lib-dynamodb@^3.1178.0"],
   },
 ];

@@ -60,8 +60,8 @@ const WIRINGS: Wiring[] = [
     ],
   },
   { name: "Prisma", packages: ["@prisma/client"], expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"] },
-  { name: "RedisStore", packages: [], store: "redis", expected: ["new RedisStore(db)", "runMaintenanceOnce: recover"] },
-  { name: "DynamoDbStore", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "runMaintenanceOnce: recover"] },
+  { name: "RedisStore", packages: [], store: "redis", expected: ["new RedisStore(db)", "recoveryJobs(handler, logger)"] },
+  { name: "DynamoDbStore", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"] },
 ];
 
 const MODULE_SYSTEMS = [

@@ -1,0 +1,104 @@
+// The schema of a block's declaration (`<block>/block.json`): checked when the registry loads and by the registry test.
+import { z } from "zod";
+
+const packages = z.record(z.string().min(1), z.string().min(1));
+const identifier = z.string().regex(/^[A-Za-z_$][\w$]*$/, "a JavaScript identifier");
+
+const feature = z.strictObject({
+  description: z.string().min(1),
+  choice: z.string().min(1).optional(),
+  flag: z.string().min(1).optional(),
+  off: z.string().min(1).optional(),
+  prompt: z.boolean().optional(),
+  default: z.boolean().optional(),
+  needs: z.string().min(1).optional(),
+  detect: z.array(z.string().min(1)).optional(),
+  dependencies: packages.optional(),
+  devDependencies: packages.optional(),
+  files: z.array(z.string().min(1)).optional(),
+  dynamoDbTable: z.string().min(1).optional(),
+});
+
+const migration = z.strictObject({
+  table: z.string().min(1),
+  schema: z.string().min(1).optional(),
+  sql: z.unknown().optional(),
+  title: z.string().optional(),
+  template: z.string().optional(),
+  nodePgMigrateTemplate: z.string().optional(),
+  feature: z.string().min(1).optional(),
+});
+
+/**
+ * The names `doctor` looks for in the project's code: the block's exports, declared by the block so
+ * the CLI holds none of them. Every part is optional: a block without it is not checked for that rule.
+ */
+const doctor = z.strictObject({
+  /** Calls (and Fastify-style plugins) that protect a route: each needs getUserId, requireKey, isPermanentError. */
+  routes: z
+    .strictObject({
+      calls: z.array(identifier).min(1),
+      plugins: z.array(identifier).default([]),
+      /** A call that only sees the response, never the thrown error: `isPermanentError` has no effect there. */
+      responseOnly: z.array(z.strictObject({ call: identifier, module: z.string().min(1) })).default([]),
+    })
+    .optional(),
+  /** The class whose options need a logger (and metrics where `metricsPackage` is declared), at argument `options`. */
+  handler: z
+    .strictObject({
+      class: identifier,
+      options: z.number().int().min(0),
+      expects: z.array(identifier).min(1),
+      metrics: z.strictObject({ option: identifier, package: z.string().min(1) }).optional(),
+      /** The record's default lifetime, which no cache entry may outlive. */
+      defaultTtlMs: z.number().int().positive(),
+      cache: z.strictObject({ class: identifier, options: z.number().int().min(0) }).optional(),
+    })
+    .optional(),
+  /** The call that starts the block's maintenance jobs, and the cron entry a script may run instead. */
+  maintenance: z.strictObject({ start: identifier, cronEntry: z.string().min(1) }).optional(),
+});
+
+export const blockDeclarationSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "lower-case letters, digits and dashes"),
+  description: z.string().min(1),
+  dependencies: packages.optional(),
+  devDependencies: packages.optional(),
+  registryDependencies: z.array(z.string().min(1)).optional(),
+  requires: packages.optional(),
+  files: z
+    .array(
+      z.strictObject({
+        path: z.string().min(1),
+        framework: z.string().optional(),
+        test: z.boolean().optional(),
+        target: z.string().optional(),
+      }),
+    )
+    .optional(),
+  templates: z
+    .array(z.strictObject({ template: z.string().min(1), target: z.string().min(1), framework: z.string().optional() }))
+    .optional(),
+  migration: migration.optional(),
+  features: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), feature).optional(),
+  setup: z.boolean().optional(),
+  doctor: doctor.optional(),
+});
+
+export type BlockDeclaration = z.infer<typeof blockDeclarationSchema>;
+export type DoctorNames = z.infer<typeof doctor>;
+
+/**
+ * Every problem with a declaration, one line each naming the field, or [] when it is valid.
+ *
+ * @example
+ * declarationProblems({ name: "x" }); // ['description: Invalid input: expected string, received undefined']
+ */
+export function declarationProblems(raw: unknown): string[] {
+  const result = blockDeclarationSchema.safeParse(raw);
+  return result.success ? [] : issueLines(result.error.issues);
+}
+
+function issueLines(issues: z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => `${issue.path.join(".") || "(the declaration)"}: ${issue.message}`);
+}
