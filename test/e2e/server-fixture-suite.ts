@@ -77,7 +77,8 @@ export function serverFixtureSuite(expected: ServerFixture): void {
         const diff = await blocks(dir, ["diff"]);
         expect(diff.exitCode, `after npm run ${script}:\n${diff.stdout}`).toBe(0);
       }
-    });
+      // A type-checked lint of five blocks takes a minute and a half on a loaded CI machine, prettier another.
+    }, 600_000);
 
     it(`tsc --noEmit passes (${expected.settings}), and the build emits the server without the tests`, async () => {
       const check = await inProject(dir, "tsc", ["--noEmit"]);
