@@ -2,6 +2,20 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// Still failing the type-checked rules (unsafe any from untyped driver and framework values, assertions strict
+// mode needs but loose mode calls unnecessary); none of them is vendored into the NestJS fixture. Each file leaves
+// this list once it passes.
+const NOT_YET_TYPE_CHECKED = [
+  "registry/error-handler/adapters/{express,fastify,fetch,hono,koa}.test.ts",
+  "registry/idempotency/adapters/{express,fastify,hono}.test.ts",
+  "registry/idempotency/adapters/{fastify,hono}.ts",
+  "registry/idempotency/stores/clients/{drizzle,knex,kysely,libsql,postgres-js,prisma,typeorm}.ts",
+  "registry/idempotency/stores/redis-store.ts",
+  "registry/idempotency/utils/prometheus-metrics.test.ts",
+  "registry/logger/middleware/{express,hono}.test.ts",
+  "registry/outbox/publishers/bullmq.test.ts",
+];
+
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "test/fixtures/", "bench/results/", "bench/.build/", "coverage/"] },
   js.configs.recommended,
@@ -11,5 +25,14 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
     },
+  },
+  // Vendored code lands in projects whose own lint is type-checked (`nest new` writes recommendedTypeChecked):
+  // it must pass there with no disable comment, so the registry is held to the same rules here.
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ["registry/**/*.ts"], ignores: NOT_YET_TYPE_CHECKED })),
+  {
+    files: ["registry/**/*.ts"],
+    ignores: NOT_YET_TYPE_CHECKED,
+    languageOptions: { parserOptions: { project: "./tsconfig.registry-lint.json", tsconfigRootDir: import.meta.dirname } },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
   },
 );

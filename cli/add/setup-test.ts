@@ -27,15 +27,15 @@ export function setupTest(choices: SetupTestChoices, setupImport: string): strin
     `  const idempotency = createIdempotency({ db${redisNull} });`,
     "  let runs = 0;",
     '  const scope = { operation: "payments:create", userId: "u_1", key: randomUUID(), payload: { amount: 100 } };',
-    "  const first = await idempotency.handler.execute(scope, async () => ({ id: ++runs }));",
-    "  const retry = await idempotency.handler.execute(scope, async () => ({ id: ++runs }));",
+    "  const first = await idempotency.handler.execute(scope, () => ({ id: ++runs }));",
+    "  const retry = await idempotency.handler.execute(scope, () => ({ id: ++runs }));",
     "  expect(retry).toEqual({ response: first.response, replayed: true });",
     ...(variant.transactions
       ? [
           "  // The record, the operation's writes (none here) and the result commit in one transaction.",
           "  const order = { ...scope, key: randomUUID() };",
-          "  const committed = await idempotency.handler.executeInTransaction(order, async () => ({ id: ++runs }));",
-          "  const replay = await idempotency.handler.executeInTransaction(order, async () => ({ id: ++runs }));",
+          "  const committed = await idempotency.handler.executeInTransaction(order, () => ({ id: ++runs }));",
+          "  const replay = await idempotency.handler.executeInTransaction(order, () => ({ id: ++runs }));",
           "  expect(replay).toEqual({ response: committed.response, replayed: true });",
           "  expect(runs).toBe(2);",
         ]

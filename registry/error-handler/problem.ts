@@ -2,7 +2,7 @@
 import { classifyError } from "./classify";
 import type { ProblemDefinition } from "./define-problem";
 import type { ProblemIssue } from "./issues";
-import type { Localize } from "./localize";
+import type { Localize, LocalizedText } from "./localize";
 import { consoleLogger, logProblem, type ProblemLogger } from "./log";
 import { DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";
 import { traceIdOf } from "./trace-id";
@@ -121,7 +121,7 @@ export function createProblemHandler(options: ErrorHandlerOptions = {}) {
 function localized(localize: Localize, body: ProblemBody, acceptLanguage: string | undefined, headers: Record<string, string>): Record<string, string> {
   // The answer depends on Accept-Language: caches must key on it.
   const varied = { ...headers, vary: "Accept-Language" };
-  let text;
+  let text: LocalizedText | undefined;
   try {
     text = localize(body, acceptLanguage);
   } catch {

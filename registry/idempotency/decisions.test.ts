@@ -28,7 +28,7 @@ function setup(options: IdempotencyHandlerOptions & { cache?: IdempotencyCache; 
   return { clock, store, handler, metrics, linesOf, logger };
 }
 
-const line = (level: string, msg: string, fields: Record<string, unknown>) => expect.objectContaining({ level, msg: `idempotency: ${msg}`, ...fields });
+const line = (level: string, msg: string, fields: Record<string, unknown>): unknown => expect.objectContaining({ level, msg: `idempotency: ${msg}`, ...fields });
 
 describe("every handler decision is logged with { key, userId, operation, status } and counted", () => {
   it("lock acquired, then executed and stored", async () => {
@@ -42,7 +42,7 @@ describe("every handler decision is logged with { key, userId, operation, status
 
   it("dedupe hit, from the store and then from the cache", async () => {
     const entries = new Map<string, CachedRecord>();
-    const cache: IdempotencyCache = { get: async ({ key }) => entries.get(key), set: async ({ key }, record) => void entries.set(key, record) };
+    const cache: IdempotencyCache = { get: ({ key }) => Promise.resolve(entries.get(key)), set: ({ key }, record) => Promise.resolve(void entries.set(key, record)) };
     const { handler, metrics, linesOf } = setup({ cache });
     await handler.execute(payment(), () => "ok");
     entries.clear();
@@ -208,14 +208,19 @@ describe("a failed operation's error in the logs", () => {
     const decision = logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry");
     expect(decision?.err).toEqual({ name: "AxiosError", message: "Request failed with status code 502", code: "ERR_BAD_RESPONSE" });
     const stack = logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry (stack)");
-    expect(stack).toMatchObject({ level: "debug", err: { name: "AxiosError", stack: expect.stringContaining("AxiosError") } });
+    expect(stack).toMatchObject({ level: "debug", err: { name: "AxiosError", stack: expect.stringContaining("AxiosError") as unknown } });
     expect(JSON.stringify(logger.lines)).not.toContain("secret-token");
     expect(JSON.stringify(logger.lines)).not.toContain('"type":"Buffer"');
   });
 
   it("is summarised whatever was thrown", async () => {
     const { handler, logger } = setup();
-    await outcome(handler.execute(payment(), () => Promise.reject("a string")));
+    const thrown: unknown = "a string";
+    await outcome(
+      handler.execute(payment(), () => {
+        throw thrown;
+      }),
+    );
     expect(logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry")?.err).toEqual({ name: "string", message: "a string" });
   });
 });

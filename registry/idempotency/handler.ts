@@ -12,7 +12,7 @@ import { Observer } from "./observer";
 import { isCachedRecord } from "./caches/cached-record";
 import { noopCache } from "./caches/noop-cache";
 import type { OperationContext } from "./operation-context";
-import { executeInTransaction, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
+import { executeInTransaction, type TransactionalCore, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
 import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore, StepResults } from "./types";
 import { deserializeResult, freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
@@ -178,7 +178,14 @@ export class IdempotencyHandler<Tx = unknown> {
     const scope = checkScope(context);
     const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
     const { bounded, observer, settings } = this;
-    const core = { store: bounded, observer, settings, readCache: this.readCache.bind(this), writeCache: this.writeCache.bind(this), answerDuplicate: this.answerDuplicate.bind(this) };
+    const core: TransactionalCore = {
+      store: bounded,
+      observer,
+      settings,
+      readCache: (scope) => this.readCache(scope),
+      writeCache: (scope, record, ttlMs) => this.writeCache(scope, record, ttlMs),
+      answerDuplicate: (scope, record, hash, source) => this.answerDuplicate(scope, record, hash, source),
+    };
     return executeInTransaction(core, scope, requestHash, operation, options);
   }
 

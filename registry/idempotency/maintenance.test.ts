@@ -11,17 +11,22 @@ function memoryLock(): LockClient & { held: Set<string> } {
   const held = new Set<string>();
   return {
     held,
-    async query(text, params = []) {
-      const name = String(params[0]);
-      if (text.includes("pg_try_advisory_lock")) {
-        const locked = !held.has(name);
-        held.add(name);
-        return { rows: [{ locked }] };
-      }
-      if (text.includes("pg_advisory_unlock")) return { rows: [{ pg_advisory_unlock: held.delete(name) }] };
-      throw new Error(`memoryLock: unexpected statement ${text}`);
+    query(text, params = []) {
+      // Like a driver: a statement it cannot run is a rejection.
+      return new Promise((resolve) => resolve(answer(text, params)));
     },
   };
+
+  function answer(text: string, params: unknown[]) {
+    const name = String(params[0]);
+    if (text.includes("pg_try_advisory_lock")) {
+      const locked = !held.has(name);
+      held.add(name);
+      return { rows: [{ locked }] };
+    }
+    if (text.includes("pg_advisory_unlock")) return { rows: [{ pg_advisory_unlock: held.delete(name) }] };
+    throw new Error(`memoryLock: unexpected statement ${text}`);
+  }
 }
 
 describe("maintenance job", () => {
@@ -58,7 +63,7 @@ describe("maintenance job", () => {
     lock.held.add("idempotency-maintenance:cleanup");
     expect(await runMaintenanceOnce("cleanup", handler, lock)).toEqual({ job: "cleanup", ran: false });
     const release = vi.fn();
-    const pool: LockClient = { query: async () => ({ rows: [] }), connect: async () => ({ ...lock, release }) };
+    const pool: LockClient = { query: () => Promise.resolve({ rows: [] }), connect: () => Promise.resolve({ ...lock, release }) };
     expect(await runMaintenanceOnce("cleanup", handler, pool)).toEqual({ job: "cleanup", ran: false });
     expect(cleanup).not.toHaveBeenCalled();
     expect(release).toHaveBeenCalledOnce();

@@ -63,6 +63,6 @@ describe("runWithLoggerContext", () => {
 
   it("returns what fn returns and exposes the context to getLoggerContext", async () => {
     expect(runWithLoggerContext("sync", () => getLoggerContext())).toEqual({ requestId: "sync" });
-    await expect(runWithLoggerContext("async", async () => getLoggerContext()?.requestId)).resolves.toBe("async");
+    await expect(runWithLoggerContext("async", () => Promise.resolve(getLoggerContext()?.requestId))).resolves.toBe("async");
   });
 });

@@ -12,7 +12,7 @@ let db: PGlite;
 let table: string;
 let tables = 0;
 
-beforeAll(async () => {
+beforeAll(() => {
   db = new PGlite();
 });
 afterAll(() => db.close());
@@ -39,7 +39,7 @@ describe("addToOutbox", () => {
         throw new Error("card declined");
       })
       .catch(() => {});
-    const relay = startOutboxRelay({ db, table, publish: async (message) => void published.push(message), pollMs: 5 });
+    const relay = startOutboxRelay({ db, table, publish: (message) => Promise.resolve(void published.push(message)), pollMs: 5 });
     await until(() => published.length === 1);
     await relay.stop();
     expect(published).toMatchObject([{ id: committed, topic: "order.created", key: "ord_1", payload: { amount: 1200 }, attempt: 1 }]);
@@ -48,7 +48,7 @@ describe("addToOutbox", () => {
   it("keeps a delayed message back until its delay has passed", async () => {
     await addToOutbox(db, { topic: "reminder", payload: {}, delayMs: 60_000 }, { table });
     const published: OutboxMessage[] = [];
-    const relay = startOutboxRelay({ db, table, publish: async (message) => void published.push(message), pollMs: 5 });
+    const relay = startOutboxRelay({ db, table, publish: (message) => Promise.resolve(void published.push(message)), pollMs: 5 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await relay.stop();
     expect(published).toEqual([]);
@@ -58,9 +58,9 @@ describe("addToOutbox", () => {
     const refused = (message: unknown) => addToOutbox(db, message as never, { table }).catch((error: unknown) => error);
     const noTopic = await refused({ payload: {} });
     expect(isOutboxError(noTopic) && noTopic.message).toMatch(/"topic" must be a non-empty string/);
-    expect(await refused({ topic: "t" })).toMatchObject({ code: "OUTBOX_INVALID_MESSAGE", message: expect.stringMatching(/"payload" must be a JSON value/) });
-    expect(await refused({ topic: "t", payload: 1, headers: { tenant: 7 } })).toMatchObject({ message: expect.stringMatching(/header "tenant" must be a string/) });
-    expect(await refused({ topic: "t", payload: 1, delayMs: -1 })).toMatchObject({ message: expect.stringMatching(/"delayMs" must be a finite number >= 0/) });
+    expect(await refused({ topic: "t" })).toMatchObject({ code: "OUTBOX_INVALID_MESSAGE", message: expect.stringMatching(/"payload" must be a JSON value/) as unknown });
+    expect(await refused({ topic: "t", payload: 1, headers: { tenant: 7 } })).toMatchObject({ message: expect.stringMatching(/header "tenant" must be a string/) as unknown });
+    expect(await refused({ topic: "t", payload: 1, delayMs: -1 })).toMatchObject({ message: expect.stringMatching(/"delayMs" must be a finite number >= 0/) as unknown });
   });
 });
 
@@ -75,9 +75,9 @@ describe("startOutboxRelay", () => {
       pollMs: 5,
       maxAttempts: 3,
       retryBaseMs: 20,
-      publish: async (message) => {
+      publish: (message) => {
         attempts.push(message.attempt);
-        throw new Error("broker unreachable");
+        return Promise.reject(new Error("broker unreachable"));
       },
       onDead: (message, error) => void dead.push([message, error]),
     });
@@ -96,7 +96,7 @@ describe("startOutboxRelay", () => {
     await db.query(`UPDATE ${table} SET attempts = 3`);
     const publishes: string[] = [];
     const dead: string[] = [];
-    const relay = startOutboxRelay({ db, table, pollMs: 5, maxAttempts: 3, publish: async (message) => void publishes.push(message.id), onDead: (message) => void dead.push(message.id) });
+    const relay = startOutboxRelay({ db, table, pollMs: 5, maxAttempts: 3, publish: (message) => Promise.resolve(void publishes.push(message.id)), onDead: (message) => void dead.push(message.id) });
     await until(() => dead.length === 1);
     await relay.stop();
     expect([publishes, dead]).toEqual([[], [id]]);
@@ -122,7 +122,7 @@ describe("startOutboxRelay", () => {
   });
 
   it("refuses a lease shorter than the publish timeout", () => {
-    expect(() => startOutboxRelay({ db, table, publish: async () => {}, leaseMs: 1000, publishTimeoutMs: 5000 })).toThrow(/"publishTimeoutMs" \(5000\) must be less than "leaseMs" \(1000\)/);
+    expect(() => startOutboxRelay({ db, table, publish: () => Promise.resolve(), leaseMs: 1000, publishTimeoutMs: 5000 })).toThrow(/"publishTimeoutMs" \(5000\) must be less than "leaseMs" \(1000\)/);
   });
 });
 
@@ -143,7 +143,7 @@ describe("startOutboxRelay with a signal", () => {
     const id = await addToOutbox(db, { topic: "order.created", payload: {} }, { table });
     const controller = new AbortController();
     const published: string[] = [];
-    startOutboxRelay({ db, table, pollMs: 5, signal: controller.signal, publish: async (message) => void published.push(message.id) });
+    startOutboxRelay({ db, table, pollMs: 5, signal: controller.signal, publish: (message) => Promise.resolve(void published.push(message.id)) });
     await until(() => published.length === 1);
     controller.abort();
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -40,16 +40,16 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     if (messages.length === 0) return 0;
     // Claimed more often than allowed without an outcome: each relay holding it died (or lost the database)
     // while publishing. Publishing it again may kill this relay too, so it goes dead unpublished.
-    const failed = messages
+    const failed: Array<{ message: OutboxMessage; error: unknown }> = messages
       .filter((message) => message.attempt > config.maxAttempts)
       .map((message) => ({ message, error: new Error(`claimed ${message.attempt - 1} times without an outcome: each relay stopped while publishing it`) }));
     const toPublish = messages.filter((message) => message.attempt <= config.maxAttempts);
     const outcomes = await Promise.allSettled(toPublish.map((message) => publishWithin(message)));
     const published: OutboxMessage[] = [];
-    outcomes.forEach((outcome, i) => {
-      const message = toPublish[i] as OutboxMessage;
-      if (outcome.status === "fulfilled") published.push(message);
-      else failed.push({ message, error: outcome.reason });
+    toPublish.forEach((message, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.status === "rejected") failed.push({ message, error: outcome.reason as unknown });
+      else published.push(message);
     });
     if (published.length > 0) {
       await db.query(sql.markPublished, [published.map((message) => message.id)]);

@@ -76,7 +76,7 @@ export class RateLimiter {
     try {
       decision = decisionOf(policy, rate, await withTimeout(call, this.options.timeoutMs, "rate-limit store", release), cost);
     } catch (err) {
-      decision = await this.storeFailed(policy, rate, stored, logged, cost, err);
+      decision = this.storeFailed(policy, rate, stored, logged, cost, err);
       return decision.allowed || !decision.counted ? decision : this.refused(decision, stored, logged, cost);
     }
     this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
@@ -153,7 +153,7 @@ export class RateLimiter {
     return banned ? decision : this.countRefusal(decision, `${policy.name}:${key}`, key, cost);
   }
 
-  private async storeFailed(policy: RateLimitPolicy, rate: GcraRate, stored: string, logged: string, cost: number, err: unknown): Promise<RateLimitDecision> {
+  private storeFailed(policy: RateLimitPolicy, rate: GcraRate, stored: string, logged: string, cost: number, err: unknown): RateLimitDecision {
     const reason = err instanceof TimeoutError ? "timeout" : "error";
     this.observer.count("storeErrors", { policy: policy.name, reason });
     // Name, message and code only: driver errors can carry connection strings and request details.

@@ -10,14 +10,14 @@ const app = Fastify();
 // Registered before the routes, so the handlers cover them.
 beforeAll(async () => {
   await app.register(problemDetailsPlugin, { logger, problems: [CardDeclined] });
-  app.post("/payments", async () => {
+  app.post("/payments", () => {
     throw Object.assign(new Error("The first request with this key is still running."), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 1 });
   });
-  app.post("/orders", { schema: { body: { type: "object", required: ["amount"], properties: { amount: { type: "number" } } } } }, async () => "created");
-  app.post("/cards", async () => {
+  app.post("/orders", { schema: { body: { type: "object", required: ["amount"], properties: { amount: { type: "number" } } } } }, () => "created");
+  app.post("/cards", () => {
     throw CardDeclined.create("The issuer declined the card.");
   });
-  app.get("/report", async () => {
+  app.get("/report", () => {
     throw new Error("password authentication failed for postgres://app:hunter2@db/prod");
   });
 });

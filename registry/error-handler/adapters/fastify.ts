@@ -30,16 +30,16 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
       return send(reply, toProblem, ROUTE_NOT_FOUND, request);
     });
     if (formatAnsweredErrors) {
-      app.addHook("onSend", async function formatAnsweredError(request, reply, payload) {
+      app.addHook("onSend", function formatAnsweredError(request, reply, payload, next) {
         const body = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("utf8") : undefined;
         const contentType = reply.getHeader("content-type");
         const retryAfter = reply.getHeader("retry-after");
         const answered =
           body === undefined ? undefined : answeredError(toProblem, reply.statusCode, String(contentType ?? ""), body, retryAfter === undefined ? undefined : String(retryAfter));
-        if (!answered) return payload;
+        if (!answered) return next(null, payload);
         const problem = toProblem(answered, requestOf(request, reply));
         reply.code(problem.status).headers(withVary(problem.headers, reply.getHeader("vary")));
-        return Buffer.from(JSON.stringify(problem.body));
+        next(null, Buffer.from(JSON.stringify(problem.body)));
       });
     }
     done();

@@ -55,7 +55,7 @@ describe("withProblems", () => {
   const problems = withProblems({ logger });
 
   it("rewrites another block's `{ error: { code } }` answer as a problem, keeping its Retry-After", async () => {
-    const route = problems(async () =>
+    const route = problems(() =>
       Response.json({ error: { code: "REQUEST_IN_PROGRESS", message: "Still running." } }, { status: 409, headers: { "retry-after": "1" } }));
     const res = await route(new Request("https://api.example.com/payments", { method: "POST" }));
     expect(res.status).toBe(409);
@@ -65,13 +65,13 @@ describe("withProblems", () => {
   });
 
   it("answers what the handler throws, and leaves its successful responses alone", async () => {
-    const failing = problems(async () => {
+    const failing = problems(() => {
       throw new Error("postgres://app:hunter2@db/prod is down");
     });
     const res = await failing(new Request("https://api.example.com/payments", { method: "POST" }));
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain("hunter2");
-    const ok = await problems(async () => Response.json({ id: "pay_1" }, { status: 201 }))(new Request("https://api.example.com/payments"));
+    const ok = await problems(() => Response.json({ id: "pay_1" }, { status: 201 }))(new Request("https://api.example.com/payments"));
     expect(await ok.json()).toEqual({ id: "pay_1" });
   });
 });

@@ -29,7 +29,7 @@ export type ExpressIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Request
 const expressDefaults: FrameworkDefaults<Request> = {
   userIdOf: (req) => (req as { user?: { id?: unknown } }).user?.id,
   operationOf,
-  bodyOf: (req) => req.body,
+  bodyOf: (req): unknown => req.body,
 };
 
 /**
@@ -44,7 +44,7 @@ function operationOf(req: Request): string {
       "idempotency: the Express adapter ran outside a route (mounted with app.use), where the route's path template is unknown. Put it on the route (`app.post(path, idempotency(...), handler)`) or pass `getOperation`.",
     );
   }
-  const path = String(req.route.path);
+  const path = (req.route as { path: string }).path;
   if (req.baseUrl === "") return `${req.method} ${path}`;
   warnOnce(`idempotency: the route ${path} is mounted on a router whose path Express does not expose as a template; its operation is "${req.method} <router>${path}". Pass \`getOperation\` to name it.`);
   return `${req.method} <router>${path}`;

@@ -78,7 +78,7 @@ const WRAPPED = Symbol("idempotency.wrapped");
  * });
  */
 export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = Object.assign(
-  async function idempotencyPlugin(app: FastifyInstance, { handler, ...defaults }: IdempotencyPluginOptions) {
+  function idempotencyPlugin(app: FastifyInstance, { handler, ...defaults }: IdempotencyPluginOptions) {
     // Declared up front so every request object has the same shape (Fastify's advice for speed).
     if (!app.hasRequestDecorator("idempotency")) app.decorateRequest("idempotency", undefined);
     const running = new WeakMap<FastifyRequest, Running>();
@@ -92,17 +92,21 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
       route.config = { ...route.config, [WRAPPED]: true } as NonNullable<typeof route.config>;
     });
 
-    app.addHook("preHandler", async function idempotencyGuard(request) {
+    app.addHook("preHandler", function idempotencyGuard(request, _reply, done) {
       const config = request.routeOptions.config as { idempotency?: unknown; [WRAPPED]?: boolean };
       if (config.idempotency && !config[WRAPPED]) {
-        throw new IdempotencySetupError(
-          `idempotency: the route ${request.routeOptions.url} has \`config.idempotency\` but was declared before idempotencyPlugin loaded, so it is not protected. \`await app.register(idempotencyPlugin, ...)\` before declaring it.`,
+        return done(
+          new IdempotencySetupError(
+            `idempotency: the route ${request.routeOptions.url} has \`config.idempotency\` but was declared before idempotencyPlugin loaded, so it is not protected. \`await app.register(idempotencyPlugin, ...)\` before declaring it.`,
+          ),
         );
       }
+      done();
     });
 
-    app.addHook("onError", async function idempotencyOnError(request, _reply, error) {
+    app.addHook("onError", function idempotencyOnError(request, _reply, error, done) {
       running.get(request)?.threw(error);
+      done();
     });
 
     app.addHook("onSend", async function idempotencyOnSend(request, reply, payload) {
@@ -117,10 +121,12 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
     });
 
     // A hijacked reply skips onSend: free the key rather than hold it forever.
-    app.addHook("onResponse", async function idempotencyOnResponse(request) {
+    app.addHook("onResponse", function idempotencyOnResponse(request, _reply, done) {
       running.get(request)?.capture(undefined);
       running.delete(request);
+      done();
     });
+    return Promise.resolve();
   },
   { [Symbol.for("skip-override")]: true, [Symbol.for("fastify.display-name")]: "idempotency" },
 );

@@ -69,7 +69,9 @@ export function withReadBody(request: Request, body: ReadBody): Request {
       if (Object.hasOwn(overrides, name)) return overrides[name];
       // The request's own getters and methods run on the request itself (a native one checks its `this`).
       const value: unknown = Reflect.get(target, name, target);
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== "function") return value;
+      const method = value as (this: Request, ...args: unknown[]) => unknown;
+      return (...args: unknown[]) => Reflect.apply(method, target, args);
     },
   });
 }

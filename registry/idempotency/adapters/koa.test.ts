@@ -124,7 +124,7 @@ describe("idempotent() for routes that return { status, body }", () => {
     router.post("/payments", idempotent(new IdempotencyHandler(new MemoryStore()), {
       getUserId: (ctx) => (ctx.state.user as User).id,
       isPermanentError: (err) => err instanceof CardDeclined,
-      run: async (ctx) => {
+      run: (ctx) => {
         attempts++;
         const { amount } = (ctx.request as { body?: unknown }).body as { amount: number };
         if (amount > 500) throw new CardDeclined("card declined");

@@ -113,7 +113,7 @@ describe("POST /payments with @Idempotent", () => {
     await app.pay(key, { amount: 100 });
     const reused = await app.pay(key, { amount: 999 });
     expect(reused.status).toBe(409);
-    expect(await reused.json()).toEqual({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST", message: expect.any(String) } });
+    expect(await reused.json()).toEqual({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST", message: expect.any(String) as unknown } });
     expect(app.payments.charges).toEqual([100]);
   });
 

@@ -39,7 +39,7 @@ export type NestHttpRequest = {
   /** The decision for this request, set on every request a protected route sees. */
   idempotency?: IdempotencyContext;
   /** Express: the matched route, below `baseUrl`. */
-  route?: { path?: unknown };
+  route?: { path?: string };
   baseUrl?: string;
   originalUrl?: string;
   /** Fastify: the matched route's options. */

@@ -2,8 +2,6 @@
 import type { IdempotencyCache } from "../types";
 
 export const noopCache: IdempotencyCache = {
-  async get() {
-    return undefined;
-  },
-  async set() {},
+  get: () => Promise.resolve(undefined),
+  set: () => Promise.resolve(),
 };

@@ -24,7 +24,9 @@ type Callback = (err?: Error | null) => void;
  * capture.release();
  */
 export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
-  const { write, end } = res;
+  // Put back exactly as found: the prototype's methods, or another middleware's own wrappers (compression).
+  const write = Object.getOwnPropertyDescriptor(res, "write");
+  const end = Object.getOwnPropertyDescriptor(res, "end");
   const chunks: Buffer[] = [];
   let body: Buffer | undefined;
   let onEnd: Callback | undefined;
@@ -33,8 +35,8 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
   const response = new Promise<HttpResponse>((ok, fail) => ((resolve = ok), (reject = fail)));
 
   const restore = () => {
-    res.write = write;
-    res.end = end;
+    putBack(res, "write", write);
+    putBack(res, "end", end);
     res.off("pipe", passThrough);
   };
   function passThrough() {
@@ -79,4 +81,9 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
   if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   throw new TypeError("idempotency: a response chunk must be a string or bytes.");
+}
+
+function putBack(res: ServerResponse, name: "write" | "end", own: PropertyDescriptor | undefined): void {
+  if (own) Object.defineProperty(res, name, own);
+  else delete (res as Partial<Pick<ServerResponse, "write" | "end">>)[name];
 }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import type { FrameworkDefaults } from "./route-options";
 import { ANONYMOUS_USER_ID } from "./user-id";
 
@@ -9,7 +9,7 @@ const framework: FrameworkDefaults<Req> = { userIdOf: (req) => req.user?.id, ope
 const load = async () => (await import("./route-options")).resolveRouteOptions;
 
 describe("resolveRouteOptions", () => {
-  let emitWarning: ReturnType<typeof vi.spyOn>;
+  let emitWarning: MockInstance<typeof process.emitWarning>;
   beforeEach(() => {
     vi.resetModules();
     emitWarning = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
@@ -44,7 +44,7 @@ describe("resolveRouteOptions", () => {
   // Regression: hono/jwt and @fastify/jwt set a user the default lookup misses.
   it("refuses a request with credentials but no readable user as a setup error, warned once, never anonymous", async () => {
     const route = (await load())({ allowAnonymous: true }, framework);
-    await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP", message: expect.stringContaining("getUserId") });
+    await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP", message: expect.stringContaining("getUserId") as unknown });
     await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP" });
     expect(emitWarning).toHaveBeenCalledTimes(1);
   });

@@ -4,7 +4,7 @@ import { replayableHeaders, replayResponse, toStoredResponse } from "./stored-re
 const roundTrip = (body: Buffer) => {
   const stored = toStoredResponse({ status: 200, headers: {}, body }, replayableHeaders());
   // The handler keeps the stored response as JSON text: go through it as the store does.
-  return { stored, replayed: replayResponse(JSON.parse(JSON.stringify(stored)), replayableHeaders()).body };
+  return { stored, replayed: replayResponse(JSON.parse(JSON.stringify(stored)) as typeof stored, replayableHeaders()).body };
 };
 
 describe("stored responses", () => {

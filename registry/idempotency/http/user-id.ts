@@ -46,19 +46,23 @@ function checked(id: string): string {
  * signed-in users replay each other's responses. That is refused as a setup error.
  */
 export function frameworkUserId<Req>(userOf: (req: Req) => unknown, allowAnonymous: boolean): UserLookup<Req> {
-  return async function frameworkUserIdOf(req, hasCredentials) {
-    const id = userOf(req);
-    if ((typeof id === "string" && id !== "") || typeof id === "number") return checked(String(id));
-    if (hasCredentials) {
-      throw new IdempotencySetupError(
-        "idempotency: a request carried an Authorization header but the route found no user id (it reads the framework's user: `req.user.id`, `request.user.id`, `c.get(\"user\").id`). Pass `getUserId` returning the authenticated user's id, e.g. `(c) => c.get(\"jwtPayload\").sub`.",
-      );
-    }
-    if (!allowAnonymous) {
-      warnOnce(
-        "idempotency: a request had no authenticated user and its route has no `getUserId`, so its key is scoped to the shared anonymous user. Pass `getUserId` (or `allowAnonymous: true`).",
-      );
-    }
-    return ANONYMOUS_USER_ID;
+  return function frameworkUserIdOf(req, hasCredentials) {
+    // A promise like the route's own lookup: a setup error arrives as its rejection.
+    return new Promise((resolve) => resolve(userIdFrom(userOf(req), hasCredentials, allowAnonymous)));
   };
+}
+
+function userIdFrom(id: unknown, hasCredentials: boolean, allowAnonymous: boolean): string {
+  if ((typeof id === "string" && id !== "") || typeof id === "number") return checked(String(id));
+  if (hasCredentials) {
+    throw new IdempotencySetupError(
+      "idempotency: a request carried an Authorization header but the route found no user id (it reads the framework's user: `req.user.id`, `request.user.id`, `c.get(\"user\").id`). Pass `getUserId` returning the authenticated user's id, e.g. `(c) => c.get(\"jwtPayload\").sub`.",
+    );
+  }
+  if (!allowAnonymous) {
+    warnOnce(
+      "idempotency: a request had no authenticated user and its route has no `getUserId`, so its key is scoped to the shared anonymous user. Pass `getUserId` (or `allowAnonymous: true`).",
+    );
+  }
+  return ANONYMOUS_USER_ID;
 }

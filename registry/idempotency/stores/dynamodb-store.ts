@@ -222,8 +222,8 @@ export class DynamoDbStore implements IdempotencyStore {
   }
 
   /** Nothing to do: DynamoDB's TTL deletes expired items, and every read here already ignores them. */
-  async cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
-    return 0;
+  cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
+    return Promise.resolve(0);
   }
 
   private async recoverOne(item: Pick<Item, "pk" | "token">, cutoff: number, maxRetries: number, ttlMs: number): Promise<RecoveredRecord | undefined> {

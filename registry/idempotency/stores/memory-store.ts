@@ -68,7 +68,12 @@ export class MemoryStore implements IdempotencyStore {
     }
   }
 
-  async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
+  create(input: CreateInput): Promise<CreateResult> {
+    // A full store throws: as a rejection, like any other store's refusal.
+    return new Promise((resolve) => resolve(this.insert(input)));
+  }
+
+  private insert({ scope, requestHash, ttlMs, token }: CreateInput): CreateResult {
     const recordId = id(scope);
     const existing = this.records.get(recordId);
     if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: { ...existing } };
@@ -99,12 +104,12 @@ export class MemoryStore implements IdempotencyStore {
     return { status: "CREATED", steps: this.stepsOf(recordId, requestHash) };
   }
 
-  async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+  get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const record = this.live(scope);
-    return record && { ...record, steps: this.stepsOf(id(scope), record.requestHash) };
+    return Promise.resolve(record && { ...record, steps: this.stepsOf(id(scope), record.requestHash) });
   }
 
-  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+  markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
     return this.settle(scope, token, (record) => {
       const key = id(scope);
       const current = this.counters.get(key);
@@ -123,19 +128,19 @@ export class MemoryStore implements IdempotencyStore {
     return { ...counter.steps };
   }
 
-  async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
+  markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
     return this.settle(scope, token, (record) => this.complete(record, "SUCCESS", response, ttlMs));
   }
 
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+  markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
     return this.settle(scope, token, (record) => this.complete(record, "FAILED", response, ttlMs));
   }
 
-  async release(scope: IdempotencyScope, token: string): Promise<boolean> {
+  release(scope: IdempotencyScope, token: string): Promise<boolean> {
     return this.settle(scope, token, (record) => this.drop(id(scope), record));
   }
 
-  async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
+  heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
     return this.settle(scope, token, (record) => {
       const now = this.now();
       record.updatedAt = new Date(now);
@@ -143,24 +148,25 @@ export class MemoryStore implements IdempotencyStore {
     });
   }
 
-  async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    return this.bump(scope, ttlMs);
+  incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
+    return Promise.resolve(this.bump(scope, ttlMs));
   }
 
   /** Synchronous, like every step of recovery, so two concurrent runs can never pick the same record. */
-  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+  recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
     const cutoff = this.now() - olderThanMs;
     const stuck = [...this.records.values()]
       .filter((record) => record.status === "PROCESSING" && record.updatedAt.getTime() < cutoff && this.isLive(record))
       .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
       .slice(0, limit);
-    return stuck.map((record) => {
+    const recovered = stuck.map((record) => {
       const retryCount = this.bump(record, ttlMs);
       const poisoned = retryCount >= maxRetries;
       if (poisoned) this.complete(record, "FAILED", record.response, ttlMs);
       else this.drop(id(record), record);
       return { operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned };
     });
+    return Promise.resolve(recovered);
   }
 
   private bump(scope: IdempotencyScope, ttlMs: number): number {
@@ -185,8 +191,7 @@ export class MemoryStore implements IdempotencyStore {
     this.countersByUser.remove(userId, key);
   }
 
-
-  async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
+  cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
     let deleted = 0;
     for (const [key, record] of this.records) {
       if (deleted >= limit) break;
@@ -203,14 +208,14 @@ export class MemoryStore implements IdempotencyStore {
         countersDeleted++;
       }
     }
-    return deleted;
+    return Promise.resolve(deleted);
   }
 
-  private settle(scope: IdempotencyScope, token: string, change: (record: IdempotencyRecord) => unknown): boolean {
+  private settle(scope: IdempotencyScope, token: string, change: (record: IdempotencyRecord) => unknown): Promise<boolean> {
     const record = this.live(scope);
-    if (!record || record.status !== "PROCESSING" || record.token !== token) return false;
+    if (!record || record.status !== "PROCESSING" || record.token !== token) return Promise.resolve(false);
     change(record);
-    return true;
+    return Promise.resolve(true);
   }
 
   private live(scope: IdempotencyScope): IdempotencyRecord | undefined {

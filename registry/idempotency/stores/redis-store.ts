@@ -165,8 +165,8 @@ export class RedisStore implements IdempotencyStore {
   }
 
   /** Nothing to do: Redis deletes each record and counter itself when its TTL ends, and never returns an expired one. */
-  async cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
-    return 0;
+  cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
+    return Promise.resolve(0);
   }
 
   /** The keys of one scope; the `{table:bucket}` hash tag puts all four in one slot. */

@@ -14,12 +14,8 @@ function mapCache(): IdempotencyCache & { clear(): void } {
   const entries = new Map<string, CachedRecord>();
   const id = (scope: { operation: string; userId: string; key: string }) => JSON.stringify([scope.operation, scope.userId, scope.key]);
   return {
-    async get(scope) {
-      return entries.get(id(scope));
-    },
-    async set(scope, record) {
-      entries.set(id(scope), record);
-    },
+    get: (scope) => Promise.resolve(entries.get(id(scope))),
+    set: (scope, record) => Promise.resolve(void entries.set(id(scope), record)),
     clear: () => entries.clear(),
   };
 }
@@ -56,8 +52,8 @@ describe("createPrometheusMetrics", () => {
     const cache = mapCache();
     const handler = new IdempotencyHandler(new MemoryStore(), cache, { maxRetries: 2, metrics: createPrometheusMetrics(registry) });
     const payment = (key: string, amount = 100) => ({ operation: "payments:create", userId: "u_1", key, payload: { amount, currency: "EUR" } });
-    const charge = async () => ({ id: "ch_1" });
-    const timeOut = async () => {
+    const charge = () => ({ id: "ch_1" });
+    const timeOut = () => {
       throw new GatewayTimeout("provider timed out");
     };
 

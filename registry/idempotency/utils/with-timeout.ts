@@ -11,34 +11,37 @@ export class TimeoutError extends Error {
  */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, onFailure?: () => void): Promise<T> {
   if (!(ms > 0) || ms === Infinity) {
-    return onFailure ? promise.catch((err: unknown) => (onFailure(), Promise.reject(err))) : promise;
+    if (!onFailure) return promise;
+    return promise.catch((err: unknown) => {
+      onFailure();
+      throw err;
+    });
   }
   // One promise and at most one timer: this runs on every store and cache call, so no race() or finally().
   return new Promise<T>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
-    const fail = (err: unknown) => {
-      onFailure?.();
-      reject(err);
-    };
     promise.then(
       (value) => {
         settled = true;
         if (timer !== undefined) clearTimeout(timer);
         resolve(value);
       },
-      (err: unknown) => {
+      () => {
         if (settled) return;
         settled = true;
         if (timer !== undefined) clearTimeout(timer);
-        fail(err);
+        onFailure?.();
+        // Adopting the rejected promise passes on the store's own reason, whatever it is, untouched.
+        resolve(promise);
       },
     );
     queueMicrotask(() => {
       if (settled) return;
       timer = setTimeout(() => {
         settled = true;
-        fail(new TimeoutError(`${what} did not answer within ${ms} ms`));
+        onFailure?.();
+        reject(new TimeoutError(`${what} did not answer within ${ms} ms`));
       }, ms);
       timer.unref?.();
     });

@@ -7,8 +7,9 @@ import { requestIdPlugin } from "./fastify";
 const { logger, lines } = captureLogs();
 const app = Fastify();
 await app.register(requestIdPlugin);
-app.addHook("preHandler", async (request) => {
+app.addHook("preHandler", (request, _reply, done) => {
   logger.info({ n: (request.body as { n: number }).n }, "in a hook");
+  done();
 });
 app.post<{ Body: { n: number } }>("/orders", async (request, reply) => {
   logger.info({ n: request.body.n }, "after body parsing");

@@ -19,9 +19,7 @@ it("exposes published, failed and dead by topic, and the backlog gauges, in the 
     maxAttempts: 1,
     metricsIntervalMs: 5,
     metrics: createPrometheusMetrics(registry),
-    publish: async (message) => {
-      if (message.topic === "refund.created") throw new Error("no route");
-    },
+    publish: (message) => (message.topic === "refund.created" ? Promise.reject(new Error("no route")) : Promise.resolve()),
     onDead: () => void (dead = true),
   });
   while (!dead) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -12,7 +12,7 @@ function routeOf(req: Request): string {
   if (base === undefined) {
     throw new Error(`rate-limiter: cannot find the route template of the router mounted at "${req.baseUrl}"; pass getRoute (e.g. () => "POST /accounts/:id/payments").`);
   }
-  return req.route ? `${req.method} ${base}${String(req.route.path)}` : `* ${base || "/"}`;
+  return req.route ? `${req.method} ${base}${(req.route as { path: string }).path}` : `* ${base || "/"}`;
 }
 
 const expressDefaults: FrameworkDefaults<Request> = {

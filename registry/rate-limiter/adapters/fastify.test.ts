@@ -8,8 +8,9 @@ import { rateLimit } from "./fastify";
 function buildApp() {
   const store = new MemoryRateLimitStore();
   const app = Fastify();
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", (request, _reply, done) => {
     (request as { user?: { id: string } }).user = { id: String(request.headers["x-user"] ?? "anonymous") };
+    done();
   });
   app.post("/payments", { onRequest: rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 })) }, async (_request, reply) => {
     return reply.code(201).send({ id: "pay_1" });

@@ -7,7 +7,7 @@ import { withRateLimit } from "./fetch";
 const POST = withRateLimit(
   new RateLimiter(new MemoryRateLimitStore(), { name: "payments", limit: 1, windowMs: 60_000 }),
   { getUserId: (request) => request.headers.get("x-user") ?? undefined, getRoute: () => "POST /api/payments/[id]" },
-  async () => Response.json({ id: "pay_1" }, { status: 201 }),
+  () => Response.json({ id: "pay_1" }, { status: 201 }),
 );
 const request = (user: string, id = "p_1") => new Request(`http://localhost/api/payments/${id}`, { method: "POST", headers: { "x-user": user } });
 
@@ -28,5 +28,5 @@ it("adds the RateLimit headers to the handler's response, then answers 429 RATE_
 it("asks for the route template: the concrete path would give every id its own quota", () => {
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { limit: 1, windowMs: 60_000 });
   const options = { getUserId: () => "u_1" } as unknown as Parameters<typeof withRateLimit>[1];
-  expect(() => withRateLimit(limiter, options, async () => new Response())).toThrow(/needs getUserId and getRoute/);
+  expect(() => withRateLimit(limiter, options, () => new Response())).toThrow(/needs getUserId and getRoute/);
 });

@@ -27,7 +27,7 @@ export type NestHttpRequest = {
   /** Set by the app's guard (Passport sets `request.user`). */
   user?: unknown;
   /** Express: the matched route, below `baseUrl`. */
-  route?: { path?: unknown };
+  route?: { path?: string };
   baseUrl?: string;
   /** Fastify: the matched route's options. */
   routeOptions?: { url?: string };

@@ -46,11 +46,11 @@ export type RateLimitRouteOptions<Req> = {
 
 /** How an adapter reads its framework's request. */
 export type FrameworkDefaults<Req> = {
-  userIdOf(req: Req): unknown;
+  userIdOf: (req: Req) => unknown;
   /** The socket's remote address (the last hop), when the runtime has one. */
-  peerOf(req: Req): string | undefined;
-  routeOf(req: Req): string;
-  headerOf(req: Req, name: string): string | undefined;
+  peerOf: (req: Req) => string | undefined;
+  routeOf: (req: Req) => string;
+  headerOf: (req: Req, name: string) => string | undefined;
 };
 
 /** `next`: run the route with these headers added; `send`: answer now (429, 403 or 503). */

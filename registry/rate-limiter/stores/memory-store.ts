@@ -30,8 +30,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.now = options.now ?? Date.now;
   }
 
-  async take(key: string, rate: GcraRate): Promise<StoreDecision> {
-    return this.takeNow(key, rate);
+  take(key: string, rate: GcraRate): Promise<StoreDecision> {
+    return Promise.resolve(this.takeNow(key, rate));
   }
 
   /** `take` without the promise: for callers in this process that need the answer at once (the limiter's insurance). */

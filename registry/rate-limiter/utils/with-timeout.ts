@@ -19,10 +19,11 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, on
         onSettled?.();
         resolve(value);
       },
-      (err: unknown) => {
+      () => {
         clearTimeout(timer);
         onSettled?.();
-        reject(err);
+        // Adopting the rejected promise passes on the store's own reason, whatever it is, untouched.
+        resolve(promise);
       },
     );
   });

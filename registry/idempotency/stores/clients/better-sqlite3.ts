@@ -73,9 +73,13 @@ async function inTransaction<T>(db: Database, run: (statement: SqliteStatement) 
 /** The operation's statements pass the guard: a COMMIT of its own would commit the record alone. */
 function guarded(db: Database): BetterSqlite3Transaction {
   const transaction: BetterSqlite3Transaction = {
-    prepare: ((sql: string) => (refuseTransactionControl(sql), db.prepare(sql))) as Database["prepare"],
+    // better-sqlite3's own signature (NonNullable<unknown> is its `{}`), so the statement keeps its types.
+    prepare: <BindParameters extends unknown[] | NonNullable<unknown> = unknown[], Result = unknown>(sql: string) => {
+      refuseTransactionControl(sql);
+      return db.prepare<BindParameters, Result>(sql);
+    },
     exec: (sql: string) => (refuseTransactionControl(sql), db.exec(sql), transaction as unknown as Database),
-  } as BetterSqlite3Transaction;
+  };
   // Not part of the type: a clear refusal for JavaScript callers and casts.
   return Object.assign(transaction, { transaction: refusedMember("transaction"), close: refusedMember("close") });
 }

@@ -82,17 +82,19 @@ async function inTransaction<T>(connection: Connection | PoolConnection, work: (
 function guarded(connection: Connection | PoolConnection): MySqlTransaction {
   const checked = (method: "query" | "execute") => (options: unknown, ...rest: unknown[]) => {
     refuseTransactionControl(statementText(options), "mysql");
-    return (connection[method] as (...args: unknown[]) => unknown).call(connection, options, ...rest);
+    const call = Reflect.get(connection, method) as (this: typeof connection, ...args: unknown[]) => unknown;
+    return Reflect.apply(call, connection, [options, ...rest]);
   };
-  return {
+  const transaction: MySqlTransaction = {
     query: checked("query") as MySqlTransaction["query"],
     execute: checked("execute") as MySqlTransaction["execute"],
     escape: (value) => connection.escape(value),
-    escapeId: (value: string | string[]) => connection.escapeId(value as string),
+    escapeId: (value: string | string[]) => (typeof value === "string" ? connection.escapeId(value) : connection.escapeId(value)),
     format: (sql, values) => connection.format(sql, values),
-    // Not part of the type: a clear refusal for JavaScript callers and casts.
-    ...Object.fromEntries(["beginTransaction", "commit", "rollback", "release", "end", "destroy", "changeUser"].map((name) => [name, refusedMember(name)])),
-  } as MySqlTransaction;
+  };
+  // Not part of the type: a clear refusal for JavaScript callers and casts.
+  const refused = ["beginTransaction", "commit", "rollback", "release", "end", "destroy", "changeUser"];
+  return Object.assign(transaction, Object.fromEntries(refused.map((name) => [name, refusedMember(name)])));
 }
 
 /** The SQL of either form mysql2 takes: text, or an options object `{ sql }`. */

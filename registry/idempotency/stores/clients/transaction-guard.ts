@@ -72,7 +72,7 @@ export function refusedObject(name: string): object {
  */
 export function guardObject<T extends object>(target: T, members: Record<string, unknown>): T {
   return new Proxy(target, {
-    get(object, name) {
+    get(object, name): unknown {
       if (typeof name === "string" && Object.hasOwn(members, name)) return members[name];
       const value: unknown = Reflect.get(object, name, object);
       return typeof value === "function" ? value.bind(object) : value;
