@@ -9,7 +9,7 @@ function numberFromEnv(name: string, fallback: number): number {
 }
 
 /** Which scenario groups to run: BENCH_ONLY=overhead,cpu,... (default: all). */
-export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "mysql-floor", "rate-limiter", "scale-out", "jobs", "cli"] as const;
+export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "mysql-floor", "outbox", "rate-limiter", "scale-out", "jobs", "cli"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export function selectedScenarios(): ScenarioName[] {
@@ -35,6 +35,8 @@ export const settings = {
   cpuRequests: numberFromEnv("BENCH_CPU_REQUESTS", 10_000),
   /** Seconds per turn of the in-process transactional and per-client comparisons. */
   transactionalSeconds: numberFromEnv("BENCH_TX_SECONDS", 3),
+  /** Messages in each round's backlog for the outbox relay. */
+  outboxMessages: numberFromEnv("BENCH_OUTBOX_MESSAGES", 20_000),
   /** Keys primed before a replay run; replays cycle through them. */
   replayKeys: numberFromEnv("BENCH_REPLAY_KEYS", 200),
   /** Row counts for the maintenance-job scale runs. */

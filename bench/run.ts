@@ -17,6 +17,7 @@ import { roundTrips } from "./scenarios/round-trips";
 import { serverCpu } from "./scenarios/server-cpu";
 import { transactional } from "./scenarios/transactional";
 import { mysqlFloor } from "./scenarios/mysql-floor";
+import { outboxRelay } from "./scenarios/outbox-relay";
 import { rateLimiter } from "./scenarios/rate-limiter";
 import { scaleOut } from "./scenarios/scale-out-stores";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
@@ -92,6 +93,10 @@ async function main(): Promise<void> {
     if (scenarios.includes("mysql-floor")) {
       console.log("\n== MySqlStore against the MySQL floor");
       partial.mysqlFloor = await mysqlFloor();
+    }
+    if (scenarios.includes("outbox")) {
+      console.log("\n== outbox relay");
+      partial.outbox = await outboxRelay(pool);
     }
     if (scenarios.includes("rate-limiter")) {
       console.log("\n== rate limiter");

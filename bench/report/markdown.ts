@@ -131,6 +131,19 @@ function mysqlFloor(results: BenchResults): string {
   ].join("\n\n");
 }
 
+function outbox(results: BenchResults): string {
+  const o = results.outbox;
+  if (!o) return "";
+  return [
+    `Each round seeds a fresh table with ${o.messages} messages and drains it with the outbox block's relay (batch ${o.batch}, a no-op publisher) and, in alternating order, with a hand-written loop (a transaction per batch: \`SELECT ... FOR UPDATE SKIP LOCKED\`, publish, \`UPDATE\`, \`COMMIT\`). Medians over ${o.rounds} rounds; the ratio is the median of per-round ratios.`,
+    table(["Drain", "msg/s (median)", "rounds"], [
+      ["relay", o.relayPerSecond, o.perRound.map((r) => r.relay).join(", ")],
+      ["hand-written loop", o.loopPerSecond, o.perRound.map((r) => r.loop).join(", ")],
+    ]),
+    `Relay / loop: ${o.ratio}x.`,
+  ].join("\n\n");
+}
+
 function scaleOut(results: BenchResults): string {
   const s = results.scaleOut;
   if (!s) return "";
@@ -181,6 +194,7 @@ export function renderMarkdown(results: BenchResults): string {
     ["5. Peers on Express", peers(results), Boolean(results.peers)],
     ["6. Transactional mode and database clients", transactional(results), Boolean(results.transactional)],
     ["6b. MySqlStore against the MySQL floor", mysqlFloor(results), Boolean(results.mysqlFloor)],
+    ["6c. Outbox relay", outbox(results), Boolean(results.outbox)],
     ["7. Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
     ["8. Scale-out stores", scaleOut(results), Boolean(results.scaleOut)],
     ["9. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],

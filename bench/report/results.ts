@@ -8,6 +8,7 @@ import type { CoreCostRow } from "../scenarios/core-cost";
 import type { CpuRow } from "../scenarios/server-cpu";
 import type { TransactionalResult } from "../scenarios/transactional";
 import type { MySqlFloorResult } from "../scenarios/mysql-floor";
+import type { OutboxRelayResult } from "../scenarios/outbox-relay";
 import type { RateLimiterResult } from "../scenarios/rate-limiter";
 import type { ScaleOutResult } from "../scenarios/scale-out-stores";
 import type { ProfileSummary } from "../support/cpu-profile";
@@ -33,6 +34,7 @@ export type BenchResults = {
   peers?: PeerRow[];
   transactional?: TransactionalResult;
   mysqlFloor?: MySqlFloorResult;
+  outbox?: OutboxRelayResult;
   rateLimiter?: RateLimiterResult;
   scaleOut?: ScaleOutResult;
   jobs?: JobScale[];

@@ -136,9 +136,20 @@ export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[
     ...roundTripAndPeerTargets(results),
     ...transactionalTargets(results),
     ...mysqlFloorTargets(results),
+    ...outboxTargets(results),
     ...rateLimiterTargets(results),
     ...scaleOutTargets(results),
     ...jobAndCliTargets(results),
+  ];
+}
+
+/** The outbox relay: a floor in messages/s, and against the loop a team would write by hand. */
+function outboxTargets(results: Omit<BenchResults, "targets">): Target[] {
+  const o = results.outbox;
+  if (!o) return [];
+  return [
+    { target: `outbox relay, batch ${o.batch}, no-op publisher: >= 5,000 msg/s`, measured: `${o.relayPerSecond} msg/s`, met: o.relayPerSecond >= 5_000 },
+    { target: "outbox relay >= 0.9x a hand-written SKIP LOCKED loop's msg/s", measured: `${o.ratio}x (loop ${o.loopPerSecond} msg/s)`, met: o.ratio >= 0.9 },
   ];
 }
 
