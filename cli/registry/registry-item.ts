@@ -12,6 +12,7 @@ import path from "node:path";
 import { schemaOf } from "../migrate/schemas.js";
 import { BlocksError } from "../utils/errors.js";
 import type { Registry, RegistryBlock, RegistryFile, RegistryMigration } from "./manifest.js";
+import { excludedFeatureFiles } from "../add/choose-features.js";
 
 export const ITEM_SCHEMA_URL = "https://ui.shadcn.com/schema/registry-item.json";
 
@@ -54,7 +55,9 @@ export type ItemOptions = {
 export async function buildItem(registry: Registry, block: RegistryBlock, options: ItemOptions): Promise<RegistryItem> {
   // An item offers no choices: the default store comes; the optional parts (metrics, other stores, client adapters) stay for `blocks add`, which asks.
   const defaults = Object.values(block.features ?? {}).filter((feature) => feature.default);
-  const optional = new Set(Object.values(block.features ?? {}).filter((feature) => !feature.default).flatMap((feature) => feature.files ?? []));
+  // With add's own rule, so a helper the default store shares with an optional one (the transaction guard) comes too.
+  const chosen = new Set(Object.entries(block.features ?? {}).filter(([, feature]) => feature.default).map(([name]) => name));
+  const optional = excludedFeatureFiles([block], chosen);
   const files = block.files.filter(
     (file) => !optional.has(file.path) && (options.framework === undefined || file.framework === undefined || file.framework === options.framework),
   );

@@ -24,6 +24,7 @@ const POSTGRES_FILES = [
   "stores/clients/pglite.ts",
   "stores/clients/transaction-guard.test.ts",
   "stores/clients/transaction-guard.ts",
+  "stores/postgres-rows.ts",
   "stores/postgres-schema.ts",
   "stores/postgres-store.ts",
   "stores/prepared-statements.ts",
