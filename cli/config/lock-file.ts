@@ -1,5 +1,6 @@
 // blocks.lock.json: what `add` wrote, with content hashes, so later runs can tell user edits from stale copies.
 import path from "node:path";
+import { projectFormatter } from "../format/project-formatter.js";
 import { BlocksError } from "../utils/errors.js";
 import type { ItemOrigin } from "../registry/resolve-dependencies.js";
 import { insideProject, readIfExists, writeProjectFile } from "../utils/files.js";
@@ -60,7 +61,11 @@ export async function writeLock(root: string, lock: Lock): Promise<void> {
     ),
     migrations: lock.migrations,
   };
-  await writeProjectFile(insideProject(root, LOCK_FILE), `${JSON.stringify(sorted, null, 2)}\n`);
+  const file = insideProject(root, LOCK_FILE);
+  const text = `${JSON.stringify(sorted, null, 2)}\n`;
+  // As the project's formatter writes it, so its `format --check` over the whole project passes.
+  const formatter = await projectFormatter(root);
+  await writeProjectFile(file, formatter ? await formatter.format(file, text) : text);
 }
 
 /**

@@ -38,7 +38,9 @@ function paymentsApp(handler: IdempotencyHandler, charge: Charge) {
       res.status(err instanceof CardDeclinedError ? 402 : 503).json({ error: String(err) });
     }
   });
-  const errors: ErrorRequestHandler = (err, _req, res, _next) => {
+  const errors: ErrorRequestHandler = (err, _req, res, next) => {
+    // Express's rule for error handlers: a response already under way is Express's to end.
+    if (res.headersSent) return next(err);
     res.status(err instanceof CardDeclinedError ? 402 : 503).json({ error: String(err) });
   };
   app.use(errors);
@@ -198,7 +200,7 @@ describe("a route with two recovery points (ctx.step)", () => {
         },
       }),
     );
-    app.use(((_err, _req, res, _next) => void res.status(503).json({ error: "try again" })) as ErrorRequestHandler);
+    app.use(((err, _req, res, next) => (res.headersSent ? next(err) : void res.status(503).json({ error: "try again" }))) as ErrorRequestHandler);
     const post = await serve(app);
     const key = randomUUID();
     expect((await post("/checkout", { key })).status).toBe(503);
