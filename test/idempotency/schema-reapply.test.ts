@@ -14,7 +14,7 @@ const scope = { operation: "orders:create", userId: "u_1", key: "k-1" };
 /** Writes a completed record and a retry counter, re-runs the schema, and checks both are still there and the store still works. */
 async function reapplyOver(store: IdempotencyStore, apply: () => Promise<void>, count: (table: string) => Promise<number>, table: string) {
   await apply();
-  expect(await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-1" })).toEqual({ status: "CREATED" });
+  expect(await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-1" })).toMatchObject({ status: "CREATED" });
   expect(await store.markSuccess(scope, "t-1", '{"orderId":1}', 60_000)).toBe(true);
   expect(await store.incrementRetryCount(scope, 60_000)).toBe(1);
   await apply();
