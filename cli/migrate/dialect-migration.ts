@@ -40,23 +40,43 @@ export async function planDialectMigration(input: {
   lock: Lock;
   now?: Date;
 }): Promise<DialectMigrationPlan> {
-  const { dialect, module, statements: exported } = input.feature.sqlSchema;
-  const file = path.resolve(input.registry.root, module);
-  const render = (await importRegistryModule(file, input.registry.root))[exported];
-  if (typeof render !== "function") throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${exported}().`);
-  let statements: string[];
-  try {
-    statements = (render as (table: string) => string[])(input.table);
-  } catch (cause) {
-    throw new BlocksError("INVALID_TABLE_NAME", `"${input.table}" is not a valid ${NAMES[dialect]} table name: ${(cause as Error).message}`, {
-      suggestion: "Use lower-case letters, digits and underscores: --table orders_idempotency",
-    });
-  }
+  const dialect = input.feature.sqlSchema.dialect;
+  const statements = await dialectStatements(input.registry, input.feature.sqlSchema, input.table);
   const sql = dialectSql(dialect, statements, input.table);
   const base = { block: input.block, table: input.table, dialect, statements, sql };
   const recorded = input.lock.migrations[input.table];
   if (recorded && existsSync(path.join(input.root, recorded))) return { ...base, files: [], existing: recorded };
   return { ...base, files: [{ path: `${input.target.migrations}/${stamp(input.now ?? new Date())}_create_${input.table}.${dialect}.sql`, content: sql }] };
+}
+
+/**
+ * The store's DDL for `table`, from its schema module (the one the store itself and its tests use).
+ *
+ * @example
+ * await dialectStatements(registry, { dialect: "sqlite", module: "idempotency/stores/sqlite-schema.ts", statements: "sqliteSchemaStatements" }, "t");
+ */
+export async function dialectStatements(registry: Registry, schema: NonNullable<RegistryFeature["sqlSchema"]>, table: string): Promise<string[]> {
+  const file = path.resolve(registry.root, schema.module);
+  const render = (await importRegistryModule(file, registry.root))[schema.statements];
+  if (typeof render !== "function") throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${schema.statements}().`);
+  try {
+    return (render as (table: string) => string[])(table);
+  } catch (cause) {
+    throw new BlocksError("INVALID_TABLE_NAME", `"${table}" is not a valid ${NAMES[schema.dialect]} table name: ${(cause as Error).message}`, {
+      suggestion: "Use lower-case letters, digits and underscores: --table orders_idempotency",
+    });
+  }
+}
+
+/**
+ * The tables and procedures the statements create: what `doctor` looks for on the database.
+ *
+ * @example
+ * createdObjects(mySqlSchemaStatements("t")); // { tables: ["t", "t_retries"], procedures: ["t_create"] }
+ */
+export function createdObjects(statements: string[]): { tables: string[]; procedures: string[] } {
+  const named = (pattern: RegExp) => statements.flatMap((statement) => pattern.exec(statement)?.[1] ?? []);
+  return { tables: named(/^CREATE TABLE (?:IF NOT EXISTS )?(\w+)/i), procedures: named(/^CREATE PROCEDURE (\w+)/i) };
 }
 
 /**
