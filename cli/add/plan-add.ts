@@ -74,8 +74,12 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const declared = declaredPackages(pkg);
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
   checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
-  const { flags, carried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
+  const { flags, carried, uncarried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
   for (const choice of carried) logger.info(`--${choice.flag} ${choice.value}: as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added (pass --${choice.flag} to choose otherwise).`);
+  for (const choice of uncarried) {
+    const names = blocks.map((block) => block.name).join(", ");
+    logger.warn(`--${choice.flag} ${choice.value}, as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added, is not offered by ${names}: ${blocks.length > 1 ? "they take their" : "it takes its"} default (pass --${choice.flag} to choose another).`);
+  }
   const features = await chooseFeatures(blocks, declared, { flags, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
   const skip = excludedFeatureFiles(blocks, features);
