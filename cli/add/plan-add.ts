@@ -33,7 +33,7 @@ export type AddPlanOptions = {
   cache?: string;
   /** `--metrics prometheus|none`: Prometheus metrics (installs prom-client). Default: on when the project declares prom-client. */
   metrics?: string;
-  /** `--store postgres|redis|dynamodb`: the one store copied, with its packages (and, for PostgreSQL only, the migration). Default: postgres. */
+  /** `--store postgres|redis|dynamodb|mysql|sqlite`: the one store copied, with its packages (and, for PostgreSQL only, the migration). Default: postgres. */
   store?: string;
   /** `--client pg|drizzle|kysely|postgres-js|prisma|typeorm|knex|none`: the database-client adapter to copy (`none` is pg). Default: the ones the project declares, else pg. */
   client?: string;
