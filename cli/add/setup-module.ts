@@ -182,7 +182,7 @@ function setupModule(choices: SetupChoices): string {
     ...store.open.map((line) => `  ${line}`),
     ...(cache ? ["  const redis = clients.redis === undefined ? connectRedis() : clients.redis;"] : []),
     `  const handler = new ${store.handlerType}(${store.store}, ${cache ? "redis ? new RedisCache(redis) : undefined" : "undefined"}, { logger${metrics ? ", metrics" : ""} });`,
-    `  const jobs = ${store.lock ? `lockedJobs(handler, ${store.lock}, logger)` : "recoveryJobs(handler, logger)"};`,
+    `  const jobs = ${store.lock ? `lockedJobs(handler, ${store.lock}, logger)` : `recoveryJobs(handler, logger${store.recoveryOptions ? `, ${store.recoveryOptions}` : ""})`};`,
     ...closeClients(cache ? ["await redis?.quit();", store.end] : [store.end]),
     "  return { handler, ...idempotencyLifecycle({ jobs, logger, close }) };",
     "}",

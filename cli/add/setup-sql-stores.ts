@@ -13,7 +13,10 @@ export function sqliteClientOf(features: Set<string>): SqliteClientName {
   return features.has("client-libsql") ? "libsql" : "better-sqlite3";
 }
 
-/** The three stores' maintenance is recovery on a timer (setup/recovery-jobs.ts): no lock, so no `lock`. */
+/** Expired rows stay until deleted: an hourly cleanup beside the recovery (no lock needed: bounded DELETEs). */
+const CLEANUP = "300_000, { cleanupEveryMs: 3_600_000 }";
+
+/** Maintenance is recovery and cleanup on timers (setup/recovery-jobs.ts): no lock, so no `lock`. */
 export function mySqlWiring(tableOption: string): StoreWiring {
   return {
     imports: [
@@ -38,6 +41,7 @@ export function mySqlWiring(tableOption: string): StoreWiring {
     open: [],
     store: `new MySqlStore(mysql2Client(db)${tableOption})`,
     end: "await db.end();",
+    recoveryOptions: CLEANUP,
   };
 }
 
@@ -67,6 +71,7 @@ export function sqliteWiring(client: SqliteClientName, tableOption: string): Sto
       open: [],
       store: `new SqliteStore(libsqlClient(db)${tableOption})`,
       end: "db.close();",
+      recoveryOptions: CLEANUP,
     };
   }
   return {
@@ -97,5 +102,6 @@ export function sqliteWiring(client: SqliteClientName, tableOption: string): Sto
     open: [],
     store: `new SqliteStore(betterSqlite3Client(db)${tableOption})`,
     end: "db.close();",
+    recoveryOptions: CLEANUP,
   };
 }

@@ -42,6 +42,8 @@ export type StoreWiring = {
   store: string;
   end: string;
   lock?: string;
+  /** Without a lock: the options of `recoveryJobs` (the SQL stores also delete their expired rows). */
+  recoveryOptions?: string;
 };
 
 /**

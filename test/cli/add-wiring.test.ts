@@ -68,14 +68,14 @@ const WIRINGS: Wiring[] = [
     name: "MySqlStore",
     packages: [],
     store: "mysql",
-    expected: ["createPool(url)", "new MySqlStore(mysql2Client(db))", "recoveryJobs(handler, logger)", "process.env.MYSQL_URL"],
+    expected: ["createPool(url)", "new MySqlStore(mysql2Client(db))", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", "process.env.MYSQL_URL"],
     app: ['import { createPool } from "mysql2/promise";', 'createIdempotency({ db: createPool({ uri: "mysql://root@127.0.0.1/app", connectionLimit: 20 }) });'],
   },
   {
     name: "SqliteStore on better-sqlite3",
     packages: [],
     store: "sqlite",
-    expected: ["new SqliteStore(betterSqlite3Client(db))", "recoveryJobs(handler, logger)", 'process.env.SQLITE_PATH ?? "./data/idempotency.db"'],
+    expected: ["new SqliteStore(betterSqlite3Client(db))", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", 'process.env.SQLITE_PATH ?? "./data/idempotency.db"'],
   },
   {
     name: "SqliteStore on libSQL",
