@@ -14,7 +14,12 @@ export type CarriedChoice = { flag: string; value: string; from: string[] };
  * @example
  * carryChoices(registry, lock, [rateLimiter], {}); // { flags: { store: "redis" }, carried: [{ flag: "store", value: "redis", from: ["idempotency"] }] }
  */
-export function carryChoices(registry: Registry, lock: Lock, blocks: RegistryBlock[], flags: FeatureFlags): { flags: FeatureFlags; carried: CarriedChoice[] } {
+export function carryChoices(
+  registry: Registry,
+  lock: Lock,
+  blocks: RegistryBlock[],
+  flags: FeatureFlags,
+): { flags: FeatureFlags; carried: CarriedChoice[]; uncarried: CarriedChoice[] } {
   const offered = blocks.flatMap((block) => Object.values(block.features ?? {})).filter((feature) => feature.flag !== undefined);
   const recorded = registry.blocks.flatMap((block) =>
     [...recordedFeatures(block, lock.blocks[block.name])].flatMap((name) => {
@@ -24,14 +29,21 @@ export function carryChoices(registry: Registry, lock: Lock, blocks: RegistryBlo
   );
   const result: FeatureFlags = { ...flags };
   const carried: CarriedChoice[] = [];
+  // A store the blocks being added do not have (the rate limiter on MySQL): they keep their default, said aloud.
+  const uncarried: CarriedChoice[] = [];
   for (const flag of new Set(offered.map((feature) => feature.flag as string))) {
     if (flags[flag] !== undefined) continue;
     const values = [...new Set(recorded.filter((entry) => entry.flag === flag).map((entry) => entry.value))];
     const [value] = values;
     // Two clients at once (drizzle and kysely) are no single answer to carry: detection decides as before.
-    if (values.length !== 1 || value === undefined || !offered.some((feature) => feature.flag === flag && feature.choice === value)) continue;
+    if (values.length !== 1 || value === undefined) continue;
+    const from = recorded.filter((entry) => entry.flag === flag).map((entry) => entry.block);
+    if (!offered.some((feature) => feature.flag === flag && feature.choice === value)) {
+      if (flag === "store") uncarried.push({ flag, value, from });
+      continue;
+    }
     result[flag] = value;
-    carried.push({ flag, value, from: recorded.filter((entry) => entry.flag === flag).map((entry) => entry.block) });
+    carried.push({ flag, value, from });
   }
-  return { flags: result, carried };
+  return { flags: result, carried, uncarried };
 }

@@ -51,13 +51,18 @@ export async function chooseFeatures(
     }
     if (on) chosen.add(name);
   }
-  for (const entry of features) {
-    const [name, feature] = entry;
-    // `--client none` chooses no other client, so the default one (pg) is on, as it is with no flag.
-    if (feature.default && !features.some((other) => flagOf(other) === flagOf(entry) && chosen.has(other[0]))) {
-      chosen.add(name);
+  // `--client none` chooses no other client, so the default one (pg) is on, as it is with no flag.
+  // Defaults of a store come first; a client's default is for its own store, so it is settled once the
+  // clients of the other stores (a detected Drizzle on `--store sqlite`) have been dropped.
+  const addDefaults = (withNeeds: boolean) => {
+    for (const entry of features) {
+      const [name, feature] = entry;
+      if (!feature.default || (feature.needs !== undefined) !== withNeeds) continue;
+      if (feature.needs !== undefined && !chosen.has(feature.needs)) continue;
+      if (!features.some((other) => flagOf(other) === flagOf(entry) && chosen.has(other[0]))) chosen.add(name);
     }
-  }
+  };
+  addDefaults(false);
   for (const entry of features) {
     const [name, feature] = entry;
     const needed = features.find(([other]) => other === feature.needs);
@@ -69,6 +74,7 @@ export async function chooseFeatures(
       });
     }
   }
+  addDefaults(true);
   return chosen;
 }
 

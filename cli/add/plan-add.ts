@@ -33,7 +33,7 @@ export type AddPlanOptions = {
   cache?: string;
   /** `--metrics prometheus|none`: Prometheus metrics (installs prom-client). Default: on when the project declares prom-client. */
   metrics?: string;
-  /** `--store postgres|redis|dynamodb`: the one store copied, with its packages (and, for PostgreSQL only, the migration). Default: postgres. */
+  /** `--store postgres|redis|dynamodb|mysql|sqlite`: the one store copied, with its packages (and, for PostgreSQL only, the migration). Default: postgres. */
   store?: string;
   /** `--client pg|drizzle|kysely|postgres-js|prisma|typeorm|knex|none`: the database-client adapter to copy (`none` is pg). Default: the ones the project declares, else pg. */
   client?: string;
@@ -74,8 +74,12 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const declared = declaredPackages(pkg);
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
   checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
-  const { flags, carried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
+  const { flags, carried, uncarried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
   for (const choice of carried) logger.info(`--${choice.flag} ${choice.value}: as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added (pass --${choice.flag} to choose otherwise).`);
+  for (const choice of uncarried) {
+    const names = blocks.map((block) => block.name).join(", ");
+    logger.warn(`--${choice.flag} ${choice.value}, as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added, is not offered by ${names}: ${blocks.length > 1 ? "they take their" : "it takes its"} default (pass --${choice.flag} to choose another).`);
+  }
   const features = await chooseFeatures(blocks, declared, { flags, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
   const skip = excludedFeatureFiles(blocks, features);

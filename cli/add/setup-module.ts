@@ -3,6 +3,7 @@ import path from "node:path";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import { transformSource } from "../transforms/transform.js";
 import type { DatabaseClient } from "./setup-clients.js";
+import type { SqliteClientName } from "./setup-sql-stores.js";
 import { storeWiring, type RecordStore } from "./setup-stores.js";
 import { setupTargets } from "./setup-targets.js";
 import { setupTest } from "./setup-test.js";
@@ -17,6 +18,8 @@ export type SetupChoices = {
   client?: DatabaseClient | undefined;
   /** Where the records live (`--store`). @default "postgres" */
   store?: RecordStore | undefined;
+  /** SqliteStore's client (`--store sqlite`). @default "better-sqlite3" */
+  sqliteClient?: SqliteClientName | undefined;
   /** The migration's table, when not the default one. */
   table?: string | undefined;
 };
@@ -33,7 +36,13 @@ export type SetupFile = { target: string; content: string };
 export function renderSetup(config: BlocksConfig, choices: SetupChoices): SetupFile[] {
   const targets = setupTargets(config);
   const store = choices.store ?? "postgres";
-  const test = { store, client: choices.client ?? "pg", cache: choices.features.has("cache"), table: choices.table };
+  const test = {
+    store,
+    client: choices.client ?? "pg",
+    sqliteClient: choices.sqliteClient ?? "better-sqlite3",
+    cache: choices.features.has("cache"),
+    table: choices.table,
+  };
   const files = [
     { target: targets.setup, content: setupModule(choices) },
     { target: targets.test, content: setupTest(test, suffix(config, "./idempotency-setup")) },
@@ -68,6 +77,11 @@ const SETUP_IMPORTS = [
   "idempotency/stores/redis-store.ts",
   "idempotency/stores/dynamodb-store.ts",
   "idempotency/stores/dynamodb-table.ts",
+  "idempotency/stores/mysql-store.ts",
+  "idempotency/stores/mysql-schema.ts",
+  "idempotency/stores/sqlite-store.ts",
+  "idempotency/stores/sqlite-schema.ts",
+  ...["mysql2", "better-sqlite3", "libsql"].map((client) => `idempotency/stores/clients/${client}.ts`),
   ...["pg", "postgres-js", "drizzle", "kysely", "prisma", "typeorm", "knex"].map((client) => `idempotency/stores/clients/${client}.ts`),
   "logger/index.ts",
 ];
@@ -104,7 +118,7 @@ const METRICS_ROUTES: Record<string, { imports: string; route: string[] }> = {
 };
 
 function setupModule(choices: SetupChoices): string {
-  const store = storeWiring(choices.store ?? "postgres", choices.client ?? "pg", choices.table);
+  const store = storeWiring(choices.store ?? "postgres", choices.client ?? "pg", choices.table, choices.sqliteClient);
   // A Redis store needs no Redis cache in front of it.
   const cache = choices.features.has("cache") && choices.store !== "redis";
   const framework = choices.frameworks.find((name) => name in METRICS_ROUTES);
@@ -168,7 +182,7 @@ function setupModule(choices: SetupChoices): string {
     ...store.open.map((line) => `  ${line}`),
     ...(cache ? ["  const redis = clients.redis === undefined ? connectRedis() : clients.redis;"] : []),
     `  const handler = new ${store.handlerType}(${store.store}, ${cache ? "redis ? new RedisCache(redis) : undefined" : "undefined"}, { logger${metrics ? ", metrics" : ""} });`,
-    `  const jobs = ${store.lock ? `lockedJobs(handler, ${store.lock}, logger)` : "recoveryJobs(handler, logger)"};`,
+    `  const jobs = ${store.lock ? `lockedJobs(handler, ${store.lock}, logger)` : `recoveryJobs(handler, logger${store.recoveryOptions ? `, ${store.recoveryOptions}` : ""})`};`,
     ...closeClients(cache ? ["await redis?.quit();", store.end] : [store.end]),
     "  return { handler, ...idempotencyLifecycle({ jobs, logger, close }) };",
     "}",

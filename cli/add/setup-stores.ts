@@ -1,7 +1,16 @@
-// The store piece of the generated wiring: PostgresStore on the project's client, RedisStore or DynamoDbStore.
+// The store piece of the generated wiring: PostgresStore on the project's client, RedisStore, DynamoDbStore,
+// MySqlStore or SqliteStore.
 import { DATABASE_CLIENTS, wiringClient, type DatabaseClient } from "./setup-clients.js";
+import { mySqlWiring, sqliteClientOf, sqliteWiring, type SqliteClientName } from "./setup-sql-stores.js";
 
-export type RecordStore = "postgres" | "redis" | "dynamodb";
+export type RecordStore = "postgres" | "redis" | "dynamodb" | "mysql" | "sqlite";
+
+const STORE_FEATURES: Array<[string, RecordStore]> = [
+  ["redis-store", "redis"],
+  ["dynamodb-store", "dynamodb"],
+  ["mysql-store", "mysql"],
+  ["sqlite-store", "sqlite"],
+];
 
 /**
  * The store the chosen `--store` feature names, and the client PostgreSQL is reached through.
@@ -9,9 +18,12 @@ export type RecordStore = "postgres" | "redis" | "dynamodb";
  * @example
  * wiringChoices(new Set(["client-kysely"]), new Set(["kysely", "pg"])); // { store: "postgres", client: "kysely" }
  */
-export function wiringChoices(features: Set<string>, declared: Set<string>): { store: RecordStore; client: DatabaseClient } {
-  const store = features.has("redis-store") ? "redis" : features.has("dynamodb-store") ? "dynamodb" : "postgres";
-  return { store, client: wiringClient(features, declared) };
+export function wiringChoices(
+  features: Set<string>,
+  declared: Set<string>,
+): { store: RecordStore; client: DatabaseClient; sqliteClient: SqliteClientName } {
+  const store = STORE_FEATURES.find(([feature]) => features.has(feature))?.[1] ?? "postgres";
+  return { store, client: wiringClient(features, declared), sqliteClient: sqliteClientOf(features) };
 }
 
 /**
@@ -30,14 +42,23 @@ export type StoreWiring = {
   store: string;
   end: string;
   lock?: string;
+  /** Without a lock: the options of `recoveryJobs` (the SQL stores also delete their expired rows). */
+  recoveryOptions?: string;
 };
 
 /**
  * @example
  * storeWiring("postgres", "kysely", "orders_idempotency").store; // 'new PostgresStore(database.sql, { table: "orders_idempotency" })'
  */
-export function storeWiring(store: RecordStore, client: DatabaseClient, table: string | undefined): StoreWiring {
+export function storeWiring(
+  store: RecordStore,
+  client: DatabaseClient,
+  table: string | undefined,
+  sqliteClient: SqliteClientName = "better-sqlite3",
+): StoreWiring {
   const tableOption = table && table !== "idempotency_records" ? `, { table: "${table}" }` : "";
+  if (store === "mysql") return mySqlWiring(tableOption);
+  if (store === "sqlite") return sqliteWiring(sqliteClient, tableOption);
   if (store === "redis") {
     return {
       imports: ['import { Redis } from "ioredis";', 'import { RedisStore } from "@/blocks/idempotency/stores/redis-store";'],

@@ -1,13 +1,20 @@
 // The test `add` writes beside the wiring module: it runs the app's own wiring against its store.
 import type { DatabaseClient } from "./setup-clients.js";
+import type { SqliteClientName } from "./setup-sql-stores.js";
 import type { RecordStore } from "./setup-stores.js";
 
-export type SetupTestChoices = { store: RecordStore; client: DatabaseClient; cache: boolean; table: string | undefined };
+export type SetupTestChoices = {
+  store: RecordStore;
+  client: DatabaseClient;
+  sqliteClient?: SqliteClientName | undefined;
+  cache: boolean;
+  table: string | undefined;
+};
 
 /**
  * `pg` runs on an embedded PostgreSQL (PGlite), always. The other clients and stores need their
- * server, named by the variable the wiring reads (DATABASE_URL, REDIS_URL, AWS_ENDPOINT_URL_DYNAMODB); the
- * test is skipped, visibly, without it.
+ * server, named by the variable the wiring reads (DATABASE_URL, REDIS_URL, AWS_ENDPOINT_URL_DYNAMODB,
+ * MYSQL_URL); the test is skipped, visibly, without it. SQLite runs on a file in a temporary folder.
  *
  * @example
  * setupTest({ store: "postgres", client: "kysely", cache: false, table: undefined }, "./idempotency-setup.js");
@@ -61,7 +68,25 @@ type TestVariant = {
   closed: string[];
 };
 
-function testVariant({ store, client, table }: SetupTestChoices): TestVariant {
+function testVariant({ store, client, sqliteClient, table }: SetupTestChoices): TestVariant {
+  const tableArg = table && table !== "idempotency_records" ? `"${table}"` : "";
+  if (store === "mysql") {
+    return {
+      where: "MySQL or MariaDB (MYSQL_URL)",
+      imports: ['import { mySqlSchemaStatements } from "@/blocks/idempotency/stores/mysql-schema";'],
+      setupNames: ["connectDatabase", "createIdempotency"],
+      it: "it.skipIf(!process.env.MYSQL_URL)",
+      needs: " (needs MYSQL_URL)",
+      open: [
+        "  const db = connectDatabase();",
+        "  // The migration's statements, all safe to run again; the keys are new on every run.",
+        `  for (const statement of mySqlSchemaStatements(${tableArg})) await db.query(statement);`,
+      ],
+      transactions: true,
+      closed: ['  await expect(db.query("SELECT 1")).rejects.toThrow();'],
+    };
+  }
+  if (store === "sqlite") return sqliteVariant(sqliteClient ?? "better-sqlite3", tableArg);
   if (store === "redis") {
     return {
       where: "Redis (REDIS_URL)",
@@ -97,7 +122,7 @@ function testVariant({ store, client, table }: SetupTestChoices): TestVariant {
       closed: [],
     };
   }
-  const schema = `postgresSchemaStatements(${table && table !== "idempotency_records" ? `"${table}"` : ""})`;
+  const schema = `postgresSchemaStatements(${tableArg})`;
   if (client === "pg") {
     return {
       where: "an embedded PostgreSQL (PGlite)",
@@ -128,5 +153,28 @@ function testVariant({ store, client, table }: SetupTestChoices): TestVariant {
     ],
     transactions: true,
     closed: ['  await expect(sql.query("SELECT 1")).rejects.toThrow();'],
+  };
+}
+
+function sqliteVariant(client: SqliteClientName, tableArg: string): TestVariant {
+  const libsql = client === "libsql";
+  return {
+    where: `SQLite (${libsql ? "libSQL" : "better-sqlite3"}) in a temporary file`,
+    imports: [
+      'import { mkdtempSync, rmSync } from "node:fs";',
+      'import { tmpdir } from "node:os";',
+      'import { join } from "node:path";',
+      'import { sqliteSchemaStatements } from "@/blocks/idempotency/stores/sqlite-schema";',
+    ],
+    setupNames: ["connectDatabase", "createIdempotency"],
+    it: "it",
+    needs: "",
+    open: [
+      '  const dir = mkdtempSync(join(tmpdir(), "idempotency-"));',
+      `  const db = connectDatabase(${libsql ? '`file:${join(dir, "idempotency.db")}`' : 'join(dir, "idempotency.db")'});`,
+      `  for (const statement of sqliteSchemaStatements(${tableArg})) ${libsql ? "await db.execute(statement)" : "db.exec(statement)"};`,
+    ],
+    transactions: true,
+    closed: [libsql ? "  expect(db.closed).toBe(true);" : "  expect(db.open).toBe(false);", "  rmSync(dir, { recursive: true, force: true });"],
   };
 }

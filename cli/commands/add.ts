@@ -72,6 +72,8 @@ function nextSteps(plan: AddPlan): void {
     logger.log(`  - create the table: ${highlighter.code(`${exec} blocks migrate --apply`)} (DATABASE_URL), or run ${migration.existing ?? migration.files[0]?.path}`);
   }
   const dynamoDb = plan.blocks.some((block) => Object.entries(block.features ?? {}).some(([name, feature]) => feature.dynamoDbTable && plan.features.includes(name)));
+  const dialect = plan.blocks.flatMap((block) => Object.entries(block.features ?? {})).find(([name, feature]) => feature.sqlSchema && plan.features.includes(name))?.[1].sqlSchema?.dialect;
+  if (dialect) logger.log(`  - create the tables: ${highlighter.code(`${exec} blocks migrate`)} writes their ${dialect === "mysql" ? "MySQL" : "SQLite"} SQL for your migrations`);
   if (dynamoDb) logger.log(`  - create the DynamoDB table: ${highlighter.code(`${exec} blocks migrate --apply`)}, or \`${exec} blocks migrate\` for its CreateTable JSON`);
   const setup = plan.files.find((file) => file.owned && file.target.endsWith("-setup.ts"));
   if (setup) logger.log(`  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`);
@@ -85,7 +87,7 @@ function nextSteps(plan: AddPlan): void {
     const paths = [plan.config.dir, ...(wiringTest && testText !== undefined ? [wiringTest] : [])];
     // Said as the written test behaves: on pg it runs on an embedded PostgreSQL; on another client or store it names its server's variable.
     const variable = testText === undefined ? undefined : /it\.skipIf\(!process\.env\.(\w+)\)/.exec(testText)?.[1];
-    const where = testText === undefined ? "" : variable ? ` (the wiring's test skips itself until ${variable} is set)` : " (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)";
+    const where = testText === undefined ? "" : variable ? ` (the wiring's test skips itself until ${variable} is set)` : dialect === "sqlite" ? " (the wiring's test runs on a temporary SQLite file)" : " (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)";
     logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${paths.join(" ")}`)}${where}`);
   }
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
@@ -103,8 +105,8 @@ export const add = new Command("add")
   .option("--framework <names>", "adapters to add, comma-separated: express, fastify, hono, koa, nestjs, fetch (Next.js, Bun, Deno), or none (default: detected from package.json)")
   .option("--cache <choice>", "Redis cache: redis or none (default: redis when package.json declares ioredis)")
   .option("--metrics <choice>", "Prometheus metrics: prometheus or none (default: prometheus when package.json declares prom-client)")
-  .option("--store <choice>", "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore) or dynamodb (DynamoDbStore) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)")
-  .option("--client <choice>", "database-client adapter of --store postgres: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex; none is pg (default: those package.json declares, else pg; PGlite comes with pg only)")
+  .option("--store <choice>", "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore), dynamodb (DynamoDbStore), mysql (MySqlStore on MYSQL_URL) or sqlite (SqliteStore on better-sqlite3, or libSQL when package.json declares @libsql/client) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)")
+  .option("--client <choice>", "database-client adapter of --store postgres: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex; of --store sqlite: better-sqlite3 or libsql; none is pg (default: those package.json declares, else pg; PGlite comes with pg only)")
   .option("--no-tests", "leave the block's tests out")
   .option("--no-install", "do not install npm packages (they are listed instead)")
   .option("--table <name>", "table name for the migration", undefined)

@@ -48,6 +48,17 @@ export async function runDoctor(options: DoctorOptions) {
   const routes = added.flatMap((block) => (block.doctor?.routes ? [block.doctor.routes] : []));
   const handlers = added.flatMap((block) => (block.doctor?.handler ? [block.doctor.handler] : []));
   const declared = declaredPackages(pkg);
+  // A store on MySQL or SQLite is checked where its wiring looks (MYSQL_URL, SQLITE_PATH), not on DATABASE_URL.
+  const { checkDialectTables, dialectTarget } = await import("../doctor/check-dialect-tables.js");
+  const dialectChecks = added.flatMap((block) => {
+    const store = blockStore(block, lock.blocks[block.name]);
+    if (store.kind !== "dialect") return [];
+    const table = lock.blocks[block.name]?.table ?? block.migration?.table ?? "";
+    const wanted = { block: block.name, table, file: lock.migrations[table] ?? "blocks.lock.json", schema: store.feature.sqlSchema };
+    return [{ wanted, target: dialectTarget(root, wanted.schema.dialect) }];
+  });
+  const dialectFindings: Finding[] = [];
+  for (const { wanted, target } of dialectChecks) if (target) dialectFindings.push(...(await checkDialectTables(root, registry, wanted, target)));
   const findings: Finding[] = [
     ...checkRoutes(project, routes),
     ...handlers.flatMap((names) => checkHandler(project, declared, names)),
@@ -56,25 +67,31 @@ export async function runDoctor(options: DoctorOptions) {
     ...checkBuild(root, config.dir, scripts),
     ...(await checkConflicts(root, lock)),
     ...(url ? await checkMigration(url, sqlRegistry, lock) : []),
+    ...dialectFindings,
   ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   progress.succeed(`Checked ${project.files.length} file(s)`);
-  report(findings, { migrationUnchecked: owesMigration && !url });
-  return { ok: findings.length === 0, checkedDatabase: Boolean(url), findings };
+  const unchecked = [
+    ...(owesMigration && !url ? ["DATABASE_URL is not set"] : []),
+    ...dialectChecks.filter((check) => !check.target).map(({ wanted }) => (wanted.schema.dialect === "mysql" ? "MYSQL_URL is not set" : "SQLITE_PATH is not set (and ./data/idempotency.db does not exist)")),
+  ];
+  report(findings, { unchecked });
+  const checkedDatabase = Boolean(url) || dialectChecks.some((check) => check.target);
+  return { ok: findings.length === 0, checkedDatabase, findings };
 }
 
-function report(findings: Finding[], { migrationUnchecked }: { migrationUnchecked: boolean }): void {
+function report(findings: Finding[], { unchecked }: { unchecked: string[] }): void {
   for (const item of findings) {
     logger.log(`${highlighter.path(`${item.file}:${item.line}`)} ${highlighter.error(item.rule)} ${item.message}`);
     logger.log(`  ${highlighter.info("fix:")} ${item.fix}`);
   }
-  if (migrationUnchecked) logger.warn("DATABASE_URL is not set: the migration was not checked against the database.");
+  for (const reason of unchecked) logger.warn(`${reason}: the migration was not checked against the database.`);
   if (findings.length) logger.error(`${findings.length} finding(s).`);
   else logger.success("No findings: the project follows every rule doctor checks.");
 }
 
 export const doctor = new Command("doctor")
   .description("check the project against the blocks' rules (getUserId, isPermanentError, requireKey, jobs, migration, logger/metrics, packages, build, cache TTL, unresolved update conflicts); exits 1 on a finding")
-  .option("--database-url <url>", "database to check the tables on (default: $DATABASE_URL)")
+  .option("--database-url <url>", "PostgreSQL database to check the tables on (default: $DATABASE_URL; MySqlStore: $MYSQL_URL, SqliteStore: $SQLITE_PATH)")
   .option("--json", "print the findings as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")

@@ -8,6 +8,7 @@ import { readLock, writeLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
 import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
 import { blockStore, blockTable, storeFeatures } from "../migrate/block-store.js";
+import { planDialectMigration, unsupportedLayout, type DialectMigrationPlan } from "../migrate/dialect-migration.js";
 import { planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { planMigrations, type MigrationPlan, type RenderedFile } from "../migrate/render-migration.js";
@@ -29,7 +30,7 @@ export type MigrateOptions = {
   print?: boolean;
   apply?: boolean;
   databaseUrl?: string;
-  /** `postgres`, `dynamodb` or `redis` (no schema): which store's schema (default: the one chosen at `add`). */
+  /** `postgres`, `mysql`, `sqlite`, `dynamodb` or `redis` (no schema): which store's schema (default: the one chosen at `add`). */
   store?: string;
   /** A DynamoDB endpoint for `--apply` (default: $AWS_ENDPOINT_URL_DYNAMODB, else the region's). */
   endpoint?: string;
@@ -79,12 +80,26 @@ export async function runMigrate(options: MigrateOptions) {
   for (const { block, store: chosen } of stores) {
     if (chosen.kind === "dynamodb") tables.push(await planDynamoDbTable({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block) }));
   }
+  const dialects: DialectMigrationPlan[] = [];
+  for (const { block, store: chosen } of stores) {
+    if (chosen.kind !== "dialect") continue;
+    const dialect = chosen.feature.sqlSchema.dialect;
+    if (!options.print && target.layout !== "sql") throw unsupportedLayout(dialect, target);
+    if (options.apply) {
+      throw new BlocksError("INVALID_OPTION", `--apply runs PostgreSQL migrations and DynamoDB tables; ${block.name}'s store is on ${dialect}.`, {
+        suggestion: `Run \`blocks migrate\` and apply the .${dialect}.sql file it writes with your migration tool or ${dialect === "mysql" ? "`mariadb <db> < file`" : "`sqlite3 <file.db> < file`"} (safe to run twice).`,
+      });
+    }
+    dialects.push(await planDialectMigration({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block), target, lock }));
+  }
 
   if (options.print) {
-    process.stdout.write([...plans.map((plan) => plan.sql), ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`)].join("\n"));
+    process.stdout.write(
+      [...plans.map((plan) => plan.sql), ...dialects.map((plan) => plan.sql), ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`)].join("\n"),
+    );
     return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as Array<ApplyResult | DynamoDbApplyResult>, noSchema };
   }
-  const written = [...(await writeMigrations(root, plans, lock)), ...(await writeTables(root, tables, { hint: !options.apply }))];
+  const written = [...(await writeMigrations(root, [...plans, ...dialects], lock)), ...(await writeTables(root, tables, { hint: !options.apply }))];
   const applied: Array<ApplyResult | DynamoDbApplyResult> = [];
   if (options.apply) {
     for (const plan of plans) {
@@ -106,7 +121,7 @@ export async function runMigrate(options: MigrateOptions) {
       applied.push(result);
     }
   }
-  const existing = [...plans.flatMap((plan) => plan.existing ?? []), ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable)];
+  const existing = [...[...plans, ...dialects].flatMap((plan) => plan.existing ?? []), ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable)];
   return { ok: true, layout: target.layout, written, existing, applied, noSchema };
 }
 
@@ -148,7 +163,7 @@ async function writeFiles(root: string, files: RenderedFile[]): Promise<string[]
   return files.map((file) => file.path);
 }
 
-async function writeMigrations(root: string, plans: MigrationPlan[], lock: Awaited<ReturnType<typeof readLock>>): Promise<string[]> {
+async function writeMigrations(root: string, plans: Array<MigrationPlan | DialectMigrationPlan>, lock: Awaited<ReturnType<typeof readLock>>): Promise<string[]> {
   const written: string[] = [];
   for (const plan of plans) {
     if (plan.existing) {
@@ -156,7 +171,7 @@ async function writeMigrations(root: string, plans: MigrationPlan[], lock: Await
       continue;
     }
     written.push(...(await writeFiles(root, plan.files)));
-    for (const note of plan.notes) logger.warn(note);
+    for (const note of "notes" in plan ? plan.notes : []) logger.warn(note);
     lock.migrations[plan.table] = plan.files[0]?.path ?? "";
   }
   if (written.length) await writeLock(root, lock);
@@ -170,7 +185,7 @@ export const migrate = new Command("migrate")
   .option("-p, --print", "print the SQL (a DynamoDB table: its JSON) to stdout and write nothing")
   .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction; a DynamoDB table is created from its JSON files")
   .option("--database-url <url>", "database to apply to (default: $DATABASE_URL)")
-  .option("--store <store>", "postgres, dynamodb or redis (which has no schema): which store's table (default: the store chosen at add)")
+  .option("--store <store>", "postgres, mysql, sqlite, dynamodb or redis (which has no schema): which store's table (default: the store chosen at add)")
   .option("--endpoint <url>", "DynamoDB endpoint for --apply, e.g. a local one (default: $AWS_ENDPOINT_URL_DYNAMODB, else the AWS region's)")
   .option("--json", "print the result as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

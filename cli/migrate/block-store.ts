@@ -1,5 +1,5 @@
 // Which store a block with a table runs on in this project, and so what `migrate` and `doctor` owe it:
-// SQL (PostgreSQL), a DynamoDB table, or nothing (RedisStore keeps no schema).
+// SQL (PostgreSQL), another SQL dialect's file (MySQL, SQLite), a DynamoDB table, or nothing (RedisStore keeps no schema).
 import type { Lock, LockedBlock } from "../config/lock-file.js";
 import { recordedFeatures } from "../add/choose-features.js";
 import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
@@ -7,6 +7,7 @@ import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
 export type BlockStore =
   | { kind: "sql" }
   | { kind: "dynamodb"; feature: RegistryFeature }
+  | { kind: "dialect"; feature: RegistryFeature & { sqlSchema: NonNullable<RegistryFeature["sqlSchema"]> } }
   | { kind: "none"; feature: RegistryFeature };
 
 /**
@@ -43,6 +44,7 @@ export function blockStore(block: RegistryBlock, locked: LockedBlock | undefined
         candidates.find(([name]) => recorded.has(name)));
   if (!chosen || chosen[0] === owner) return { kind: "sql" };
   const [, feature] = chosen;
+  if (feature.sqlSchema !== undefined) return { kind: "dialect", feature: { ...feature, sqlSchema: feature.sqlSchema } };
   return feature.dynamoDbTable !== undefined ? { kind: "dynamodb", feature } : { kind: "none", feature };
 }
 

@@ -17,6 +17,9 @@ const feature = z.strictObject({
   devDependencies: packages.optional(),
   files: z.array(z.string().min(1)).optional(),
   dynamoDbTable: z.string().min(1).optional(),
+  sqlSchema: z
+    .strictObject({ dialect: z.enum(["mysql", "sqlite"]), module: z.string().min(1), statements: identifier })
+    .optional(),
 });
 
 const migration = z.strictObject({

@@ -107,6 +107,11 @@ export type RegistryFeature = {
    * `dynamoDbTableDefinition(table)`, whose table `blocks migrate` writes and `--apply` creates.
    */
   dynamoDbTable?: string;
+  /**
+   * The feature is a store on another SQL database: the registry module (one of `files`) whose
+   * `statements(table)` export gives the DDL `blocks migrate` writes as that dialect's plain SQL file.
+   */
+  sqlSchema?: { dialect: "mysql" | "sqlite"; module: string; statements: string };
 };
 
 /** A framework is "used" when the project declares one of `packages`; its dev typings come along. */

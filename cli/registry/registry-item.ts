@@ -11,8 +11,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { schemaOf } from "../migrate/schemas.js";
 import { BlocksError } from "../utils/errors.js";
-import type { Registry, RegistryBlock, RegistryFile, RegistryMigration } from "./manifest.js";
-import { excludedFeatureFiles } from "../add/choose-features.js";
+import type { Registry, RegistryBlock, RegistryFeature, RegistryFile, RegistryMigration } from "./manifest.js";
 
 export const ITEM_SCHEMA_URL = "https://ui.shadcn.com/schema/registry-item.json";
 
@@ -54,10 +53,17 @@ export type ItemOptions = {
  */
 export async function buildItem(registry: Registry, block: RegistryBlock, options: ItemOptions): Promise<RegistryItem> {
   // An item offers no choices: the default store comes; the optional parts (metrics, other stores, client adapters) stay for `blocks add`, which asks.
-  const defaults = Object.values(block.features ?? {}).filter((feature) => feature.default);
-  // With add's own rule, so a helper the default store shares with an optional one (the transaction guard) comes too.
-  const chosen = new Set(Object.entries(block.features ?? {}).filter(([, feature]) => feature.default).map(([name]) => name));
-  const optional = excludedFeatureFiles([block], chosen);
+  // A default of another store's flag (better-sqlite3, SQLite's default client) comes only with that store.
+  const isDefault = (feature: RegistryFeature) => feature.default === true && (feature.needs === undefined || block.features?.[feature.needs]?.default === true);
+  const defaults = Object.values(block.features ?? {}).filter(isDefault);
+  // A file an optional feature shares with a default one (the transaction guard) comes with the default.
+  const kept = new Set(defaults.flatMap((feature) => feature.files ?? []));
+  const optional = new Set(
+    Object.values(block.features ?? {})
+      .filter((feature) => !isDefault(feature))
+      .flatMap((feature) => feature.files ?? [])
+      .filter((file) => !kept.has(file)),
+  );
   const files = block.files.filter(
     (file) => !optional.has(file.path) && (options.framework === undefined || file.framework === undefined || file.framework === options.framework),
   );

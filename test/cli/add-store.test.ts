@@ -41,6 +41,36 @@ const STORES = [
     files: ["setup/recovery-jobs.test.ts", "setup/recovery-jobs.ts", "stores/dynamodb-items.ts", "stores/dynamodb-store.ts", "stores/dynamodb-table.ts"],
     dependencies: ["@aws-sdk/client-dynamodb@^3.1178.0", "@aws-sdk/lib-dynamodb@^3.1178.0"],
   },
+  {
+    store: "mysql",
+    files: [
+      "setup/recovery-jobs.test.ts",
+      "setup/recovery-jobs.ts",
+      "stores/clients/mysql2.ts",
+      "stores/clients/transaction-guard.test.ts",
+      "stores/clients/transaction-guard.ts",
+      "stores/mysql-schema.ts",
+      "stores/mysql-store.ts",
+      "stores/takeover-recovery.ts",
+    ],
+    dependencies: ["mysql2@^3.25.0"],
+  },
+  {
+    store: "sqlite",
+    features: ["client-better-sqlite3", "sqlite-store"],
+    files: [
+      "setup/recovery-jobs.test.ts",
+      "setup/recovery-jobs.ts",
+      "stores/clients/better-sqlite3.ts",
+      "stores/clients/transaction-guard.test.ts",
+      "stores/clients/transaction-guard.ts",
+      "stores/sqlite-schema.ts",
+      "stores/sqlite-store.ts",
+      "stores/takeover-recovery.ts",
+    ],
+    dependencies: ["better-sqlite3@^12.11.1"],
+    devDependencies: ["@types/better-sqlite3@^9.6.0"],
+  },
 ];
 
 const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =>
@@ -49,7 +79,7 @@ const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "blocks.l
 const targets = (result: Awaited<ReturnType<typeof add>>) => result.files.map((file) => file.target).sort();
 
 describe("blocks add --store: only the chosen store, with its packages", () => {
-  it.each(STORES)("--store $store: the PostgreSQL files are swapped for the store's, the packages are the store's, no migration, and it type-checks", async ({ store, files, dependencies }) => {
+  it.each(STORES)("--store $store: the PostgreSQL files are swapped for the store's, the packages are the store's, no migration, and it type-checks", async ({ store, features, files, dependencies, devDependencies }) => {
     const postgres = await add(await sampleProject("express-nodenext", []));
     expect(postgres.features).toContain("postgres-store");
     expect(postgres.dependencies.dependencies).toEqual(["pg@^8.23.1"]);
@@ -57,14 +87,15 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
 
     const dir = await sampleProject("express-nodenext", []);
     const result = await add(dir, { store });
-    expect(result.features).toEqual([`${store}-store`]);
+    expect(result.features).toEqual(features ?? [`${store}-store`]);
     const storeFiles = files.map((file) => `${BLOCK}/${file}`);
     const expected = [...targets(postgres).filter((target) => !POSTGRES_FILES.includes(target)), ...storeFiles].sort();
     expect(targets(result)).toEqual(expected);
     expect(Object.keys(lockOf(dir).blocks.idempotency?.files ?? {}).sort()).toEqual(expected.filter((target) => target.startsWith(`${BLOCK}/`)));
-    for (const file of POSTGRES_FILES) expect(existsSync(path.join(dir, file)), file).toBe(false);
+    for (const file of POSTGRES_FILES.filter((target) => !storeFiles.includes(target))) expect(existsSync(path.join(dir, file)), file).toBe(false);
 
     expect(result.dependencies.dependencies).toEqual(dependencies);
+    if (devDependencies) expect(result.dependencies.devDependencies).toEqual(expect.arrayContaining(devDependencies));
     const everyPackage = [...result.dependencies.dependencies, ...result.dependencies.devDependencies].join(" ");
     expect(everyPackage).not.toMatch(/(^| )(pg|@types\/pg|@electric-sql\/pglite|@types\/emscripten)@/);
 
@@ -88,10 +119,10 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
     expect(targets(result).filter((target) => target.includes("/clients/"))).toEqual([]);
   }, 60_000);
 
-  it("--store names one of postgres, redis and dynamodb; `none` is not a store", async () => {
+  it("--store names one of postgres, redis, dynamodb, mysql and sqlite; `none` is not a store", async () => {
     const error = await rejection(add(await sampleProject("hono-bundler", []), { store: "none" }));
     expect(error.code).toBe("INVALID_OPTION");
-    expect(error.message).toBe('--store takes "postgres", "redis", "dynamodb", not "none".');
+    expect(error.message).toBe('--store takes "postgres", "redis", "dynamodb", "mysql", "sqlite", not "none".');
   }, 60_000);
 });
 

@@ -3,9 +3,11 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { execa } from "execa";
+import { createPool } from "mysql2/promise";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
+import { mySqlDropStatements } from "../../registry/idempotency/stores/mysql-schema.js";
 import { startLocalDynamoDb } from "../idempotency/support/dynamodb-store-harness.js";
 import { sampleProject, typeCheck } from "./wiring-projects.js";
 
@@ -62,7 +64,29 @@ const WIRINGS: Wiring[] = [
   { name: "Prisma", packages: ["@prisma/client"], expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"] },
   { name: "RedisStore", packages: [], store: "redis", expected: ["new RedisStore(db)", "recoveryJobs(handler, logger)"] },
   { name: "DynamoDbStore", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"] },
+  {
+    name: "MySqlStore",
+    packages: [],
+    store: "mysql",
+    expected: ["createPool(url)", "new MySqlStore(mysql2Client(db))", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", "process.env.MYSQL_URL"],
+    app: ['import { createPool } from "mysql2/promise";', 'createIdempotency({ db: createPool({ uri: "mysql://root@127.0.0.1/app", connectionLimit: 20 }) });'],
+  },
+  {
+    name: "SqliteStore on better-sqlite3",
+    packages: [],
+    store: "sqlite",
+    expected: ["new SqliteStore(betterSqlite3Client(db))", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", 'process.env.SQLITE_PATH ?? "./data/idempotency.db"'],
+  },
+  {
+    name: "SqliteStore on libSQL",
+    packages: ["@libsql/client"],
+    store: "sqlite",
+    expected: ["new SqliteStore(libsqlClient(db))", "process.env.LIBSQL_URL", "process.env.LIBSQL_AUTH_TOKEN"],
+    app: ['import { createClient } from "@libsql/client";', 'createIdempotency({ db: createClient({ url: "file:app.db" }) });'],
+  },
 ];
+
+const SQL_WIRINGS = WIRINGS.filter((wiring) => wiring.store === "mysql" || wiring.store === "sqlite");
 
 const MODULE_SYSTEMS = [
   { fixture: "express-nodenext", name: "ESM NodeNext" },
@@ -94,6 +118,7 @@ describe.each(MODULE_SYSTEMS)("the wiring module in a $name project", ({ fixture
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL;
+const MYSQL_URL = process.env.MYSQL_URL;
 
 /** The vendored test of the wiring, run by vitest inside the project. */
 async function wiringTest(dir: string, env: Record<string, string | undefined>) {
@@ -101,7 +126,7 @@ async function wiringTest(dir: string, env: Record<string, string | undefined>) 
   const run = await execa("node", [vitest, "run", "src/idempotency-setup.test.ts", "--testTimeout=60000"], {
     cwd: dir,
     reject: false,
-    env: { DATABASE_URL: undefined, REDIS_URL: undefined, AWS_ENDPOINT_URL_DYNAMODB: undefined, NO_COLOR: "1", ...env },
+    env: { DATABASE_URL: undefined, REDIS_URL: undefined, MYSQL_URL: undefined, AWS_ENDPOINT_URL_DYNAMODB: undefined, NO_COLOR: "1", ...env },
     extendEnv: true,
   });
   return { exitCode: run.exitCode, output: `${run.stdout}\n${run.stderr}` };
@@ -109,6 +134,13 @@ async function wiringTest(dir: string, env: Record<string, string | undefined>) 
 
 describe("the wiring's own test, run in the project against the real store", () => {
   const tables: string[] = [];
+  const mysqlTables: string[] = [];
+  afterAll(async () => {
+    if (!MYSQL_URL || mysqlTables.length === 0) return;
+    const pool = createPool(MYSQL_URL);
+    for (const table of mysqlTables) for (const statement of mySqlDropStatements(table)) await pool.query(statement);
+    await pool.end();
+  });
   afterAll(async () => {
     if (!DATABASE_URL || tables.length === 0) return;
     const pool = new pg.Pool({ connectionString: DATABASE_URL });
@@ -173,6 +205,27 @@ describe("the wiring's own test, run in the project against the real store", () 
     } finally {
       await local.close();
     }
+  }, 120_000);
+
+  /** Adds the store with its own table, runs the wiring's test in the project, and expects it to pass (not skip). */
+  async function runSqlWiring(wiring: Wiring) {
+    const dir = await sampleProject("hono-bundler", wiring.packages);
+    const table = `wiring_${randomUUID().slice(0, 8)}`;
+    if (wiring.store === "mysql") mysqlTables.push(table);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: wiring.store as string, table });
+    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toContain(`{ table: "${table}" }`);
+    const run = await wiringTest(dir, { MYSQL_URL });
+    expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+    expect(run.output).toMatch(/Tests\s+1 passed/);
+  }
+
+  it.runIf(MYSQL_URL)("[MYSQL_URL] MySqlStore: the wiring runs once per key, in a transaction too, recovers and closes", async () => {
+    await runSqlWiring(SQL_WIRINGS.find((wiring) => wiring.store === "mysql") as Wiring);
+  }, 120_000);
+
+  // SQLite needs no server: the wiring's test runs on a file in a temporary folder.
+  it.each(SQL_WIRINGS.filter((wiring) => wiring.store === "sqlite"))("$name: the wiring runs once per key, in a transaction too, recovers and closes", async (wiring) => {
+    await runSqlWiring(wiring);
   }, 120_000);
 
   it("without the variable its server needs, the wiring's test says so and is skipped, not passed", async () => {

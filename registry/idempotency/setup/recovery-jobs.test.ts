@@ -28,4 +28,43 @@ describe("recoveryJobs", () => {
       vi.useRealTimers();
     }
   });
+
+  it("with cleanupEveryMs, expired records are deleted on their own timer in bounded batches, and in runOnce", async () => {
+    vi.useFakeTimers();
+    try {
+      const infos: unknown[] = [];
+      const handler = new IdempotencyHandler(new MemoryStore());
+      vi.spyOn(handler, "recoverStuckRecords").mockResolvedValue({ recovered: 0 } as never);
+      // A backlog of 5 expired rows, deleted 2 at a time.
+      let expired = 5;
+      const cleanup = vi.spyOn(handler, "cleanupExpiredRecords").mockImplementation(({ limit = 500 } = {}) => {
+        const deleted = Math.min(limit, expired);
+        expired -= deleted;
+        return Promise.resolve({ deleted });
+      });
+      const logger = { ...quiet, info: (meta: Record<string, unknown>) => void infos.push(meta) };
+      const jobs = recoveryJobs(handler, logger, 1_000, { cleanupEveryMs: 10_000, cleanupLimit: 2 });
+      const lifecycle = idempotencyLifecycle({ jobs, logger, close: () => Promise.resolve() });
+      lifecycle.startMaintenance();
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(cleanup).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(cleanup).toHaveBeenCalledTimes(3);
+      expect(infos).toContainEqual({ job: "cleanup", deleted: 5 });
+      await lifecycle.close();
+      expired = 1;
+      await jobs.runOnce();
+      expect(cleanup).toHaveBeenCalledTimes(4);
+      expect(expired).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("without cleanupEveryMs (Redis, DynamoDB), nothing is cleaned up", async () => {
+    const handler = new IdempotencyHandler(new MemoryStore());
+    const cleanup = vi.spyOn(handler, "cleanupExpiredRecords");
+    await recoveryJobs(handler, quiet).runOnce();
+    expect(cleanup).not.toHaveBeenCalled();
+  });
 });
