@@ -1,6 +1,9 @@
 // idempotentProcessor against a real Redis (REDIS_URL) through the consumer contract: BullMQ workers, retries and stalled jobs.
 import { randomUUID } from "node:crypto";
 import { Queue, Worker } from "bullmq";
+import { describe, expect, it, vi } from "vitest";
+import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
 import { idempotentProcessor } from "@/blocks/idempotency/consumers/bullmq";
 import { consumerContract, type BrokerHarness } from "../support/consumer-contract";
 
@@ -41,3 +44,44 @@ async function openBullmq(): Promise<BrokerHarness> {
 }
 
 consumerContract("[REDIS_URL] BullMQ", openBullmq, !redisUrl);
+
+describe.skipIf(!redisUrl)("[REDIS_URL] BullMQ: the job's own attempts", () => {
+  class Timeout extends Error {}
+  async function deadAfter(attempts: number | undefined, maxRetries: number) {
+    const connection = { url: redisUrl as string };
+    const prefix = `inbox_bull_${randomUUID().slice(0, 8)}`;
+    const queue = new Queue("payments", { connection, prefix });
+    const dead: unknown[] = [];
+    let calls = 0;
+    const handler = new IdempotencyHandler(new MemoryStore(), undefined, { maxRetries });
+    const processor = idempotentProcessor(handler, { source: "payments", onDead: (_message, err) => void dead.push(err) }, () => {
+      calls++;
+      throw new Timeout("the processor timed out");
+    });
+    const worker = new Worker("payments", processor, { connection, prefix });
+    try {
+      await queue.add("capture", { amount: 1 }, { jobId: "job-1", ...(attempts ? { attempts, backoff: { type: "fixed", delay: 20 } } : {}) });
+      await vi.waitFor(async () => expect(await queue.getJobCounts("failed")).toEqual({ failed: 1 }), { timeout: 15_000, interval: 20 });
+      const job = await queue.getJob("job-1");
+      return { dead, calls, failedReason: job?.failedReason };
+    } finally {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  }
+
+  it("BullMQ's default (1 attempt): a transient failure is its last, so onDead hears of the message before BullMQ gives up", async () => {
+    const { dead, calls, failedReason } = await deadAfter(undefined, 3);
+    expect(calls).toBe(1);
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toBeInstanceOf(Timeout);
+    expect(failedReason).toMatch(/dead/);
+  });
+
+  it("attempts below maxRetries: the job's third and last attempt makes it dead, once", async () => {
+    const { dead, calls } = await deadAfter(3, 10);
+    expect(calls).toBe(3);
+    expect(dead).toHaveLength(1);
+  });
+});
