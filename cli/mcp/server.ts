@@ -7,7 +7,7 @@ import { runDoctor } from "../commands/doctor.js";
 import { runSearch } from "../commands/search.js";
 import { runView } from "../commands/view.js";
 import { RULES } from "../doctor/finding.js";
-import { removeItemFolders } from "../registry/registry-item-source.js";
+import { withItemFolders } from "../registry/registry-item-source.js";
 import { BlocksError, isBlocksError } from "../utils/errors.js";
 import { cliVersion } from "../utils/package-root.js";
 import { rulesMarkdown } from "./rules.js";
@@ -30,11 +30,12 @@ const findingSchema = z.object({ rule: z.enum(Object.keys(RULES) as [keyof typeo
 export function createMcpServer(options: McpOptions): McpServer {
   const server = new McpServer({ name: "blocks", version: cliVersion() });
   const { cwd, registry } = options;
-  // One call at a time: they share one project, and each removes the item folders it made when done.
-  let previous: Promise<unknown> = Promise.resolve();
-  const answer = (run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
-    const next = previous.then(() => answerNow(run));
-    previous = next;
+  // Reading calls run side by side. A call that writes the project (add_block with apply) waits for
+  // the writes before it and holds back the next one, so two never interleave in blocks.lock.json.
+  let writing: Promise<unknown> = Promise.resolve();
+  const answer = (run: () => Promise<Record<string, unknown>>, writes = false): Promise<CallToolResult> => {
+    const next = writing.then(() => answerNow(run));
+    if (writes) writing = next;
     return next;
   };
 
@@ -78,7 +79,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     ({ blocks, apply, install, ...choices }) => {
       const flags = Object.fromEntries(Object.entries(choices).filter(([, value]) => value !== undefined));
       const common = { blocks, cwd, yes: true, ...flags, ...(registry ? { registry } : {}) };
-      return answer(() => (apply ? runAdd({ ...common, install: install !== false }) : runAdd({ ...common, dryRun: true })));
+      return apply ? answer(() => runAdd({ ...common, install: install !== false }), true) : answer(() => runAdd({ ...common, dryRun: true }));
     },
   );
 
@@ -105,13 +106,11 @@ export function createMcpServer(options: McpOptions): McpServer {
 /** A command's result as JSON text and structured content; its error (code, message, suggestion) as a tool error the assistant can act on. */
 async function answerNow(run: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
   try {
-    const value = await run();
+    // The registry items a call reads are written to folders of its own, removed when it ends.
+    const value = await withItemFolders(run);
     return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }], structuredContent: value };
   } catch (err) {
     const error = isBlocksError(err) ? err : new BlocksError("UNEXPECTED", err instanceof Error ? err.message : String(err));
     return { isError: true, content: [{ type: "text", text: JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) }] };
-  } finally {
-    // Each call builds its registry anew: the items' folders of this one are not needed again.
-    removeItemFolders();
   }
 }

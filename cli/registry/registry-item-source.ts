@@ -1,4 +1,5 @@
 // `blocks add <file-or-url>`: reads a registry item (as `blocks registry build` writes it) and makes it a block.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,29 +67,44 @@ export async function registryWithItems(registry: Registry, items: Array<{ sourc
   return next;
 }
 
-/** The item folders of this process: removed at exit, or earlier by `removeItemFolders`. */
+/** Every item folder still on disk: removed at exit if no scope removed it first. */
 const itemFolders = new Set<string>();
+/** The folders made inside one `withItemFolders` call, so that call removes exactly its own. */
+const scope = new AsyncLocalStorage<Set<string>>();
 
 function itemFolder(): string {
-  // One exit listener for the process, however many items a long-running `blocks mcp` reads.
-  if (itemFolders.size === 0 && process.listeners("exit").every((listener) => listener !== removeItemFolders)) {
-    process.once("exit", removeItemFolders);
-  }
+  if (itemFolders.size === 0 && process.listeners("exit").every((listener) => listener !== removeAll)) process.once("exit", removeAll);
   const folder = mkdtempSync(path.join(tmpdir(), "blocks-item-"));
   itemFolders.add(folder);
+  scope.getStore()?.add(folder);
   return folder;
 }
 
 /**
- * Removes every item folder made so far: a command calls it once the registry built from them is no
- * longer needed (the MCP server after each tool call), so a long session does not pile them up.
+ * Runs `work` and then removes the item folders the registries it loaded were written to, whether it
+ * resolved or threw: the lifetime of one command run inside a long-lived process (a `blocks mcp`
+ * tool call). Calls may overlap; each removes only its own. A one-shot CLI command needs none: its
+ * folders go when the process exits.
  *
  * @example
- * try { await runView(options); } finally { removeItemFolders(); }
+ * const view = await withItemFolders(() => runView({ name: "@acme/audit-log", cwd }));
  */
-export function removeItemFolders(): void {
-  for (const folder of itemFolders) rmSync(folder, { recursive: true, force: true });
-  itemFolders.clear();
+export async function withItemFolders<T>(work: () => Promise<T>): Promise<T> {
+  const own = new Set<string>();
+  try {
+    return await scope.run(own, work);
+  } finally {
+    for (const folder of own) remove(folder);
+  }
+}
+
+function remove(folder: string): void {
+  rmSync(folder, { recursive: true, force: true });
+  itemFolders.delete(folder);
+}
+
+function removeAll(): void {
+  for (const folder of itemFolders) remove(folder);
 }
 
 async function readItem(source: string): Promise<unknown> {

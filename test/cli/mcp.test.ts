@@ -100,6 +100,10 @@ describe("blocks mcp", () => {
   it("leaves no item folders behind between calls, however many registry items a session reads", async () => {
     for (let i = 0; i < 3; i++) expect((await call("view_block", { name: "@acme/audit-log" })).isError).toBeFalsy();
     expect(readdirSync(serverTmp).filter((entry) => entry.startsWith("blocks-item-"))).toEqual([]);
+    // Reading calls overlap: none removes the folder another is still reading.
+    const overlapping = await Promise.all([1, 2, 3].map(() => call("view_block", { name: "@acme/audit-log" })));
+    expect(overlapping.map((result) => result.isError ?? false)).toEqual([false, false, false]);
+    expect(readdirSync(serverTmp).filter((entry) => entry.startsWith("blocks-item-"))).toEqual([]);
   });
 
   it("add_block plans without writing, then writes with apply: true", async () => {
