@@ -1,5 +1,6 @@
 // What the server keeps about an error: a log line with its name, message and code, and its stack at debug.
 import { schemaIssues, type ProblemIssue, type SchemaIssue } from "./issues";
+import { redactUrlCredentials } from "./redact-url";
 
 export type LogMethod = (obj: Record<string, unknown>, msg: string) => void;
 
@@ -15,7 +16,8 @@ export const consoleLogger: ProblemLogger = {
 /**
  * Logs one answered error. Only `name`, `message`, `code` and a numeric status are copied: logging the whole object
  * would write what client libraries attach to their errors (request headers with credentials,
- * configs, sockets). Server errors log at error and add the stack at debug; client errors at info.
+ * configs, sockets); a URL's credentials in the message or stack are masked. Server errors log at
+ * error and add the stack at debug; client errors at info.
  *
  * @example
  * logProblem(logger, err, { requestId: "req_1", status: 500, code: "INTERNAL_ERROR" });
@@ -29,16 +31,16 @@ export function logProblem(logger: ProblemLogger, err: unknown, answer: { reques
   if (typeof stack !== "string") return;
   // The stack's first line repeats the message: when the message was replaced, so is that line.
   const frames = stack.indexOf("\n    at ");
-  const safeStack = error.issues && frames >= 0 ? `${error.name}: ${error.message}${stack.slice(frames)}` : stack;
+  const safeStack = error.issues && frames >= 0 ? `${error.name}: ${error.message}${stack.slice(frames)}` : redactUrlCredentials(stack);
   logger.debug?.({ requestId: answer.requestId, stack: safeStack }, "request failed: stack");
 }
 
 type ErrorSummary = { name: string; message: string; code?: string | number; status?: number; issues?: ProblemIssue[] };
 
 function errorSummary(err: unknown): ErrorSummary {
-  if (typeof err !== "object" || err === null) return { name: typeof err, message: String(err) };
+  if (typeof err !== "object" || err === null) return { name: typeof err, message: redactUrlCredentials(String(err)) };
   const { name, message, code, issues } = err as { name?: unknown; message?: unknown; code?: unknown; issues?: unknown };
-  const summary: ErrorSummary = { name: typeof name === "string" ? name : "Object", message: typeof message === "string" ? message : "" };
+  const summary: ErrorSummary = { name: typeof name === "string" ? name : "Object", message: typeof message === "string" ? redactUrlCredentials(message) : "" };
   // A validation library's message quotes the rejected value (valibot: 'but received "4242 4242 4242 4242"'): its issues say where instead.
   if (Array.isArray(issues)) Object.assign(summary, { message: `${issues.length} validation issue(s)`, issues: schemaIssues(issues as SchemaIssue[]) });
   const status = carriedStatus(err);

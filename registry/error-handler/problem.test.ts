@@ -122,10 +122,11 @@ describe("createProblemHandler", () => {
       requestId: "req_1",
       status: 500,
       code: "INTERNAL_ERROR",
-      error: { name: "Error", message: err.message, code: "ECONNREFUSED" },
+      error: { name: "Error", message: 'connect failed: postgres://[Redacted]@db/prod while running SELECT * FROM "cards"', code: "ECONNREFUSED" },
     });
-    expect(lines[1]).toMatchObject({ level: "debug", requestId: "req_1", stack: err.stack });
-    expect(JSON.stringify(lines)).not.toContain("sk_live");
+    expect(lines[1]).toMatchObject({ level: "debug", requestId: "req_1", stack: err.stack?.replace("user:hunter2@", "[Redacted]@") });
+    // The log keeps what helps (host, statement) and never the URL's credentials or the client's headers.
+    for (const secret of ["hunter2", "sk_live"]) expect(JSON.stringify(lines)).not.toContain(secret);
   });
 
   it("hides the message of a coded 5xx as well", () => {

@@ -106,6 +106,19 @@ describe("createLogger", () => {
     expect(JSON.stringify(lines)).not.toContain("T0KEN");
   });
 
+  it("masks the credentials of a URL inside an error's message, stack and fields", () => {
+    const { logger, lines } = captureLogs();
+    const err = Object.assign(new Error("connect ECONNREFUSED postgres://admin:hunter2@db.internal:5432/prod"), {
+      config: { url: "https://ghp_token123@api.example.com/repos?page=2" },
+    });
+    logger.error({ err }, "request failed");
+    const logged = lines[0] as unknown as { err: { message: string; stack: string; config: { url: string } } };
+    expect(logged.err.message).toBe("connect ECONNREFUSED postgres://[Redacted]@db.internal:5432/prod");
+    expect(logged.err.stack).toContain("postgres://[Redacted]@db.internal:5432/prod");
+    expect(logged.err.config.url).toBe("https://[Redacted]@api.example.com/repos?page=2");
+    for (const secret of ["hunter2", "ghp_token123"]) expect(JSON.stringify(lines)).not.toContain(secret);
+  });
+
   it("redacts the head of a real node ClientRequest", async () => {
     const { request } = await import("node:http");
     const req = request({ host: "127.0.0.1", port: 9, headers: { authorization: "Bearer T0KEN" } });

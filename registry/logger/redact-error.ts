@@ -1,5 +1,6 @@
 // Strips the credentials HTTP client errors carry (axios, got, undici, node's http) before an error is logged.
 import { stdSerializers } from "pino";
+import { redactUrlCredentials } from "./redact-url";
 
 const SECRET_NAME = /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/i;
 /** Whole request heads, as text or a flat name/value list, where no header name can be picked out. */
@@ -10,7 +11,8 @@ const MAX_DEPTH = 6;
 /**
  * pino's error serializer, then a copy of the result with every secret header redacted wherever
  * it sits: axios's `err.config.headers`, `err.request._header` and `err.response.config.headers`,
- * got's `err.options.headers`, undici's `err.headers`, node's `ClientRequest._header`. A serializer
+ * got's `err.options.headers`, undici's `err.headers`, node's `ClientRequest._header`; and the
+ * credentials of any URL in its text (`postgres://user:password@host` in a driver's message). A serializer
  * runs only for `err` fields, so ordinary lines keep pino's speed (wildcard redact paths this deep
  * would cost every line).
  *
@@ -22,6 +24,7 @@ export function serializeError(err: unknown): unknown {
 }
 
 function redacted(value: unknown, depth: number, path: Set<object>): unknown {
+  if (typeof value === "string") return redactUrlCredentials(value);
   if (typeof value !== "object" || value === null) return value;
   if (ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
   if (path.has(value)) return "[Circular]";

@@ -40,7 +40,7 @@ describe("toProblemResponse", () => {
     expect(res.status).toBe(500);
     expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(body)).not.toContain("hunter2");
-    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
+    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") } });
   });
 });
 

@@ -46,7 +46,7 @@ describe("hono problemDetails()", () => {
     const body = (await res.json()) as ProblemBody;
     expect(res.status).toBe(500);
     expect(JSON.stringify(body)).not.toContain("hunter2");
-    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
+    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") } });
   });
 
   it("keeps the WWW-Authenticate of an HTTPException's own response (hono/basic-auth)", async () => {

@@ -72,7 +72,7 @@ describe("koa problemDetails()", () => {
     const body = (await res.json()) as ProblemBody;
     expect(res.status).toBe(500);
     expect(JSON.stringify(body)).not.toContain("hunter2");
-    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("hunter2") } });
+    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") } });
   });
 
   it("answers a defined problem with its type and title, and the traceparent's trace id", async () => {

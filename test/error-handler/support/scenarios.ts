@@ -92,7 +92,9 @@ export function expectProblem(answer: Answer, lines: LogLine[], expected: { stat
 /** The unknown error's log line: its name, message and code, and its stack only at debug. */
 export function expectServerErrorLogged(lines: LogLine[], requestId: string): void {
   const error = lines.find((line) => line.requestId === requestId && line.level === "error");
-  expect(error?.error).toEqual({ name: "Error", message: unknownError().message, code: "ECONNRESET" });
+  // The message stays for the reader, with the URL's credentials masked.
+  expect(error?.error).toEqual({ name: "Error", message: unknownError().message.replace("user:hunter2@", "[Redacted]@"), code: "ECONNRESET" });
+  expect(JSON.stringify(lines.filter((line) => line.requestId === requestId))).not.toContain("hunter2");
   expect(JSON.stringify(error)).not.toContain("sk_live_client_config");
   const debug = lines.find((line) => line.requestId === requestId && line.level === "debug");
   expect(debug?.stack).toMatch(/^Error: query failed/);
