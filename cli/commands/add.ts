@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { installDependencies } from "../add/install.js";
+import type { MigrationLayout } from "../config/blocks-config.js";
 import { planAdd, type AddPlan, type AddPlanOptions } from "../add/plan-add.js";
 import { planJson, reportPlan, type Replace } from "../add/report-plan.js";
 import { setupTargets } from "../add/setup-targets.js";
@@ -69,7 +70,11 @@ function nextSteps(plan: AddPlan): void {
   logger.break();
   logger.log("Next:");
   for (const migration of plan.migrations) {
-    logger.log(`  - create the table: ${highlighter.code(`${exec} blocks migrate --apply`)} (DATABASE_URL), or run ${migration.existing ?? migration.files[0]?.path}`);
+    const file = migration.existing ?? migration.files[0]?.path;
+    const tool = TOOL_APPLY[migration.target.layout];
+    // A migration in the project's tool's layout is applied the way the project applies its own.
+    const own = tool ? `${highlighter.code(`${exec} ${tool}`)} (it is in its journal: ${file})` : `run ${file}`;
+    logger.log(`  - create the table: ${own}, or ${highlighter.code(`${exec} blocks migrate --apply`)} (DATABASE_URL)`);
   }
   const dynamoDb = plan.blocks.some((block) => Object.entries(block.features ?? {}).some(([name, feature]) => feature.dynamoDbTable && plan.features.includes(name)));
   const dialect = plan.blocks.flatMap((block) => Object.entries(block.features ?? {})).find(([name, feature]) => feature.sqlSchema && plan.features.includes(name))?.[1].sqlSchema?.dialect;
@@ -92,6 +97,13 @@ function nextSteps(plan: AddPlan): void {
   }
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
 }
+
+/** How a project whose migrations are in this tool's layout applies them. */
+const TOOL_APPLY: Partial<Record<MigrationLayout, string>> = {
+  drizzle: "drizzle-kit migrate",
+  prisma: "prisma migrate deploy",
+  "node-pg-migrate": "node-pg-migrate up",
+};
 
 function readIfExistsSync(file: string): string | undefined {
   return existsSync(file) ? readFileSync(file, "utf8") : undefined;

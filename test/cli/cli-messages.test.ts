@@ -43,6 +43,17 @@ describe("CLI messages", () => {
     expect(postgresJs).toContain("the wiring's test skips itself until DATABASE_URL is set");
   }, 60_000);
 
+  it("add's Next: applies the migration with the project's own tool when it went into that tool's journal", async () => {
+    const dir = await sampleProject("hono-bundler", ["drizzle-orm", "drizzle-kit"]);
+    const config = JSON.parse(readFileSync(path.join(dir, "blocks.json"), "utf8")) as { database: { layout: string } };
+    expect(config.database.layout).toBe("drizzle");
+    const drizzle = await addOutput(dir);
+    expect(drizzle).toMatch(/create the table: .*drizzle-kit migrate.* \(it is in its journal: drizzle\/\d{4}_/);
+    const sql = await addOutput(await sampleProject("hono-bundler", []));
+    expect(sql).not.toContain("drizzle-kit");
+    expect(sql).toMatch(/create the table: run .*\.sql, or .*blocks migrate --apply/);
+  }, 60_000);
+
   it("no vendored file names an internal issue", () => {
     const files = readdirSync(path.join(REPO, "registry"), { recursive: true, encoding: "utf8" }).filter((file) => /\.(ts|md|json)$/.test(file));
     const internal = files.filter((file) => /\bissue #?\d+|\bpoints? \d+(?: and \d+)?\)/i.test(readFileSync(path.join(REPO, "registry", file), "utf8")));
