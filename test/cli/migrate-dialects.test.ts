@@ -183,6 +183,21 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     );
   });
 
+  it("a project whose one driver is mysql2: init writes database.dialect mysql, a bare add picks MySqlStore, and migrate writes its MySQL file", async () => {
+    const dir = await sampleProject("hono-bundler", ["mysql2"]);
+    expect((JSON.parse(readFileSync(path.join(dir, "blocks.json"), "utf8")) as { database: DatabaseConfig }).database).toEqual({ dialect: "mysql", layout: "sql", migrations: "migrations" });
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toContain("new MySqlStore(mysql2Client(db))");
+    expect((await runMigrate({ cwd: dir })).written).toEqual([expect.stringMatching(/^migrations\/\d{14}_create_idempotency_records\.mysql\.sql$/)]);
+  }, 60_000);
+
+  it("--store postgres in a project whose Drizzle folder runs on MySQL: add writes no PostgreSQL migration into it", async () => {
+    const dir = await sampleProject("hono-bundler", ["mysql2", "drizzle-kit"]);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: "postgres" });
+    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toContain("new PostgresStore(");
+    expect(existsSync(path.join(dir, "drizzle"))).toBe(false);
+  }, 60_000);
+
   it("Drizzle on MySQL: one migration, a breakpoint between statements (the procedure whole, no DELIMITER), a journal entry for MySQL; written once", async () => {
     const table = `mig_${randomUUID().slice(0, 8)}`;
     const dir = await storeProject("mysql", table, { dialect: "mysql", layout: "drizzle", migrations: "drizzle" });
