@@ -162,7 +162,7 @@ type LibsqlClient = LibsqlTransaction & { transaction(mode: "write"): Promise<Li
 
 async function openLibsql(root: string, url: string): Promise<DialectConnection> {
   const libsql = await projectImport(root, "@libsql/client");
-  const create = libsql.createClient as (config: { url: string; authToken?: string }) => LibsqlClient;
+  const create = (libsql.createClient ?? (libsql.default as Record<string, unknown> | undefined)?.createClient) as (config: { url: string; authToken?: string }) => LibsqlClient;
   const authToken = process.env.LIBSQL_AUTH_TOKEN;
   const client = create(authToken ? { url, authToken } : { url });
   const sessionOf = (on: LibsqlTransaction): DialectSession => ({
