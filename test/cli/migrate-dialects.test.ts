@@ -295,6 +295,36 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     }
   }, 60_000);
 
+  it.runIf(MYSQL_URL)("[MYSQL_URL] --apply on MySQL, two at once: they queue on the table's lock, so exactly one creates and the other finds it done", async () => {
+    const table = `mig_${randomUUID().slice(0, 8)}`;
+    mysqlTables.push(table);
+    const dir = await storeProject("mysql", table);
+    await runMigrate({ cwd: dir });
+    vi.stubEnv("MYSQL_URL", MYSQL_URL as string);
+    const runs = await Promise.all([runMigrate({ cwd: dir, apply: true }), runMigrate({ cwd: dir, apply: true })]);
+    expect(runs.map((run) => run.applied[0]).sort((a, b) => Number(a?.alreadyApplied) - Number(b?.alreadyApplied))).toEqual([
+      { table, alreadyApplied: false },
+      { table, alreadyApplied: true },
+    ]);
+  }, 60_000);
+
+  it.runIf(MYSQL_URL)("[MYSQL_URL] --apply on MySQL: a failing statement is named with the file, and the lock is let go (the fixed file then applies)", async () => {
+    const table = `mig_${randomUUID().slice(0, 8)}`;
+    mysqlTables.push(table);
+    const dir = await storeProject("mysql", table);
+    const { written } = await runMigrate({ cwd: dir });
+    const file = path.join(dir, written[0] as string);
+    const good = readFileSync(file, "utf8");
+    writeFileSync(file, `${good}\nCREATE TABLE ${table}_broken (;\n`);
+    vi.stubEnv("MYSQL_URL", MYSQL_URL as string);
+    const error = await rejection(runMigrate({ cwd: dir, apply: true }));
+    expect(error.code).toBe("MIGRATION_FAILED");
+    expect(error.message).toBe(`Running ${written[0]} on MYSQL_URL failed.`);
+    expect(error.suggestion).toContain("every statement is safe to run again");
+    writeFileSync(file, good);
+    expect((await runMigrate({ cwd: dir, apply: true })).applied).toEqual([{ table, alreadyApplied: true }]);
+  }, 60_000);
+
   it.each([
     { client: "better-sqlite3", variable: "SQLITE_PATH", target: (file: string) => file },
     { client: "libsql", variable: "LIBSQL_URL", target: (file: string) => `file:${file}` },
