@@ -2,7 +2,8 @@
 import path from "node:path";
 import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { readLock, type Lock } from "../config/lock-file.js";
-import { blockTable } from "../migrate/block-store.js";
+import { blockTable, dialectStoreChoice } from "../migrate/block-store.js";
+import { unsupportedLayout } from "../migrate/dialect-migration.js";
 import { planMigrations, type MigrationPlan } from "../migrate/render-migration.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry, type Registry, type RegistryBlock } from "../registry/manifest.js";
@@ -75,6 +76,12 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
   checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
   const { flags, carried, uncarried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
+  // A project on MySQL or SQLite gets the store on its database, unless a flag or an earlier block chose one.
+  const onDialect = flags.store === undefined ? dialectStoreChoice(blocks, config.database.dialect) : undefined;
+  if (onDialect) {
+    flags.store = onDialect;
+    logger.info(`--store ${onDialect}: blocks.json's database is ${config.database.dialect} (pass --store to choose otherwise).`);
+  }
   for (const choice of carried) logger.info(`--${choice.flag} ${choice.value}: as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added (pass --${choice.flag} to choose otherwise).`);
   for (const choice of uncarried) {
     const names = blocks.map((block) => block.name).join(", ");
@@ -99,6 +106,8 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const migrations = planMigrations(
     blocks
       .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
+      // Not into a folder whose tool runs on another database: `blocks migrate` says so, and how to take the SQL.
+      .filter((block) => !unsupportedLayout(block.name, "postgresql", config.database))
       .map((block) => ({ root, block: block.name, table: tables[block.name] ?? "", target: { layout: config.database.layout, migrations: config.database.migrations }, lock })),
   );
   const build = tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };

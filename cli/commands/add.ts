@@ -78,7 +78,7 @@ function nextSteps(plan: AddPlan): void {
   }
   const dynamoDb = plan.blocks.some((block) => Object.entries(block.features ?? {}).some(([name, feature]) => feature.dynamoDbTable && plan.features.includes(name)));
   const dialect = plan.blocks.flatMap((block) => Object.entries(block.features ?? {})).find(([name, feature]) => feature.sqlSchema && plan.features.includes(name))?.[1].sqlSchema?.dialect;
-  if (dialect) logger.log(`  - create the tables: ${highlighter.code(`${exec} blocks migrate`)} writes their ${dialect === "mysql" ? "MySQL" : "SQLite"} SQL for your migrations`);
+  if (dialect) logger.log(`  - create the tables: ${highlighter.code(`${exec} blocks migrate --apply`)} (${dialect === "mysql" ? "MYSQL_URL" : "SQLITE_PATH, or LIBSQL_URL on libSQL"}), or \`${exec} blocks migrate\` for their ${dialect === "mysql" ? "MySQL" : "SQLite"} migration alone`);
   if (dynamoDb) logger.log(`  - create the DynamoDB table: ${highlighter.code(`${exec} blocks migrate --apply`)}, or \`${exec} blocks migrate\` for its CreateTable JSON`);
   const setup = plan.files.find((file) => file.owned && file.target.endsWith("-setup.ts"));
   if (setup) logger.log(`  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`);

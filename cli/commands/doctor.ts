@@ -1,6 +1,8 @@
 // `blocks doctor`: checks the project against the seed's rules, statically and (with DATABASE_URL) live.
 import path from "node:path";
 import { Command } from "commander";
+import { recordedFeatures } from "../add/choose-features.js";
+import { sqliteClientOf } from "../add/setup-sql-stores.js";
 import { readConfig } from "../config/blocks-config.js";
 import { readLock } from "../config/lock-file.js";
 import type { Finding } from "../doctor/finding.js";
@@ -55,7 +57,7 @@ export async function runDoctor(options: DoctorOptions) {
     if (store.kind !== "dialect") return [];
     const table = lock.blocks[block.name]?.table ?? block.migration?.table ?? "";
     const wanted = { block: block.name, table, file: lock.migrations[table] ?? "blocks.lock.json", schema: store.feature.sqlSchema };
-    return [{ wanted, target: dialectTarget(root, wanted.schema.dialect) }];
+    return [{ wanted, target: dialectTarget(root, wanted.schema.dialect, sqliteClientOf(recordedFeatures(block, lock.blocks[block.name]))) }];
   });
   const dialectFindings: Finding[] = [];
   for (const { wanted, target } of dialectChecks) if (target) dialectFindings.push(...(await checkDialectTables(root, registry, wanted, target)));
@@ -72,7 +74,7 @@ export async function runDoctor(options: DoctorOptions) {
   progress.succeed(`Checked ${project.files.length} file(s)`);
   const unchecked = [
     ...(owesMigration && !url ? ["DATABASE_URL is not set"] : []),
-    ...dialectChecks.filter((check) => !check.target).map(({ wanted }) => (wanted.schema.dialect === "mysql" ? "MYSQL_URL is not set" : "SQLITE_PATH is not set (and ./data/idempotency.db does not exist)")),
+    ...dialectChecks.filter((check) => !check.target).map(({ wanted }) => (wanted.schema.dialect === "mysql" ? "MYSQL_URL is not set" : "SQLITE_PATH (LIBSQL_URL on libSQL) is not set, and ./data/idempotency.db does not exist")),
   ];
   report(findings, { unchecked });
   const checkedDatabase = Boolean(url) || dialectChecks.some((check) => check.target);
@@ -91,7 +93,7 @@ function report(findings: Finding[], { unchecked }: { unchecked: string[] }): vo
 
 export const doctor = new Command("doctor")
   .description("check the project against the blocks' rules (getUserId, isPermanentError, requireKey, jobs, migration, logger/metrics, packages, build, cache TTL, unresolved update conflicts); exits 1 on a finding")
-  .option("--database-url <url>", "PostgreSQL database to check the tables on (default: $DATABASE_URL; MySqlStore: $MYSQL_URL, SqliteStore: $SQLITE_PATH)")
+  .option("--database-url <url>", "PostgreSQL database to check the tables on (default: $DATABASE_URL; MySqlStore: $MYSQL_URL, SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL)")
   .option("--json", "print the findings as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")

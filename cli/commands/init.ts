@@ -55,13 +55,13 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
     alias,
     moduleStyle: tsconfig?.moduleStyle ?? "extensionless",
     packageManager: detectPackageManager(root, pkg),
-    database: { dialect: "postgresql", migrations: target.migrations, layout: target.layout },
+    database: { dialect: target.dialect, migrations: target.migrations, layout: target.layout },
     ...(await keptRegistries(root)),
   };
   logger.log(`blocks folder:   ${highlighter.path(config.dir)}`);
   logger.log(`imports:         ${config.alias ? `${config.alias}/...` : "relative paths"} (${config.moduleStyle === "nodenext" ? "NodeNext: .js suffixes" : "extensionless"})`);
   logger.log(`package manager: ${config.packageManager}`);
-  logger.log(`migrations:      ${config.database.migrations} (${config.database.layout})`);
+  logger.log(`migrations:      ${config.database.migrations} (${config.database.layout}, ${config.database.dialect})`);
   if (!(await decide({ message: `Write ${CONFIG_FILE} with these settings?`, flag: "--yes" }, options.yes))) cancelled();
   await writeProjectFile(path.join(root, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`);
   const where = root === path.resolve(options.cwd ?? process.cwd()) ? "" : ` --cwd ${toPosix(path.relative(process.cwd(), root))}`;

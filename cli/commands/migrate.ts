@@ -1,13 +1,16 @@
-// `blocks migrate`: writes (or prints, or applies) the PostgreSQL migration rendered from the block's schema,
-// or, for a block whose store is DynamoDB, its table definition; a RedisStore has none, and is told so.
+// `blocks migrate`: writes (or prints, or applies) the migration rendered from the block's schema for its
+// store's database (PostgreSQL, MySQL, SQLite), or, for a DynamoDB store, its table definition; a RedisStore has none, and is told so.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
+import { recordedFeatures } from "../add/choose-features.js";
+import { sqliteClientOf, type SqliteClientName } from "../add/setup-sql-stores.js";
 import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
 import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
 import { blockStore, blockTable, storeFeatures } from "../migrate/block-store.js";
+import { applyDialectMigration } from "../migrate/apply-dialect-migration.js";
 import { planDialectMigration, unsupportedLayout, type DialectMigrationPlan } from "../migrate/dialect-migration.js";
 import { planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
@@ -75,37 +78,42 @@ export async function runMigrate(options: MigrateOptions) {
       suggestion: "Name the block: `blocks migrate <block> --table <name>`.",
     });
   }
+  const postgresRefusal = sqlBlocks[0] && unsupportedLayout(sqlBlocks[0].name, "postgresql", target);
+  if (postgresRefusal && !options.print) throw postgresRefusal;
   const plans = planMigrations(sqlBlocks.map((block) => ({ root, block: block.name, table: tableOf(block), target, lock })));
   const tables: DynamoDbTablePlan[] = [];
   for (const { block, store: chosen } of stores) {
     if (chosen.kind === "dynamodb") tables.push(await planDynamoDbTable({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block) }));
   }
-  const dialects: DialectMigrationPlan[] = [];
+  const dialects: Array<{ plan: DialectMigrationPlan; client: SqliteClientName }> = [];
   for (const { block, store: chosen } of stores) {
     if (chosen.kind !== "dialect") continue;
-    const dialect = chosen.feature.sqlSchema.dialect;
-    if (!options.print && target.layout !== "sql") throw unsupportedLayout(dialect, target);
-    if (options.apply) {
-      throw new BlocksError("INVALID_OPTION", `--apply runs PostgreSQL migrations and DynamoDB tables; ${block.name}'s store is on ${dialect}.`, {
-        suggestion: `Run \`blocks migrate\` and apply the .${dialect}.sql file it writes with your migration tool or ${dialect === "mysql" ? "`mariadb <db> < file`" : "`sqlite3 <file.db> < file`"} (safe to run twice).`,
-      });
-    }
-    dialects.push(await planDialectMigration({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block), target, lock }));
+    const refusal = unsupportedLayout(block.name, chosen.feature.sqlSchema.dialect, target);
+    if (refusal && !options.print) throw refusal;
+    const plan = await planDialectMigration({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block), target: refusal ? { ...target, layout: "sql" } : target, lock });
+    dialects.push({ plan, client: sqliteClientOf(recordedFeatures(block, lock.blocks[block.name])) });
   }
 
   if (options.print) {
     process.stdout.write(
-      [...plans.map((plan) => plan.sql), ...dialects.map((plan) => plan.sql), ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`)].join("\n"),
+      [...plans.map((plan) => plan.sql), ...dialects.map(({ plan }) => plan.sql), ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`)].join("\n"),
     );
     return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as Array<ApplyResult | DynamoDbApplyResult>, noSchema };
   }
-  const written = [...(await writeMigrations(root, [...plans, ...dialects], lock)), ...(await writeTables(root, tables, { hint: !options.apply }))];
+  const written = [...(await writeMigrations(root, [...plans, ...dialects.map(({ plan }) => plan)], lock)), ...(await writeTables(root, tables, { hint: !options.apply }))];
   const applied: Array<ApplyResult | DynamoDbApplyResult> = [];
   if (options.apply) {
     for (const plan of plans) {
       const file = migrationFile(plan);
       if (!file) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
       const result = await applyMigration(options.databaseUrl ?? process.env.DATABASE_URL, plan, { root, file });
+      logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
+      applied.push(result);
+    }
+    for (const { plan, client } of dialects) {
+      const file = migrationFile(plan);
+      if (!file) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
+      const result = await applyDialectMigration(plan, { root, file, client, url: options.databaseUrl });
       logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
       applied.push(result);
     }
@@ -121,7 +129,7 @@ export async function runMigrate(options: MigrateOptions) {
       applied.push(result);
     }
   }
-  const existing = [...[...plans, ...dialects].flatMap((plan) => plan.existing ?? []), ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable)];
+  const existing = [...[...plans, ...dialects.map(({ plan }) => plan)].flatMap((plan) => plan.existing ?? []), ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable)];
   return { ok: true, layout: target.layout, written, existing, applied, noSchema };
 }
 
@@ -179,12 +187,12 @@ async function writeMigrations(root: string, plans: Array<MigrationPlan | Dialec
 }
 
 export const migrate = new Command("migrate")
-  .description("write the PostgreSQL migration (or, for a DynamoDB store, the table definition) of every added block that has a table; --apply runs what is on disk")
+  .description("write the migration (PostgreSQL, MySQL or SQLite; for a DynamoDB store, the table definition) of every added block that has a table; --apply runs what is on disk")
   .argument("[block]", "only this block's migration (default: every added block with a table)")
   .option("-t, --table <name>", "table name (lower-case identifier, optionally schema-qualified; default: the one `add --table` recorded, else the block's)")
   .option("-p, --print", "print the SQL (a DynamoDB table: its JSON) to stdout and write nothing")
-  .option("--apply", "also run the migration file (as it is on disk, your edits included) on DATABASE_URL, in one transaction; a DynamoDB table is created from its JSON files")
-  .option("--database-url <url>", "database to apply to (default: $DATABASE_URL)")
+  .option("--apply", "also run the migration file (as it is on disk, your edits included) on the store's database, once per table (PostgreSQL and SQLite in one transaction); a DynamoDB table is created from its JSON files")
+  .option("--database-url <url>", "database to apply to (default: $DATABASE_URL; MySqlStore: $MYSQL_URL; SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL, else ./data/idempotency.db)")
   .option("--store <store>", "postgres, mysql, sqlite, dynamodb or redis (which has no schema): which store's table (default: the store chosen at add)")
   .option("--endpoint <url>", "DynamoDB endpoint for --apply, e.g. a local one (default: $AWS_ENDPOINT_URL_DYNAMODB, else the AWS region's)")
   .option("--json", "print the result as JSON")

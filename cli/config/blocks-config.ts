@@ -10,6 +10,9 @@ import { checkRegistries, type RegistryConfig } from "../registry/registries-con
 export const CONFIG_FILE = "blocks.json";
 export const MIGRATION_LAYOUTS = ["sql", "node-pg-migrate", "drizzle", "prisma"] as const;
 export type MigrationLayout = (typeof MIGRATION_LAYOUTS)[number];
+/** The project's database, whose migrations the layout's tool runs: a Drizzle or Prisma folder belongs to one. */
+export const DATABASE_DIALECTS = ["postgresql", "mysql", "sqlite"] as const;
+export type DatabaseDialect = (typeof DATABASE_DIALECTS)[number];
 
 export type BlocksConfig = {
   /** Project-relative folder the blocks are copied into, e.g. "src/blocks". */
@@ -19,7 +22,7 @@ export type BlocksConfig = {
   /** "nodenext": relative imports end in `.js`; "extensionless": they don't. */
   moduleStyle: ModuleStyle;
   packageManager: PackageManager;
-  database: { dialect: "postgresql"; migrations: string; layout: MigrationLayout };
+  database: { dialect: DatabaseDialect; migrations: string; layout: MigrationLayout };
   /** Namespaced registries (`@acme`) that `add`, `search` and `view` read items from. */
   registries?: Record<string, RegistryConfig>;
 };
@@ -62,15 +65,29 @@ export function checkConfig(raw: unknown): BlocksConfig {
     throw invalid(`"moduleStyle" must be "nodenext" or "extensionless".`);
   }
   if (!isPackageManager(config.packageManager)) throw invalid(`"packageManager" must be npm, pnpm, yarn or bun.`);
-  const database = config.database;
-  if (database?.dialect !== "postgresql" || typeof database.migrations !== "string" || !MIGRATION_LAYOUTS.includes(database.layout)) {
-    throw invalid(`"database" must be { "dialect": "postgresql", "migrations": "<folder>", "layout": "${MIGRATION_LAYOUTS.join('" | "')}" }.`);
-  }
-  if (!isInsideFolder(database.migrations)) {
-    throw invalid(`"database.migrations" must be a folder inside the project, without "../" (got ${JSON.stringify(database.migrations)}).`);
-  }
+  checkDatabase(config.database);
   // "@oss": "https://..." is short for { "url": "https://..." }: every reader sees the long form.
   return (config.registries === undefined ? config : { ...config, registries: checkRegistries(config.registries) }) as BlocksConfig;
+}
+
+const quoted = (values: readonly string[]) => values.map((value) => `"${value}"`).join(" | ");
+
+function checkDatabase(database: Partial<BlocksConfig["database"]> | undefined): void {
+  if (typeof database !== "object" || database === null) {
+    throw invalid(`"database" must be { "dialect": ${quoted(DATABASE_DIALECTS)}, "migrations": "<folder>", "layout": ${quoted(MIGRATION_LAYOUTS)} }.`);
+  }
+  if (!DATABASE_DIALECTS.includes(database.dialect as DatabaseDialect)) {
+    throw invalid(`"database.dialect" must be ${quoted(DATABASE_DIALECTS)} (got ${JSON.stringify(database.dialect)}).`);
+  }
+  if (!MIGRATION_LAYOUTS.includes(database.layout as MigrationLayout)) {
+    throw invalid(`"database.layout" must be ${quoted(MIGRATION_LAYOUTS)} (got ${JSON.stringify(database.layout)}).`);
+  }
+  if (database.layout === "node-pg-migrate" && database.dialect !== "postgresql") {
+    throw invalid(`"database.layout": "node-pg-migrate" runs on PostgreSQL only, and "database.dialect" is "${database.dialect}": use "sql", "drizzle" or "prisma".`);
+  }
+  if (typeof database.migrations !== "string" || !isInsideFolder(database.migrations)) {
+    throw invalid(`"database.migrations" must be a folder inside the project, without "../" (got ${JSON.stringify(database.migrations)}).`);
+  }
 }
 
 function invalid(message: string, cause?: unknown): BlocksError {

@@ -64,6 +64,6 @@ export function upSection(sql: string): string {
  * @example
  * migrationFile(plan); // "migrations/20260101120000_create_idempotency_records.sql"
  */
-export function migrationFile(plan: MigrationPlan): string | undefined {
+export function migrationFile(plan: Pick<MigrationPlan, "existing" | "files">): string | undefined {
   return plan.existing ?? plan.files.find((file) => file.path.endsWith(".sql"))?.path;
 }

@@ -1,5 +1,6 @@
 // Which store a block with a table runs on in this project, and so what `migrate` and `doctor` owe it:
 // SQL (PostgreSQL), another SQL dialect's file (MySQL, SQLite), a DynamoDB table, or nothing (RedisStore keeps no schema).
+import type { DatabaseDialect } from "../config/blocks-config.js";
 import type { Lock, LockedBlock } from "../config/lock-file.js";
 import { recordedFeatures } from "../add/choose-features.js";
 import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
@@ -57,4 +58,16 @@ export function blockStore(block: RegistryBlock, locked: LockedBlock | undefined
  */
 export function blockTable(block: RegistryBlock, lock: Lock, table?: string): string {
   return table ?? lock.blocks[block.name]?.table ?? block.migration?.table ?? "";
+}
+
+/**
+ * The `--store` a project on MySQL or SQLite (blocks.json's `database.dialect`) gets by default: the blocks'
+ * store on that database, if they have one. Undefined on PostgreSQL, whose store is every block's default.
+ *
+ * @example
+ * dialectStoreChoice([idempotency], "mysql"); // "mysql"
+ */
+export function dialectStoreChoice(blocks: RegistryBlock[], dialect: DatabaseDialect): string | undefined {
+  const features = blocks.flatMap((block) => storeFeatures(block).map(([, feature]) => feature));
+  return features.find((feature) => feature.sqlSchema?.dialect === dialect)?.choice;
 }

@@ -1,12 +1,14 @@
-// The tables of a store on MySQL or SQLite as a plain SQL file in the project's migrations folder. The
-// PostgreSQL templates, Drizzle's journal and Prisma's folders are PostgreSQL's: only the plain layout
-// is written for these dialects, and the others are told how to take the SQL.
+// The tables of a store on MySQL or SQLite in the project's migration layout: a plain SQL file for the
+// database's own client, a drizzle-kit migration, or a Prisma migration folder, where the layout's tool
+// runs on that database; node-pg-migrate (PostgreSQL only) and another database's folder are refused.
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { DatabaseDialect } from "../config/blocks-config.js";
 import type { Lock } from "../config/lock-file.js";
 import type { Registry, RegistryFeature } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import type { MigrationTarget } from "./detect-layout.js";
+import { drizzleMigration } from "./drizzle-journal.js";
 import type { RenderedFile } from "./render-migration.js";
 import { importRegistryModule } from "./schemas.js";
 
@@ -17,13 +19,14 @@ export type DialectMigrationPlan = {
   table: string;
   dialect: Dialect;
   statements: string[];
-  /** The file's text (also what `--print` shows). */
+  /** The SQL file's text (also what `--print` shows). */
   sql: string;
   files: RenderedFile[];
   existing?: string;
+  notes: string[];
 };
 
-const NAMES: Record<Dialect, string> = { mysql: "MySQL / MariaDB", sqlite: "SQLite" };
+const NAMES: Record<DatabaseDialect, string> = { postgresql: "PostgreSQL", mysql: "MySQL / MariaDB", sqlite: "SQLite" };
 
 /**
  * @example
@@ -42,11 +45,38 @@ export async function planDialectMigration(input: {
 }): Promise<DialectMigrationPlan> {
   const dialect = input.feature.sqlSchema.dialect;
   const statements = await dialectStatements(input.registry, input.feature.sqlSchema, input.table);
-  const sql = dialectSql(dialect, statements, input.table);
-  const base = { block: input.block, table: input.table, dialect, statements, sql };
+  const { files, notes } = dialectFiles(input, dialect, statements);
+  const sql = files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
+  const base = { block: input.block, table: input.table, dialect, statements, sql, notes };
   const recorded = input.lock.migrations[input.table];
-  if (recorded && existsSync(path.join(input.root, recorded))) return { ...base, files: [], existing: recorded };
-  return { ...base, files: [{ path: `${input.target.migrations}/${stamp(input.now ?? new Date())}_create_${input.table}.${dialect}.sql`, content: sql }] };
+  if (recorded && existsSync(path.join(input.root, recorded))) return { ...base, files: [], notes: [], existing: recorded };
+  return { ...base, files };
+}
+
+function dialectFiles(input: { root: string; table: string; target: MigrationTarget; now?: Date }, dialect: Dialect, statements: string[]): { files: RenderedFile[]; notes: string[] } {
+  const { root, table, target } = input;
+  const now = input.now ?? new Date();
+  const title = `Create ${table} and its retry counters for ${dialect === "mysql" ? "MySqlStore (MySQL 8 or MariaDB 10.6+)" : "SqliteStore"}. Safe to run again.`;
+  switch (target.layout) {
+    case "drizzle":
+      return { files: drizzleMigration({ root, dir: target.migrations, slug: `create_${table}`, title, statements, now, dialect }), notes: [] };
+    case "prisma":
+      return {
+        files: [{ path: `${target.migrations}/${stamp(now)}_create_${table}/migration.sql`, content: scriptSql(title, statements) }],
+        notes: [`Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`],
+      };
+    default:
+      return { files: [{ path: `${target.migrations}/${stamp(now)}_create_${table}.${dialect}.sql`, content: dialectSql(dialect, statements, table) }], notes: [] };
+  }
+}
+
+/**
+ * A migration a tool sends whole as one multi-statement query, as Prisma's schema engine does (on
+ * MySQL the server parses the procedure's BEGIN ... END itself, semicolons and all; a DELIMITER line
+ * would be a syntax error there: it is a command of the mysql client, not SQL).
+ */
+function scriptSql(title: string, statements: string[]): string {
+  return `-- ${title}\n\n${statements.map((statement) => `${statement};`).join("\n\n")}\n`;
 }
 
 /**
@@ -103,21 +133,22 @@ export function dialectSql(dialect: Dialect, statements: string[], table: string
 }
 
 /**
- * What a Drizzle, Prisma or node-pg-migrate project is told: those layouts are written for PostgreSQL only.
+ * The layout a block's tables on `dialect` cannot go into: node-pg-migrate (PostgreSQL only), or a
+ * Drizzle or Prisma folder whose tool runs on another database. Undefined when they can.
  *
  * @example
- * unsupportedLayout("mysql", { layout: "prisma", migrations: "prisma/migrations" }); // a BlocksError naming --print
+ * unsupportedLayout("idempotency", "mysql", { layout: "prisma", migrations: "prisma/migrations", dialect: "postgresql" }); // a BlocksError naming --print
  */
-export function unsupportedLayout(dialect: Dialect, target: MigrationTarget): BlocksError {
-  return new BlocksError(
-    "INVALID_OPTION",
-    `blocks migrate writes the ${NAMES[dialect]} tables as a plain SQL file only, not into a ${target.layout} layout (${target.migrations}).`,
-    {
-      suggestion:
-        `Take the SQL with \`blocks migrate --print > ${dialect}-idempotency.sql\` and add it to your migrations as ${target.layout} expects, ` +
-        `or set "database.layout" to "sql" (and "database.migrations" to the folder) in blocks.json.`,
-    },
-  );
+export function unsupportedLayout(block: string, dialect: DatabaseDialect, target: MigrationTarget): BlocksError | undefined {
+  const project: DatabaseDialect = target.dialect ?? "postgresql";
+  const fits = target.layout === "sql" || (target.layout === "node-pg-migrate" ? dialect === "postgresql" : project === dialect);
+  if (fits) return undefined;
+  const why = target.layout === "node-pg-migrate" ? "node-pg-migrate runs on PostgreSQL only" : `its ${target.layout} migrations (${target.migrations}) run on ${NAMES[project]} ("database.dialect" in blocks.json)`;
+  return new BlocksError("INVALID_OPTION", `blocks migrate cannot write ${block}'s ${NAMES[dialect]} tables into this project's migrations: ${why}.`, {
+    suggestion:
+      `Take the SQL with \`blocks migrate ${block} --print > ${block}.${dialect}.sql\` and run it on the store's database, ` +
+      `or set "database.layout" to "sql" (and "database.migrations" to a folder of its own) in blocks.json.`,
+  });
 }
 
 /** UTC `YYYYMMDDHHMMSS`, the prefix most SQL runners sort by. */

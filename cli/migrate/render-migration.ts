@@ -4,11 +4,10 @@ import path from "node:path";
 import type { Lock } from "../config/lock-file.js";
 import { insideProject } from "../utils/files.js";
 import type { MigrationTarget } from "./detect-layout.js";
+import { drizzleMigration, JOURNAL } from "./drizzle-journal.js";
 import { dropStatements, schemaOf, schemaStatements, type BlockSchema } from "./schemas.js";
 
 export type RenderedFile = { path: string; content: string };
-
-const JOURNAL = "meta/_journal.json";
 
 export type MigrationPlan = {
   block: string;
@@ -114,8 +113,10 @@ function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: s
         files: [{ path: `${dir}/${stamp(now)}_${slug}/migration.sql`, content: plain }],
         notes: [`Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`],
       };
-    case "drizzle":
-      return drizzle(input, { dir, slug, title, statements, now });
+    case "drizzle": {
+      const journal = input.journal === undefined ? {} : { journal: input.journal };
+      return { files: drizzleMigration({ root: input.root, dir, slug, title, statements, now, dialect: "postgresql", ...journal }), notes: [] };
+    }
     default:
       return { files: [{ path: `${dir}/${stamp(now)}_${slug}.sql`, content: plain }], notes: [] };
   }
@@ -139,30 +140,6 @@ function dropsFor(drops: string[], statements: string[]): string[] {
 
 function normalized(sql: string): string {
   return sql.replace(/\s+/g, " ").trim().toLowerCase();
-}
-
-/**
- * drizzle-kit runs only what its journal lists, in the journal's order, and only entries whose `when`
- * is later than the last one it applied: each SQL file gets an entry, starting the journal (as
- * `drizzle-kit generate` would) when the project has none yet.
- */
-function drizzle(input: MigrationInput, args: { dir: string; slug: string; title: string; statements: string[]; now: Date }): { files: RenderedFile[]; notes: string[] } {
-  const journalPath = `${args.dir}/${JOURNAL}`;
-  const journalFile = path.join(input.root, journalPath);
-  const text = input.journal ?? (existsSync(journalFile) ? readFileSync(journalFile, "utf8") : undefined);
-  const journal: { entries: Array<Record<string, unknown>> } = text === undefined ? { version: "7", dialect: "postgresql", entries: [] } : JSON.parse(text);
-  const idx = journal.entries.length;
-  const tag = `${String(idx).padStart(4, "0")}_${args.slug}`;
-  const body = `-- ${args.title}\n${args.statements.map((statement) => `${statement};`).join("\n--> statement-breakpoint\n")}\n`;
-  const latest = Math.max(0, ...journal.entries.map((entry) => (typeof entry.when === "number" ? entry.when : 0)));
-  journal.entries.push({ idx, version: "7", when: Math.max(args.now.getTime(), latest + 1), tag, breakpoints: true });
-  return {
-    files: [
-      { path: `${args.dir}/${tag}.sql`, content: body },
-      { path: journalPath, content: `${JSON.stringify(journal, null, 2)}\n` },
-    ],
-    notes: [],
-  };
 }
 
 /** The table's create migration (as the lock records it, or by its name), if one was written. */

@@ -1,9 +1,10 @@
 // `blocks doctor` on MySqlStore and SqliteStore: the store's tables (and MySQL's procedure) are looked for where
-// the wiring connects (MYSQL_URL, SQLITE_PATH), through the project's own driver; unset, nothing is claimed.
+// the wiring connects (MYSQL_URL, SQLITE_PATH, LIBSQL_URL), read-only through the project's own driver; unset, nothing is claimed.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import { createPool } from "mysql2/promise";
@@ -17,9 +18,9 @@ import { sampleProject } from "./wiring-projects.js";
 
 const MYSQL_URL = process.env.MYSQL_URL;
 
-async function storeProject(store: "mysql" | "sqlite", table: string) {
+async function storeProject(store: "mysql" | "sqlite", table: string, client?: string) {
   const dir = await sampleProject("hono-bundler", []);
-  await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store, table });
+  await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store, table, ...(client ? { client } : {}) });
   const { written } = await runMigrate({ cwd: dir });
   return { dir, sql: readFileSync(path.join(dir, written[0] as string), "utf8"), file: written[0] as string };
 }
@@ -65,6 +66,42 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     full.exec(sql);
     full.close();
     expect((await migrationFindings(dir)).findings).toEqual([]);
+  }, 60_000);
+
+  it("libSQL (a file: LIBSQL_URL): no file is a finding and none is made; a missing table is named; once migrated, none; the file is only read", async () => {
+    const table = `doc_${randomUUID().slice(0, 8)}`;
+    const { dir, sql, file } = await storeProject("sqlite", table, "libsql");
+    const folder = mkdtempSync(path.join(tmpdir(), "blocks-doctor-"));
+    folders.push(folder);
+    const db = path.join(folder, "app.db");
+    vi.stubEnv("LIBSQL_URL", pathToFileURL(db).href);
+
+    const absent = await migrationFindings(dir);
+    expect(absent.findings).toEqual([expect.objectContaining({ file, message: `cannot open LIBSQL_URL to check the tables: ${db} does not exist` })]);
+    expect(existsSync(db)).toBe(false);
+
+    const partial = new Database(db);
+    partial.exec(sqliteSchemaStatements(table)[0] as string);
+    partial.close();
+    const before = readFileSync(db);
+    const missing = await migrationFindings(dir);
+    expect(missing).toEqual({ checkedDatabase: true, findings: [expect.objectContaining({ message: `${table}_retries missing on LIBSQL_URL` })] });
+    expect(readFileSync(db).equals(before)).toBe(true);
+
+    const full = new Database(db);
+    full.exec(sql);
+    full.close();
+    expect((await migrationFindings(dir)).findings).toEqual([]);
+  }, 60_000);
+
+  it("libSQL without LIBSQL_URL: unchecked until the wiring's default file exists; after migrate --apply made it, checked there and passing", async () => {
+    vi.stubEnv("LIBSQL_URL", "");
+    const table = `doc_${randomUUID().slice(0, 8)}`;
+    const { dir } = await storeProject("sqlite", table, "libsql");
+    expect(await migrationFindings(dir)).toEqual({ checkedDatabase: false, findings: [] });
+    expect((await runMigrate({ cwd: dir, apply: true })).applied).toEqual([{ table, alreadyApplied: false }]);
+    expect(existsSync(path.join(dir, "data/idempotency.db"))).toBe(true);
+    expect(await migrationFindings(dir)).toEqual({ checkedDatabase: true, findings: [] });
   }, 60_000);
 
   it("without MYSQL_URL (or SQLITE_PATH and the default file) doctor checks no table and claims no check", async () => {

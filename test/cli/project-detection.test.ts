@@ -126,18 +126,32 @@ describe("migrations layout", () => {
   const none = new Set<string>();
   it("finds Prisma, drizzle-kit (with its out folder), node-pg-migrate (with -m) and plain SQL folders", () => {
     const dir = tempProject("hono-bundler");
-    expect(detectMigrations(dir, none)).toEqual({ layout: "sql", migrations: "migrations" });
+    expect(detectMigrations(dir, none)).toEqual({ layout: "sql", migrations: "migrations", dialect: "postgresql" });
     mkdirSync(path.join(dir, "db/migrations"), { recursive: true });
-    expect(detectMigrations(dir, none)).toEqual({ layout: "sql", migrations: "db/migrations" });
+    expect(detectMigrations(dir, none)).toEqual({ layout: "sql", migrations: "db/migrations", dialect: "postgresql" });
     expect(detectMigrations(dir, new Set(["node-pg-migrate"]), { migrate: "node-pg-migrate -m db/pg up" })).toEqual({
       layout: "node-pg-migrate",
       migrations: "db/pg",
+      dialect: "postgresql",
     });
     writeFileSync(path.join(dir, "drizzle.config.ts"), `export default { out: "./drizzle/out", schema: "./src/schema.ts" };`);
-    expect(detectMigrations(dir, none)).toEqual({ layout: "drizzle", migrations: "drizzle/out" });
+    expect(detectMigrations(dir, none)).toEqual({ layout: "drizzle", migrations: "drizzle/out", dialect: "postgresql" });
     mkdirSync(path.join(dir, "prisma"));
     writeFileSync(path.join(dir, "prisma/schema.prisma"), "");
-    expect(detectMigrations(dir, none)).toEqual({ layout: "prisma", migrations: "prisma/migrations" });
+    expect(detectMigrations(dir, none)).toEqual({ layout: "prisma", migrations: "prisma/migrations", dialect: "postgresql" });
+  });
+
+  it("the database: Prisma's datasource provider, drizzle-kit's dialect, else the one database driver declared, else PostgreSQL", () => {
+    const dir = tempProject("hono-bundler");
+    expect(detectMigrations(dir, new Set(["mysql2"])).dialect).toBe("mysql");
+    expect(detectMigrations(dir, new Set(["@libsql/client"])).dialect).toBe("sqlite");
+    expect(detectMigrations(dir, new Set(["pg", "mysql2"])).dialect).toBe("postgresql");
+    writeFileSync(path.join(dir, "drizzle.config.ts"), `export default { dialect: "turso", out: "./drizzle" };`);
+    expect(detectMigrations(dir, new Set(["pg"])).dialect).toBe("sqlite");
+    mkdirSync(path.join(dir, "prisma"));
+    const schema = 'generator client {\n  provider = "prisma-client-js"\n}\n\ndatasource db {\n  provider = "mysql"\n}\n';
+    writeFileSync(path.join(dir, "prisma/schema.prisma"), schema);
+    expect(detectMigrations(dir, none)).toEqual({ layout: "prisma", migrations: "prisma/migrations", dialect: "mysql" });
   });
 });
 
