@@ -28,6 +28,7 @@ const POSTGRES_FILES = [
   "stores/postgres-schema.ts",
   "stores/postgres-store.ts",
   "stores/prepared-statements.ts",
+  "stores/record-row.ts",
 ].map((file) => `${BLOCK}/${file}`);
 
 const STORES = [
@@ -51,6 +52,7 @@ const STORES = [
       "stores/clients/transaction-guard.ts",
       "stores/mysql-schema.ts",
       "stores/mysql-store.ts",
+      "stores/record-row.ts",
       "stores/takeover-recovery.ts",
     ],
     dependencies: ["mysql2@^3.25.0"],
@@ -64,6 +66,7 @@ const STORES = [
       "stores/clients/better-sqlite3.ts",
       "stores/clients/transaction-guard.test.ts",
       "stores/clients/transaction-guard.ts",
+      "stores/record-row.ts",
       "stores/sqlite-schema.ts",
       "stores/sqlite-store.ts",
       "stores/takeover-recovery.ts",
