@@ -56,17 +56,21 @@ export async function mysqlFloor(): Promise<MySqlFloorResult> {
       {
         label: "floor: INSERT, then UPDATE (mysql2 Pool)",
         async request(key) {
-          // The same scope hash the store keys on: a hand-written version needs one unique key too.
+          // What a hand-written version needs for the same guarantee: one unique key for the scope, the request's
+          // hash (a reused key with another body is refused), a token so only this execution completes it.
           const scope = createHash("sha256").update(`orders:create${"u_bench"}${key}`).digest();
+          const requestHash = createHash("sha256").update(JSON.stringify({ amount: 1 })).digest("hex");
+          const token = randomUUID();
           await floor.client.query(
             `INSERT INTO ${floorTable} (scope_hash, operation, user_id, \`key\`, request_hash, status, token, expires_at, created_at, updated_at)
-             VALUES (?, 'orders:create', 'u_bench', ?, 'h', 'PROCESSING', ?, UTC_TIMESTAMP(6) + INTERVAL 1 DAY, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`,
-            [scope, key, randomUUID()],
+             VALUES (?, 'orders:create', 'u_bench', ?, ?, 'PROCESSING', ?, UTC_TIMESTAMP(6) + INTERVAL 1 DAY, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))`,
+            [scope, key, requestHash, token],
           );
-          await floor.client.query(`UPDATE ${floorTable} SET status = 'SUCCESS', response = ?, updated_at = UTC_TIMESTAMP(6) WHERE scope_hash = ?`, [
-            JSON.stringify(result(key)),
-            scope,
-          ]);
+          await floor.client.query(
+            `UPDATE ${floorTable} SET status = 'SUCCESS', response = ?, updated_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL 1 DAY
+             WHERE scope_hash = ? AND token = ? AND status = 'PROCESSING'`,
+            [JSON.stringify(result(key)), scope, token],
+          );
         },
         commits: () => floor.counter.statements,
       },

@@ -70,7 +70,7 @@ export function createMcpServer(options: McpOptions): McpServer {
         install: z.boolean().optional().describe("install npm packages when applying (default true)"),
         framework: z.string().optional().describe("adapters, comma-separated (express, fastify, hono, koa, nestjs, fetch) or none; default: detected"),
         store: z.string().optional().describe("postgres, redis, dynamodb, mysql or sqlite"),
-        client: z.string().optional().describe("database client adapter: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex (postgres); better-sqlite3 or libsql (sqlite)"),
+        client: z.string().optional().describe("database client adapter: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex (postgres); drizzle-mysql or kysely-mysql (mysql); better-sqlite3 or libsql (sqlite)"),
         cache: z.string().optional().describe("redis or none"),
         metrics: z.string().optional().describe("prometheus or none"),
       },

@@ -28,6 +28,7 @@ const POSTGRES_FILES = [
   "stores/postgres-schema.ts",
   "stores/postgres-store.ts",
   "stores/prepared-statements.ts",
+  "stores/record-row.ts",
 ].map((file) => `${BLOCK}/${file}`);
 
 const STORES = [
@@ -51,6 +52,7 @@ const STORES = [
       "stores/clients/transaction-guard.ts",
       "stores/mysql-schema.ts",
       "stores/mysql-store.ts",
+      "stores/record-row.ts",
       "stores/takeover-recovery.ts",
     ],
     dependencies: ["mysql2@^3.25.0"],
@@ -64,6 +66,7 @@ const STORES = [
       "stores/clients/better-sqlite3.ts",
       "stores/clients/transaction-guard.test.ts",
       "stores/clients/transaction-guard.ts",
+      "stores/record-row.ts",
       "stores/sqlite-schema.ts",
       "stores/sqlite-store.ts",
       "stores/takeover-recovery.ts",
@@ -118,6 +121,21 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
     expect(result.features).toEqual(["redis-store"]);
     expect(targets(result).filter((target) => target.includes("/clients/"))).toEqual([]);
   }, 60_000);
+
+  it.each([
+    { orm: "drizzle-orm", feature: "client-drizzle-mysql", files: ["stores/clients/drizzle-guard.ts", "stores/clients/drizzle-mysql.ts"], pg: "stores/clients/drizzle.ts" },
+    { orm: "kysely", feature: "client-kysely-mysql", files: ["stores/clients/kysely-guard.ts", "stores/clients/kysely-mysql.ts"], pg: "stores/clients/kysely.ts" },
+  ])("--store mysql in a project on $orm with mysql2: its MySQL adapter comes, not the PostgreSQL one, and it type-checks", async ({ orm, feature, files, pg }) => {
+    const dir = await sampleProject("express-nodenext", [orm, "mysql2"]);
+    const result = await add(dir, { store: "mysql" });
+    expect([...result.features].sort()).toEqual([feature, "mysql-store"]);
+    expect(targets(result)).toEqual(expect.arrayContaining(files.map((file) => `${BLOCK}/${file}`)));
+    expect(targets(result)).not.toContain(`${BLOCK}/${pg}`);
+    expect(typeCheck(dir, files.map((file) => `${BLOCK}/${file}`))).toEqual([]);
+    // Without the MySQL store the adapter is refused by name, not silently dropped.
+    const refused = await rejection(add(await sampleProject("hono-bundler", [orm]), { client: feature.replace("client-", "") }));
+    expect(refused).toMatchObject({ code: "INVALID_OPTION", message: expect.stringContaining(`--client ${feature.replace("client-", "")} needs --store mysql`) });
+  }, 180_000);
 
   it("--store names one of postgres, redis, dynamodb, mysql and sqlite; `none` is not a store", async () => {
     const error = await rejection(add(await sampleProject("hono-bundler", []), { store: "none" }));

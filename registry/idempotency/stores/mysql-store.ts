@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
 import type { TransactionalStore } from "../transactional";
 import { parseSteps } from "../steps";
+import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkMySqlTableName, mySqlCreateProcedureName, mySqlRetryTableName, mySqlSchemaStatements } from "./mysql-schema";
 
@@ -28,14 +29,7 @@ export type MySqlStoreOptions = {
   table?: string | undefined;
 };
 
-type Row = {
-  operation: string;
-  user_id: string;
-  key: string;
-  request_hash: string;
-  status: IdempotencyRecord["status"];
-  response: string | null;
-  token: string;
+type Row = RecordRow & {
   expires_ms: number | string;
   updated_ms: number | string;
   steps?: string | null;
@@ -147,7 +141,7 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
       const row = rows[0];
       if (row === undefined) continue; // The row that held the key was freed in between: ask again.
       if (Number(row.created) === 1) return { status: "CREATED", steps: parseSteps(row.steps) };
-      return { status: "DUPLICATE", record: toRecord(row) };
+      return { status: "DUPLICATE", record: toRecord(row, mySqlTimes) };
     }
     throw new Error(`MySqlStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
   }
@@ -160,7 +154,7 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
       scopeParams(scope),
     );
     const row = (rows as Row[])[0];
-    return row ? { ...toRecord(row), steps: parseSteps(row.steps) } : undefined;
+    return row ? { ...toRecord(row, mySqlTimes), steps: parseSteps(row.steps) } : undefined;
   }
 
   /** One statement: the holder's record is read and the step merged into its counter row (or replaces another request's steps). */
@@ -280,16 +274,7 @@ function scopeParams(scope: IdempotencyScope): [Buffer] {
   return [scopeHash(scope)];
 }
 
-function toRecord(row: Row): IdempotencyRecord {
-  return {
-    operation: row.operation,
-    userId: row.user_id,
-    key: row.key,
-    requestHash: row.request_hash,
-    status: row.status,
-    response: row.response,
-    token: row.token,
-    expiresAt: new Date(Number(row.expires_ms)),
-    updatedAt: new Date(Number(row.updated_ms)),
-  };
+/** The procedure and COLUMNS return both timestamps as epoch milliseconds (a BIGINT, as text with bigNumberStrings). */
+function mySqlTimes(row: Row): RecordTimes {
+  return { expiresAt: new Date(Number(row.expires_ms)), updatedAt: new Date(Number(row.updated_ms)) };
 }

@@ -9,7 +9,8 @@ import type {
 } from "../types";
 import type { TransactionalStore } from "../transactional";
 import { parseSteps } from "../steps";
-import { toRecord, type Row } from "./postgres-rows";
+import { postgresTimes, type Row } from "./postgres-rows";
+import { toRecord } from "./record-row";
 import { checkTableName, completeFunctionName, createFunctionName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
 
 /** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
@@ -107,7 +108,7 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
       const row = rows[0] as (Row & { created: boolean; expired: boolean | null }) | undefined;
       if (row === undefined) continue; // The row that held the key was freed in between: ask again.
       if (row.created) return { status: "CREATED", steps: parseSteps(row.steps) };
-      if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row) };
+      if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row, postgresTimes) };
       if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED" };
     }
     throw new Error(`PostgresStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
@@ -122,7 +123,7 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
       scopeParams(scope),
     );
     const row = rows[0] as Row | undefined;
-    return row && { ...toRecord(row), steps: parseSteps(row.steps) };
+    return row && { ...toRecord(row, postgresTimes), steps: parseSteps(row.steps) };
   }
 
   async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {

@@ -2,6 +2,7 @@
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
 import type { TransactionalStore } from "../transactional";
 import { parseSteps } from "../steps";
+import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkSqliteTableName, sqliteRetryTableName, sqliteSchemaStatements } from "./sqlite-schema";
 
@@ -31,14 +32,7 @@ export type SqliteStoreOptions = {
   table?: string | undefined;
 };
 
-type Row = {
-  operation: string;
-  user_id: string;
-  key: string;
-  request_hash: string;
-  status: IdempotencyRecord["status"];
-  response: string | null;
-  token: string;
+type Row = RecordRow & {
   expires_at: number;
   updated_at: number;
   steps?: string | null;
@@ -122,7 +116,7 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
     ]);
     const row = read?.rows[0] as Row | undefined;
     if (row === undefined) throw new Error(`SqliteStore.create: the record for key "${scope.key}" was not readable after its insert.`);
-    if (row.token !== token) return { status: "DUPLICATE", record: toRecord(row) };
+    if (row.token !== token) return { status: "DUPLICATE", record: toRecord(row, sqliteTimes) };
     return { status: "CREATED", steps: parseSteps((steps?.rows[0] as { steps?: string | null } | undefined)?.steps) };
   }
 
@@ -135,7 +129,7 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
       args: scopeArgs(scope),
     });
     const row = rows[0] as Row | undefined;
-    return row ? { ...toRecord(row), steps: parseSteps(row.steps) } : undefined;
+    return row ? { ...toRecord(row, sqliteTimes), steps: parseSteps(row.steps) } : undefined;
   }
 
   /** One statement: the holder's record is read and the step merged into its counter row (or replaces another request's steps). */
@@ -236,16 +230,7 @@ function scopeArgs({ operation, userId, key }: IdempotencyScope): string[] {
   return [operation, userId, key];
 }
 
-function toRecord(row: Row): IdempotencyRecord {
-  return {
-    operation: row.operation,
-    userId: row.user_id,
-    key: row.key,
-    requestHash: row.request_hash,
-    status: row.status,
-    response: row.response,
-    token: row.token,
-    expiresAt: new Date(Number(row.expires_at)),
-    updatedAt: new Date(Number(row.updated_at)),
-  };
+/** SQLite keeps both timestamps as integer epoch milliseconds. */
+function sqliteTimes(row: Row): RecordTimes {
+  return { expiresAt: new Date(Number(row.expires_at)), updatedAt: new Date(Number(row.updated_at)) };
 }

@@ -1,73 +1,53 @@
-// `transaction: true` on every adapter that takes it (Express, Fastify, Hono, Koa, NestJS, fetch): the route's writes go
-// through ctx.tx and commit with the record, or not at all; an adapter or handler that cannot keep it refuses to start.
+// `transaction: true` on every adapter that takes it (Express, Fastify, Hono, Koa, NestJS, fetch), over PostgreSQL,
+// MySQL / MariaDB and SQLite: the route's writes go through ctx.tx and commit with the record, or not at all; a request
+// without a key is refused rather than run outside a transaction; a SIGKILL before COMMIT leaves nothing.
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { pgClient } from "@/blocks/idempotency/stores/clients/pg";
-import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
-import { PostgresStore, type SqlClient } from "@/blocks/idempotency/stores/postgres-store";
 import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
-import { dropTables, SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
+import { SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
 import { ADAPTERS, transactionalApps, type Queryable, type TransactionalApp } from "./support/transactional-apps";
+import { openTransactionalClient, transactionalKinds, type Observer, type OpenedTransactionalClient, type TransactionalClientName } from "./support/transactional-kinds";
 
 const COMMITTED = "idempotency: executed and committed the response with the operation's writes";
-const databaseUrl = process.env.DATABASE_URL;
+/** One client per database: the adapters are what this suite varies (transactional.test.ts varies the clients). */
+const CLIENTS: TransactionalClientName[] = ["pglite", "pg-pool", "mysql2-pool", "better-sqlite3", "libsql"];
 
-type Database = { sql: SqlClient; handlerOn(table: string, logger: ReturnType<typeof recordingLogger>): IdempotencyHandler<Queryable>; close(): Promise<void> };
-
-const databases: Record<string, { skip: boolean; open(): Promise<Database> }> = {
-  pglite: {
-    skip: false,
-    async open() {
-      const { PGlite } = await import("@electric-sql/pglite");
-      const db = new PGlite();
-      await db.waitReady;
-      return { sql: db, handlerOn: (table, logger) => new IdempotencyHandler(new PostgresStore(pgliteClient(db), { table }), undefined, { logger }), close: () => db.close() };
-    },
-  },
-  "[DATABASE_URL] postgres": {
-    skip: !databaseUrl,
-    async open() {
-      const { default: pg } = await import("pg");
-      const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-      return { sql: pool, handlerOn: (table, logger) => new IdempotencyHandler(new PostgresStore(pgClient(pool), { table }), undefined, { logger }), close: () => pool.end() };
-    },
-  },
-};
-
-for (const [databaseName, { skip, open }] of Object.entries(databases)) {
-  describe.skipIf(skip)(`transaction: true on every adapter (${databaseName})`, () => {
-    let db: Database;
+for (const kind of transactionalKinds.filter((k) => CLIENTS.includes(k.client))) {
+  describe(`transaction: true on every adapter (${kind.name})`, { timeout: 30_000 }, () => {
+    let opened: OpenedTransactionalClient;
+    let observer: Observer;
     let table: string;
+    let writes: string;
     let logger: ReturnType<typeof recordingLogger>;
     let handler: IdempotencyHandler<Queryable>;
     let app: TransactionalApp | undefined;
-    const row = async (text: string, key: string) => (await db.sql.query(text, [key])).rows[0] as Record<string, unknown> | undefined;
-    const writesOf = async (key: string) => (await row(`SELECT count(*)::int AS n FROM ${table}_orders WHERE key = $1`, key))?.n as number | undefined;
-    const recordOf = async (key: string) => row(`SELECT status, xmin::text AS xid FROM ${table} WHERE key = $1`, key);
+    const writesOf = (key: string) => observer.writesOf(writes, key);
+    const recordOf = (key: string) => observer.recordOf(table, key);
     const committedLines = () => logger.lines.filter((line) => line.msg === COMMITTED);
-    const insertOrder = async (tx: Queryable, key: string, amount: number) => {
-      await tx.query(`INSERT INTO ${table}_orders (key, amount) VALUES ($1, $2)`, [key, amount]);
-    };
 
     beforeAll(async () => {
-      db = await open();
+      opened = await openTransactionalClient(kind.client, kind.location);
+      observer = await kind.observer(opened);
     }, SERVICE_START_TIMEOUT_MS);
-    afterAll(async () => db?.close());
+    afterAll(async () => {
+      await opened?.close();
+      await observer?.close();
+    });
     beforeEach(async () => {
       table = uniqueTableName("tx_every");
+      writes = `${table}_writes`;
       logger = recordingLogger();
-      handler = db.handlerOn(table, logger);
-      const store = new PostgresStore(db.sql, { table });
+      const store = opened.store(table);
       await store.createSchema();
-      await db.sql.query(`CREATE TABLE ${table}_orders (id SERIAL PRIMARY KEY, key TEXT NOT NULL, amount INT NOT NULL, xid TEXT NOT NULL DEFAULT txid_current()::text)`);
+      await observer.createWrites(writes);
+      handler = new IdempotencyHandler(store, undefined, { logger }) as IdempotencyHandler<Queryable>;
     });
     afterEach(async () => {
       await app?.close();
       app = undefined;
-      await db.sql.query(`DROP TABLE IF EXISTS ${table}_orders`);
-      await dropTables(db.sql, table);
+      await observer.dropAll(table, writes);
     });
 
     for (const adapter of ADAPTERS) {
@@ -76,14 +56,17 @@ for (const [databaseName, { skip, open }] of Object.entries(databases)) {
       it(`${adapter}: a promise the code does not keep: the route writes on ctx.tx, the write and the record commit in one transaction, and only then the log says so`, async () => {
         let runs = 0;
         app = await transactionalApps[adapter](handler, async (tx, key, amount) => {
-          await insertOrder(tx, key, amount);
+          await opened.write(tx, writes, key);
           return { status: 201, body: { key, amount, run: ++runs } };
         });
         const first = await app.post("o-1", { amount: 5 });
         expect(first.status).toBe(201);
-        const record = await recordOf("o-1");
-        expect(record).toMatchObject({ status: "SUCCESS" });
-        expect((await row(`SELECT xid FROM ${table}_orders WHERE key = $1`, "o-1"))?.xid).toBe(record?.xid);
+        expect(await recordOf("o-1")).toMatchObject({ status: "SUCCESS" });
+        // PostgreSQL names the transaction that wrote each row: the route's write is in the record's.
+        if (observer.transactionIds) {
+          const [record, write] = await observer.transactionIds(table, writes, "o-1");
+          expect(write).toBe(record);
+        }
         expect(committedLines()).toHaveLength(1);
         const retry = await app.post("o-1", { amount: 5 });
         expect(retry).toEqual(first);
@@ -93,7 +76,7 @@ for (const [databaseName, { skip, open }] of Object.entries(databases)) {
 
       it(`${adapter}: the operation fails after its write: nothing of it remains; a thrown error frees the key, a 422 fails it; no line claims a commit`, async () => {
         app = await transactionalApps[adapter](handler, async (tx, key, amount) => {
-          await insertOrder(tx, key, amount);
+          await opened.write(tx, writes, key);
           if (amount > 100) return { status: 422, body: { error: "amount too large" } };
           throw new Error("payment provider down");
         });
@@ -119,8 +102,8 @@ for (const [databaseName, { skip, open }] of Object.entries(databases)) {
         expect(runs).toBe(0);
       });
 
-      it.skipIf(databaseName === "pglite")(`${adapter}: SIGKILL after the route's write and before COMMIT leaves neither the write nor the record, logs no commit, and the retry runs once`, async () => {
-        const child = fork(fileURLToPath(new URL("./support/killed-http-transaction.ts", import.meta.url)), [adapter, table, "o-kill"], {
+      it.skipIf(kind.inProcess)(`${adapter}: SIGKILL after the route's write and before COMMIT leaves neither the write nor the record, logs no commit, and the retry runs once`, async () => {
+        const child = fork(fileURLToPath(new URL("./support/killed-http-transaction.ts", import.meta.url)), [adapter, kind.client, kind.location, table, writes, "o-kill"], {
           execArgv: ["--import", "tsx"],
           stdio: ["ignore", "pipe", "pipe", "ipc"],
         });
@@ -137,8 +120,8 @@ for (const [databaseName, { skip, open }] of Object.entries(databases)) {
         expect(output).not.toContain("committed");
         expect(await writesOf("o-kill")).toBe(0);
         expect(await recordOf("o-kill")).toBeUndefined();
-        app = await transactionalApps[adapter](handler, async (tx, key, amount) => {
-          await insertOrder(tx, key, amount);
+        app = await transactionalApps[adapter](handler, async (tx, key) => {
+          await opened.write(tx, writes, key);
           return { status: 201, body: { key } };
         });
         // The server aborts the dead connection's transaction; until then the retry waits on its row lock.

@@ -44,3 +44,29 @@ export const mysqlStoreKinds: StoreKind[] = mysqlUrl
       },
     ]
   : [];
+
+/** MySqlStore through the ORM adapters over mysql2 (Drizzle, Kysely), for the store contract over every client. */
+export const mysqlClientStoreKinds: StoreKind[] = mysqlUrl
+  ? [
+      {
+        name: "MySqlStore via Drizzle over a mysql2 Pool (MYSQL_URL)",
+        async open() {
+          const pool = await openTestMySql();
+          const { drizzle } = await import("drizzle-orm/mysql2");
+          const { drizzleMySqlClient } = await import("@/blocks/idempotency/stores/clients/drizzle-mysql");
+          const client = drizzleMySqlClient(drizzle(pool));
+          return { fresh: () => freshMySqlStore(client), close: () => pool.end() };
+        },
+      },
+      {
+        name: "MySqlStore via Kysely (MysqlDialect over a mysql2 pool, MYSQL_URL)",
+        async open() {
+          const { createPool } = await import("mysql2");
+          const { Kysely, MysqlDialect } = await import("kysely");
+          const { kyselyMySqlClient } = await import("@/blocks/idempotency/stores/clients/kysely-mysql");
+          const db = new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: createPool({ uri: mysqlUrl, connectionLimit: 20 }) }) });
+          return { fresh: () => freshMySqlStore(kyselyMySqlClient(db)), close: () => db.destroy() };
+        },
+      },
+    ]
+  : [];

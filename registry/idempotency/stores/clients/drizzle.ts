@@ -1,23 +1,8 @@
 // PostgresStore on Drizzle ORM (over node-postgres or postgres.js), with transactions for executeInTransaction.
-import type { SQLWrapper } from "drizzle-orm";
 import type { SqlClient, TransactionalSqlClient } from "../postgres-store";
-import { guardObject, refusedMember, refusedObject, refuseTransactionControl } from "./transaction-guard";
+import { drizzleRawQuery, guardedDrizzle, type DrizzleDatabase, type DrizzleTransaction } from "./drizzle-guard";
 
-/** What the adapter uses of a Drizzle PostgreSQL database: `execute` and `transaction`. */
-type DrizzleDatabase = {
-  execute(query: SQLWrapper): PromiseLike<unknown>;
-  /** The driver Drizzle was built on (a pg Pool or Client, a postgres.js `sql`, a PGlite). */
-  $client?: unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Drizzle transaction; DrizzleTransaction<Db> recovers its type.
-  transaction<T>(work: (tx: any) => Promise<T>): Promise<T>;
-};
-
-/**
- * The `tx` Drizzle hands to `db.transaction(async (tx) => ...)`, behind the transaction guard: `execute`
- * refuses text that ends the transaction, `setTransaction` is refused, nested `transaction`s (savepoints)
- * are guarded too. `tx.rollback()` stays: it throws, and the record rolls back with your writes.
- */
-export type DrizzleTransaction<Db extends DrizzleDatabase> = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type { DrizzleTransaction };
 
 /**
  * @example
@@ -28,7 +13,7 @@ export type DrizzleTransaction<Db extends DrizzleDatabase> = Parameters<Paramete
 export function drizzleClient<Db extends DrizzleDatabase>(db: Db): TransactionalSqlClient<DrizzleTransaction<Db>> {
   return {
     ...(driverClient(db.$client) ?? on(db)),
-    transaction: (work) => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), guarded(tx))),
+    transaction: (work) => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), guardedDrizzle(tx, "postgres"))),
   };
 }
 
@@ -53,38 +38,9 @@ function driverClient(driver: unknown): SqlClient | undefined {
 function on(db: Pick<DrizzleDatabase, "execute">): SqlClient {
   return {
     async query(text, params = []) {
-      const result = await db.execute(rawQuery(text, params));
+      const result = await db.execute(drizzleRawQuery(text, params));
       // node-postgres answers a result with `rows`; postgres.js answers the rows themselves.
       return { rows: Array.isArray(result) ? result : (result as { rows: unknown[] }).rows };
     },
   };
-}
-
-/** Drizzle's own members the guard needs: how it turns a query into text, and its nested transactions. */
-type DrizzleInternals = {
-  dialect: { sqlToQuery(sql: unknown): { sql: string } };
-  transaction(work: (tx: object) => Promise<unknown>, config?: unknown): Promise<unknown>;
-};
-
-function guarded<Tx extends object>(tx: Tx): Tx {
-  const internals = tx as unknown as DrizzleInternals & Pick<DrizzleDatabase, "execute">;
-  return guardObject(tx, {
-    execute(query: SQLWrapper | string) {
-      refuseTransactionControl(typeof query === "string" ? query : internals.dialect.sqlToQuery(query.getSQL()).sql);
-      return internals.execute(query as SQLWrapper);
-    },
-    transaction: (work: (tx: object) => Promise<unknown>, config?: unknown) => internals.transaction((nested) => work(guarded(nested)), config),
-    setTransaction: refusedMember("setTransaction"),
-    // The session holds the connection (`tx.session.client.release()`).
-    session: refusedObject("session"),
-  });
-}
-
-/**
- * The store's SQL text and its $n parameters as Drizzle sends them (what `sql` builds, reduced to the
- * one method `execute` calls), so this file imports only Drizzle's types.
- */
-function rawQuery(sql: string, params: unknown[]): SQLWrapper {
-  const query = { toQuery: () => ({ sql, params }) };
-  return { getSQL: () => query } as unknown as SQLWrapper;
 }

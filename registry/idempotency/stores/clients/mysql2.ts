@@ -21,14 +21,7 @@ export type MySqlTransaction = Pick<Connection, "query" | "execute" | "escape" |
 export function mysql2Client(db: Pool | Connection): TransactionalMySqlClient<MySqlTransaction> {
   const query: MySqlClient["query"] = (sql, values) => db.query(sql, values);
   if (!isPool(db)) {
-    // One connection: every statement and transaction waits for the one before, so a statement never
-    // lands inside another caller's open transaction.
-    let previous: Promise<unknown> = Promise.resolve();
-    const queued = <T>(run: () => Promise<T>): Promise<T> => {
-      const next = previous.then(run);
-      previous = next.catch(() => {});
-      return next;
-    };
+    const queued = oneAtATime();
     return {
       query: (sql, values) => queued(() => query(sql, values)),
       transaction: async (work) => outcome(await queued(() => inTransaction(db, work))),
@@ -107,6 +100,20 @@ function outcome<T>(ended: Ended<T>): T {
   return ended.result;
 }
 
-function isPool(db: Pool | Connection): db is Pool {
+/** A Pool lends a connection per call; anything else is one connection (see `oneAtATime`). */
+export function isPool(db: Pool | Connection): db is Pool {
   return typeof (db as Partial<Pool>).getConnection === "function";
+}
+
+/**
+ * For one connection: every statement and transaction run through it waits for the one before, so a
+ * statement never lands inside another caller's open transaction.
+ */
+export function oneAtATime(): <T>(run: () => Promise<T>) => Promise<T> {
+  let previous: Promise<unknown> = Promise.resolve();
+  return (run) => {
+    const next = previous.then(run);
+    previous = next.catch(() => {});
+    return next;
+  };
 }
