@@ -6,7 +6,7 @@ import { MySqlStore } from "@/blocks/idempotency/stores/mysql-store";
 import { mySqlDropStatements } from "@/blocks/idempotency/stores/mysql-schema";
 import { SqliteStore } from "@/blocks/idempotency/stores/sqlite-store";
 import { sqliteDropStatements } from "@/blocks/idempotency/stores/sqlite-schema";
-import type { TransactionalStore } from "@/blocks/idempotency/transactional";
+import type { TransactionalStore } from "@/blocks/idempotency/types";
 
 export type DialectStore = TransactionalStore<unknown> & { createSchema(): Promise<void> };
 
