@@ -66,7 +66,12 @@ export type SettlementWrites = {
 export type SettlementDecisions = Record<"permanent" | "poisoned" | "transient" | "notRecorded", DecisionName>;
 
 /** `execute`: the record is written under the execution's lease. */
-export const LEASED: SettlementDecisions = { permanent: "permanentFailure", poisoned: "poisoned", transient: "transientFailure", notRecorded: "failureNotRecorded" };
+export const LEASED: SettlementDecisions = {
+  permanent: "permanentFailure",
+  poisoned: "poisoned",
+  transient: "transientFailure",
+  notRecorded: "failureNotRecorded",
+};
 
 /** `executeInTransaction`: the writes and the record already rolled back. */
 export const ROLLED_BACK: SettlementDecisions = {
@@ -77,10 +82,17 @@ export const ROLLED_BACK: SettlementDecisions = {
 };
 
 /** Asks the caller's classifiers about an error; a result JSON cannot carry is permanent (the operation already ran). */
-export function classifyFailure(observer: Observer, scope: IdempotencyScope, err: unknown, classifiers: FailureClassifiers): FailureKind {
+export function classifyFailure(
+  observer: Observer,
+  scope: IdempotencyScope,
+  err: unknown,
+  classifiers: FailureClassifiers,
+): FailureKind {
   // Not a failure at all: the answer went out, it just cannot be kept. Asked first, so no other classifier sees it.
   if (classifies(observer, scope, err, "isUncapturable", classifiers.isUncapturable)) return "uncaptured";
-  const permanent = err instanceof UnstorableResultError || classifies(observer, scope, err, "isPermanentError", classifiers.isPermanentError);
+  const permanent =
+    err instanceof UnstorableResultError ||
+    classifies(observer, scope, err, "isPermanentError", classifiers.isPermanentError);
   return permanent ? "permanent" : "transient";
 }
 
@@ -117,7 +129,9 @@ export async function settleFailure(
       observer.record("leaseLostFailureNotCounted", scope, { err });
       return "transient_failure";
     }
-    const retryCount = await store.call("incrementRetryCount", (bounded) => bounded.incrementRetryCount(scope, settings.ttlMs));
+    const retryCount = await store.call("incrementRetryCount", (bounded) =>
+      bounded.incrementRetryCount(scope, settings.ttlMs),
+    );
     if (retryCount >= settings.maxRetries) {
       const dead = await writes.markFailed(failure.kept());
       if (report) report.dead = dead;
@@ -134,7 +148,12 @@ export async function settleFailure(
 }
 
 /** The serialized answer to keep with a failed key; a keeper that throws keeps nothing rather than lose the failure. */
-export function keptFailureResponse(observer: Observer, scope: IdempotencyScope, err: unknown, failureResponse?: (err: unknown) => unknown): string | null {
+export function keptFailureResponse(
+  observer: Observer,
+  scope: IdempotencyScope,
+  err: unknown,
+  failureResponse?: (err: unknown) => unknown,
+): string | null {
   if (!failureResponse) return null;
   try {
     return serializeResult(failureResponse(err));
@@ -145,12 +164,20 @@ export function keptFailureResponse(observer: Observer, scope: IdempotencyScope,
 }
 
 /** Asks a user's classifier about an error; one that throws is logged and answers false (the failure stays transient). */
-function classifies(observer: Observer, scope: IdempotencyScope, err: unknown, name: "isUncapturable" | "isPermanentError", classifier?: (err: unknown) => boolean): boolean {
+function classifies(
+  observer: Observer,
+  scope: IdempotencyScope,
+  err: unknown,
+  name: "isUncapturable" | "isPermanentError",
+  classifier?: (err: unknown) => boolean,
+): boolean {
   if (!classifier) return false;
   try {
     return classifier(err) === true;
   } catch (classifierErr) {
-    observer.record(name === "isUncapturable" ? "isUncapturableThrew" : "isPermanentErrorThrew", scope, { err: classifierErr });
+    observer.record(name === "isUncapturable" ? "isUncapturableThrew" : "isPermanentErrorThrew", scope, {
+      err: classifierErr,
+    });
     return false;
   }
 }

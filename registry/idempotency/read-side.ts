@@ -5,7 +5,14 @@ import { noopCache } from "./caches/noop-cache";
 import type { Observer } from "./observer";
 import { keyReused, requestFailed, requestInProgress } from "./refusals";
 import { deserializeResult } from "./result-json";
-import type { CachedRecord, CacheScope, ExecuteResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope } from "./types";
+import type {
+  CachedRecord,
+  CacheScope,
+  ExecuteResult,
+  IdempotencyCache,
+  IdempotencyRecord,
+  IdempotencyScope,
+} from "./types";
 import { withTimeout } from "./utils/with-timeout";
 
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
@@ -30,7 +37,12 @@ export class ReadSide {
   private readonly observer: Observer;
   private readonly settings: ReadSideSettings;
 
-  constructor(cache: IdempotencyCache | undefined, table: string | undefined, observer: Observer, settings: ReadSideSettings) {
+  constructor(
+    cache: IdempotencyCache | undefined,
+    table: string | undefined,
+    observer: Observer,
+    settings: ReadSideSettings,
+  ) {
     this.cache = cache ?? noopCache;
     this.hasCache = this.cache !== noopCache;
     this.namespace = table ?? `handler:${randomUUID()}`;
@@ -42,7 +54,11 @@ export class ReadSide {
   async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {
     if (!this.hasCache) return undefined;
     try {
-      const cached = await withTimeout(this.cache.get(this.cacheScope(scope)), this.settings.cacheTimeoutMs, "cache.get");
+      const cached = await withTimeout(
+        this.cache.get(this.cacheScope(scope)),
+        this.settings.cacheTimeoutMs,
+        "cache.get",
+      );
       if (cached !== undefined && cached !== null && !isCachedRecord(cached)) {
         // Trusting it would answer every retry with a 500 until it expired, while the store holds the answer.
         this.observer.record("cacheMalformed", scope);
@@ -57,7 +73,11 @@ export class ReadSide {
   }
 
   /** A record the store answered with (a duplicate's create, or a wait): cached once it is settled, then answered. */
-  async answerStored<T>(scope: IdempotencyScope, record: IdempotencyRecord, requestHash: string): Promise<ExecuteResult<T>> {
+  async answerStored<T>(
+    scope: IdempotencyScope,
+    record: IdempotencyRecord,
+    requestHash: string,
+  ): Promise<ExecuteResult<T>> {
     if (this.hasCache && record.status !== "PROCESSING" && record.requestHash === requestHash) {
       const cached: CachedRecord = { requestHash, status: record.status, response: record.response };
       await this.writeCache(scope, cached, record.expiresAt.getTime() - Date.now());
@@ -66,7 +86,12 @@ export class ReadSide {
   }
 
   /** A recorded result replays; any other record refuses the call with the IdempotencyError that names why. */
-  answer<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
+  answer<T>(
+    scope: IdempotencyScope,
+    record: CachedRecord | IdempotencyRecord,
+    requestHash: string,
+    source: "cache" | "store",
+  ): ExecuteResult<T> {
     if (record.requestHash !== requestHash) {
       this.observer.record("keyReused", scope, { status: record.status, source });
       throw keyReused();
@@ -93,7 +118,11 @@ export class ReadSide {
     const safeTtl = Math.min(ttlMs, this.settings.ttlMs) - CACHE_EXPIRY_MARGIN_MS;
     if (safeTtl <= 0 || !this.hasCache) return;
     try {
-      await withTimeout(this.cache.set(this.cacheScope(scope), record, safeTtl), this.settings.cacheTimeoutMs, "cache.set");
+      await withTimeout(
+        this.cache.set(this.cacheScope(scope), record, safeTtl),
+        this.settings.cacheTimeoutMs,
+        "cache.set",
+      );
     } catch (err) {
       this.observer.record("cacheWriteFailed", scope, { err });
     }

@@ -13,11 +13,19 @@ export function keyReused(): IdempotencyError {
 
 /** `response`: what the failed execution answered, when it was kept with the key. */
 export function requestFailed(response: unknown): IdempotencyError {
-  return new IdempotencyError("REQUEST_FAILED", "The request with this Idempotency-Key failed permanently; use a new key to try again.", { response });
+  return new IdempotencyError(
+    "REQUEST_FAILED",
+    "The request with this Idempotency-Key failed permanently; use a new key to try again.",
+    { response },
+  );
 }
 
 export function requestInProgress(retryAfterSeconds: number): IdempotencyError {
-  return new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", { retryAfterSeconds });
+  return new IdempotencyError(
+    "REQUEST_IN_PROGRESS",
+    "A request with this Idempotency-Key is still being processed; retry later.",
+    { retryAfterSeconds },
+  );
 }
 
 /**
@@ -27,7 +35,13 @@ export function requestInProgress(retryAfterSeconds: number): IdempotencyError {
  * @example
  * throw storeUnavailable(observer, "create", err, scope);
  */
-export function storeUnavailable(observer: Observer, method: StoreMethod, err: unknown, scope?: IdempotencyScope, ran?: boolean): IdempotencyError {
+export function storeUnavailable(
+  observer: Observer,
+  method: StoreMethod,
+  err: unknown,
+  scope?: IdempotencyScope,
+  ran?: boolean,
+): IdempotencyError {
   observer.record("storeUnavailable", scope, ran === undefined ? { method, err } : { method, ran, err });
   return new IdempotencyError(
     "STORE_UNAVAILABLE",
