@@ -89,8 +89,8 @@ export async function consumeMessage<T, Options>(
     const { response, replayed } = await run(scope, executeOptions as Options, report);
     return replayed ? { outcome: "duplicate", response } : { outcome: "processed", response };
   } catch (err) {
-    // This delivery's failure is dead once it left the key FAILED (permanent, or the last of its budget);
-    // one the store did not take comes again and is then told REQUEST_FAILED.
+    // Dead once this delivery's failure left the key FAILED (permanent, or the last of its budget), as the
+    // failure path reports it: no second read. A FAILED mark the store did not take means redelivery.
     const dead = report.ran ? report.dead : isIdempotencyError(err) && err.code === "REQUEST_FAILED";
     if (!dead) throw err;
     await bury(core, scope, message, err, report.ran, onDead);
