@@ -1,8 +1,9 @@
 // The inbox: an at-least-once delivery (webhook, queue message, job) runs once per (source, message id).
 import { IdempotencyError, isIdempotencyError } from "./errors";
+import type { RunReport } from "./failure-policy";
 import type { Observer } from "./observer";
 import { isIdempotencyKey } from "./scope";
-import type { IdempotencyRecord, IdempotencyScope } from "./types";
+import type { ExecuteResult, IdempotencyScope } from "./types";
 
 /** One delivery: `source` names the sender or queue ("stripe", "orders"), `messageId` its id there. */
 export type InboxMessage<P = unknown> = {
@@ -34,11 +35,10 @@ export type InboxCore = {
   observer: Observer;
   /** `execute`, for the record that `onDead` resolved. */
   notify: (scope: IdempotencyScope, operation: () => Promise<null>) => Promise<unknown>;
-  readRecord: (scope: IdempotencyScope) => Promise<IdempotencyRecord | undefined>;
 };
 
-/** `execute` or `executeInTransaction` of the user's operation; `started` is called as it starts running. */
-export type RunMessage<T, Options> = (scope: IdempotencyScope, options: Options, started: () => void) => Promise<{ response: T; replayed: boolean }>;
+/** `execute` or `executeInTransaction` of the user's operation, filling in `report` as it runs. */
+export type RunMessage<T, Options> = (scope: IdempotencyScope, options: Options, report: RunReport) => Promise<ExecuteResult<T>>;
 
 /**
  * Every consumer scope's operation starts with this; an HTTP operation never does (the default
@@ -84,27 +84,17 @@ export async function consumeMessage<T, Options>(
 ): Promise<ConsumeResult<T>> {
   const scope = checkMessage(core.observer, message);
   const { onDead, ...executeOptions } = options;
-  let ran = false;
+  const report: RunReport = { ran: false, dead: false };
   try {
-    const { response, replayed } = await run(scope, executeOptions as Options, () => (ran = true));
+    const { response, replayed } = await run(scope, executeOptions as Options, report);
     return replayed ? { outcome: "duplicate", response } : { outcome: "processed", response };
   } catch (err) {
-    const dead = ran ? await failedForGood(core, scope) : isIdempotencyError(err) && err.code === "REQUEST_FAILED";
+    // Dead once this delivery's failure left the key FAILED (permanent, or the last of its budget), as the
+    // failure path reports it: no second read. A FAILED mark the store did not take means redelivery.
+    const dead = report.ran ? report.dead : isIdempotencyError(err) && err.code === "REQUEST_FAILED";
     if (!dead) throw err;
-    await bury(core, scope, message, err, ran, onDead);
+    await bury(core, scope, message, err, report.ran, onDead);
     return { outcome: "dead", error: err };
-  }
-}
-
-/**
- * Only after a failure: did it leave the key FAILED (permanent, or the last of its budget)? A store
- * that cannot say counts as "not yet": the message comes again and is then told REQUEST_FAILED.
- */
-async function failedForGood(core: InboxCore, scope: IdempotencyScope): Promise<boolean> {
-  try {
-    return (await core.readRecord(scope))?.status === "FAILED";
-  } catch {
-    return false;
   }
 }
 

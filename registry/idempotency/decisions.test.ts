@@ -137,14 +137,6 @@ describe("every handler decision is logged with { key, userId, operation, status
     expect((await handler.execute(payment(), () => "ok")).response).toBe("ok");
   });
 
-  it("still takes the deprecated isUnrecordable for isUncapturable, so vendored callers keep working", async () => {
-    class StreamedAnswer extends Error {}
-    const { handler, metrics } = setup();
-    await outcome(handler.execute(payment(), () => Promise.reject(new StreamedAnswer("streamed")), { isUnrecordable: (err) => err instanceof StreamedAnswer }));
-    expect(metrics.total("executions", { operation: scope.operation, outcome: "uncaptured" })).toBe(1);
-    expect(metrics.total("retries")).toBe(0);
-  });
-
   it("recovered: a crashed execution released, and poisoned on the last recovery", async () => {
     const { clock, handler, metrics, linesOf } = setup({ maxRetries: 2 });
     const crash = async () => {

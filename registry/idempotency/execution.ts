@@ -1,8 +1,9 @@
 // One execution of an operation under a key: its fencing token, its lease, and how its outcome is written.
 import type { BoundedStore } from "./bounded-store";
+import { classifyFailure, keptFailureResponse, LEASED, settleFailure, type FailureClassifiers, type FailureOutcome, type RunReport } from "./failure-policy";
 import type { Observer } from "./observer";
 import type { OperationContext } from "./operation-context";
-import { serializeResult, UnstorableResultError } from "./result-json";
+import { serializeResult } from "./result-json";
 import { StepLog, type Step } from "./steps";
 import type { IdempotencyScope, IdempotencyStore, StepResults } from "./types";
 import { sleep } from "./utils/with-timeout";
@@ -16,18 +17,6 @@ export type ExecutionSettings = {
   maxRetries: number;
   completionAttempts: number;
   heartbeatIntervalMs: number;
-};
-
-export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "uncaptured";
-
-/** How the caller classifies what the operation threw (see ExecuteOptions). */
-export type FailureClassifiers = {
-  isPermanentError?: ((err: unknown) => boolean) | undefined;
-  isUncapturable?: ((err: unknown) => boolean) | undefined;
-  /** @deprecated Renamed `isUncapturable`. */
-  isUnrecordable?: ((err: unknown) => boolean) | undefined;
-  /** What to keep with a key this error marks FAILED (see ExecuteOptions). */
-  failureResponse?: ((err: unknown) => unknown) | undefined;
 };
 
 /**
@@ -175,46 +164,31 @@ export class Execution implements OperationContext {
   }
 
   /**
-   * A permanent error marks the key FAILED; a transient one counts a retry and frees the key, or
-   * poisons it once `maxRetries` is reached; an uncapturable answer frees the key without counting.
-   * If the store cannot be written, the record stays PROCESSING and `recoverStuckRecords` settles it
-   * later; the caller still gets the original error.
+   * Settles what the operation threw under this execution's lease (see settleFailure): the record is
+   * released, marked FAILED or left PROCESSING for recovery; `report` learns whether the key is dead.
    */
-  async fail(err: unknown, classifiers: FailureClassifiers = {}): Promise<FailureOutcome> {
-    const { scope, observer, settings, token } = this;
-    // Not a failure at all: the answer went out, it just cannot be kept. Asked first, so no other classifier sees it.
-    const uncaptured = this.classify(err, "isUncapturable", classifiers.isUncapturable ?? classifiers.isUnrecordable);
-    const permanent = !uncaptured && (err instanceof UnstorableResultError || this.classify(err, "isPermanentError", classifiers.isPermanentError));
-    try {
-      if (uncaptured) {
-        await this.held("release", (store) => store.release(scope, token));
-        observer.record("uncaptured", scope, { err });
-        return "uncaptured";
-      }
-      if (permanent) {
-        await this.markFailed(err, classifiers);
-        observer.record("permanentFailure", scope, { err });
-        return "permanent_failure";
-      }
-      // The counter is not fenced: a stale execution (recovered, maybe re-run by another owner) must
-      // not spend the key's budget. A held heartbeat also renews the lease for the writes below.
-      if (!(await this.store.call("heartbeat", (store) => store.heartbeat(scope, token, settings.ttlMs)))) {
-        observer.record("leaseLostFailureNotCounted", scope, { err });
-        return "transient_failure";
-      }
-      const retryCount = await this.store.call("incrementRetryCount", (store) => store.incrementRetryCount(scope, settings.ttlMs));
-      if (retryCount >= settings.maxRetries) {
-        await this.markFailed(err, classifiers);
-        observer.record("poisoned", scope, { retryCount, err });
-        return "poisoned";
-      }
-      await this.held("release", (store) => store.release(scope, token));
-      observer.record("transientFailure", scope, { retryCount, err });
-      return "transient_failure";
-    } catch (storeErr) {
-      observer.record("failureNotRecorded", scope, { err: storeErr });
-      return permanent ? "permanent_failure" : "transient_failure";
-    }
+  fail(err: unknown, classifiers: FailureClassifiers = {}, report?: RunReport): Promise<FailureOutcome> {
+    const { scope, observer, store, settings } = this;
+    const failure = {
+      err,
+      kind: classifyFailure(observer, scope, err, classifiers),
+      kept: () => keptFailureResponse(observer, scope, err, classifiers.failureResponse),
+      report,
+    };
+    return settleFailure({ store, observer, settings }, scope, failure, this, LEASED);
+  }
+
+  /** Whether the lease is still ours (renewing it): a failure of a stale execution must not spend the key's budget. */
+  ownsKey(): Promise<boolean> {
+    return this.store.call("heartbeat", (store) => store.heartbeat(this.scope, this.token, this.settings.ttlMs));
+  }
+
+  free(): Promise<boolean> {
+    return this.held("release", (store) => store.release(this.scope, this.token));
+  }
+
+  markFailed(kept: string | null): Promise<boolean> {
+    return this.held("markFailed", (store) => store.markFailed(this.scope, this.token, this.settings.ttlMs, kept));
   }
 
   /**
@@ -222,13 +196,13 @@ export class Execution implements OperationContext {
    * it was stored: an unrecorded success is logged and counted, and the caller still gets its result.
    * A result JSON cannot carry marks the key FAILED (the operation already ran) and is thrown.
    */
-  async complete(result: unknown): Promise<{ serialized: string | null; recorded: boolean }> {
+  async complete(result: unknown, report?: RunReport): Promise<{ serialized: string | null; recorded: boolean }> {
     const { scope, observer, settings } = this;
     let serialized: string | null;
     try {
       serialized = serializeResult(result);
     } catch (err) {
-      await this.fail(err);
+      await this.fail(err, {}, report);
       throw err;
     }
     observer.count("executions", { operation: scope.operation, outcome: "success" });
@@ -253,15 +227,6 @@ export class Execution implements OperationContext {
     return { serialized, recorded: false };
   }
 
-  private async markFailed(err: unknown, classifiers: FailureClassifiers): Promise<void> {
-    const kept = keptFailureResponse(this.observer, this.scope, err, classifiers.failureResponse);
-    await this.held("markFailed", (store) => store.markFailed(this.scope, this.token, this.settings.ttlMs, kept));
-  }
-
-  private classify(err: unknown, name: keyof FailureClassifiers, classifier?: (err: unknown) => boolean): boolean {
-    return classifies(this.observer, this.scope, err, name, classifier);
-  }
-
   private async alreadyStored(): Promise<boolean> {
     try {
       const record = await this.store.call("get", (store) => store.get(this.scope));
@@ -271,32 +236,10 @@ export class Execution implements OperationContext {
     }
   }
 
-  private async held(method: "release" | "markFailed", write: (store: IdempotencyStore) => Promise<boolean>): Promise<void> {
-    if (!(await this.store.call(method, write))) this.observer.record(method === "release" ? "leaseLostReleaseSkipped" : "leaseLostMarkFailedSkipped", this.scope);
-  }
-}
-
-/**
- * The serialized answer to keep with a failed key (both `execute` and `executeInTransaction` use it);
- * a keeper that throws keeps nothing rather than lose the failure.
- */
-export function keptFailureResponse(observer: Observer, scope: IdempotencyScope, err: unknown, failureResponse?: (err: unknown) => unknown): string | null {
-  if (!failureResponse) return null;
-  try {
-    return serializeResult(failureResponse(err));
-  } catch (keeperErr) {
-    observer.record("failureResponseThrew", scope, { err: keeperErr });
-    return null;
-  }
-}
-
-/** Asks a user's classifier about an error; one that throws is logged and answers false (the failure stays transient). */
-export function classifies(observer: Observer, scope: IdempotencyScope, err: unknown, name: keyof FailureClassifiers, classifier?: (err: unknown) => boolean): boolean {
-  if (!classifier) return false;
-  try {
-    return classifier(err) === true;
-  } catch (classifierErr) {
-    observer.record(name === "isUncapturable" ? "isUncapturableThrew" : "isPermanentErrorThrew", scope, { err: classifierErr });
-    return false;
+  /** A write fenced by the token: false (logged) when the key is no longer this execution's. */
+  private async held(method: "release" | "markFailed", write: (store: IdempotencyStore) => Promise<boolean>): Promise<boolean> {
+    const done = await this.store.call(method, write);
+    if (!done) this.observer.record(method === "release" ? "leaseLostReleaseSkipped" : "leaseLostMarkFailedSkipped", this.scope);
+    return done;
   }
 }

@@ -1,22 +1,21 @@
 // IdempotencyHandler: runs an operation once per (operation, userId, key) and replays its result to retries.
 import { randomUUID } from "node:crypto";
-import { IdempotencyError } from "./errors";
 import { BoundedStore, type StoreMethod } from "./bounded-store";
 import { Execution, Leases } from "./execution";
+import type { FailureClassifiers, RunReport } from "./failure-policy";
 import { hashPayload } from "./fingerprint";
 import { checkScope } from "./scope";
 import { consumeMessage, type ConsumeOptions, type ConsumeResult, type InboxCore, type InboxMessage } from "./consume";
 import { silentLogger, type IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { Observer } from "./observer";
-import { isCachedRecord } from "./caches/cached-record";
-import { noopCache } from "./caches/noop-cache";
-import type { OperationContext } from "./operation-context";
-import { executeInTransaction, type TransactionalCore, type TransactionalOperation, type TransactionalStore, type TransactionOptions } from "./transactional";
-import type { CachedRecord, CacheScope, CreateResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore, StepResults } from "./types";
-import { deserializeResult, freshResult } from "./result-json";
+import type { IdempotentOperation, TransactionalOperation } from "./operation-context";
+import { ReadSide } from "./read-side";
+import { storeUnavailable } from "./refusals";
+import { executeInTransaction, transactionalStore, transactionsUnsupported, type TransactionalCore, type TransactionOptions } from "./transactional";
+import type { CreateResult, ExecuteResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore, StepResults, TransactionalStore } from "./types";
+import { freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
-import { withTimeout } from "./utils/with-timeout";
 import { releaseUnanswered } from "./release-unanswered";
 import { checkWaitMs, waitForFirstAttempt, type WaitAccess, type Waited } from "./wait-for-record";
 
@@ -47,35 +46,13 @@ export type IdempotencyHandlerOptions = {
 /** What to protect: the scope, and either the payload to fingerprint or its precomputed hash. */
 export type ExecuteContext = IdempotencyScope & ({ payload: unknown } | { requestHash: string });
 
-export type ExecuteOptions = {
-  /** True when the error can never succeed on retry: the key is marked FAILED at once. */
-  isPermanentError?: (err: unknown) => boolean;
-  /**
-   * True when the operation answered but its answer cannot be captured (a streamed HTTP response):
-   * the key is freed for the next request without spending its retry budget, and nothing replays.
-   * Counted as `idempotency_executions_total{outcome="uncaptured"}`.
-   */
-  isUncapturable?: (err: unknown) => boolean;
-  /** @deprecated Renamed `isUncapturable` (one word per event: "unrecorded" is a result the store did not take). Used only when `isUncapturable` is not given. */
-  isUnrecordable?: (err: unknown) => boolean;
-  /**
-   * What to keep with a key that this error fails for good (JSON-safe, e.g. the HTTP error response):
-   * later calls get it as `REQUEST_FAILED`'s `response`. @default nothing is kept
-   */
-  failureResponse?: (err: unknown) => unknown;
+/** How the operation's errors are classified (see FailureClassifiers), and how a duplicate of a running call waits. */
+export type ExecuteOptions = FailureClassifiers & {
   /** This call's `waitMs` (see IdempotencyHandlerOptions). @default the handler's */
   waitMs?: number | undefined;
   /** Aborts a duplicate's wait (the client went away): it answers REQUEST_IN_PROGRESS at once. */
   signal?: AbortSignal | undefined;
 };
-
-/** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
-export type ExecuteResult<T> = { response: T; replayed: boolean };
-
-/** The operation receives its context: `ctx.signal` aborts if its record is taken over while it runs. */
-export type IdempotentOperation<T> = (ctx: OperationContext) => Promise<T> | T;
-
-const CACHE_EXPIRY_MARGIN_MS = 1_000;
 
 /**
  * Runs an operation once per scope against an `IdempotencyStore`, with an optional cache: a
@@ -98,16 +75,19 @@ export class IdempotencyHandler<Tx = unknown> {
   readonly waitMs: number;
   /** Whether `executeInTransaction` can run: the store opens transactions of the user's client. */
   readonly supportsTransactions: boolean;
-  private readonly cache: IdempotencyCache;
-  /** The store's table (or a name of this handler's own), so stores sharing one cache stay apart. */
-  private readonly cacheNamespace: string;
   private readonly observer: Observer;
   private readonly settings: Required<Omit<IdempotencyHandlerOptions, "logger" | "metrics">>;
 
   /** The store behind its timeout, counting its failures: every store call goes through it. */
   private readonly bounded: BoundedStore;
+  /** The cache, and how both modes answer a key that already holds a record. */
+  private readonly reads: ReadSide;
   /** Renews the lease of every running execution from one interval. */
   private readonly leases: Leases;
+  /** The store as `executeInTransaction` uses it; undefined when it has no transactions. */
+  private readonly transactions: TransactionalStore<Tx> | undefined;
+  private readonly transactionalCore: TransactionalCore;
+  private readonly inbox: InboxCore;
 
   /** `Tx`: the transaction object of the store's client (see `executeInTransaction`). */
   constructor(
@@ -115,17 +95,15 @@ export class IdempotencyHandler<Tx = unknown> {
     cache?: IdempotencyCache,
     options: IdempotencyHandlerOptions = {},
   ) {
-    this.cache = cache ?? noopCache;
-    const transactional = store as Partial<TransactionalStore<Tx>>;
-    this.supportsTransactions = typeof transactional.transaction === "function" && transactional.supportsTransactions !== false;
-    this.cacheNamespace = store.table ?? `handler:${randomUUID()}`;
+    this.transactions = transactionalStore<Tx>(store);
+    this.supportsTransactions = this.transactions !== undefined;
     if (!options.logger) {
       warnOnce(
         "idempotency: IdempotencyHandler has no `logger`, so store outages, lost leases and unrecorded results go unseen. Pass `{ logger }` (pino, the logger block, or createLoggerAdapter).",
       );
     }
-    this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
-    this.settings = {
+    const observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
+    const settings = {
       ttlMs: positive("ttlMs", options.ttlMs ?? 86_400_000),
       maxRetries: positive("maxRetries", options.maxRetries ?? 3),
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 60_000,
@@ -135,11 +113,16 @@ export class IdempotencyHandler<Tx = unknown> {
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
       waitMs: checkWaitMs(options.waitMs ?? 0),
     };
-    this.ttlMs = this.settings.ttlMs;
-    this.maxRetries = this.settings.maxRetries;
-    this.waitMs = this.settings.waitMs;
-    this.bounded = new BoundedStore(store, this.settings.storeTimeoutMs, this.observer);
-    this.leases = new Leases(this.settings.heartbeatIntervalMs);
+    this.observer = observer;
+    this.settings = settings;
+    this.ttlMs = settings.ttlMs;
+    this.maxRetries = settings.maxRetries;
+    this.waitMs = settings.waitMs;
+    this.bounded = new BoundedStore(store, settings.storeTimeoutMs, observer);
+    this.reads = new ReadSide(cache, store.table, observer, settings);
+    this.leases = new Leases(settings.heartbeatIntervalMs);
+    this.transactionalCore = { store: this.bounded, observer, settings, reads: this.reads };
+    this.inbox = { observer, notify: (scope, operation) => this.execute({ ...scope, payload: null }, operation) };
   }
 
   /**
@@ -148,45 +131,16 @@ export class IdempotencyHandler<Tx = unknown> {
    * When `operation` throws, rejects with that same error after recording the failure.
    * `operation` gets the execution's context (`ctx.signal`, made only if read; `ctx.key`).
    */
-  async execute<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions = {}): Promise<ExecuteResult<T>> {
-    const scope = checkScope(context);
-    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
-
-    // Without a cache there is nothing to wait for: no await, so no promise hop on every request.
-    const cached = this.cache === noopCache ? undefined : await this.readCache(scope);
-    if (cached) return this.answerDuplicate<T>(scope, cached, requestHash, "cache");
-
-    const waitMs = options.waitMs === undefined ? this.settings.waitMs : checkWaitMs(options.waitMs);
-    const token: string = randomUUID();
-    const created = await this.create(scope, requestHash, token);
-    if (created.status === "DUPLICATE") {
-      const waited = await this.waitIfRunning(scope, requestHash, created.record, waitMs, options.signal);
-      if ("record" in waited) return this.answerStored<T>(scope, waited.record, requestHash);
-      // The first attempt gave the key back while we waited, and our own create took it.
-      this.observer.record("lockAcquired", scope);
-      return this.run(scope, requestHash, waited.token, operation, options, waited.steps);
-    }
-    this.observer.record("lockAcquired", scope);
-    return this.run(scope, requestHash, token, operation, options, created.steps);
+  execute<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions = {}): Promise<ExecuteResult<T>> {
+    return this.executeLeased(context, operation, options, undefined);
   }
 
   /**
    * Like `execute`, for an operation whose writes go to the store's own database: the record, the
    * writes (made on `ctx.tx`, the client's transaction) and the result commit in one transaction.
    */
-  async executeInTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions = {}): Promise<ExecuteResult<T>> {
-    const scope = checkScope(context);
-    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
-    const { bounded, observer, settings } = this;
-    const core: TransactionalCore = {
-      store: bounded,
-      observer,
-      settings,
-      readCache: (scope) => this.readCache(scope),
-      writeCache: (scope, record, ttlMs) => this.writeCache(scope, record, ttlMs),
-      answerDuplicate: (scope, record, hash, source) => this.answerDuplicate(scope, record, hash, source),
-    };
-    return executeInTransaction(core, scope, requestHash, operation, options);
+  executeInTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions = {}): Promise<ExecuteResult<T>> {
+    return this.executeTransaction(context, operation, options, undefined);
   }
 
   /**
@@ -194,20 +148,14 @@ export class IdempotencyHandler<Tx = unknown> {
    * see consume.ts for what each outcome means to the delivery.
    */
   consume<T>(message: InboxMessage, operation: IdempotentOperation<T>, options: ConsumeOptions<ExecuteOptions> = {}): Promise<ConsumeResult<T>> {
-    return consumeMessage(this.inbox(), message, (scope, executeOptions, started) =>
-      this.execute({ ...scope, payload: message.payload }, (ctx) => {
-      started();
-      return operation(ctx);
-    }, executeOptions), options);
+    return consumeMessage(this.inbox, message, (scope, executeOptions, report) =>
+      this.executeLeased({ ...scope, payload: message.payload }, operation, executeOptions, report), options);
   }
 
   /** `consume` whose writes commit with the message's record, as `executeInTransaction`. */
   consumeInTransaction<T>(message: InboxMessage, operation: TransactionalOperation<T, Tx>, options: ConsumeOptions<TransactionOptions> = {}): Promise<ConsumeResult<T>> {
-    return consumeMessage(this.inbox(), message, (scope, executeOptions, started) =>
-      this.executeInTransaction({ ...scope, payload: message.payload }, (ctx) => {
-      started();
-      return operation(ctx);
-    }, executeOptions), options);
+    return consumeMessage(this.inbox, message, (scope, executeOptions, report) =>
+      this.executeTransaction({ ...scope, payload: message.payload }, operation, executeOptions, report), options);
   }
 
   /**
@@ -235,6 +183,37 @@ export class IdempotencyHandler<Tx = unknown> {
     return { deleted };
   }
 
+  /** `execute`, telling `report` (for `consume`) whether the operation ran and whether its failure left the key FAILED. */
+  private async executeLeased<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions, report: RunReport | undefined): Promise<ExecuteResult<T>> {
+    const scope = checkScope(context);
+    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
+    const { reads } = this;
+    // Without a cache there is nothing to wait for: no await, so no promise hop on every request.
+    const cached = reads.hasCache ? await reads.readCache(scope) : undefined;
+    if (cached) return reads.answer<T>(scope, cached, requestHash, "cache");
+
+    const waitMs = options.waitMs === undefined ? this.settings.waitMs : checkWaitMs(options.waitMs);
+    const token: string = randomUUID();
+    const created = await this.create(scope, requestHash, token);
+    if (created.status === "DUPLICATE") {
+      const waited = await this.waitIfRunning(scope, requestHash, created.record, waitMs, options.signal);
+      if ("record" in waited) return reads.answerStored<T>(scope, waited.record, requestHash);
+      // The first attempt gave the key back while we waited, and our own create took it.
+      this.observer.record("lockAcquired", scope);
+      return this.run(scope, requestHash, waited.token, operation, options, waited.steps, report);
+    }
+    this.observer.record("lockAcquired", scope);
+    return this.run(scope, requestHash, token, operation, options, created.steps, report);
+  }
+
+  /** `executeInTransaction`, with `report` as `executeLeased`'s. */
+  private async executeTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions, report: RunReport | undefined): Promise<ExecuteResult<T>> {
+    const scope = checkScope(context);
+    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
+    if (!this.transactions) throw transactionsUnsupported();
+    return await executeInTransaction(this.transactionalCore, this.transactions, scope, requestHash, operation, options, report);
+  }
+
   private async run<T>(
     scope: IdempotencyScope,
     requestHash: string,
@@ -242,9 +221,11 @@ export class IdempotencyHandler<Tx = unknown> {
     operation: IdempotentOperation<T>,
     options: ExecuteOptions,
     steps: StepResults | undefined,
+    report: RunReport | undefined,
   ): Promise<ExecuteResult<T>> {
     const execution = new Execution(this.bounded, this.observer, this.settings, this.leases, scope, token, steps);
     execution.holdLease();
+    if (report) report.ran = true;
     const started = performance.now();
     let result: T;
     try {
@@ -252,16 +233,14 @@ export class IdempotencyHandler<Tx = unknown> {
       result = await operation(execution);
     } catch (err) {
       execution.stopLease();
-      const outcome = await execution.fail(err, options);
+      const outcome = await execution.fail(err, options, report);
       this.observer.duration(scope.operation, outcome, (performance.now() - started) / 1000);
       throw err;
     }
     execution.stopLease();
     this.observer.duration(scope.operation, "success", (performance.now() - started) / 1000);
-    const { serialized, recorded } = await execution.complete(result);
-    if (recorded && this.cache !== noopCache) {
-      await this.writeCache(scope, { requestHash, status: "SUCCESS", response: serialized }, this.ttlMs);
-    }
+    const { serialized, recorded } = await execution.complete(result, report);
+    if (recorded && this.reads.hasCache) await this.reads.keepResult(scope, requestHash, serialized);
     return freshResult<T>(serialized);
   }
 
@@ -272,7 +251,7 @@ export class IdempotencyHandler<Tx = unknown> {
       return await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
     } catch (err) {
       if (creating) releaseUnanswered(this.bounded, this.observer, scope, token, creating);
-      throw this.storeUnavailable("create", err, scope);
+      throw storeUnavailable(this.observer, "create", err, scope);
     }
   }
 
@@ -286,92 +265,12 @@ export class IdempotencyHandler<Tx = unknown> {
     return waitForFirstAttempt(access, this.observer, { scope, requestHash, record, waitMs, signal });
   }
 
-  /** A record found by `create` (or a wait): cached once it is settled, then answered as a duplicate. */
-  private async answerStored<T>(scope: IdempotencyScope, record: IdempotencyRecord, requestHash: string): Promise<ExecuteResult<T>> {
-    if (this.cache !== noopCache && record.status !== "PROCESSING" && record.requestHash === requestHash) {
-      await this.writeCache(scope, toCached(record), record.expiresAt.getTime() - Date.now());
-    }
-    return this.answerDuplicate<T>(scope, record, requestHash, "store");
-  }
-
-  private answerDuplicate<T>(scope: IdempotencyScope, record: CachedRecord | IdempotencyRecord, requestHash: string, source: "cache" | "store"): ExecuteResult<T> {
-    if (record.requestHash !== requestHash) {
-      this.observer.record("keyReused", scope, { status: record.status, source });
-      throw new IdempotencyError(
-        "KEY_REUSED_WITH_DIFFERENT_REQUEST",
-        "This Idempotency-Key was already used with a different request payload; use a new key for a new request.",
-      );
-    }
-    if (record.status === "SUCCESS") {
-      this.observer.record("replayed", scope, { source });
-      return { response: deserializeResult<T>(record.response), replayed: true };
-    }
-    if (record.status === "FAILED") {
-      this.observer.record("rejectedFailed", scope, { source });
-      throw new IdempotencyError("REQUEST_FAILED", "The request with this Idempotency-Key failed permanently; use a new key to try again.", {
-        response: deserializeResult(record.response),
-      });
-    }
-    this.observer.record("rejectedInProgress", scope, { source });
-    throw new IdempotencyError("REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry later.", {
-      retryAfterSeconds: this.settings.retryAfterSeconds,
-    });
-  }
-
-  private inbox(): InboxCore {
-    return {
-      observer: this.observer,
-      notify: (scope, operation) => this.execute({ ...scope, payload: null }, operation),
-      readRecord: (scope) => this.callStore("get", (store) => store.get(scope), scope),
-    };
-  }
-
   /** `scope` is given when the call is about one key, so the refusal can be traced to it. */
   private async callStore<T>(method: StoreMethod, call: (store: IdempotencyStore) => Promise<T>, scope?: IdempotencyScope): Promise<T> {
     try {
       return await this.bounded.call(method, call);
     } catch (err) {
-      throw this.storeUnavailable(method, err, scope);
-    }
-  }
-
-  /** Logs a failed store call and returns the error the caller gets for it. */
-  private storeUnavailable(method: StoreMethod, err: unknown, scope?: IdempotencyScope): IdempotencyError {
-    this.observer.record("storeUnavailable", scope, { method, err });
-    return new IdempotencyError("STORE_UNAVAILABLE", "The idempotency store is unavailable; the request was not executed. Retry later.", {
-      cause: err,
-    });
-  }
-
-  private async readCache(scope: IdempotencyScope): Promise<CachedRecord | undefined> {
-    if (this.cache === noopCache) return undefined;
-    try {
-      const cached = await withTimeout(this.cache.get(this.cacheScope(scope)), this.settings.cacheTimeoutMs, "cache.get");
-      if (cached !== undefined && cached !== null && !isCachedRecord(cached)) {
-        // Trusting it would answer every retry with a 500 until it expired, while the store holds the answer.
-        this.observer.record("cacheMalformed", scope);
-        return undefined;
-      }
-      this.observer.count(cached ? "cacheHits" : "cacheMisses", { operation: scope.operation });
-      return cached ?? undefined;
-    } catch (err) {
-      this.observer.record("cacheReadFailed", scope, { err });
-      return undefined;
-    }
-  }
-
-  private cacheScope(scope: IdempotencyScope): CacheScope {
-    return { namespace: this.cacheNamespace, operation: scope.operation, userId: scope.userId, key: scope.key };
-  }
-
-  /** Caches only completed records, and never past the store's own expiry (minus a clock-skew margin). */
-  private async writeCache(scope: IdempotencyScope, record: CachedRecord, ttlMs: number): Promise<void> {
-    const safeTtl = Math.min(ttlMs, this.ttlMs) - CACHE_EXPIRY_MARGIN_MS;
-    if (safeTtl <= 0 || this.cache === noopCache) return;
-    try {
-      await withTimeout(this.cache.set(this.cacheScope(scope), record, safeTtl), this.settings.cacheTimeoutMs, "cache.set");
-    } catch (err) {
-      this.observer.record("cacheWriteFailed", scope, { err });
+      throw storeUnavailable(this.observer, method, err, scope);
     }
   }
 }
@@ -391,10 +290,6 @@ function checkRecoveryTimeout(timeoutInMs: number, heartbeatIntervalMs: number):
   if (timeoutInMs < 2 * heartbeatIntervalMs) {
     warnOnce(`idempotency: the recovery timeout (${timeoutInMs} ms) is under two heartbeat intervals (${heartbeatIntervalMs} ms): one late heartbeat lets recovery free a running execution.`);
   }
-}
-
-function toCached(record: IdempotencyRecord): CachedRecord {
-  return { requestHash: record.requestHash, status: record.status === "SUCCESS" ? "SUCCESS" : "FAILED", response: record.response };
 }
 
 function positive(name: string, value: number): number {

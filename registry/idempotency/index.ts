@@ -1,6 +1,6 @@
 // The idempotency block's public surface: the handler, its stores and caches, and its errors.
 export { IdempotencyHandler } from "./handler";
-export type { ExecuteContext, ExecuteOptions, ExecuteResult, IdempotencyHandlerOptions, IdempotentOperation } from "./handler";
+export type { ExecuteContext, ExecuteOptions, IdempotencyHandlerOptions } from "./handler";
 export {
   IdempotencyError,
   IdempotencyErrorCode,
@@ -14,8 +14,8 @@ export { MemoryStore } from "./stores/memory-store";
 export type { MemoryStoreOptions } from "./stores/memory-store";
 export { PostgresStore } from "./stores/postgres-store";
 export type { PostgresStoreOptions, SqlClient, TransactionalSqlClient } from "./stores/postgres-store";
-export type { TransactionalOperation, TransactionOptions } from "./transactional";
-export type { OperationContext, TransactionContext } from "./operation-context";
+export type { TransactionOptions } from "./transactional";
+export type { IdempotentOperation, OperationContext, TransactionalOperation, TransactionContext } from "./operation-context";
 export { preparedStatements } from "./stores/prepared-statements";
 export type { PreparingClient } from "./stores/prepared-statements";
 export { postgresSchema, postgresSchemaStatements } from "./stores/postgres-schema";
@@ -35,6 +35,7 @@ export type {
   CacheScope,
   CreateInput,
   CreateResult,
+  ExecuteResult,
   IdempotencyCache,
   IdempotencyRecord,
   IdempotencyScope,

@@ -1,4 +1,4 @@
-// The one argument every operation receives: `execute`, `executeInTransaction` and every adapter's `run`.
+// The one argument every operation receives (`execute`, `executeInTransaction`, every adapter's `run`), and the operations' types.
 import type { Step } from "./steps";
 import type { IdempotencyScope } from "./types";
 
@@ -47,3 +47,9 @@ export type OperationContext = ExecutionContext & {
 export type TransactionContext<Tx> = ExecutionContext & {
   readonly tx: Tx;
 };
+
+/** The operation `execute` runs: `ctx.signal` aborts if its record is taken over while it runs. */
+export type IdempotentOperation<T> = (ctx: OperationContext) => Promise<T> | T;
+
+/** The operation `executeInTransaction` runs: `ctx.tx`, the client's own transaction object, and `ctx.signal`, which aborts when `timeoutMs` passes. */
+export type TransactionalOperation<T, Tx> = (ctx: TransactionContext<Tx>) => Promise<T> | T;

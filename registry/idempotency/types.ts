@@ -1,4 +1,4 @@
-// The shapes shared by the handler, the stores and the caches: scopes, records and the two contracts.
+// The shapes shared by the handler, the stores and the caches: scopes, records, results and the contracts.
 
 /** The lifecycle of one idempotency record. */
 export const RecordStatus = {
@@ -114,6 +114,24 @@ export interface IdempotencyStore {
   /** Deletes expired records and expired retry counters; returns how many records it deleted. */
   cleanupExpiredRecords(input: { limit: number }): Promise<number>;
 }
+
+/** A store bound to one open transaction. */
+export interface TransactionScopedStore extends IdempotencyStore {
+  /** How long a statement of this transaction waits for a row lock before failing with SQLSTATE 55P03 (or `isLockNotAvailable`). */
+  setLockTimeout(ms: number): Promise<void>;
+}
+
+/** A store that can run work in one transaction of the user's client, handing over its transaction object `Tx`. */
+export interface TransactionalStore<Tx> extends IdempotencyStore {
+  /** False when this store's client cannot open a transaction (a PostgresStore on a bare Pool), so routes refuse `transaction: true` at start-up. */
+  readonly supportsTransactions?: boolean;
+  transaction<T>(work: (store: TransactionScopedStore, tx: Tx) => Promise<T>): Promise<T>;
+  /** True for the driver's error of a lock wait that gave up, when it carries no SQLSTATE 55P03 (MySQL's 1205, SQLite's BUSY). */
+  isLockNotAvailable?(err: unknown): boolean;
+}
+
+/** `response` is the operation's result as JSON would carry it, identical on the first run and on replays. */
+export type ExecuteResult<T> = { response: T; replayed: boolean };
 
 /** A completed record as a cache holds it: never PROCESSING, never the fencing token. */
 export type CachedRecord = {

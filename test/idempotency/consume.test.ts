@@ -61,6 +61,17 @@ describe("handler.consume", () => {
     expect(logger.lines.filter((line) => line.level === "warn" && line.msg.includes("message dead"))).toHaveLength(1);
   });
 
+  it("knows a message is dead from its own failure: no read of the store after it (one that fails then changes nothing)", async () => {
+    const store = new MemoryStore();
+    store.get = () => Promise.reject(new Error("reads are down"));
+    const handler = new IdempotencyHandler(store, undefined, { logger: recordingLogger() });
+    const dead: unknown[] = [];
+    const fn = () => Promise.reject(new Declined("card declined"));
+    const first = await handler.consume(message(), fn, { isPermanentError, onDead: (_, err) => void dead.push(err) });
+    expect(first).toMatchObject({ outcome: "dead", error: expect.any(Declined) });
+    expect(dead).toHaveLength(1);
+  });
+
   it("out of budget (maxRetries transient failures) is dead: the delivery that spends the budget calls onDead", async () => {
     const { handler, dead, onDead } = setup(2);
     const fn = () => Promise.reject(new Error("timeout"));

@@ -1,7 +1,7 @@
 // MySqlStore: the IdempotencyStore contract on MySQL 8 and MariaDB 10.6+, through a mysql2 pool.
 import { createHash } from "node:crypto";
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
-import type { TransactionalStore } from "../transactional";
+import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
 import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";

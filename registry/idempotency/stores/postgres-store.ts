@@ -7,7 +7,7 @@ import type {
   RecoveredRecord,
   RecoverInput,
 } from "../types";
-import type { TransactionalStore } from "../transactional";
+import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
 import { postgresTimes, type Row } from "./postgres-rows";
 import { toRecord } from "./record-row";

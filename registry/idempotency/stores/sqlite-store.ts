@@ -1,6 +1,6 @@
 // SqliteStore: the IdempotencyStore contract on SQLite, through better-sqlite3 or libSQL (Turso).
 import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
-import type { TransactionalStore } from "../transactional";
+import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
 import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";

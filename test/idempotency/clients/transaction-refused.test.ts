@@ -79,6 +79,15 @@ describe("transaction: true with a handler whose store has no transaction of the
     await pool.end();
   });
 
+  it("executeInTransaction on such a store is refused by the same check as the routes: a TypeError naming the fix, not STORE_UNAVAILABLE", async () => {
+    const pool = new pg.Pool({ host: "127.0.0.1", port: 1 }); // Never connects: the refusal comes first.
+    const bare = new IdempotencyHandler(new PostgresStore(pool));
+    const refused = bare.executeInTransaction({ operation: "orders:create", userId: "u_1", key: "k", payload: {} }, () => "never");
+    await expect(refused).rejects.toThrow(/executeInTransaction needs a PostgresStore, MySqlStore or SqliteStore on a client adapter/);
+    await expect(memory.executeInTransaction({ operation: "orders:create", userId: "u_1", key: "k", payload: {} }, () => "never")).rejects.toBeInstanceOf(TypeError);
+    await pool.end();
+  });
+
   it("a MySqlStore on a bare mysql2 Pool, and a SqliteStore on a client without transaction(), are refused too", async () => {
     const pool = createPool({ host: "127.0.0.1", port: 1 }); // Never connects: the refusal comes first.
     const bareMySql = new IdempotencyHandler(new MySqlStore(pool));
