@@ -9,7 +9,7 @@ const NOT_YET_TYPE_CHECKED = [
   "registry/error-handler/adapters/{express,fastify,fetch,hono,koa}.test.ts",
   "registry/idempotency/adapters/{express,fastify,hono}.test.ts",
   "registry/idempotency/adapters/{fastify,hono}.ts",
-  "registry/idempotency/stores/clients/{drizzle,knex,libsql,postgres-js,prisma,typeorm}.ts",
+  "registry/idempotency/stores/clients/{drizzle,libsql,postgres-js,prisma}.ts",
   "registry/idempotency/stores/redis-store.ts",
   "registry/idempotency/utils/prometheus-metrics.test.ts",
   "registry/logger/middleware/{express,hono}.test.ts",

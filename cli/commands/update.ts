@@ -4,6 +4,7 @@ import { installCommands } from "../add/install.js";
 import { writeLock } from "../config/lock-file.js";
 import { pruneBases, recordBases } from "../update/base-store.js";
 import { nextLock, planUpdate, type UpdatedFile, type UpdatePlan, type UpdateStatus } from "../update/plan-update.js";
+import type { SchemaChange } from "../update/schema-changes.js";
 import { assertWritable, writeProjectFile } from "../utils/files.js";
 import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
@@ -57,6 +58,7 @@ export async function runUpdate(options: UpdateOptions) {
     files: plan.files.map(({ block, target, status, conflicts }) => ({ block, target, status, ...(conflicts ? { conflicts } : {}) })),
     conflicts: needsYou,
     install: installCommands(plan.packageManager, plan.packages).map((command) => command.join(" ")),
+    schemaChanges: plan.schemaChanges,
     droppedBases,
   });
   if (options.dryRun) {
@@ -103,6 +105,20 @@ function report(plan: UpdatePlan): void {
     logger.log(`  ${highlighter.path(file.target)}: ${LABELS[file.status](file)}`);
   }
   if (quiet.length) logger.log(highlighter.dim(`  ${quiet.length} file(s) unchanged or keeping your edits`));
+  for (const change of plan.schemaChanges) logger.warn(schemaChangeMessage(change));
+}
+
+/** Code that expects a column or a function the database lacks fails at run time: the update says so before anyone deploys it. */
+function schemaChangeMessage(change: SchemaChange): string {
+  const lines = [
+    `${change.block}: this version changes the schema of ${change.table}. Run \`blocks migrate\` and apply the migration it writes before you deploy:`,
+    ...change.added.map((line) => `  + ${line}`),
+    ...change.changed.map((line) => `  ~ ${line}`),
+    ...change.removed.map((line) => `  - ${line}`),
+  ];
+  if (change.changed.length) lines.push(`  (~: the same object with a new definition; \`blocks migrate --print\` shows the statement to run again if the migration leaves it out)`);
+  if (change.removed.length) lines.push(`  (-: no longer created; nothing drops what an earlier migration made)`);
+  return lines.join("\n");
 }
 
 export const update = new Command("update")

@@ -140,8 +140,18 @@ export async function importRegistryModule(file: string, registryRoot: string): 
 }
 
 async function transpileAndImport(file: string): Promise<Record<string, unknown>> {
+  return importModuleText(await readFile(file, "utf8"));
+}
+
+/**
+ * Imports TypeScript that stands alone from its text: a schema module as a project's copy or base holds it.
+ *
+ * @example
+ * const { schemaStatements } = await importModuleText(await readBase(root, hash));
+ */
+export async function importModuleText(text: string): Promise<Record<string, unknown>> {
   const { ts } = await import("ts-morph");
-  const output = ts.transpileModule(await readFile(file, "utf8"), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const output = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
   const dir = await mkdtemp(path.join(tmpdir(), "blocks-schema-"));
   try {
     const target = path.join(dir, "schema.mjs");

@@ -15,6 +15,7 @@ import { contentHash } from "../utils/files.js";
 import { readBase } from "./base-store.js";
 import { unresolvedConflicts } from "./conflict-markers.js";
 import { merge3 } from "./merge3.js";
+import { schemaChanges, type SchemaChange } from "./schema-changes.js";
 
 /**
  * updated: untouched by you, replaced. merged: your edits and the registry's, combined cleanly.
@@ -48,6 +49,8 @@ export type UpdatePlan = {
   /** Packages the registry's version needs that package.json does not declare (listed, not installed). */
   packages: DependencyPlan;
   packageManager: BlocksConfig["packageManager"];
+  /** Blocks whose store schema (the SQL `blocks migrate` writes) this update changes. */
+  schemaChanges: SchemaChange[];
 };
 
 /**
@@ -88,7 +91,7 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
   }
   const blocks = names.map((name) => findBlock(registry, name));
   const packages = planDependencies(registry, blocks, everyPlanned, [...frameworks], declaredPackages(await readPackageJson(root)), features);
-  return { root, lock, blocks: names, files, packages, packageManager: config.packageManager };
+  return { root, lock, blocks: names, files, packages, packageManager: config.packageManager, schemaChanges: await schemaChanges(root, lock, blocks, everyPlanned) };
 }
 
 async function decideFile(root: string, file: PlannedFile, recorded: string | undefined, formatter: Formatter | undefined): Promise<UpdatedFile> {

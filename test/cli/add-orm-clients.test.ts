@@ -3,8 +3,10 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { ESLint } from "eslint";
 import { execa } from "execa";
 import pg from "pg";
+import tseslint from "typescript-eslint";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { configureOutput } from "../../cli/utils/logger.js";
@@ -28,7 +30,7 @@ const ORMS = [
     packages: ["knex", "pg"],
     feature: "client-knex",
     adapter: "knex",
-    expected: ['from "knex";', "knexClient(db)", "db.client.acquireConnection()", "export type Transaction = Knex.Transaction;"],
+    expected: ['from "knex";', "knexClient(db)", "pool.acquireConnection()", "export type Transaction = Knex.Transaction;"],
     app: ['import knex from "knex";', 'createIdempotency({ db: knex({ client: "pg", connection: "postgres://localhost/app" }) });'],
   },
 ];
@@ -81,6 +83,23 @@ describe("add idempotency next to a library it has no adapter for", () => {
     // A client it has an adapter for, or one the user chose, needs no note.
     expect((await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, dryRun: true, client: "pg" })).notes).toEqual([]);
   }, 60_000);
+});
+
+// Found: the TypeORM wiring's lock handed out `sql.query` unbound, and Nest's `npm run lint` failed on the file `add` wrote.
+describe("the wiring `add` writes for TypeORM and Knex under a type-checked lint (what `nest new` sets up)", () => {
+  it.each(ORMS)("$name: typescript-eslint's recommendedTypeChecked finds nothing in the wiring, its test or the client adapter", async (orm) => {
+    const dir = await sampleProject("fastify-commonjs", orm.packages);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    const eslint = new ESLint({
+      cwd: dir,
+      overrideConfigFile: true,
+      overrideConfig: [...tseslint.configs.recommendedTypeChecked, { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: dir } } }],
+    });
+    const results = await eslint.lintFiles([...WIRING_FILES, `${BLOCK}/stores/clients/${orm.adapter}.ts`]);
+    expect(results.map((result) => path.relative(dir, result.filePath)).sort()).toEqual([...WIRING_FILES, `${BLOCK}/stores/clients/${orm.adapter}.ts`].sort());
+    const findings = results.flatMap((result) => result.messages.map((message) => `${path.relative(dir, result.filePath)}:${message.line} ${message.ruleId}: ${message.message}`));
+    expect(findings).toEqual([]);
+  }, 120_000);
 });
 
 const DATABASE_URL = process.env.DATABASE_URL;

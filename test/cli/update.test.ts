@@ -2,7 +2,8 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { execa } from "execa";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runDiff } from "../../cli/commands/diff.js";
 import { runDoctor } from "../../cli/commands/doctor.js";
@@ -10,6 +11,7 @@ import { runInit } from "../../cli/commands/init.js";
 import { runUpdate } from "../../cli/commands/update.js";
 import { merge3 } from "../../cli/update/merge3.js";
 import { contentHash } from "../../cli/utils/files.js";
+import { configureOutput } from "../../cli/utils/logger.js";
 import { rejection, tempProject } from "./helpers.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
@@ -183,5 +185,61 @@ describe("blocks update", () => {
     expect(readdirSync(path.join(dir, ".blocks/bases")).sort()).toEqual([...named].sort());
     const result = await runUpdate({ cwd: dir, yes: true });
     expect(result.droppedBases).toEqual([]);
+  });
+});
+
+// Found: an update that changed a store's SQL said nothing, so the new code met a database without its column.
+describe("blocks update: a changed store schema", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  async function withRateLimiter() {
+    const registry = upstream();
+    const dir = tempProject("hono-bundler");
+    await runInit({ cwd: dir, yes: true });
+    await runAdd({ blocks: ["rate-limiter"], cwd: dir, yes: true, install: false, registry: registry.root, table: "api_limits" });
+    const output: string[] = [];
+    configureOutput({ silent: false });
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (output.push(String(chunk)), true));
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (output.push(String(chunk)), true));
+    const schema = (change: (text: string) => string) => registry.edit("rate-limiter/stores/postgres-schema.ts", change);
+    return { dir, registry, output, schema, update: () => runUpdate({ cwd: dir, yes: true, registry: registry.root }) };
+  }
+
+  it("names what changed in the project's table and tells the user to run blocks migrate, in the text and in --json's result", async () => {
+    const project = await withRateLimiter();
+    project.schema((text) =>
+      text
+        .replace("${bare}_tat_us_idx ON ${table} (tat_us)`,", "${bare}_tat_us_idx ON ${table} (tat_us, key)`,\n    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS hits BIGINT`,")
+        .replace("DROP INDEX IF EXISTS ${schema}${bare}_tat_ms_idx;", "DROP INDEX IF EXISTS ${schema}${bare}_tat_ms_idx; -- renamed"),
+    );
+    const result = await project.update();
+    expect(result.schemaChanges).toEqual([
+      {
+        block: "rate-limiter",
+        table: "api_limits",
+        added: ["ALTER TABLE api_limits ADD COLUMN IF NOT EXISTS hits BIGINT"],
+        changed: [expect.stringMatching(/^DO \$\$ BEGIN IF EXISTS .*…$/), "CREATE INDEX IF NOT EXISTS api_limits_tat_us_idx ON api_limits (tat_us, key)"],
+        removed: [],
+      },
+    ]);
+    const text = project.output.join("");
+    expect(text).toContain("rate-limiter: this version changes the schema of api_limits. Run `blocks migrate`");
+    expect(text).toContain("  + ALTER TABLE api_limits ADD COLUMN IF NOT EXISTS hits BIGINT\n");
+    expect(text).toContain("  ~ CREATE INDEX IF NOT EXISTS api_limits_tat_us_idx ON api_limits (tat_us, key)\n");
+    // What the message sends the user to: migrate writes the column in a migration of its own. In a process of its own, as
+    // users run it: this one's import cache still holds the schema module as `add` imported it.
+    const migrate = await execa("node", [path.join(REPO, "node_modules/tsx/dist/cli.mjs"), path.join(REPO, "cli/index.ts"), "migrate", "--cwd", project.dir, "--registry", project.registry.root], { reject: false });
+    expect(migrate.exitCode, migrate.stderr).toBe(0);
+    const migrations = readdirSync(path.join(project.dir, "migrations"));
+    const updateMigration = migrations.find((name) => name.includes("update_api_limits"));
+    expect(updateMigration, migrations.join(", ")).toBeDefined();
+    expect(readFileSync(path.join(project.dir, "migrations", updateMigration as string), "utf8")).toContain("ALTER TABLE api_limits ADD COLUMN IF NOT EXISTS hits BIGINT;");
+  });
+
+  it("says nothing when the schema module changed but not its SQL", async () => {
+    const project = await withRateLimiter();
+    project.schema((text) => text.replace("// Cleanup deletes keys", "// The cleanup deletes keys"));
+    expect((await project.update()).schemaChanges).toEqual([]);
+    expect(project.output.join("")).not.toContain("changes the schema");
   });
 });

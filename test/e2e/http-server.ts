@@ -19,7 +19,8 @@ export async function freePort(): Promise<number> {
  * @example
  * const server = await startServer(dir, "node", ["dist/server.js"], "/runs");
  */
-export async function startServer(cwd: string, command: string, args: string[], readyPath: string, timeoutMs = 60_000): Promise<RunningServer> {
+export async function startServer(cwd: string, command: string, args: string[], readyPath: string, options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<RunningServer> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const port = await freePort();
   const child = execa(command, args.map((arg) => arg.replace("$PORT", String(port))), {
     cwd,
@@ -28,7 +29,7 @@ export async function startServer(cwd: string, command: string, args: string[], 
     // Its own process group, so stop() also ends what it spawns (npx -> next start -> next-server).
     detached: true,
     all: true,
-    env: { PORT: String(port), NO_COLOR: "1", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...options.env, PORT: String(port), NO_COLOR: "1", NEXT_TELEMETRY_DISABLED: "1" },
   });
   let output = "";
   child.all?.on("data", (chunk: Buffer) => (output += chunk.toString()));

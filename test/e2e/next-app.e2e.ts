@@ -1,11 +1,12 @@
-// Next.js App Router (Bundler, the tsconfig create-next-app writes): init, add (detects next -> fetch adapter), `next build`
+// Next.js App Router (Bundler, the tsconfig and eslint.config.mjs create-next-app writes): init, add (detects next -> fetch
+// adapter) of all five blocks, the project's own `npm run lint` (eslint-config-next) over them and the wiring, `next build`
 // (which type-checks every .ts, vendored tests included), then `next start` on 127.0.0.1 and the HTTP checklist.
 import { existsSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blocks, copyFixture } from "./harness.js";
+import { blocks, command, copyFixture } from "./harness.js";
 import { httpChecklist } from "./http-checklist.js";
 import { startServer, type RunningServer } from "./http-server.js";
 
@@ -28,6 +29,22 @@ describe("next-app", () => {
   it("add copies the fetch adapter for a Next.js project, and no other framework's", () => {
     expect(existsSync(path.join(dir, "src/blocks/idempotency/adapters/fetch.ts"))).toBe(true);
     expect(existsSync(path.join(dir, "src/blocks/idempotency/adapters/express.ts"))).toBe(false);
+  });
+
+  it("add rate-limiter error-handler logger outbox vendors them beside idempotency", async () => {
+    const add = await blocks(dir, ["add", "rate-limiter", "error-handler", "logger", "outbox", "--yes"]);
+    expect(add.exitCode, add.stderr).toBe(0);
+    for (const block of ["rate-limiter", "error-handler", "logger", "outbox"]) expect(existsSync(path.join(dir, `src/blocks/${block}/index.ts`)), block).toBe(true);
+  });
+
+  // Found: the wiring's `useDatabase` failed react-hooks/rules-of-hooks, so a Next.js project's first `npm run lint` failed.
+  it("npm run lint (eslint-config-next, as create-next-app sets it up) passes on every vendored block and the wiring, and leaves blocks diff empty", async () => {
+    const lint = await command(dir, "npm", ["run", "lint", "--silent", "--", "--format", "json"]);
+    expect(lint.exitCode, `${lint.stdout.slice(-6000)}${lint.stderr.slice(-2000)}`).toBe(0);
+    const linted = (JSON.parse(lint.stdout) as { filePath: string }[]).map((result) => path.relative(dir, result.filePath));
+    expect(linted).toEqual(expect.arrayContaining(["src/idempotency-setup.ts", "src/jobs/idempotency-maintenance.ts", "src/blocks/idempotency/handler.ts", "src/blocks/outbox/index.ts"]));
+    const diff = await blocks(dir, ["diff"]);
+    expect(diff.exitCode, diff.stdout).toBe(0);
   });
 
   it("next build passes (type check of every .ts included)", async () => {

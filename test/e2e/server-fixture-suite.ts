@@ -1,9 +1,12 @@
 // What a server fixture goes through: init, add idempotency then rate-limiter and error-handler (detecting its
 // framework), tsc and the build, the vendored adapter tests inside the project, then the HTTP checklist and the
-// rate-limited route against the built server.
-import { existsSync } from "node:fs";
+// rate-limited route against the built server (and, for a project with an ORM and DATABASE_URL, its transactional route).
+import { randomUUID } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "../cli/fresh-database.js";
 import { blocks, command, copyFixture, inProject } from "./harness.js";
 import { httpChecklist } from "./http-checklist.js";
 import { startServer, type RunningServer } from "./http-server.js";
@@ -21,7 +24,15 @@ export type ServerFixture = {
   toolchain?: string[];
   /** Blocks added besides the three the server mounts, so the project's own lint sees their code too. */
   alsoAdd?: string[];
+  /**
+   * The project's ORM (its `--client` choice), which `add` must detect and wire the store on. With DATABASE_URL the
+   * server runs on a database of its own through it, and `route` (POST `{ id, amount }`) writes a row of `table` in
+   * the transaction that records its key, failing after the write when the request has `x-fail-after-write`.
+   */
+  orm?: { client: string; route: string; table: string };
 };
+
+const DATABASE_URL = process.env.DATABASE_URL;
 
 /**
  * @example
@@ -33,8 +44,10 @@ export function serverFixtureSuite(expected: ServerFixture): void {
     const dir = project.dir;
     const adapter = (name: string, block = "idempotency") => path.join(dir, `src/blocks/${block}/adapters/${name}.ts`);
     let server: RunningServer | undefined;
+    let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
     afterAll(async () => {
       await server?.stop();
+      await database?.drop();
       project.remove();
     });
 
@@ -48,6 +61,13 @@ export function serverFixtureSuite(expected: ServerFixture): void {
     it(`add copies the ${expected.adapter} adapter and not ${expected.absent.join(", ")}`, () => {
       expect(existsSync(adapter(expected.adapter))).toBe(true);
       for (const name of expected.absent) expect(existsSync(adapter(name)), name).toBe(false);
+    });
+
+    it.runIf(expected.orm)(`add detects ${expected.orm?.client}: the store and executeInTransaction run on the project's own client, and no pg client adapter is copied`, () => {
+      const client = expected.orm?.client ?? "";
+      expect(existsSync(path.join(dir, `src/blocks/idempotency/stores/clients/${client}.ts`))).toBe(true);
+      expect(existsSync(path.join(dir, "src/blocks/idempotency/stores/clients/pg.ts"))).toBe(false);
+      expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toContain(`${client}Client(db)`);
     });
 
     // Before the build: the fixture's server mounts a route on both sibling blocks.
@@ -96,9 +116,50 @@ export function serverFixtureSuite(expected: ServerFixture): void {
 
     describe("the built server", () => {
       beforeAll(async () => {
-        server = await startServer(dir, "node", [expected.entry], "/runs");
+        // With an ORM and DATABASE_URL: the blocks' tables on a database of the suite's own, and the server on it.
+        if (expected.orm && DATABASE_URL) {
+          database = await freshDatabase(DATABASE_URL);
+          const migrate = await blocks(dir, ["migrate", "--apply"], { DATABASE_URL: database.url });
+          expect(migrate.exitCode, migrate.stdout + migrate.stderr).toBe(0);
+        }
+        server = await startServer(dir, "node", [expected.entry], "/runs", { env: database ? { DATABASE_URL: database.url } : {} });
       });
       httpChecklist({ base: () => server!.base, payments: "/payments", runs: "/runs" });
+
+      it.runIf(expected.orm && DATABASE_URL)(`[DATABASE_URL] the wiring's own test passes on ${expected.orm?.client}`, async () => {
+        const vitest = await inProject(dir, "vitest", ["run", "src/idempotency-setup.test.ts", "--testTimeout=60000"], { DATABASE_URL: database?.url });
+        expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
+        expect(vitest.stdout).toMatch(/Tests\s+1 passed/);
+      });
+
+      it.runIf(expected.orm && DATABASE_URL)(`[DATABASE_URL] POST ${expected.orm?.route}: the ${expected.orm?.client} write and the key's record commit together, and a failure after the write leaves neither`, async () => {
+        const { route, table } = expected.orm as NonNullable<ServerFixture["orm"]>;
+        const key = randomUUID();
+        const id = `order_${key.slice(0, 8)}`;
+        const send = (headers: Record<string, string> = {}) =>
+          fetch(server!.base + route, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key, "x-user-id": "u_orders", ...headers }, body: JSON.stringify({ id, amount: 5 }) });
+        const rows = async () => {
+          const client = new pg.Client({ connectionString: database?.url });
+          await client.connect();
+          try {
+            const count = async (sql: string, value: string) => (await client.query<{ n: number }>(sql, [value])).rows[0]?.n;
+            return { written: await count(`SELECT count(*)::int AS n FROM ${table} WHERE id = $1`, id), records: await count("SELECT count(*)::int AS n FROM idempotency_records WHERE key = $1", key) };
+          } finally {
+            await client.end();
+          }
+        };
+        const failed = await send({ "x-fail-after-write": "1" });
+        expect(failed.status).toBe(500);
+        expect(await rows()).toEqual({ written: 0, records: 0 });
+        const created = await send();
+        expect(created.status).toBe(201);
+        expect(await created.json()).toEqual({ id, amount: 5 });
+        expect(await rows()).toEqual({ written: 1, records: 1 });
+        const replayed = await send();
+        expect(replayed.status).toBe(201);
+        expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+        expect(await rows()).toEqual({ written: 1, records: 1 });
+      });
 
       it("POST /limited: RateLimit headers, then a 429 RATE_LIMITED problem with Retry-After", async () => {
         const limited = () => fetch(`${server!.base}/limited`, { method: "POST", headers: { "x-user-id": "u_limited" } });

@@ -24,7 +24,7 @@ function on(db: Knex): SqlClient {
   return {
     async query(text, params = []) {
       const { sql, bindings } = positional(text, params);
-      return { rows: ((await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: unknown[] }).rows };
+      return { rows: (await db.raw<{ rows: unknown[] }>(sql, bindings as Knex.RawBinding[])).rows };
     },
   };
 }
@@ -61,5 +61,5 @@ function guarded(trx: Knex.Transaction): Knex.Transaction {
     destroy: refusedMember("destroy"),
   };
   // `trx("orders")` builds a query on the transaction; only its members need the guard.
-  return new Proxy(guardObject(trx, members), { apply: (_, __, args: unknown[]) => Reflect.apply(trx, undefined, args) });
+  return new Proxy(guardObject(trx, members), { apply: (_, __, args: unknown[]): unknown => Reflect.apply(trx, undefined, args) });
 }

@@ -40,12 +40,14 @@ function guarded(manager: EntityManager): EntityManager {
     sql: (strings: TemplateStringsArray, ...values: unknown[]) => {
       // TypeORM inlines what a function returns as raw SQL: call each once, check, and hand over the results.
       const settled = values.map((value) => (typeof value === "function" ? memo((value as () => unknown)()) : value));
-      refuseTransactionControl(templateText(strings, settled, (value) => (typeof value === "function" ? inlined(value()) : undefined)));
+      refuseTransactionControl(templateText(strings, settled, (value) => (typeof value === "function" ? inlined((value as () => unknown)()) : undefined)));
       return manager.sql(strings, ...settled);
     },
     transaction: (...args: unknown[]) => {
       const work = args.pop() as (nested: EntityManager) => Promise<unknown>;
-      return (manager.transaction as (...args: unknown[]) => Promise<unknown>)(...args, (nested: EntityManager) => work(guarded(nested)));
+      const run = (nested: EntityManager) => work(guarded(nested));
+      // TypeORM's two forms: transaction(run), or transaction(isolationLevel, run).
+      return args.length === 0 ? manager.transaction(run) : manager.transaction(args[0] as IsolationLevel, run);
     },
     queryRunner: guardObject(runner, {
       query: (text: string, params?: unknown[]) => (refuseTransactionControl(text), runner.query(text, params)),
@@ -56,6 +58,9 @@ function guarded(manager: EntityManager): EntityManager {
     }),
   });
 }
+
+/** TypeORM does not export its isolation levels' type from "typeorm": the first parameter of `transaction`'s two-argument form. */
+type IsolationLevel = Parameters<EntityManager["transaction"]>[0];
 
 function memo(value: unknown): () => unknown {
   return () => value;
