@@ -1,9 +1,10 @@
-// How MemoryStore keeps a record so that what it hands out can never change what it keeps, without a copy per call.
+// How MemoryStore keeps a record, and hands it out so that no caller can change what it keeps, without a copy per call.
 import type { IdempotencyRecord } from "../types";
 
 /**
- * A Date whose setters throw. A stored record shares its dates with every record handed out, so a
- * caller's `record.expiresAt.setTime(0)` must not move the stored expiry (with a plain Date it did).
+ * A Date whose setters throw. Every caller handed a record gets the same dates, so one caller's
+ * `record.expiresAt.setTime(0)` must not change what the next one reads (with a plain Date it could
+ * even move the stored expiry).
  */
 export class FixedDate extends Date {}
 for (const name of Object.getOwnPropertyNames(Date.prototype)) {
@@ -16,17 +17,32 @@ for (const name of Object.getOwnPropertyNames(Date.prototype)) {
 }
 
 /**
- * The stored record itself, frozen: a replay reads it without a copy, and a caller can change neither
- * it nor its dates. Freezing is once per record; the store then writes to a copy (see `writable`).
+ * A record as MemoryStore keeps it: its times as epoch milliseconds (a fresh request makes no Date,
+ * and leaves less for the garbage collector), and the frozen record it last handed out.
  */
-export function handOut(record: IdempotencyRecord): IdempotencyRecord {
-  return Object.freeze(record);
-}
+export type StoredRecord = Omit<IdempotencyRecord, "expiresAt" | "updatedAt" | "steps"> & {
+  expiresAt: number;
+  updatedAt: number;
+  /** What `handOut` gave for the record as it is now; every write clears it. */
+  view: IdempotencyRecord | undefined;
+};
 
-/** The record to write to: itself, or (once it was handed out) a copy that replaces it under `recordId`. */
-export function writable(records: Map<string, IdempotencyRecord>, recordId: string, record: IdempotencyRecord): IdempotencyRecord {
-  if (!Object.isFrozen(record)) return record;
-  const copy = { ...record };
-  records.set(recordId, copy);
-  return copy;
+/**
+ * The record as callers see it, frozen with dates that cannot change: made at its first hand-out
+ * after a write, then the same object for every replay (no copy, no dates per call), so a caller
+ * can change neither it nor what the store keeps.
+ */
+export function handOut(record: StoredRecord): IdempotencyRecord {
+  record.view ??= Object.freeze({
+    operation: record.operation,
+    userId: record.userId,
+    key: record.key,
+    requestHash: record.requestHash,
+    status: record.status,
+    response: record.response,
+    token: record.token,
+    expiresAt: new FixedDate(record.expiresAt),
+    updatedAt: new FixedDate(record.updatedAt),
+  });
+  return record.view;
 }

@@ -152,6 +152,8 @@ describe("MemoryStore isolation", () => {
     await store.create({ scope: scope("paid"), requestHash: "h", ttlMs: 60_000, token });
     await store.markSuccess(scope("paid"), token, '"charged"', 60_000);
     const record = await duplicate(store, "paid");
+    // One object for every replay, not a copy per call.
+    expect(await duplicate(store, "paid")).toBe(record);
     expect(() => Object.assign(record, { status: "PROCESSING", response: '"forged"', token: "stolen" })).toThrow(TypeError);
     expect(() => record.expiresAt.setTime(0)).toThrow(TypeError);
     expect(() => record.updatedAt.setFullYear(1970)).toThrow(TypeError);

@@ -10,7 +10,7 @@ import type {
 } from "../types";
 import { warnOnce } from "../utils/warn-once";
 import { RetryCounters } from "./memory-counters";
-import { FixedDate, handOut, writable } from "./memory-record";
+import { handOut, type StoredRecord } from "./memory-record";
 import { Owners } from "./memory-owners";
 
 export type MemoryStoreOptions = {
@@ -40,7 +40,7 @@ export type MemoryStoreOptions = {
  * const handler = new IdempotencyHandler(new MemoryStore({ maxRecords: 1_000 }));
  */
 export class MemoryStore implements IdempotencyStore {
-  private readonly records = new Map<string, IdempotencyRecord>();
+  private readonly records = new Map<string, StoredRecord>();
   private readonly counters: RetryCounters;
   /** Which records each user holds, oldest first: eviction takes from the biggest holder. */
   private readonly recordsByUser = new Owners();
@@ -77,7 +77,7 @@ export class MemoryStore implements IdempotencyStore {
   private insert({ scope, requestHash, ttlMs, token }: CreateInput): CreateResult {
     const recordId = id(scope);
     const existing = this.records.get(recordId);
-    // A replay reads the stored record itself, frozen: no copy, no dates made per call.
+    // A replay reads the frozen record made at the first one: no copy, no dates made per call.
     if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: handOut(existing) };
     if (existing) this.drop(recordId, existing);
     const held = this.inProgress.get(scope.userId) ?? 0;
@@ -98,8 +98,9 @@ export class MemoryStore implements IdempotencyStore {
       status: "PROCESSING",
       response: null,
       token,
-      expiresAt: new FixedDate(now + ttlMs),
-      updatedAt: new FixedDate(now),
+      expiresAt: now + ttlMs,
+      updatedAt: now,
+      view: undefined,
     });
     this.recordsByUser.add(scope.userId, recordId);
     this.inProgress.set(scope.userId, (this.inProgress.get(scope.userId) ?? 0) + 1);
@@ -108,7 +109,7 @@ export class MemoryStore implements IdempotencyStore {
 
   get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const record = this.live(scope);
-    return Promise.resolve(record && { ...record, steps: this.counters.stepsOf(id(scope), record.requestHash) });
+    return Promise.resolve(record && { ...handOut(record), steps: this.counters.stepsOf(id(scope), record.requestHash) });
   }
 
   markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
@@ -116,11 +117,11 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
-    return this.settle(scope, token, (record, recordId) => this.complete(recordId, record, "SUCCESS", response, ttlMs));
+    return this.settle(scope, token, (record) => this.complete(record, "SUCCESS", response, ttlMs));
   }
 
   markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
-    return this.settle(scope, token, (record, recordId) => this.complete(recordId, record, "FAILED", response, ttlMs));
+    return this.settle(scope, token, (record) => this.complete(record, "FAILED", response, ttlMs));
   }
 
   release(scope: IdempotencyScope, token: string): Promise<boolean> {
@@ -128,11 +129,11 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
-    return this.settle(scope, token, (found, recordId) => {
+    return this.settle(scope, token, (record) => {
       const now = this.now();
-      const record = writable(this.records, recordId, found);
-      record.updatedAt = new FixedDate(now);
-      record.expiresAt = new FixedDate(Math.max(record.expiresAt.getTime(), now + ttlMs));
+      record.updatedAt = now;
+      record.expiresAt = Math.max(record.expiresAt, now + ttlMs);
+      record.view = undefined;
     });
   }
 
@@ -144,13 +145,13 @@ export class MemoryStore implements IdempotencyStore {
   recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
     const cutoff = this.now() - olderThanMs;
     const stuck = [...this.records]
-      .filter(([, record]) => record.status === "PROCESSING" && record.updatedAt.getTime() < cutoff && this.isLive(record))
-      .sort(([, a], [, b]) => a.updatedAt.getTime() - b.updatedAt.getTime())
+      .filter(([, record]) => record.status === "PROCESSING" && record.updatedAt < cutoff && this.isLive(record))
+      .sort(([, a], [, b]) => a.updatedAt - b.updatedAt)
       .slice(0, limit);
     const recovered = stuck.map(([recordId, record]) => {
       const retryCount = this.counters.bump(recordId, record.userId, ttlMs);
       const poisoned = retryCount >= maxRetries;
-      if (poisoned) this.complete(recordId, record, "FAILED", record.response, ttlMs);
+      if (poisoned) this.complete(record, "FAILED", record.response, ttlMs);
       else this.drop(recordId, record);
       return { operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned };
     });
@@ -171,7 +172,7 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   /** Changes the live PROCESSING record of `scope` held by `token`, if there is one. */
-  private settle(scope: IdempotencyScope, token: string, change: (record: IdempotencyRecord, recordId: string) => unknown): Promise<boolean> {
+  private settle(scope: IdempotencyScope, token: string, change: (record: StoredRecord, recordId: string) => unknown): Promise<boolean> {
     const recordId = id(scope);
     const record = this.records.get(recordId);
     if (!record || !this.isLive(record) || record.status !== "PROCESSING" || record.token !== token) return Promise.resolve(false);
@@ -179,28 +180,28 @@ export class MemoryStore implements IdempotencyStore {
     return Promise.resolve(true);
   }
 
-  private live(scope: IdempotencyScope): IdempotencyRecord | undefined {
+  private live(scope: IdempotencyScope): StoredRecord | undefined {
     const record = this.records.get(id(scope));
     return record && this.isLive(record) ? record : undefined;
   }
 
-  private isLive(record: IdempotencyRecord): boolean {
-    return record.expiresAt.getTime() > this.now();
+  private isLive(record: StoredRecord): boolean {
+    return record.expiresAt > this.now();
   }
 
   /** Field by field, not `Object.assign(record, { ...stamp })`: this runs on every first request. */
-  private complete(recordId: string, found: IdempotencyRecord, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): void {
+  private complete(record: StoredRecord, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): void {
     const now = this.now();
     this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
-    if (found.status === "PROCESSING") this.finished(found.userId);
-    const record = writable(this.records, recordId, found);
+    if (record.status === "PROCESSING") this.finished(record.userId);
     record.status = status;
     record.response = response;
-    record.updatedAt = new FixedDate(now);
-    record.expiresAt = new FixedDate(now + ttlMs);
+    record.updatedAt = now;
+    record.expiresAt = now + ttlMs;
+    record.view = undefined;
   }
 
-  private drop(recordId: string, record: IdempotencyRecord): void {
+  private drop(recordId: string, record: StoredRecord): void {
     this.records.delete(recordId);
     this.recordsByUser.remove(record.userId, recordId);
     if (record.status === "PROCESSING") this.finished(record.userId);
@@ -239,7 +240,7 @@ export class MemoryStore implements IdempotencyStore {
         (owner, held) => held - (this.inProgress.get(owner) ?? 0),
       );
       if (!victims) break;
-      for (const recordId of victims.ids) this.drop(recordId, this.records.get(recordId) as IdempotencyRecord);
+      for (const recordId of victims.ids) this.drop(recordId, this.records.get(recordId) as StoredRecord);
     }
     if (this.records.size >= this.maxRecords) {
       throw new Error(`MemoryStore is full: ${this.maxRecords} records, and the biggest holder's are all in progress.`);
@@ -250,7 +251,7 @@ export class MemoryStore implements IdempotencyStore {
     let earliest = Infinity;
     for (const [key, record] of this.records) {
       if (!this.isLive(record)) this.drop(key, record);
-      else earliest = Math.min(earliest, record.expiresAt.getTime());
+      else earliest = Math.min(earliest, record.expiresAt);
     }
     this.earliestExpiry = earliest;
   }
