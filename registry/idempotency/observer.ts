@@ -1,7 +1,7 @@
 // Records each handler decision of the table in decisions.ts: one structured log line and its counters.
 import { DECISIONS, type Decision, type DecisionLevel, type DecisionName, type DecisionStatus } from "./decisions";
-import type { IdempotencyLogger } from "./logger";
-import type { IdempotencyCounter, IdempotencyMetrics } from "./metrics";
+import { silentLogger, type IdempotencyLogger } from "./logger";
+import { noopMetrics, type IdempotencyCounter, type IdempotencyMetrics } from "./metrics";
 import type { IdempotencyScope } from "./types";
 
 /** Every line carries the scope and a status, so one query finds every decision about a key. */
@@ -25,6 +25,9 @@ export type DecisionDetails = {
 export class Observer {
   private readonly logger: IdempotencyLogger;
   private readonly metrics: IdempotencyMetrics;
+  /** False for the handler's defaults (no logger, no metrics): then a decision builds no line and no labels. */
+  private readonly logging: boolean;
+  private readonly counting: boolean;
 
   constructor(
     logger: IdempotencyLogger,
@@ -32,6 +35,8 @@ export class Observer {
   ) {
     this.logger = logger;
     this.metrics = metrics;
+    this.logging = logger !== silentLogger;
+    this.counting = metrics !== noopMetrics;
   }
 
   /**
@@ -43,17 +48,21 @@ export class Observer {
    */
   record(name: DecisionName, scope: IdempotencyScope | undefined, details?: DecisionDetails): void {
     const decision: Decision = DECISIONS[name];
-    const fields: DecisionFields =
-      scope === undefined ? { status: decision.status } : { operation: scope.operation, userId: scope.userId, key: scope.key, status: decision.status };
-    if (details !== undefined) Object.assign(fields, details);
-    this.log(decision.level, decision.msg, fields);
-    if (decision.counts === undefined) return;
+    // A logger without `debug` writes no debug line: nothing to build for it (every fresh request records one).
+    if (this.logging && (decision.level !== "debug" || this.logger.debug !== undefined)) {
+      const fields: DecisionFields =
+        scope === undefined ? { status: decision.status } : { operation: scope.operation, userId: scope.userId, key: scope.key, status: decision.status };
+      if (details !== undefined) Object.assign(fields, details);
+      this.log(decision.level, decision.msg, fields);
+    }
+    if (decision.counts === undefined || !this.counting) return;
     for (const { counter, labels, perOperation } of decision.counts) {
       this.count(counter, perOperation === false || scope === undefined ? { ...labels } : { operation: scope.operation, ...labels });
     }
   }
 
   count(counter: IdempotencyCounter, labels: Record<string, string>, value = 1): void {
+    if (!this.counting) return;
     try {
       this.metrics.increment(counter, labels, value);
     } catch (err) {
@@ -62,6 +71,7 @@ export class Observer {
   }
 
   duration(operation: string, outcome: string, seconds: number): void {
+    if (!this.counting) return;
     try {
       this.metrics.observe("duration", seconds, { operation, outcome });
     } catch (err) {

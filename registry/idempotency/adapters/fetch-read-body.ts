@@ -30,34 +30,53 @@ export async function readBody(request: Request): Promise<ReadBody> {
 
 const unusable = () => new TypeError("Body is unusable: the route already read this request's body.");
 
+/** What each body method answers from the bytes read once. */
+const BODY_READERS: Record<string, (bytes: Uint8Array, body: ReadBody, request: Request) => unknown> = {
+  // The fingerprint's parse is handed over, not parsed again: it was hashed before the route runs.
+  json: (bytes, body) => (body.json ? body.parsed : (JSON.parse(decoder.decode(bytes)) as unknown)),
+  text: (bytes) => decoder.decode(bytes),
+  arrayBuffer: (bytes) => bytes.slice().buffer,
+  bytes: (bytes) => bytes.slice(),
+  blob: (bytes, _, request) => new Blob([bytes.slice()], { type: request.headers.get("content-type") ?? "" }),
+  formData: (bytes, _, request) => new Response(bytes.slice(), { headers: request.headers }).formData(),
+};
+
 /**
  * The runtime's request as the route sees it, its body already read: every property (Next.js's
  * `nextUrl` and `cookies`, `headers`, `signal`) is the request's own, and the body methods answer
  * from the bytes read once. A view, not a copy: `new Request(...)` costs more than the rest of a
  * replay, a `clone()` tees the body's stream, and the request itself and its prototype stay untouched.
  * As on any Request, the body can be read once; `clone()` gives another view to read it again.
+ * Each method is made on its first access and kept with the view, so a route that never reads a
+ * method pays nothing for it, and reading one twice gives the same function.
  */
 export function withReadBody(request: Request, body: ReadBody): Request {
   let used = false;
   let stream: ReadableStream<Uint8Array> | null | undefined;
-  const take = (): Uint8Array => {
-    if (used || stream?.locked) throw unusable();
-    used = true;
-    return body.bytes;
-  };
-  const read = <T>(convert: (bytes: Uint8Array) => T | Promise<T>) => async (): Promise<T> => convert(take());
-  const overrides: Record<PropertyKey, unknown> = {
-    // The fingerprint's parse is handed over, not parsed again: it was hashed before the route runs.
-    json: read((bytes) => (body.json ? body.parsed : (JSON.parse(decoder.decode(bytes)) as unknown))),
-    text: read((bytes) => decoder.decode(bytes)),
-    arrayBuffer: read((bytes) => bytes.slice().buffer),
-    bytes: read((bytes) => bytes.slice()),
-    blob: read((bytes) => new Blob([bytes.slice()], { type: request.headers.get("content-type") ?? "" })),
-    formData: read((bytes) => new Response(bytes.slice(), { headers: request.headers }).formData()),
-    clone: () => {
-      if (used || stream?.locked) throw unusable();
-      return withReadBody(request, body);
-    },
+  const unread = (): boolean => !used && !(stream?.locked ?? false);
+  const methods = new Map<PropertyKey, { of: unknown; method: unknown }>();
+  const make = (name: PropertyKey, value: unknown): unknown => {
+    if (name === "clone") {
+      return () => {
+        if (!unread()) throw unusable();
+        return withReadBody(request, body);
+      };
+    }
+    const reader = typeof name === "string" && Object.hasOwn(BODY_READERS, name) ? BODY_READERS[name] : undefined;
+    if (reader) {
+      return (): Promise<unknown> => {
+        if (!unread()) return Promise.reject(unusable());
+        used = true;
+        try {
+          return Promise.resolve(reader(body.bytes, body, request));
+        } catch (err) {
+          return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+        }
+      };
+    }
+    // The request's own methods run on the request itself (a native one checks its `this`).
+    const own = value as (this: Request, ...args: unknown[]) => unknown;
+    return (...args: unknown[]) => Reflect.apply(own, request, args);
   };
   return new Proxy(request, {
     get(target, name) {
@@ -65,13 +84,16 @@ export function withReadBody(request: Request, body: ReadBody): Request {
         if (stream === undefined) stream = used ? null : new Response(body.bytes.slice()).body;
         return stream;
       }
-      if (name === "bodyUsed") return used || (stream?.locked ?? false);
-      if (Object.hasOwn(overrides, name)) return overrides[name];
-      // The request's own getters and methods run on the request itself (a native one checks its `this`).
-      const value: unknown = Reflect.get(target, name, target);
-      if (typeof value !== "function") return value;
-      const method = value as (this: Request, ...args: unknown[]) => unknown;
-      return (...args: unknown[]) => Reflect.apply(method, target, args);
+      if (name === "bodyUsed") return !unread();
+      // Every body method is answered here, even one this runtime's Request lacks (`bytes` before Node 22).
+      const overridden = name === "clone" || (typeof name === "string" && Object.hasOwn(BODY_READERS, name));
+      const value: unknown = overridden ? undefined : Reflect.get(target, name, target);
+      if (!overridden && typeof value !== "function") return value;
+      const known = methods.get(name);
+      if (known !== undefined && known.of === value) return known.method;
+      const method = make(name, value);
+      methods.set(name, { of: value, method });
+      return method;
     },
   });
 }

@@ -138,6 +138,50 @@ describe("MemoryStore under one user's flood", () => {
   });
 });
 
+// A replay reads the stored record without a copy: what a caller gets must still never change what is stored.
+describe("MemoryStore isolation", () => {
+  const duplicate = async (store: MemoryStore, key: string) => {
+    const found = await store.create({ scope: scope(key), requestHash: "other", ttlMs: 60_000, token: randomUUID() });
+    if (found.status !== "DUPLICATE") throw new Error("expected DUPLICATE");
+    return found.record;
+  };
+
+  it("a caller can change neither the record a duplicate gets nor its dates, and the next duplicate sees the stored one", async () => {
+    const store = new MemoryStore({ now: () => 1_000 });
+    const token = randomUUID();
+    await store.create({ scope: scope("paid"), requestHash: "h", ttlMs: 60_000, token });
+    await store.markSuccess(scope("paid"), token, '"charged"', 60_000);
+    const record = await duplicate(store, "paid");
+    // One object for every replay, not a copy per call.
+    expect(await duplicate(store, "paid")).toBe(record);
+    expect(() => Object.assign(record, { status: "PROCESSING", response: '"forged"', token: "stolen" })).toThrow(TypeError);
+    expect(() => record.expiresAt.setTime(0)).toThrow(TypeError);
+    expect(() => record.updatedAt.setFullYear(1970)).toThrow(TypeError);
+    expect(await duplicate(store, "paid")).toMatchObject({ status: "SUCCESS", response: '"charged"', token, expiresAt: new Date(61_000) });
+    const read = await store.get(scope("paid"));
+    expect(() => read?.expiresAt.setTime(0)).toThrow(TypeError);
+    expect(await store.get(scope("paid"))).toMatchObject({ expiresAt: new Date(61_000), updatedAt: new Date(1_000) });
+  });
+
+  it("a record handed out while running keeps what it said; the store still completes, renews and frees the key", async () => {
+    let now = 0;
+    const store = new MemoryStore({ now: () => now });
+    const token = randomUUID();
+    await store.create({ scope: scope("running"), requestHash: "h", ttlMs: 60_000, token });
+    const seen = await duplicate(store, "running");
+    now = 10;
+    expect(await store.heartbeat(scope("running"), token, 60_000)).toBe(true);
+    expect(await store.markSuccess(scope("running"), token, '"done"', 60_000)).toBe(true);
+    expect(seen).toMatchObject({ status: "PROCESSING", response: null, updatedAt: new Date(0) });
+    expect(await duplicate(store, "running")).toMatchObject({ status: "SUCCESS", response: '"done"', updatedAt: new Date(10) });
+    const again = randomUUID();
+    await store.create({ scope: scope("released"), requestHash: "h", ttlMs: 60_000, token: again });
+    await duplicate(store, "released");
+    expect(await store.release(scope("released"), again)).toBe(true);
+    expect(await store.create({ scope: scope("released"), requestHash: "h", ttlMs: 60_000, token: randomUUID() })).toMatchObject({ status: "CREATED" });
+  });
+});
+
 describe("MemoryStore in production", () => {
   afterEach(() => {
     vi.unstubAllEnvs();

@@ -7,9 +7,11 @@ import type {
   IdempotencyStore,
   RecoveredRecord,
   RecoverInput,
-  StepResults,
 } from "../types";
 import { warnOnce } from "../utils/warn-once";
+import { RetryCounters } from "./memory-counters";
+import { handOut, type StoredRecord } from "./memory-record";
+import { Owners } from "./memory-owners";
 
 export type MemoryStoreOptions = {
   /**
@@ -28,11 +30,6 @@ export type MemoryStoreOptions = {
   now?: () => number;
 };
 
-/** The retry counter, and beside it the steps of the request hash that last recorded one (they outlive the record too). */
-type Counter = { count: number; expiresAt: number; userId: string; requestHash?: string | undefined; steps?: Record<string, string> | undefined };
-
-const NO_STEPS: StepResults = Object.freeze({});
-
 /**
  * For development and tests: keeps records in a Map of this one process. Nothing is shared between
  * processes and everything is lost on restart, so a retry that reaches another instance (or comes
@@ -43,11 +40,10 @@ const NO_STEPS: StepResults = Object.freeze({});
  * const handler = new IdempotencyHandler(new MemoryStore({ maxRecords: 1_000 }));
  */
 export class MemoryStore implements IdempotencyStore {
-  private readonly records = new Map<string, IdempotencyRecord>();
-  private readonly counters = new Map<string, Counter>();
-  /** Which records and counters each user holds, oldest first: eviction takes from the biggest holder. */
+  private readonly records = new Map<string, StoredRecord>();
+  private readonly counters: RetryCounters;
+  /** Which records each user holds, oldest first: eviction takes from the biggest holder. */
   private readonly recordsByUser = new Owners();
-  private readonly countersByUser = new Owners();
   private readonly maxRecords: number;
   private readonly maxInProgressPerUser: number;
   /** PROCESSING records per user, for every user holding any record (at 0 it stays: deleting and re-adding a Map entry per request costs microseconds). */
@@ -63,20 +59,26 @@ export class MemoryStore implements IdempotencyStore {
       throw new RangeError(`MemoryStore: maxInProgressPerUser must be at least 1, got ${options.maxInProgressPerUser}.`);
     }
     this.now = options.now ?? Date.now;
+    this.counters = new RetryCounters(this.maxRecords, this.now);
     if (process.env.NODE_ENV === "production") {
       warnOnce("idempotency: MemoryStore is for development and tests: its records live in one process and vanish on restart, so retries that reach another instance run again. Use PostgresStore in production.");
     }
   }
 
   create(input: CreateInput): Promise<CreateResult> {
-    // A full store throws: as a rejection, like any other store's refusal.
-    return new Promise((resolve) => resolve(this.insert(input)));
+    // A full store throws: as a rejection, like any other store's refusal (and no closure per call for it).
+    try {
+      return Promise.resolve(this.insert(input));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   private insert({ scope, requestHash, ttlMs, token }: CreateInput): CreateResult {
     const recordId = id(scope);
     const existing = this.records.get(recordId);
-    if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: { ...existing } };
+    // A replay reads the frozen record made at the first one: no copy, no dates made per call.
+    if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: handOut(existing) };
     if (existing) this.drop(recordId, existing);
     const held = this.inProgress.get(scope.userId) ?? 0;
     if (held >= this.maxInProgressPerUser && this.heldAfterExpiry(scope.userId) >= this.maxInProgressPerUser) {
@@ -85,8 +87,8 @@ export class MemoryStore implements IdempotencyStore {
       );
     }
     this.makeRoom();
-    const now = new Date(this.now());
-    this.earliestExpiry = Math.min(this.earliestExpiry, now.getTime() + ttlMs);
+    const now = this.now();
+    this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
     // Fields spelled out: spreading `scope` into a literal this size costs several microseconds per request.
     this.records.set(recordId, {
       operation: scope.operation,
@@ -96,36 +98,22 @@ export class MemoryStore implements IdempotencyStore {
       status: "PROCESSING",
       response: null,
       token,
-      expiresAt: new Date(now.getTime() + ttlMs),
+      expiresAt: now + ttlMs,
       updatedAt: now,
+      view: undefined,
     });
     this.recordsByUser.add(scope.userId, recordId);
     this.inProgress.set(scope.userId, (this.inProgress.get(scope.userId) ?? 0) + 1);
-    return { status: "CREATED", steps: this.stepsOf(recordId, requestHash) };
+    return { status: "CREATED", steps: this.counters.stepsOf(recordId, requestHash) };
   }
 
   get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const record = this.live(scope);
-    return Promise.resolve(record && { ...record, steps: this.stepsOf(id(scope), record.requestHash) });
+    return Promise.resolve(record && { ...handOut(record), steps: this.counters.stepsOf(id(scope), record.requestHash) });
   }
 
   markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
-    return this.settle(scope, token, (record) => {
-      const key = id(scope);
-      const current = this.counters.get(key);
-      const live = current && current.expiresAt > this.now() ? current : undefined;
-      const steps = live?.requestHash === record.requestHash ? { ...live.steps } : {};
-      steps[name] = result;
-      this.counters.delete(key);
-      this.counters.set(key, { count: live?.count ?? 0, expiresAt: this.now() + ttlMs, userId: scope.userId, requestHash: record.requestHash, steps });
-      this.countersByUser.add(scope.userId, key);
-    });
-  }
-
-  private stepsOf(recordId: string, requestHash: string): StepResults {
-    const counter = this.counters.get(recordId);
-    if (!counter?.steps || counter.requestHash !== requestHash || counter.expiresAt <= this.now()) return NO_STEPS;
-    return { ...counter.steps };
+    return this.settle(scope, token, (record, recordId) => this.counters.recordStep(recordId, record.userId, record.requestHash, name, result, ttlMs));
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -137,58 +125,37 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   release(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.settle(scope, token, (record) => this.drop(id(scope), record));
+    return this.settle(scope, token, (record, recordId) => this.drop(recordId, record));
   }
 
   heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
     return this.settle(scope, token, (record) => {
       const now = this.now();
-      record.updatedAt = new Date(now);
-      record.expiresAt = new Date(Math.max(record.expiresAt.getTime(), now + ttlMs));
+      record.updatedAt = now;
+      record.expiresAt = Math.max(record.expiresAt, now + ttlMs);
+      record.view = undefined;
     });
   }
 
   incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    return Promise.resolve(this.bump(scope, ttlMs));
+    return Promise.resolve(this.counters.bump(id(scope), scope.userId, ttlMs));
   }
 
   /** Synchronous, like every step of recovery, so two concurrent runs can never pick the same record. */
   recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
     const cutoff = this.now() - olderThanMs;
-    const stuck = [...this.records.values()]
-      .filter((record) => record.status === "PROCESSING" && record.updatedAt.getTime() < cutoff && this.isLive(record))
-      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
+    const stuck = [...this.records]
+      .filter(([, record]) => record.status === "PROCESSING" && record.updatedAt < cutoff && this.isLive(record))
+      .sort(([, a], [, b]) => a.updatedAt - b.updatedAt)
       .slice(0, limit);
-    const recovered = stuck.map((record) => {
-      const retryCount = this.bump(record, ttlMs);
+    const recovered = stuck.map(([recordId, record]) => {
+      const retryCount = this.counters.bump(recordId, record.userId, ttlMs);
       const poisoned = retryCount >= maxRetries;
       if (poisoned) this.complete(record, "FAILED", record.response, ttlMs);
-      else this.drop(id(record), record);
+      else this.drop(recordId, record);
       return { operation: record.operation, userId: record.userId, key: record.key, retryCount, poisoned };
     });
     return Promise.resolve(recovered);
-  }
-
-  private bump(scope: IdempotencyScope, ttlMs: number): number {
-    const key = id(scope);
-    const current = this.counters.get(key);
-    const count = current && current.expiresAt > this.now() ? current.count + 1 : 1;
-    this.counters.delete(key);
-    const steps = current && current.expiresAt > this.now() ? { requestHash: current.requestHash, steps: current.steps } : {};
-    this.counters.set(key, { count, expiresAt: this.now() + ttlMs, userId: scope.userId, ...steps });
-    this.countersByUser.add(scope.userId, key);
-    if (this.counters.size > this.maxRecords) {
-      // Forgetting a counter resets a key's retry budget: make the biggest holder pay, never a bystander.
-      const victim = this.countersByUser.oldestOfBiggest(1, () => true);
-      const [id] = victim?.ids ?? [];
-      if (victim && id !== undefined) this.dropCounter(victim.owner, id);
-    }
-    return count;
-  }
-
-  private dropCounter(userId: string, key: string): void {
-    this.counters.delete(key);
-    this.countersByUser.remove(userId, key);
   }
 
   cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
@@ -200,45 +167,41 @@ export class MemoryStore implements IdempotencyStore {
         deleted++;
       }
     }
-    let countersDeleted = 0;
-    for (const [key, counter] of this.counters) {
-      if (countersDeleted >= limit) break;
-      if (counter.expiresAt <= this.now()) {
-        this.dropCounter(counter.userId, key);
-        countersDeleted++;
-      }
-    }
+    this.counters.cleanup(limit);
     return Promise.resolve(deleted);
   }
 
-  private settle(scope: IdempotencyScope, token: string, change: (record: IdempotencyRecord) => unknown): Promise<boolean> {
-    const record = this.live(scope);
-    if (!record || record.status !== "PROCESSING" || record.token !== token) return Promise.resolve(false);
-    change(record);
+  /** Changes the live PROCESSING record of `scope` held by `token`, if there is one. */
+  private settle(scope: IdempotencyScope, token: string, change: (record: StoredRecord, recordId: string) => unknown): Promise<boolean> {
+    const recordId = id(scope);
+    const record = this.records.get(recordId);
+    if (!record || !this.isLive(record) || record.status !== "PROCESSING" || record.token !== token) return Promise.resolve(false);
+    change(record, recordId);
     return Promise.resolve(true);
   }
 
-  private live(scope: IdempotencyScope): IdempotencyRecord | undefined {
+  private live(scope: IdempotencyScope): StoredRecord | undefined {
     const record = this.records.get(id(scope));
     return record && this.isLive(record) ? record : undefined;
   }
 
-  private isLive(record: IdempotencyRecord): boolean {
-    return record.expiresAt.getTime() > this.now();
+  private isLive(record: StoredRecord): boolean {
+    return record.expiresAt > this.now();
   }
 
   /** Field by field, not `Object.assign(record, { ...stamp })`: this runs on every first request. */
-  private complete(record: IdempotencyRecord, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): void {
+  private complete(record: StoredRecord, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): void {
     const now = this.now();
     this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
     if (record.status === "PROCESSING") this.finished(record.userId);
     record.status = status;
     record.response = response;
-    record.updatedAt = new Date(now);
-    record.expiresAt = new Date(now + ttlMs);
+    record.updatedAt = now;
+    record.expiresAt = now + ttlMs;
+    record.view = undefined;
   }
 
-  private drop(recordId: string, record: IdempotencyRecord): void {
+  private drop(recordId: string, record: StoredRecord): void {
     this.records.delete(recordId);
     this.recordsByUser.remove(record.userId, recordId);
     if (record.status === "PROCESSING") this.finished(record.userId);
@@ -277,7 +240,7 @@ export class MemoryStore implements IdempotencyStore {
         (owner, held) => held - (this.inProgress.get(owner) ?? 0),
       );
       if (!victims) break;
-      for (const recordId of victims.ids) this.drop(recordId, this.records.get(recordId) as IdempotencyRecord);
+      for (const recordId of victims.ids) this.drop(recordId, this.records.get(recordId) as StoredRecord);
     }
     if (this.records.size >= this.maxRecords) {
       throw new Error(`MemoryStore is full: ${this.maxRecords} records, and the biggest holder's are all in progress.`);
@@ -288,66 +251,9 @@ export class MemoryStore implements IdempotencyStore {
     let earliest = Infinity;
     for (const [key, record] of this.records) {
       if (!this.isLive(record)) this.drop(key, record);
-      else earliest = Math.min(earliest, record.expiresAt.getTime());
+      else earliest = Math.min(earliest, record.expiresAt);
     }
     this.earliestExpiry = earliest;
-  }
-}
-
-/** Ids grouped by the user who owns them, each group oldest first. */
-class Owners {
-  private readonly byOwner = new Map<string, Set<string>>();
-
-  add(owner: string, id: string): void {
-    const ids = this.byOwner.get(owner) ?? new Set<string>();
-    ids.delete(id);
-    ids.add(id);
-    this.byOwner.set(owner, ids);
-  }
-
-  holds(owner: string): boolean {
-    return this.byOwner.has(owner);
-  }
-
-  /** A copy: the caller may remove ids while it walks them. */
-  of(owner: string): string[] {
-    return [...(this.byOwner.get(owner) ?? [])];
-  }
-
-  remove(owner: string, id: string): void {
-    const ids = this.byOwner.get(owner);
-    if (ids?.delete(id) && ids.size === 0) this.byOwner.delete(owner);
-  }
-
-  /**
-   * Up to `count` of the oldest ids that `evictable` accepts, all of the owner holding the most, and
-   * never so many that it ends up holding fewer than the runner-up: the next call takes from whoever
-   * is biggest then.
-   */
-  oldestOfBiggest(
-    count: number,
-    evictable: (id: string) => boolean,
-    sizeOf: (owner: string, held: number) => number = (_, held) => held,
-  ): { owner: string; ids: string[] } | undefined {
-    let biggest: Set<string> | undefined;
-    let owner = "";
-    let biggestSize = 0;
-    let runnerUp = 0;
-    for (const [candidate, ids] of this.byOwner) {
-      const size = sizeOf(candidate, ids.size);
-      if (size > biggestSize) {
-        runnerUp = biggestSize;
-        [biggest, owner, biggestSize] = [ids, candidate, size];
-      } else runnerUp = Math.max(runnerUp, size);
-    }
-    if (!biggest) return undefined;
-    const take = Math.min(count, Math.max(1, biggestSize - runnerUp));
-    const ids: string[] = [];
-    for (const id of biggest) {
-      if (ids.length === take) break;
-      if (evictable(id)) ids.push(id);
-    }
-    return ids.length > 0 ? { owner, ids } : undefined;
   }
 }
 

@@ -183,6 +183,10 @@ describe("the route reads the body the fingerprint read (once, with no clone of 
     get nextUrl(): URL {
       return this.#url;
     }
+    /** A method of its own that needs its `this` (a private field). */
+    query(name: string): string | null {
+      return this.#url.searchParams.get(name);
+    }
   }
   const json = (key: string | undefined, body: string, type = "application/json") =>
     new RuntimeRequest("http://localhost/payments?via=test", {
@@ -207,6 +211,17 @@ describe("the route reads the body the fingerprint read (once, with no clone of 
     expect(seen).toEqual([true, "?via=test", "application/json", "POST", "http://localhost/payments?via=test", false, false]);
     expect(Object.getPrototypeOf(request)).toBe(RuntimeRequest.prototype);
     expect(Reflect.ownKeys(request)).toEqual(ownKeys);
+  });
+
+  it("gives the same function for a method read twice, and runs the runtime's own methods on its request", async () => {
+    const seen: unknown[] = [];
+    const POST = protectedRoute(async (request) => {
+      const runtime = request as RuntimeRequest;
+      seen.push(request.json === request.json, request.clone === request.clone, runtime.query === runtime.query, runtime.query("via"));
+      return Response.json(await request.json(), { status: 201 });
+    });
+    expect((await POST(json(randomUUID(), '{"amount":100}'), undefined)).status).toBe(201);
+    expect(seen).toEqual([true, true, true, "test"]);
   });
 
   it("lets the body be read once, as any Request's, and again through clone()", async () => {

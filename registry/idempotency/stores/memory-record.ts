@@ -1,0 +1,48 @@
+// How MemoryStore keeps a record, and hands it out so that no caller can change what it keeps, without a copy per call.
+import type { IdempotencyRecord } from "../types";
+
+/**
+ * A Date whose setters throw. Every caller handed a record gets the same dates, so one caller's
+ * `record.expiresAt.setTime(0)` must not change what the next one reads (with a plain Date it could
+ * even move the stored expiry).
+ */
+export class FixedDate extends Date {}
+for (const name of Object.getOwnPropertyNames(Date.prototype)) {
+  if (!name.startsWith("set")) continue;
+  Object.defineProperty(FixedDate.prototype, name, {
+    value(): never {
+      throw new TypeError(`MemoryStore: a record's dates cannot be changed (Date.prototype.${name}); copy it first: new Date(date).`);
+    },
+  });
+}
+
+/**
+ * A record as MemoryStore keeps it: its times as epoch milliseconds (a fresh request makes no Date,
+ * and leaves less for the garbage collector), and the frozen record it last handed out.
+ */
+export type StoredRecord = Omit<IdempotencyRecord, "expiresAt" | "updatedAt" | "steps"> & {
+  expiresAt: number;
+  updatedAt: number;
+  /** What `handOut` gave for the record as it is now; every write clears it. */
+  view: IdempotencyRecord | undefined;
+};
+
+/**
+ * The record as callers see it, frozen with dates that cannot change: made at its first hand-out
+ * after a write, then the same object for every replay (no copy, no dates per call), so a caller
+ * can change neither it nor what the store keeps.
+ */
+export function handOut(record: StoredRecord): IdempotencyRecord {
+  record.view ??= Object.freeze({
+    operation: record.operation,
+    userId: record.userId,
+    key: record.key,
+    requestHash: record.requestHash,
+    status: record.status,
+    response: record.response,
+    token: record.token,
+    expiresAt: new FixedDate(record.expiresAt),
+    updatedAt: new FixedDate(record.updatedAt),
+  });
+  return record.view;
+}
