@@ -78,10 +78,17 @@ function biome(root: string, bin: string): Formatter {
   return {
     name: "biome",
     async format(file, content) {
-      // Biome answers on stdout with the file formatted by the project's biome.json; a file type it
-      // does not format (Markdown) or ignores is an error or an echo: either way the content stays.
-      const run = await execa(process.execPath, [bin, "format", `--stdin-file-path=${path.relative(root, file)}`], { cwd: root, input: content, reject: false, stripFinalNewline: false });
-      return run.exitCode === 0 && run.stdout !== "" ? run.stdout : content;
+      // Biome answers on stdout with the file as the project's biome.json has it: `check --write`
+      // without the linter formats and applies the assist actions the project turned on (sorted
+      // imports, in `biome init`'s config), which `biome check` would otherwise report on every
+      // vendored file. A Biome that refuses (an old one) formats only. A file type it does not format
+      // or ignores is an error or an echo: either way the content stays.
+      const stdin = `--stdin-file-path=${path.relative(root, file)}`;
+      const run = async (args: string[]) => execa(process.execPath, [bin, ...args, stdin], { cwd: root, input: content, reject: false, stripFinalNewline: false });
+      const checked = await run(["check", "--write", "--linter-enabled=false"]);
+      if (checked.exitCode === 0 && checked.stdout !== "") return checked.stdout;
+      const formatted = await run(["format"]);
+      return formatted.exitCode === 0 && formatted.stdout !== "" ? formatted.stdout : content;
     },
   };
 }

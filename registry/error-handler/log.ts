@@ -25,7 +25,10 @@ export const consoleLogger: ProblemLogger = {
  */
 export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string; traceId?: string }): void {
   const error = errorSummary(err);
-  if (answer.status < 500) return logger.info({ ...answer, error }, "request rejected");
+  if (answer.status < 500) {
+    logger.info({ ...answer, error }, "request rejected");
+    return;
+  }
   logger.error({ ...answer, error }, "request failed");
   const stack = (err as { stack?: unknown } | null)?.stack;
   if (typeof stack !== "string") return;

@@ -84,7 +84,10 @@ export class Observer {
    * (axios, got) carry the request's headers, bearer token included. Its stack goes to a debug line.
    */
   private log(level: DecisionLevel, msg: string, fields: DecisionFields): void {
-    if (fields.err === undefined) return this.write(level, msg, fields);
+    if (fields.err === undefined) {
+      this.write(level, msg, fields);
+      return;
+    }
     const err = errorSummary(fields.err);
     this.write(level, msg, { ...fields, err });
     const stack = typeof fields.err === "object" && fields.err !== null && "stack" in fields.err ? fields.err.stack : undefined;

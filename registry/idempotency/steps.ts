@@ -63,7 +63,8 @@ export class StepLog {
   async run<T>(name: string, fn: StepFunction<T>, signal: AbortSignal | undefined): Promise<T> {
     this.claim(name);
     signal?.throwIfAborted();
-    const recorded = (await (this.stored ??= this.read()))[name];
+    this.stored ??= this.read();
+    const recorded = (await this.stored)[name];
     if (recorded !== undefined) return parse<T>(recorded);
     const json = stepJson(name, await fn(stepKeyOf(this.scope, name)));
     const held = await this.store.call("markStep", (store) =>

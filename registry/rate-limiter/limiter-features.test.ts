@@ -8,7 +8,13 @@ import type { RateLimitDecision, RateLimitStore } from "./types";
 /** The memory store, counting the calls that reach it. */
 function countingStore(): RateLimitStore & { calls: number } {
   const memory = new MemoryRateLimitStore();
-  const store = { calls: 0, take: (key: string, rate: Parameters<RateLimitStore["take"]>[1]) => (store.calls++, memory.take(key, rate)) };
+  const store = {
+    calls: 0,
+    take: (key: string, rate: Parameters<RateLimitStore["take"]>[1]) => {
+      store.calls++;
+      return memory.take(key, rate);
+    },
+  };
   return store;
 }
 

@@ -92,7 +92,12 @@ describe("RateLimiter", () => {
 
   it("keeps at most maxInFlight (default: limit) store calls per key waiting; the rest are refused without a call", async () => {
     let calls = 0;
-    const slow: RateLimitStore = { take: () => (calls++, new Promise(() => {})) };
+    const slow: RateLimitStore = {
+      take: () => {
+        calls++;
+        return new Promise(() => {});
+      },
+    };
     const metrics = recordingMetrics();
     const limiter = new RateLimiter(slow, { limit: 3, windowMs: 60_000, timeoutMs: 20, metrics });
     const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.check("u_1")));

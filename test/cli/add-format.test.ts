@@ -54,7 +54,17 @@ describe("add formats with the project's formatter", () => {
     expect((await runDiff({ cwd: dir })).changes).toEqual([]);
     const update = await runUpdate({ cwd: dir, yes: true });
     expect(update.files.filter((file) => file.status !== "unchanged")).toEqual([]);
-  }, 120_000);
+  }, 240_000);
+
+  it("Biome as `biome init` sets it up (recommended lint, sorted imports): `biome check` passes on all four blocks, and `biome check --write` leaves `blocks diff` empty", async () => {
+    const dir = await projectWith("@biomejs/biome", {});
+    await execa(bin("biome"), ["init"], { cwd: dir });
+    await runAdd({ blocks: ["idempotency", "rate-limiter", "error-handler", "logger"], cwd: dir, yes: true, install: false });
+    const check = await execa(bin("biome"), ["check", ...WRITTEN], { cwd: dir, reject: false });
+    expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+    await execa(bin("biome"), ["check", "--write", ...WRITTEN], { cwd: dir });
+    expect((await runDiff({ cwd: dir })).changes).toEqual([]);
+  }, 240_000);
 
   it("a project that reformats later (a Prettier config added after `add`): diff shows no edit, and update merges only real edits", async () => {
     const dir = await projectWith("prettier", {});

@@ -32,7 +32,10 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
   let onEnd: Callback | undefined;
   let resolve!: (response: HttpResponse) => void;
   let reject!: (err: Error) => void;
-  const response = new Promise<HttpResponse>((ok, fail) => ((resolve = ok), (reject = fail)));
+  const response = new Promise<HttpResponse>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
 
   const restore = () => {
     putBack(res, "write", write);

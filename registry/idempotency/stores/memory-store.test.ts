@@ -36,7 +36,10 @@ describe("MemoryStore bounds", () => {
 
   it("does not sweep every record on each create once full (regression: O(records) per request)", async () => {
     let clockReads = 0;
-    const store = new MemoryStore({ maxRecords: 1_000, now: () => (clockReads++, 0) });
+    const store = new MemoryStore({ maxRecords: 1_000, now: () => {
+        clockReads++;
+        return 0;
+      } });
     for (let i = 0; i < 1_000; i++) {
       const token = randomUUID();
       const created = await store.create({ scope: scope(`k${i}`), requestHash: "h", ttlMs: 1_000, token });

@@ -25,9 +25,18 @@ export function pgliteClient(db: PGlite): TransactionalSqlClient<PgliteTransacti
 
 function guarded(tx: Transaction): PgliteTransaction {
   return {
-    query: (text, params, options) => (refuseTransactionControl(text), tx.query(text, params, options)),
-    sql: (strings, ...params: unknown[]) => (refuseTransactionControl(templateText(strings, params, fragment)), tx.sql(strings, ...params)),
-    exec: (text, options) => (refuseTransactionControl(text), tx.exec(text, options)),
+    query: (text, params, options) => {
+      refuseTransactionControl(text);
+      return tx.query(text, params, options);
+    },
+    sql: (strings, ...params: unknown[]) => {
+      refuseTransactionControl(templateText(strings, params, fragment));
+      return tx.sql(strings, ...params);
+    },
+    exec: (text, options) => {
+      refuseTransactionControl(text);
+      return tx.exec(text, options);
+    },
     // Not part of the type: a clear refusal for JavaScript callers and casts.
     ...{ rollback: refusedMember("rollback") },
   };

@@ -9,7 +9,7 @@ import { mySqlDropStatements } from "@/blocks/idempotency/stores/mysql-schema";
 import { PostgresStore, type SqlClient } from "@/blocks/idempotency/stores/postgres-store";
 import { SqliteStore } from "@/blocks/idempotency/stores/sqlite-store";
 import { sqliteDropStatements } from "@/blocks/idempotency/stores/sqlite-schema";
-import type { TransactionalStore } from "@/blocks/idempotency/transactional";
+import type { TransactionalStore } from "@/blocks/idempotency/types";
 import { clientKinds, openClient, type ClientName } from "../../support/client-harness";
 import { dropTables } from "../../support/services";
 
