@@ -31,7 +31,8 @@ export function requestKey<Req>(
   // Every request passes here: a getUserId that answers at once costs no promise.
   const callerOf = (req: Req): MaybePromise<string> => {
     const id = getUserId ? getUserId(req) : defaults.userIdOf(req);
-    return andThen(id, (resolved) => callerOfId(req, resolved));
+    // The callback is made only for a promise: no closure per request otherwise.
+    return isThenable(id) ? Promise.resolve(id).then((resolved) => callerOfId(req, resolved)) : callerOfId(req, id);
   };
   const routeOf = options.getRoute ?? defaults.routeOf;
 
@@ -41,20 +42,18 @@ export function requestKey<Req>(
       const key = idempotencyKeyOf(defaults.headerOf(req, "idempotency-key"));
       if (key === undefined) return undefined;
       const route = routeOf(req);
-      return andThen(callerOf(req), (caller) => JSON.stringify([route, caller, key]));
+      const caller = callerOf(req);
+      return isThenable(caller) ? caller.then((resolved) => JSON.stringify([route, resolved, key])) : JSON.stringify([route, caller, key]);
     };
   }
   return function routeRequestKey(req: Req): MaybePromise<string> {
     const route = routeOf(req);
-    return andThen(callerOf(req), (caller) => JSON.stringify([route, caller]));
+    const caller = callerOf(req);
+    return isThenable(caller) ? caller.then((resolved) => JSON.stringify([route, resolved])) : JSON.stringify([route, caller]);
   };
 }
 
-/** `f(value)`, after `value` resolves when it is a promise (or any thenable), else at once. */
-export function andThen<T, U>(value: MaybePromise<T>, f: (value: T) => U): MaybePromise<U> {
-  return isThenable(value) ? Promise.resolve(value).then(f) : f(value);
-}
-
+/** A promise, or any thenable (a getUserId may answer with another library's). */
 function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
