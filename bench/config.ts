@@ -9,7 +9,7 @@ function numberFromEnv(name: string, fallback: number): number {
 }
 
 /** Which scenario groups to run: BENCH_ONLY=overhead,cpu,... (default: all). */
-export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "mysql-floor", "outbox", "rate-limiter", "scale-out", "jobs", "cli"] as const;
+export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "mysql-floor", "outbox", "rate-limiter", "error-handler", "scale-out", "jobs", "cli"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export function selectedScenarios(): ScenarioName[] {

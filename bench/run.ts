@@ -19,6 +19,7 @@ import { transactional } from "./scenarios/transactional";
 import { mysqlFloor } from "./scenarios/mysql-floor";
 import { outboxRelay } from "./scenarios/outbox-relay";
 import { rateLimiter } from "./scenarios/rate-limiter";
+import { errorHandler } from "./scenarios/error-handler";
 import { scaleOut } from "./scenarios/scale-out-stores";
 import { mainThreadProfile, summariseProfile } from "./support/cpu-profile";
 import { deleteRunKeys, dropRunTables, openPool, openRedis, runId, stopEverything } from "./support/services";
@@ -101,6 +102,10 @@ async function main(): Promise<void> {
     if (scenarios.includes("rate-limiter")) {
       console.log("\n== rate limiter");
       partial.rateLimiter = await rateLimiter(pool);
+    }
+    if (scenarios.includes("error-handler")) {
+      console.log("\n== error handler");
+      partial.errorHandler = await errorHandler(pool);
     }
     if (scenarios.includes("scale-out")) {
       console.log("\n== scale-out stores");

@@ -85,6 +85,17 @@ function rateLimiter(results: BenchResults): string {
   ].join("\n\n");
 }
 
+function errorHandler(results: BenchResults): string {
+  const e = results.errorHandler;
+  if (!e) return "";
+  const peer = e.peer === "measured" ? [] : [`hono-problem-details: ${e.peer}.`];
+  return [
+    `${cpuMethod(e.cpu)} Hono: the bare route (201), and the same route throwing the README's typed problem (402, \`defineProblem\` / \`problemDetails()\`) answered by our \`problemDetails().onError\` and by hono-problem-details' \`problemDetailsHandler()\`, each with its default logging (none for a 4xx). Their \`fails\` column counts the 402s they are meant to answer.`,
+    cpuTable(e.cpu),
+    ...peer,
+  ].join("\n\n");
+}
+
 function roundTrips(results: BenchResults): string {
   const rows = (results.roundTrips ?? []).map((trip) => [trip.name, trip.store, trip.cache, trip.target, trip.met ? "yes" : "**no**"]);
   return table(["Request", "store round trips", "cache round trips", "target", "met"], rows);
@@ -196,6 +207,7 @@ export function renderMarkdown(results: BenchResults): string {
     ["6b. MySqlStore against the MySQL floor", mysqlFloor(results), Boolean(results.mysqlFloor)],
     ["6c. Outbox relay", outbox(results), Boolean(results.outbox)],
     ["7. Rate limiter", rateLimiter(results), Boolean(results.rateLimiter)],
+    ["7b. Error handler", errorHandler(results), Boolean(results.errorHandler)],
     ["8. Scale-out stores", scaleOut(results), Boolean(results.scaleOut)],
     ["9. Maintenance jobs at scale", jobs(results), Boolean(results.jobs)],
     ["10. CLI", cli(results), Boolean(results.cli)],

@@ -10,6 +10,7 @@ import type { TransactionalResult } from "../scenarios/transactional";
 import type { MySqlFloorResult } from "../scenarios/mysql-floor";
 import type { OutboxRelayResult } from "../scenarios/outbox-relay";
 import type { RateLimiterResult } from "../scenarios/rate-limiter";
+import type { ErrorHandlerResult } from "../scenarios/error-handler";
 import type { ScaleOutResult } from "../scenarios/scale-out-stores";
 import type { ProfileSummary } from "../support/cpu-profile";
 
@@ -36,6 +37,7 @@ export type BenchResults = {
   mysqlFloor?: MySqlFloorResult;
   outbox?: OutboxRelayResult;
   rateLimiter?: RateLimiterResult;
+  errorHandler?: ErrorHandlerResult;
   scaleOut?: ScaleOutResult;
   jobs?: JobScale[];
   cli?: (CliResult & { profileSummary?: ProfileSummary }) | undefined;

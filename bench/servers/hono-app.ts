@@ -1,4 +1,4 @@
-// The Hono app for a spec, served by @hono/node-server: the bare route or our block's adapter.
+// The Hono app for a spec, served by @hono/node-server: the bare route, our block's adapter, or a route answered by a problem handler.
 import { once } from "node:events";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
@@ -14,6 +14,9 @@ export async function honoServer(spec: ServerSpec): Promise<{ server: Server } &
     app.post(ROUTE, async function payment(c) {
       return c.json(charge(await c.req.json<PaymentBody>()), 201);
     });
+  } else if (spec.variant === "error-handler" || spec.variant === "hono-problem-details") {
+    const { mountProblemRoute } = await import("./problem-routes");
+    await mountProblemRoute(app, spec);
   } else if (spec.variant === "block") {
     const { mountHonoBlock } = await import("./hono-block");
     close = await mountHonoBlock(app, spec);

@@ -38,10 +38,10 @@ async function benchLimiter(spec: ServerSpec): Promise<{ limiter: RateLimiter; g
 
 export async function rateLimitedRoute(spec: ServerSpec): Promise<{ handler: RequestHandler } & Closable> {
   const { limiter, getUserId, close } = await benchLimiter(spec);
-  return { handler: rateLimit(limiter, { getUserId }), close };
+  return { handler: rateLimit(limiter, { getUserId, headers: spec.limiterHeaders }), close };
 }
 
 export async function rateLimitedHook(spec: ServerSpec): Promise<{ hook: ReturnType<typeof fastifyRateLimit> } & Closable> {
   const { limiter, getUserId, close } = await benchLimiter(spec);
-  return { hook: fastifyRateLimit(limiter, { getUserId }), close };
+  return { hook: fastifyRateLimit(limiter, { getUserId, headers: spec.limiterHeaders }), close };
 }

@@ -5,7 +5,8 @@ export type Framework = "express" | "fastify" | "hono" | "koa" | "nestjs" | "nes
 
 /**
  * `block`: our adapter; `floor`: the hand-written two-statement route; `rate-limited`: the bare route
- * behind the rate-limiter block's middleware (its `backend` is the limiter's store); the rest: peer libraries.
+ * behind the rate-limiter block's middleware (its `backend` is the limiter's store); `error-handler`: a
+ * route whose error our error-handler answers as a problem; the rest: peer libraries.
  */
 export type Variant =
   | "bare"
@@ -15,7 +16,9 @@ export type Variant =
   | "express-idempotency"
   | "node-idempotency"
   | "rate-limiter-flexible"
-  | "fastify-rate-limit";
+  | "fastify-rate-limit"
+  | "error-handler"
+  | "hono-problem-details";
 
 /**
  * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over
@@ -37,6 +40,13 @@ export type ServerSpec = {
   style?: Style;
   /** PostgreSQL table (created and dropped by the parent), when the backend uses one. */
   table?: string | undefined;
+  /**
+   * `rate-limited` only: false passes `headers: false` to `rateLimit()`, so allowed responses carry no
+   * RateLimit headers, as a peer that sends none. @default true
+   */
+  limiterHeaders?: boolean | undefined;
+  /** `hono-problem-details`: its bundle (built by the parent from the source it was pointed to). */
+  peerModule?: string | undefined;
   /** The rate limiter's PostgreSQL table, for `rate-limited` on `postgres`. */
   rateLimitTable?: string | undefined;
   /** Prefix of every Redis key this server writes, so the run can delete exactly its own keys. */
@@ -51,7 +61,8 @@ export const ROUTE = "/payments";
 
 export function specLabel(spec: ServerSpec): string {
   if (spec.variant === "bare" || spec.variant === "floor") return `${spec.framework} ${spec.variant}`;
-  if (spec.variant === "rate-limited") return `${spec.framework} rateLimit() ${spec.backend}`;
+  if (spec.variant === "error-handler" || spec.variant === "hono-problem-details") return `${spec.framework} ${spec.variant}`;
+  if (spec.variant === "rate-limited") return `${spec.framework} rateLimit() ${spec.backend}${spec.limiterHeaders === false ? " (no headers)" : ""}`;
   const who = spec.variant === "block" ? `blocks${spec.style === "capture" ? " (capture)" : ""}` : spec.variant;
   return `${spec.framework} ${who} ${spec.backend}`;
 }

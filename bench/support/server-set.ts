@@ -5,7 +5,7 @@ import type { Backend, Framework, ServerSpec, Style, Variant } from "../servers/
 import { createRateLimitTable, createRunTable, runId } from "./services";
 import { startServer, type RunningServer } from "./spawn-server";
 
-export type ServerWish = { framework: Framework; variant: Variant; backend: Backend; style?: Style };
+export type ServerWish = { framework: Framework; variant: Variant; backend: Backend; style?: Style; limiterHeaders?: boolean; peerModule?: string };
 
 export type ServerSet = { servers: RunningServer[]; stopAll(): Promise<void> };
 

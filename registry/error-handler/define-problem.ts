@@ -26,14 +26,14 @@ const DEFINED_PROBLEM: unique symbol = Symbol.for("blocks.error-handler.defined-
 
 /** The error a defined problem is thrown as. Its message is the `detail` the client reads (below 500). */
 export class ProblemError<Code extends string = string> extends Error {
-  override readonly name = "ProblemError";
+  declare readonly name: "ProblemError";
   readonly code: Code;
   readonly status: number;
   readonly title: string;
   readonly type: string;
   readonly extensions: ProblemExtensions;
-  readonly [CLIENT_ANSWER] = true;
-  readonly [DEFINED_PROBLEM] = true;
+  declare readonly [CLIENT_ANSWER]: true;
+  declare readonly [DEFINED_PROBLEM]: true;
 
   constructor(spec: ResolvedProblem<Code>, detail: string, extensions: ProblemExtensions, options?: { cause?: unknown }) {
     super(detail, options);
@@ -44,6 +44,13 @@ export class ProblemError<Code extends string = string> extends Error {
     this.extensions = extensions;
   }
 }
+
+// On the prototype, not each error: a route that answers with a problem pays only for what differs.
+Object.defineProperties(ProblemError.prototype, {
+  name: { value: "ProblemError", writable: true, configurable: true },
+  [CLIENT_ANSWER]: { value: true },
+  [DEFINED_PROBLEM]: { value: true },
+});
 
 export type ProblemDefinition<Code extends string = string> = ResolvedProblem<Code> & {
   /** The error to throw; `detail` defaults to the title. */

@@ -5,12 +5,20 @@ import { redactUrlCredentials } from "./redact-url";
 export type LogMethod = (obj: Record<string, unknown>, msg: string) => void;
 
 /** Any pino-style logger: pino itself, the logger block's, Fastify's `app.log`. */
-export type ProblemLogger = { error: LogMethod; info: LogMethod; debug?: LogMethod };
+export type ProblemLogger = {
+  error: LogMethod;
+  info: LogMethod;
+  debug?: LogMethod;
+  /** pino's: when present, a line of a level it reports off is never built. */
+  isLevelEnabled?: (level: string) => boolean;
+};
+
+const noLine: LogMethod = () => {};
 
 /** Used when no `logger` is given: server errors as one JSON line on stderr, nothing else. */
 export const consoleLogger: ProblemLogger = {
   error: (obj, msg) => console.error(JSON.stringify({ level: "error", msg, ...obj })),
-  info() {},
+  info: noLine,
 };
 
 /**
@@ -24,11 +32,12 @@ export const consoleLogger: ProblemLogger = {
  * // error {"requestId":"req_1","status":500,"code":"INTERNAL_ERROR","error":{"name":"Error","message":"connect ECONNREFUSED"}}
  */
 export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string; traceId?: string }): void {
-  const error = errorSummary(err);
   if (answer.status < 500) {
-    logger.info({ ...answer, error }, "request rejected");
+    // Every client error passes here: its line is built only for a logger that writes info.
+    if (logger.info !== noLine && logger.isLevelEnabled?.("info") !== false) logger.info({ ...answer, error: errorSummary(err) }, "request rejected");
     return;
   }
+  const error = errorSummary(err);
   logger.error({ ...answer, error }, "request failed");
   const stack = (err as { stack?: unknown } | null)?.stack;
   if (typeof stack !== "string") return;

@@ -23,6 +23,20 @@ class IdempotencyError extends Error {
 }
 
 describe("createProblemHandler", () => {
+  it("builds no line for a 4xx when the logger reports info off (pino's isLevelEnabled), and still logs a 5xx", () => {
+    const calls: string[] = [];
+    const logger = {
+      isLevelEnabled: (level: string) => level !== "info",
+      info: () => void calls.push("info"),
+      error: () => void calls.push("error"),
+    };
+    const toProblem = createProblemHandler({ logger });
+    expect(toProblem(new IdempotencyError("REQUEST_IN_PROGRESS", "Still running."), request).status).toBe(409);
+    expect(calls).toEqual([]);
+    expect(toProblem(new Error("boom"), request).status).toBe(500);
+    expect(calls).toEqual(["error"]);
+  });
+
   it("maps a known code through the table, with its message and Retry-After", () => {
     const { toProblem } = setup();
     const problem = toProblem(new IdempotencyError("REQUEST_IN_PROGRESS", "The first request with this key is still running.", 1.2), request);

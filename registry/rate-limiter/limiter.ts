@@ -10,7 +10,7 @@ import { Observer } from "./observer";
 import { rateLimitedError } from "./refusals";
 import { MemoryRateLimitStore } from "./stores/memory-store";
 import type { GcraRate, RateLimitDecision, RateLimitPolicy, RateLimitStore } from "./types";
-import { TimeoutError, withTimeout } from "./utils/with-timeout";
+import { TimeLimit, TimeoutError } from "./utils/time-limit";
 
 export type { BanOptions, OnStoreError, RateLimiterOptions } from "./limiter-options";
 export { rateLimitedError } from "./refusals";
@@ -19,6 +19,8 @@ export { rateLimitedError } from "./refusals";
 export type CheckOptions = { cost?: number | undefined; limit?: number | undefined };
 
 type Policy = { policy: RateLimitPolicy; rate: GcraRate };
+
+const NO_OPTIONS: CheckOptions = {};
 
 /**
  * @example
@@ -39,6 +41,8 @@ export class RateLimiter {
   /** Refusals per caller for the ban, in this process. */
   private readonly refusalCounts = new Map<string, number>();
   private readonly observer: Observer;
+  /** One timer for every store call of this limiter, not one per call. */
+  private readonly timeLimit: TimeLimit;
   private readonly labels: { policy: string };
 
   constructor(store: RateLimitStore, options: RateLimiterOptions) {
@@ -46,6 +50,7 @@ export class RateLimiter {
     this.store = store;
     this.policy = this.options.policy;
     this.policies.set(this.policy.limit, { policy: this.policy, rate: rateOf(this.policy) });
+    this.timeLimit = new TimeLimit(this.options.timeoutMs, "rate-limit store");
     this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
     this.labels = { policy: this.policy.name };
   }
@@ -54,7 +59,7 @@ export class RateLimiter {
    * Takes `cost` requests from `key`'s quota if they are left. Resolves with the decision, allowed
    * or not; rejects only when the store failed and `onStoreError` is `"deny"`.
    */
-  async check(key: string, options: CheckOptions = {}): Promise<RateLimitDecision> {
+  async check(key: string, options: CheckOptions = NO_OPTIONS): Promise<RateLimitDecision> {
     const { policy, rate } = this.policyFor(options.limit);
     const cost = checkCost(options.cost ?? 1, policy);
     const logged = boundedKey(key);
@@ -74,26 +79,26 @@ export class RateLimiter {
     const release = () => this.release(stored, cost);
     let decision: RateLimitDecision;
     try {
-      decision = decisionOf(policy, rate, await withTimeout(call, this.options.timeoutMs, "rate-limit store", release), cost);
+      decision = decisionOf(policy, rate, await this.timeLimit.bound(call, release), cost);
     } catch (err) {
       decision = this.storeFailed(policy, rate, stored, logged, cost, err);
       return decision.allowed || !decision.counted ? decision : this.refused(decision, stored, logged, cost);
     }
     this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
-    const fields = { policy: policy.name, key: logged, remaining: decision.remaining };
     if (!decision.allowed) {
-      this.observer.decision("limited", { ...fields, retryAfterMs: decision.retryAfterMs });
+      this.observer.decision("limited", { policy: policy.name, key: logged, remaining: decision.remaining, retryAfterMs: decision.retryAfterMs });
       return this.refused(decision, stored, logged, cost);
     }
     // The insurance counted every request this process let through, those it decided itself while
     // the store failed or answered late included: a store that recovers (or was slow to connect)
     // never lets this process admit again what the insurance already admitted in the window.
-    const shadow = decisionOf(policy, rate, this.insurance.takeNow(stored, costRate(rate, cost)), cost);
+    const shadow = this.insurance.takeNow(stored, costRate(rate, cost));
     if (!shadow.allowed) {
-      this.observer.decision("limited", { ...fields, remaining: 0, retryAfterMs: shadow.retryAfterMs });
-      return this.refused(shadow, stored, logged, cost);
+      const refusal = decisionOf(policy, rate, shadow, cost);
+      this.observer.decision("limited", { policy: policy.name, key: logged, remaining: 0, retryAfterMs: refusal.retryAfterMs });
+      return this.refused(refusal, stored, logged, cost);
     }
-    this.observer.decision("allowed", fields);
+    this.observer.allowed(policy.name, logged, decision.remaining);
     return decision;
   }
 

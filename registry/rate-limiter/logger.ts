@@ -8,6 +8,8 @@ export type RateLimitLogger = {
   info: LogMethod;
   warn: LogMethod;
   error: LogMethod;
+  /** pino's: when present, a line of a level it reports off is never built. */
+  isLevelEnabled?: (level: string) => boolean;
 };
 
 export const silentLogger: RateLimitLogger = {

@@ -45,23 +45,33 @@ export class Observer {
   /** Logs one decision and counts it under `rate_limit_decisions_total{policy, outcome}`. */
   decision(outcome: Outcome, fields: { policy: string } & Record<string, unknown>): void {
     const { level, msg } = DECISION_LOGS[outcome];
-    // Every allowed request passes here: build the line only for a logger that writes this level.
-    if (this.logger[level]) this.log(level, msg, { ...fields, outcome });
+    if (this.writes(level)) this.log(level, msg, { ...fields, outcome });
     this.count("decisions", this.decisionLabels(fields.policy, outcome));
   }
 
+  /** `decision("allowed", ...)` for the path every allowed request takes: its line is built only for a logger that writes debug. */
+  allowed(policy: string, key: string, remaining: number): void {
+    const { level, msg } = DECISION_LOGS.allowed;
+    if (this.writes(level)) this.log(level, msg, { policy, key, remaining, outcome: "allowed" });
+    this.count("decisions", this.decisionLabels(policy, "allowed"));
+  }
+
+  /** A logger without the method, or (pino) one whose level is above it, gets no line built. */
+  private writes(level: Level): boolean {
+    return this.logger[level] !== undefined && this.logger.isLevelEnabled?.(level) !== false;
+  }
+
   /** The labels of each (policy, outcome), made once: the sinks only read them. */
-  private readonly labels = new Map<string, MetricLabels>();
+  private readonly labels = new Map<string, Partial<Record<Outcome, MetricLabels>>>();
 
   private decisionLabels(policy: string, outcome: Outcome): MetricLabels {
-    const id = `${policy}\n${outcome}`;
-    let labels = this.labels.get(id);
-    if (!labels) {
-      labels = { policy, outcome };
+    let byOutcome = this.labels.get(policy);
+    if (!byOutcome) {
+      byOutcome = {};
       // Policies are few (one per limiter and its per-caller tiers): a bound keeps a misuse from growing it.
-      if (this.labels.size < 1_000) this.labels.set(id, labels);
+      if (this.labels.size < 1_000) this.labels.set(policy, byOutcome);
     }
-    return labels;
+    return (byOutcome[outcome] ??= { policy, outcome });
   }
 
   count(id: RateLimitCounter, labels: MetricLabels): void {

@@ -9,8 +9,16 @@ import type { RateLimitDecision, RateLimitPolicy } from "../types";
  * formatRateLimitPolicy({ name: "default", limit: 10, windowMs: 60_000 }); // '"default";q=10;w=60'
  */
 export function formatRateLimitPolicy(policy: RateLimitPolicy): string {
-  return `"${policy.name}";q=${policy.limit};w=${Math.max(1, Math.round(policy.windowMs / 1000))}`;
+  let field = policyFields.get(policy);
+  if (field === undefined) {
+    field = `"${policy.name}";q=${policy.limit};w=${Math.max(1, Math.round(policy.windowMs / 1000))}`;
+    policyFields.set(policy, field);
+  }
+  return field;
 }
+
+/** A limiter's policies are the same few objects on every response: each one's field is built once. */
+const policyFields = new WeakMap<RateLimitPolicy, string>();
 
 /**
  * `RateLimit`: `r` requests remain, and `t` is the draft's effective window: the seconds within

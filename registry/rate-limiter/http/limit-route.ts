@@ -6,7 +6,7 @@ import { addressList, addressReader, type TrustProxy } from "./client-address";
 import { rateLimitHeaders } from "./headers";
 import { addressOfRequest, requestKey } from "./request-key";
 
-type MaybePromise<T> = T | Promise<T>;
+export type MaybePromise<T> = T | Promise<T>;
 
 export type RateLimitRouteOptions<Req> = {
   /** The caller. @default the framework's user (`req.user.id` or equivalent), else the client address */
@@ -82,10 +82,13 @@ export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOpt
       if (address !== undefined && allowed?.(address)) return PASS;
     }
     if (skip && (await skip(req))) return PASS;
-    const key = await keyOf(req);
+    const keyed = keyOf(req);
+    // Awaited only when it is a promise: the common synchronous key costs no extra turn.
+    const key = typeof keyed === "string" || keyed === undefined ? keyed : await keyed;
     if (key === undefined) return PASS;
     try {
-      const decision = await limiter.check(key, { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined });
+      const checkOptions = cost || limit ? { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined } : undefined;
+      const decision = await limiter.check(key, checkOptions);
       if (decision.allowed) return { kind: "next", headers: sendHeaders ? rateLimitHeaders(decision) : NO_HEADERS };
       return errorOutcome(rateLimitedError(decision));
     } catch (err) {

@@ -1,7 +1,7 @@
 // The key of a request: route template + caller (user id, else the client address), and the Idempotency-Key when asked.
 import { addressKey, checkIpv6Prefix, type AddressReader } from "./client-address";
 import { idempotencyKeyOf } from "./idempotency-key";
-import type { FrameworkDefaults, RateLimitRouteOptions } from "./limit-route";
+import type { FrameworkDefaults, MaybePromise, RateLimitRouteOptions } from "./limit-route";
 
 /** The client address of a request as its framework hands it over, after the `trustProxy` rule. */
 export function addressOfRequest<Req>(defaults: FrameworkDefaults<Req>, read: AddressReader): (req: Req) => string | undefined {
@@ -19,25 +19,41 @@ export function requestKey<Req>(
   options: RateLimitRouteOptions<Req>,
   defaults: FrameworkDefaults<Req>,
   addressOf: (req: Req) => string | undefined,
-): (req: Req) => Promise<string | undefined> {
+): (req: Req) => MaybePromise<string | undefined> {
   const ipv6Prefix = checkIpv6Prefix(options.ipv6Prefix ?? 56);
-  const callerOf = async (req: Req): Promise<string> => {
-    const id = options.getUserId ? await options.getUserId(req) : defaults.userIdOf(req);
+  const callerOfId = (req: Req, id: unknown): string => {
     if (typeof id === "string" || typeof id === "number") return `user:${id}`;
     const address = addressOf(req);
     // Without a user or an address every anonymous client shares one quota: say so in the key.
     return `ip:${address === undefined ? "unknown" : addressKey(address, ipv6Prefix)}`;
   };
+  const { getUserId } = options;
+  // Every request passes here: a getUserId that answers at once costs no promise.
+  const callerOf = (req: Req): MaybePromise<string> => {
+    const id = getUserId ? getUserId(req) : defaults.userIdOf(req);
+    // The callback is made only for a promise: no closure per request otherwise.
+    return isThenable(id) ? Promise.resolve(id).then((resolved) => callerOfId(req, resolved)) : callerOfId(req, id);
+  };
   const routeOf = options.getRoute ?? defaults.routeOf;
 
   if (options.keyBy === "idempotencyKey") {
-    return async function idempotencyRequestKey(req: Req): Promise<string | undefined> {
+    return function idempotencyRequestKey(req: Req): MaybePromise<string | undefined> {
       // null (a header the idempotency block refuses) is one key per caller: garbage buys no quota.
       const key = idempotencyKeyOf(defaults.headerOf(req, "idempotency-key"));
-      return key === undefined ? undefined : JSON.stringify([routeOf(req), await callerOf(req), key]);
+      if (key === undefined) return undefined;
+      const route = routeOf(req);
+      const caller = callerOf(req);
+      return isThenable(caller) ? caller.then((resolved) => JSON.stringify([route, resolved, key])) : JSON.stringify([route, caller, key]);
     };
   }
-  return async function routeRequestKey(req: Req): Promise<string> {
-    return JSON.stringify([routeOf(req), await callerOf(req)]);
+  return function routeRequestKey(req: Req): MaybePromise<string> {
+    const route = routeOf(req);
+    const caller = callerOf(req);
+    return isThenable(caller) ? caller.then((resolved) => JSON.stringify([route, resolved])) : JSON.stringify([route, caller]);
   };
+}
+
+/** A promise, or any thenable (a getUserId may answer with another library's). */
+function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
 }
