@@ -71,7 +71,8 @@ export class Observer {
       // Policies are few (one per limiter and its per-caller tiers): a bound keeps a misuse from growing it.
       if (this.labels.size < 1_000) this.labels.set(policy, byOutcome);
     }
-    return (byOutcome[outcome] ??= { policy, outcome });
+    byOutcome[outcome] ??= { policy, outcome };
+    return byOutcome[outcome];
   }
 
   count(id: RateLimitCounter, labels: MetricLabels): void {
