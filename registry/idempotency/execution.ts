@@ -174,6 +174,7 @@ export class Execution implements OperationContext {
       kind: classifyFailure(observer, scope, err, classifiers),
       kept: () => keptFailureResponse(observer, scope, err, classifiers.failureResponse),
       report,
+      lastAttempt: classifiers.lastAttempt,
     };
     return settleFailure({ store, observer, settings }, scope, failure, this, LEASED);
   }

@@ -23,6 +23,12 @@ export type FailureClassifiers = {
    * later calls get it as `REQUEST_FAILED`'s `response`. @default nothing is kept
    */
   failureResponse?: ((err: unknown) => unknown) | undefined;
+  /**
+   * This call is the caller's last attempt (a broker's last delivery of a message): a transient
+   * failure spends the rest of the key's budget, so the key is poisoned now rather than left for an
+   * attempt that will never come. @default false
+   */
+  lastAttempt?: boolean | undefined;
 };
 
 /** `uncaptured`: not a failure at all, the answer went out and cannot be kept. */
@@ -50,6 +56,8 @@ export type Failure = {
   /** The serialized answer to keep with the key; asked only when the failure marks it FAILED. */
   kept: () => string | null;
   report?: RunReport | undefined;
+  /** See FailureClassifiers' `lastAttempt`. */
+  lastAttempt?: boolean | undefined;
 };
 
 /** How one mode writes a settlement to the key. */
@@ -98,7 +106,7 @@ export function classifyFailure(
 
 /**
  * A permanent error marks the key FAILED; a transient one counts a retry and frees the key, or
- * poisons it once `maxRetries` is reached; an uncapturable answer frees the key without counting.
+ * poisons it once `maxRetries` is reached or on the caller's last attempt; an uncapturable answer frees the key without counting.
  * If the store cannot be written, the key stays as it is (PROCESSING until recovery, or free after
  * a rollback); the caller still gets the original error. Tells `failure.report` whether the key is dead.
  */
@@ -132,7 +140,7 @@ export async function settleFailure(
     const retryCount = await store.call("incrementRetryCount", (bounded) =>
       bounded.incrementRetryCount(scope, settings.ttlMs),
     );
-    if (retryCount >= settings.maxRetries) {
+    if (retryCount >= settings.maxRetries || failure.lastAttempt === true) {
       const dead = await writes.markFailed(failure.kept());
       if (report) report.dead = dead;
       observer.record(decisions.poisoned, scope, { retryCount, err });

@@ -19,6 +19,8 @@ export type TransactionOptions = {
   timeoutMs?: number | undefined;
   /** What to keep with a key a permanent error marks FAILED, as with `execute`. @default nothing is kept */
   failureResponse?: ((err: unknown) => unknown) | undefined;
+  /** The caller's last attempt, as with `execute`: a transient failure poisons the key. @default false */
+  lastAttempt?: boolean | undefined;
 };
 
 /** What this mode shares with `execute`, as the handler holds it: the bounded store, observer, settings and read side. */
@@ -158,6 +160,7 @@ function settleRolledBack(
     kind: failed.kind,
     kept: () => keptFailureResponse(core.observer, scope, failed.error, options.failureResponse),
     report,
+    lastAttempt: options.lastAttempt,
   };
   const writes = { markFailed: (kept: string | null) => recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept) };
   return settleFailure(core, scope, failure, writes, ROLLED_BACK);

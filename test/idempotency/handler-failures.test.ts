@@ -215,3 +215,31 @@ describe("bad input", () => {
     expect(await h.execute(context(), async () => "retried")).toEqual({ response: "retried", replayed: false });
   });
 });
+
+describe("lastAttempt: the caller will not try again (a broker's last delivery)", () => {
+  class Timeout extends Error {}
+  const fail = () => Promise.reject(new Timeout("the provider timed out"));
+
+  it("a transient failure poisons the key at once, counted as poisoned, not permanent", async () => {
+    const metrics = recordingMetrics();
+    const handler = new IdempotencyHandler(new MemoryStore(), undefined, { metrics, maxRetries: 5 });
+    await expect(handler.execute(context(), fail, { lastAttempt: true })).rejects.toBeInstanceOf(Timeout);
+    expect(await outcome(handler.execute(context(), async () => "ran"))).toMatchObject({ ok: false, code: "REQUEST_FAILED" });
+    expect(metrics.total("executions", { outcome: "poisoned" })).toBe(1);
+    expect(metrics.total("executions", { outcome: "permanent_failure" })).toBe(0);
+  });
+
+  it("without it the same failure frees the key for the next attempt", async () => {
+    const handler = new IdempotencyHandler(new MemoryStore(), undefined, { maxRetries: 5 });
+    await expect(handler.execute(context(), fail)).rejects.toBeInstanceOf(Timeout);
+    expect(await outcome(handler.execute(context(), async () => "ran"))).toMatchObject({ ok: true });
+  });
+
+  it("a permanent error on the last attempt stays permanent", async () => {
+    const metrics = recordingMetrics();
+    const handler = new IdempotencyHandler(new MemoryStore(), undefined, { metrics, maxRetries: 5 });
+    await expect(handler.execute(context(), fail, { lastAttempt: true, isPermanentError: () => true })).rejects.toBeInstanceOf(Timeout);
+    expect(metrics.total("executions", { outcome: "permanent_failure" })).toBe(1);
+    expect(metrics.total("executions", { outcome: "poisoned" })).toBe(0);
+  });
+});

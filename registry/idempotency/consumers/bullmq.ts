@@ -9,9 +9,9 @@ import { splitConsumerOptions, type ConsumerOptions } from "./options";
 /**
  * Wraps a processor: a job that already ran returns its stored result without running; a transient
  * failure throws, so BullMQ retries it while the job has `attempts` left. On the job's last attempt
- * (BullMQ's default `attempts` is 1) any failure counts as permanent, so the message is dead and
- * `onDead` hears of it before BullMQ gives up on the job; give jobs `attempts` above the handler's
- * `maxRetries` to let the handler's own budget decide. A dead job
+ * (BullMQ's default `attempts` is 1) a transient failure spends the rest of the key's budget
+ * (`lastAttempt`), so the message is dead and `onDead` hears of it before BullMQ gives up on the
+ * job; give jobs `attempts` above the handler's `maxRetries` to let the handler's own budget decide. A dead job
  * (`onDead` called) and a job that can never run (no usable id, its id reused with other data)
  * throw BullMQ's UnrecoverableError, which moves the job to the failed set without another attempt.
  * The job's `data` is the fingerprinted payload.
@@ -31,7 +31,7 @@ export function idempotentProcessor<T, D = unknown>(
   checkSource(source);
   return async function processOnce(job) {
     const messageId = getMessageId ? getMessageId(job) : job.id;
-    const options = isLastAttempt(job) ? { ...consumeOptions, isPermanentError: failsForGood } : consumeOptions;
+    const options = isLastAttempt(job) ? { ...consumeOptions, lastAttempt: true } : consumeOptions;
     const verdict = await deliveryVerdict(() => handler.consume({ source, messageId: messageId as string, payload: job.data }, (ctx) => process(job, ctx), options));
     if (verdict.action === "retry") throw verdict.error;
     if (verdict.action === "reject") throw new UnrecoverableError(`${errorMessage(verdict.error)} (job ${String(job.id)})`);
@@ -44,8 +44,6 @@ export function idempotentProcessor<T, D = unknown>(
 function isLastAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= Math.max(1, job.opts.attempts ?? 1);
 }
-
-const failsForGood = () => true;
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
