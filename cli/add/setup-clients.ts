@@ -150,6 +150,7 @@ export const DATABASE_CLIENTS: Record<DatabaseClient, ClientWiring> = {
     ],
     declarations: [
       "/** Kysely's `DB` type: `any` takes the app's instance whatever its tables; put your own `DB` here for typed queries on `trx`. */",
+      "// eslint-disable-next-line @typescript-eslint/no-explicit-any -- until your DB type replaces it: Kysely<DB> is assignable to nothing narrower",
       "export type Tables = any;",
       "/** Your Kysely instance (PostgreSQL dialect): pass the app's own (`createIdempotency({ db })`) to share its pool. */",
       "export type Database = Kysely<Tables>;",

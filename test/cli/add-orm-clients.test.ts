@@ -102,6 +102,26 @@ describe("the wiring `add` writes for TypeORM and Knex under a type-checked lint
   }, 120_000);
 });
 
+/** Every other client's wiring under the preset most projects lint with (the trial's Kysely wiring failed it on `any`). */
+const WIRED_CLIENTS = [
+  { name: "pg", packages: ["pg"] },
+  { name: "Kysely", packages: ["kysely", "pg"] },
+  { name: "Drizzle", packages: ["drizzle-orm", "pg"] },
+  { name: "postgres.js", packages: ["postgres"] },
+];
+
+describe("the wiring add writes, under typescript-eslint's recommended preset", () => {
+  it.each(WIRED_CLIENTS)("$name: no finding in the wiring or its test", async ({ packages }) => {
+    const dir = await sampleProject("fastify-commonjs", packages);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    const eslint = new ESLint({ cwd: dir, overrideConfigFile: true, overrideConfig: [...tseslint.configs.recommended] });
+    const results = await eslint.lintFiles(WIRING_FILES);
+    expect(results).toHaveLength(WIRING_FILES.length);
+    const findings = results.flatMap((result) => result.messages.map((message) => `${path.relative(dir, result.filePath)}:${message.line} ${message.ruleId}: ${message.message}`));
+    expect(findings).toEqual([]);
+  }, 120_000);
+});
+
 const DATABASE_URL = process.env.DATABASE_URL;
 
 describe("the wiring's own test in a TypeORM or Knex project, against PostgreSQL", () => {
