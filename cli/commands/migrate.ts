@@ -8,7 +8,7 @@ import { sqliteClientOf, type SqliteClientName } from "../add/setup-sql-stores.j
 import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
-import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
+import { applyMigration, migrationFiles, type ApplyResult } from "../migrate/apply-migration.js";
 import { blockStore, blockTable, storeFeatures } from "../migrate/block-store.js";
 import { applyDialectMigration } from "../migrate/apply-dialect-migration.js";
 import { planDialectMigration, unsupportedLayout, type DialectMigrationPlan } from "../migrate/dialect-migration.js";
@@ -104,16 +104,16 @@ export async function runMigrate(options: MigrateOptions) {
   const applied: Array<ApplyResult | DynamoDbApplyResult> = [];
   if (options.apply) {
     for (const plan of plans) {
-      const file = migrationFile(plan);
-      if (!file) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
-      const result = await applyMigration(options.databaseUrl ?? process.env.DATABASE_URL, plan, { root, file });
+      const files = migrationFiles(plan);
+      if (!files.length) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
+      const result = await applyMigration(options.databaseUrl ?? process.env.DATABASE_URL, plan, { root, files });
       logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
       applied.push(result);
     }
     for (const { plan, client } of dialects) {
-      const file = migrationFile(plan);
-      if (!file) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
-      const result = await applyDialectMigration(plan, { root, file, client, url: options.databaseUrl });
+      const files = migrationFiles(plan);
+      if (!files.length) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
+      const result = await applyDialectMigration(plan, { root, files, client, url: options.databaseUrl });
       logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
       applied.push(result);
     }
