@@ -1,7 +1,7 @@
 // Fetch-standard adapter (Next.js route handlers, Bun.serve, Deno.serve, Remix actions): `withIdempotency()` and `idempotent()`.
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { bodyBytes, toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
+import { bodyBytes, toHttpResponse, wireBody, type HttpHeaders, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
@@ -198,8 +198,11 @@ function toResponse(response: HttpResponse): Response {
   }
   // A Response may not carry a body with 204, 205 or 304.
   const empty = response.body.length === 0 || response.status === 204 || response.status === 205 || response.status === 304;
-  // A view, not a copy: the Response copies the bytes into a body of its own.
-  return new Response(empty ? null : bodyBytes(response.body), { status: response.status, headers });
+  if (empty) return new Response(null, { status: response.status, headers });
+  // UTF-8 bytes as their text: Node 20 builds a Response from a string for about two thirds of the CPU
+  // it takes for the same bytes (26 against 36 µs, alternating rounds). Other bytes go as a view, not a copy.
+  const body = wireBody(response.body);
+  return new Response(typeof body === "string" ? body : bodyBytes(body), { status: response.status, headers });
 }
 
 /** Each request body the fingerprint read, so the route reads it again instead of a spent body. */
