@@ -67,6 +67,7 @@ export type OutboxRelayOptions = {
   cleanupBatchSize?: number | undefined;
   /** How often the backlog gauges are sampled (one count over pending rows), when `metrics` is given. @default 15000 */
   metricsIntervalMs?: number | undefined;
+  /** @default consoleLogger (warnings and errors as JSON lines on stderr) */
   logger?: OutboxLogger | undefined;
   metrics?: OutboxMetrics | undefined;
 };

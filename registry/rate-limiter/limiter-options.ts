@@ -43,6 +43,7 @@ export type RateLimiterOptions = {
    * the ban is held in each process that sees the caller refused. @default none
    */
   ban?: BanOptions | undefined;
+  /** @default consoleLogger (warnings and errors as JSON lines on stderr) */
   logger?: RateLimitLogger | undefined;
   metrics?: RateLimitMetrics | undefined;
 };

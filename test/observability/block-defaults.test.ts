@@ -7,7 +7,7 @@ import { RateLimiter } from "@/blocks/rate-limiter";
 
 afterEach(() => vi.restoreAllMocks());
 
-const scope = { operation: "charge", userId: "u1", key: "k1" };
+const context = { operation: "charge", userId: "u1", key: "k1", requestHash: "h1" };
 
 describe("errorSummary: what of an error is safe to log", () => {
   it("keeps name, message and code, masks a URL's credentials, and never copies what the error carries", () => {
@@ -34,7 +34,7 @@ describe("without a logger, a block's warnings and errors reach stderr", () => {
     const store = new MemoryStore();
     vi.spyOn(store, "create").mockRejectedValue(new Error("connect ECONNREFUSED postgres://admin:hunter2@db/prod"));
     const handler = new IdempotencyHandler(store);
-    await expect(handler.execute(scope, {}, () => Promise.resolve(1))).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    await expect(handler.execute(context, () => Promise.resolve(1))).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     const logged = lines.map((line) => JSON.parse(line) as { level: string; err?: { message: string } });
     expect(logged.some((line) => line.level === "error" || line.level === "warn")).toBe(true);
     expect(lines.join("\n")).not.toContain("hunter2");
