@@ -3,7 +3,8 @@ import { classifyError } from "./classify";
 import type { ProblemDefinition } from "./define-problem";
 import type { ProblemIssue } from "./issues";
 import type { Localize, LocalizedText } from "./localize";
-import { consoleLogger, logProblem, type ProblemLogger } from "./log";
+import { logProblem } from "./log";
+import { consoleLogger, type BlockLogger as ProblemLogger } from "./logger";
 import { DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";
 import { traceIdOf } from "./trace-id";
 
@@ -54,7 +55,7 @@ export type ErrorHandlerOptions = {
    * status an idempotency route's `statusMap` put on its error.
    */
   statuses?: StatusTable | undefined;
-  /** @default consoleLogger (server errors as JSON on stderr) */
+  /** @default consoleLogger (server errors as JSON lines on stderr) */
   logger?: ProblemLogger | undefined;
   metrics?: ProblemMetrics | undefined;
   /** Your problem definitions (`defineProblem`): their codes, statuses, titles and types. */

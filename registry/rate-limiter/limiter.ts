@@ -4,7 +4,8 @@ import { BlockCache } from "./block-cache";
 import { RateLimitError } from "./errors";
 import { checkPolicy, costRate, decisionOf, gcraStep, rateOf } from "./gcra";
 import { checkOptions, type CheckedOptions, type RateLimiterOptions } from "./limiter-options";
-import { silentLogger } from "./logger";
+import { errorSummary } from "./error-summary";
+import { consoleLogger } from "./logger";
 import { noopMetrics } from "./metrics";
 import { Observer } from "./observer";
 import { rateLimitedError } from "./refusals";
@@ -51,7 +52,7 @@ export class RateLimiter {
     this.policy = this.options.policy;
     this.policies.set(this.policy.limit, { policy: this.policy, rate: rateOf(this.policy) });
     this.timeLimit = new TimeLimit(this.options.timeoutMs, "rate-limit store");
-    this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
+    this.observer = new Observer(options.logger ?? consoleLogger, options.metrics ?? noopMetrics);
     this.labels = { policy: this.policy.name };
   }
 
@@ -162,7 +163,7 @@ export class RateLimiter {
     const reason = err instanceof TimeoutError ? "timeout" : "error";
     this.observer.count("storeErrors", { policy: policy.name, reason });
     // Name, message and code only: driver errors can carry connection strings and request details.
-    const fields = { policy: policy.name, key: logged, reason, err: describe(err) };
+    const fields = { policy: policy.name, key: logged, reason, err: errorSummary(err) };
     if (this.options.onStoreError === "insurance") {
       const decision = decisionOf(policy, rate, this.insurance.takeNow(stored, costRate(rate, cost)), cost);
       this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", { ...fields, remaining: decision.remaining });
@@ -209,9 +210,4 @@ const MAX_KEY_LENGTH = 200;
 function boundedKey(key: string): string {
   if (key.length <= MAX_KEY_LENGTH) return key;
   return `sha256:${createHash("sha256").update(key).digest("hex")}`;
-}
-
-function describe(err: unknown): { name: string; message: string; code?: unknown } {
-  if (err instanceof Error) return { name: err.name, message: err.message, code: (err as { code?: unknown }).code };
-  return { name: "NonError", message: String(err) };
 }

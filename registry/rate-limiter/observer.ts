@@ -1,5 +1,6 @@
 // Turns each limiter decision into one log line and its metric, from one table.
-import type { RateLimitLogger } from "./logger";
+import { errorSummary } from "./error-summary";
+import type { BlockLogger as RateLimitLogger } from "./logger";
 import type { MetricLabels, RateLimitCounter, RateLimitHistogram, RateLimitMetrics } from "./metrics";
 
 type Level = "debug" | "info" | "warn" | "error";
@@ -79,7 +80,7 @@ export class Observer {
     try {
       this.metrics.increment(id, labels);
     } catch (err) {
-      this.log("warn", "rate-limit: metrics sink threw", { err });
+      this.log("warn", "rate-limit: metrics sink threw", { err: errorSummary(err) });
     }
   }
 
@@ -87,7 +88,7 @@ export class Observer {
     try {
       this.metrics.observe(id, seconds, labels);
     } catch (err) {
-      this.log("warn", "rate-limit: metrics sink threw", { err });
+      this.log("warn", "rate-limit: metrics sink threw", { err: errorSummary(err) });
     }
   }
 
