@@ -1,7 +1,7 @@
 // The shared flow's verdict, as every adapter receives it: one value per request, its outcome on it.
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import type { HttpResponse, Uncaptured } from "./http-response";
 import { protectRoute, type ProtectedRequest } from "./protect";
 import type { FrameworkDefaults } from "./route-options";
