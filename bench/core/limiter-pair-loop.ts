@@ -28,10 +28,13 @@ const FAKE_DEFAULTS = {
  * only the JavaScript of each side is left (no socket, no parser), so small differences show.
  */
 function fakeClient(): Redis {
-  const now = () => Date.now() * 1000;
+  const answer = (interval: number) => {
+    const now = Date.now() * 1000;
+    return Promise.resolve([1, now + Number(interval), now]);
+  };
   const client = {
-    evalsha: (_sha: string, _keys: number, _key: string, interval: number) => Promise.resolve([1, now() + Number(interval), now()]),
-    eval: (_script: string, _keys: number, _key: string, interval: number) => Promise.resolve([1, now() + Number(interval), now()]),
+    evalsha: (_sha: string, _keys: number, _key: string, interval: number) => answer(interval),
+    eval: (_script: string, _keys: number, _key: string, interval: number) => answer(interval),
     script: () => Promise.resolve("sha"),
     defineCommand(name: string) {
       (client as Record<string, unknown>)[name] = () => Promise.resolve([1, 60_000]);
