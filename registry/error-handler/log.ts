@@ -10,23 +10,27 @@ import type { BlockLogger as ProblemLogger } from "./logger";
  * error and add the stack at debug; client errors at info.
  *
  * @example
- * logProblem(logger, err, { requestId: "req_1", status: 500, code: "INTERNAL_ERROR" });
+ * logProblem(logger, err, "req_1", 500, "INTERNAL_ERROR", undefined);
  * // error {"requestId":"req_1","status":500,"code":"INTERNAL_ERROR","error":{"name":"Error","message":"connect ECONNREFUSED"}}
  */
-export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string; traceId?: string }): void {
-  if (answer.status < 500) {
+export function logProblem(logger: ProblemLogger, err: unknown, requestId: string, status: number, code: string, traceId: string | undefined): void {
+  if (status < 500) {
     // Every client error passes here: its line is built only for a logger that writes info.
-    if (logger.isLevelEnabled?.("info") !== false) logger.info({ ...answer, error: errorSummary(err) }, "request rejected");
+    if (logger.isLevelEnabled?.("info") !== false) logger.info({ ...answerFields(requestId, status, code, traceId), error: errorSummary(err) }, "request rejected");
     return;
   }
   const error = errorSummary(err);
-  logger.error({ ...answer, error }, "request failed");
+  logger.error({ ...answerFields(requestId, status, code, traceId), error }, "request failed");
   const stack = errorStack(err);
   if (stack === undefined || logger.debug === undefined) return;
   // The stack's first line repeats the message: when the message was replaced, so is that line.
   const frames = stack.indexOf("\n    at ");
   const safeStack = error.issues && frames >= 0 ? `${error.name}: ${error.message}${stack.slice(frames)}` : stack;
-  logger.debug?.({ requestId: answer.requestId, stack: safeStack }, "request failed: stack");
+  logger.debug?.({ requestId, stack: safeStack }, "request failed: stack");
+}
+
+function answerFields(requestId: string, status: number, code: string, traceId: string | undefined): Record<string, unknown> {
+  return traceId === undefined ? { requestId, status, code } : { requestId, status, code, traceId };
 }
 
 type ErrorSummary = SafeSummary & { status?: number; issues?: ProblemIssue[] };
