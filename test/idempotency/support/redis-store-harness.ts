@@ -34,10 +34,10 @@ return 1`;
 type Client = Redis | Cluster;
 
 /** A store under its own key prefix, so tests (and other users of the shared Redis) never see each other's keys. */
-export function freshRedisStore(client: Client): StoreHarness & { store: RedisStore; prefix: string } {
+export function freshRedisStore(client: Client, buckets = 16): StoreHarness & { store: RedisStore; prefix: string } {
   const prefix = `test:idem:${randomUUID().slice(0, 8)}:`;
   // Few buckets: the suites create a handful of keys, and recovery reads every bucket.
-  const store = new RedisStore(client, { keyPrefix: prefix, buckets: 16 });
+  const store = new RedisStore(client, { keyPrefix: prefix, buckets });
   const eachKey = async (apply: (key: string) => Promise<unknown>) => {
     const nodes = client instanceof Cluster ? client.nodes("master") : [client];
     for (const node of nodes) {
