@@ -9,10 +9,14 @@
 //
 // The record is one string, so a create or a mark is one SET with its TTL (a hash took an HSET, a
 // PEXPIRE and an HMGET of six fields):
-//   status (1 char: P, S or F), updatedAt and expiresAt (16 digits each), then the identity the app
-//   encoded, `<token.length>:<token><requestHash.length>:<requestHash>`, then `=<response>` when
-//   there is one. A PROCESSING record ends with the identity, and every fenced script checks the
-//   status byte and compares the token at byte 34 with the `<token.length>:<token>` it was given.
+//   status (1 char: P, S or F), updatedAt and expiresAt (16 digits each), then the token and the
+//   request hash as the app encoded them, `<token.length>:<token><requestHash.length>:<requestHash>`,
+//   then `=<response>` when there is one. A PROCESSING record ends with the request hash, and every
+//   fenced script checks the status byte and compares the token at byte 34 with the
+//   `<token.length>:<token>` it was given.
+// What Redis spends on a script grows with the bytes of its arguments, so none is sent twice: the
+// index member (the scope) is read from the record key's tail, and numbers go to Redis as the strings
+// they arrived as.
 // Records written before this layout are hashes. The scripts read both: a hash is never held by an
 // execution of this version (it holds only records it created, all strings), so a fence answers 0
 // there, while create answers its fields as a duplicate and recovery treats it as before. Older
@@ -20,6 +24,9 @@
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** The scope as the index holds it, read from the record key (KEYS[1], `<tag>:r:<member>`) and the index key (KEYS[2], `<tag>:processing`). */
+const MEMBER = "string.sub(KEYS[1], #KEYS[2] - 7)";
 
 /** Status, updatedAt and expiresAt: the 33 bytes every record starts with. */
 const HEAD = (status: string, updatedAt: string, expiresAt: string) => `${status} .. string.format('%016d%016d', ${updatedAt}, ${expiresAt})`;
@@ -32,7 +39,7 @@ if type(held) ~= 'string' or string.byte(held) ~= 80 or string.sub(held, 34, 33 
 const HASH_FIELDS = `'requestHash', 'status', 'response', 'token', 'expiresAt', 'updatedAt'`;
 
 /**
- * KEYS: record, index, steps. ARGV: member, requestHash, identity, ttlMs.
+ * KEYS: record, index, steps. ARGV: token, requestHash (both `<length>:<value>`), ttlMs.
  * Returns the record holding the key (a string, or a hash layout's fields), or when created 1, or
  * {1, name, result, ...} with the steps earlier attempts of this request recorded (one round trip either way).
  */
@@ -43,10 +50,10 @@ if found then
   return found
 end
 ${NOW}
-local ttl = tonumber(ARGV[4])
-redis.call('SET', KEYS[1], ${HEAD("'P'", "now", "now + ttl")} .. ARGV[3], 'PX', ttl)
-redis.call('ZADD', KEYS[2], now, ARGV[1])
-if redis.call('HGET', KEYS[3], '') ~= ARGV[2] then return 1 end
+local record = ${HEAD("'P'", "now", "now + tonumber(ARGV[3])")} .. ARGV[1] .. ARGV[2]
+redis.call('SET', KEYS[1], record, 'PX', ARGV[3])
+redis.call('ZADD', KEYS[2], string.sub(record, 2, 17), ${MEMBER})
+if redis.call('HGET', KEYS[3], '') ~= string.sub(ARGV[2], string.find(ARGV[2], ':', 1, true) + 1) then return 1 end
 local created = {1}
 local steps = redis.call('HGETALL', KEYS[3])
 for i = 1, #steps, 2 do
@@ -71,28 +78,27 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1`;
 
 /**
- * KEYS: record, index. ARGV: token, outcome ('S' | 'F'), ttlMs, member, response?.
- * A missing 5th argument stores no response (null). Returns 1 when marked, 0 when not the holder.
+ * KEYS: record, index. ARGV: token, outcome ('S' | 'F'), ttlMs, response?.
+ * A missing 4th argument stores no response (null). Returns 1 when marked, 0 when not the holder.
  */
 export const MARK = `
 ${FENCE}
 ${NOW}
-local ttl = tonumber(ARGV[3])
-local record = ${HEAD("ARGV[2]", "now", "now + ttl")} .. string.sub(held, 34)
-if ARGV[5] then record = record .. '=' .. ARGV[5] end
-redis.call('SET', KEYS[1], record, 'PX', ttl)
-redis.call('ZREM', KEYS[2], ARGV[4])
+local record = ${HEAD("ARGV[2]", "now", "now + tonumber(ARGV[3])")} .. string.sub(held, 34)
+if ARGV[4] then record = record .. '=' .. ARGV[4] end
+redis.call('SET', KEYS[1], record, 'PX', ARGV[3])
+redis.call('ZREM', KEYS[2], ${MEMBER})
 return 1`;
 
-/** KEYS: record, index. ARGV: token, member. Deletes the holder's record so the next retry runs again. */
+/** KEYS: record, index. ARGV: token. Deletes the holder's record so the next retry runs again. */
 export const RELEASE = `
 ${FENCE}
 redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[2], ${MEMBER})
 return 1`;
 
 /**
- * KEYS: record, index. ARGV: token, ttlMs, member. Renews the lease and keeps the record alive
+ * KEYS: record, index. ARGV: token, ttlMs. Renews the lease and keeps the record alive
  * at least `ttlMs` more (never shortens it).
  */
 export const HEARTBEAT = `
@@ -100,7 +106,7 @@ ${FENCE}
 ${NOW}
 local expiresAt = math.max(tonumber(string.sub(held, 18, 33)), now + tonumber(ARGV[2]))
 redis.call('SET', KEYS[1], ${HEAD("'P'", "now", "expiresAt")} .. string.sub(held, 34), 'PXAT', expiresAt)
-redis.call('ZADD', KEYS[2], now, ARGV[3])
+redis.call('ZADD', KEYS[2], now, ${MEMBER})
 return 1`;
 
 /** KEYS: counter. ARGV: ttlMs. The counter is its own key, so it outlives a released record. */

@@ -83,8 +83,7 @@ export class RedisStore implements IdempotencyStore {
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const k = this.keys(scope);
-    const identity = `${token.length}:${token}${requestHash.length}:${requestHash}`;
-    const found = (await this.run(SCRIPTS.create, 3, k.record, k.index, k.steps, k.member, requestHash, identity, lifetime(ttlMs))) as 1 | string | Fields | [1, ...string[]];
+    const found = (await this.run(SCRIPTS.create, 3, k.record, k.index, k.steps, sized(token), sized(requestHash), lifetime(ttlMs))) as 1 | string | Fields | [1, ...string[]];
     if (found === 1) return { status: "CREATED", steps: {} };
     if (typeof found === "string") return { status: "DUPLICATE", record: parseRecord(scope, found) };
     if (found[0] === 1) return { status: "CREATED", steps: fromPairs(found.slice(1) as string[]) };
@@ -108,7 +107,7 @@ export class RedisStore implements IdempotencyStore {
 
   async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.run(SCRIPTS.markStep, 2, k.record, k.steps, fenceOf(token), name, result, lifetime(ttlMs))) === 1;
+    return (await this.run(SCRIPTS.markStep, 2, k.record, k.steps, sized(token), name, result, lifetime(ttlMs))) === 1;
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -119,24 +118,23 @@ export class RedisStore implements IdempotencyStore {
     return this.mark(scope, token, "F", ttlMs, response);
   }
 
-  /** A null response is sent as no 5th argument, which the script stores as no field (read back as null). */
+  /** A null response is sent as no 4th argument, which the script stores as no response (read back as null). */
   private async mark(scope: IdempotencyScope, token: string, outcome: "S" | "F", ttlMs: number, response: string | null): Promise<boolean> {
     const k = this.keys(scope);
-    const fence = fenceOf(token);
     const marked = response === null
-      ? await this.run(SCRIPTS.mark, 2, k.record, k.index, fence, outcome, lifetime(ttlMs), k.member)
-      : await this.run(SCRIPTS.mark, 2, k.record, k.index, fence, outcome, lifetime(ttlMs), k.member, response);
+      ? await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs))
+      : await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs), response);
     return marked === 1;
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.run(SCRIPTS.release, 2, k.record, k.index, fenceOf(token), k.member)) === 1;
+    return (await this.run(SCRIPTS.release, 2, k.record, k.index, sized(token))) === 1;
   }
 
   async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.run(SCRIPTS.heartbeat, 2, k.record, k.index, fenceOf(token), Math.ceil(ttlMs), k.member)) === 1;
+    return (await this.run(SCRIPTS.heartbeat, 2, k.record, k.index, sized(token), Math.ceil(ttlMs))) === 1;
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
@@ -183,7 +181,7 @@ export class RedisStore implements IdempotencyStore {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
     const bucket = fnv1a(member) % this.buckets;
     const tag = `${this.prefix}{${this.table}:${bucket}}`;
-    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, steps: `${tag}:s:${member}`, index: `${tag}:processing` };
+    return { record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, steps: `${tag}:s:${member}`, index: `${tag}:processing` };
   }
 
   /** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
@@ -208,9 +206,9 @@ function lifetime(ttlMs: number): number {
 /** About 31,700 years: any longer would not fit the record's 16-digit expiresAt. */
 const MAX_TTL_MS = 1e15;
 
-/** What the fence of every script compares: the token with its length, as the record holds it. */
-function fenceOf(token: string): string {
-  return `${token.length}:${token}`;
+/** A token or request hash as the record holds it, its length first: what the fence of every script compares. */
+function sized(value: string): string {
+  return `${value.length}:${value}`;
 }
 
 /** 32-bit FNV-1a over UTF-16 code units: stable, so a scope keeps its bucket across restarts and versions. */
