@@ -55,7 +55,7 @@ export async function planDialectMigration(input: {
     const sql = (files: RenderedFile[]) => files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
     if (changed.length === 0) return { block: input.block, table: input.table, dialect, statements, sql: sql(dialectFiles(input, dialect, statements, "create").files), files: [], onDisk, notes: [], existing: recorded };
     const update = dialectFiles(input, dialect, changed, "update");
-    const note = `${recorded} predates part of the block's schema; ${update.files[0]?.path ?? "the new file"} adds it. Apply it before deploying this version of the block.`;
+    const note = `${recorded} predates part of the block's schema; ${update.files[0]?.path ?? "the new file"} adds it. When to apply it in a rolling deploy: the store's "Upgrading" note in STORES.md (for a redefined MySQL procedure, once every instance runs this version).`;
     return { block: input.block, table: input.table, dialect, statements: changed, sql: sql(update.files), files: update.files, onDisk, notes: [note, ...update.notes] };
   }
   const { files, notes } = dialectFiles(input, dialect, statements, "create");
