@@ -1,0 +1,12 @@
+// No cache: every request reads the store (`add --cache none`). `add --cache redis` puts Redis in front of it.
+import type { IdempotencyCache } from "../../types";
+
+export type CacheClient = null;
+
+export function connectCache(): CacheClient {
+  return null;
+}
+
+export function openCache(_client: CacheClient | null): { cache: IdempotencyCache | undefined; end(): Promise<void> } {
+  return { cache: undefined, end: () => Promise.resolve() };
+}
