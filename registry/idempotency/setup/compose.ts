@@ -10,7 +10,7 @@ import type { DatabaseVariant } from "./variants";
 export type IdempotencySetup<Tx> = Lifecycle & { handler: IdempotencyHandler<Tx> };
 
 /** The app's own clients, to share their connections; left out, the setup opens its own. `redis: null` runs without the cache. */
-export type IdempotencyClients<Db> = { db?: Db; redis?: CacheClient | null };
+export type IdempotencyClients<Db> = { db?: Db; redis?: CacheClient };
 
 /**
  * @example

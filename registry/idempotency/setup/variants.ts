@@ -24,8 +24,8 @@ export type DatabaseVariant<Db, Tx> = {
 
 /** setup/cache.ts: the cache in front of the store (Redis), or none (`CacheClient` is then `null`). */
 export type CacheVariant<Client> = {
-  connectCache(): Client | null;
-  openCache(client: Client | null): { cache: IdempotencyCache | undefined; end(): Promise<void> };
+  connectCache(): Client;
+  openCache(client: Client): { cache: IdempotencyCache | undefined; end(): Promise<void> };
 };
 
 /** setup/app-logger.ts and setup/metrics.ts: where the block's log lines and counters go. */

@@ -3,7 +3,8 @@ import { Redis } from "ioredis";
 import { RedisCache } from "../../caches/redis-cache";
 import type { IdempotencyCache } from "../../types";
 
-export type CacheClient = Redis;
+/** The cache's client, or `null` to run without the cache. */
+export type CacheClient = Redis | null;
 
 /** The cache's Redis client (REDIS_URL); pass the app's own as `createIdempotency({ redis })` to share it. */
 export function connectRedis(url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"): Redis {
@@ -14,7 +15,7 @@ export function connectCache(): CacheClient {
   return connectRedis();
 }
 
-export function openCache(client: CacheClient | null): { cache: IdempotencyCache | undefined; end(): Promise<void> } {
+export function openCache(client: CacheClient): { cache: IdempotencyCache | undefined; end(): Promise<void> } {
   if (!client) return { cache: undefined, end: () => Promise.resolve() };
   return {
     cache: new RedisCache(client),
