@@ -151,7 +151,15 @@ function withTable(text: string, entry: Entry, blocks: RegistryBlock[], tables: 
  * @example
  * await planSetupFiles({ root, config, registry, block, planned: files });
  */
-export async function planSetupFiles(input: { root: string; config: BlocksConfig; registry: Registry; block: RegistryBlock; planned: PlannedFile[] }): Promise<PlannedFile[]> {
+export async function planSetupFiles(input: {
+  root: string;
+  config: BlocksConfig;
+  registry: Registry;
+  block: RegistryBlock;
+  planned: PlannedFile[];
+  /** Render them even where a file exists (`update`, replacing a wiring module an older `add` wrote). */
+  replace?: boolean;
+}): Promise<PlannedFile[]> {
   const { root, config, block } = input;
   const posix = path.posix;
   const owned = (block.setup?.files ?? []).map((file) => ({ block: block.name, source: file.path, registryPath: file.path, target: posix.normalize(posix.join(config.dir, file.target)) }));
@@ -162,7 +170,7 @@ export async function planSetupFiles(input: { root: string; config: BlocksConfig
   const files: PlannedFile[] = [];
   for (const entry of owned) {
     const absolute = insideProject(root, entry.target);
-    if ((await readIfExists(absolute)) !== undefined) continue;
+    if (!input.replace && (await readIfExists(absolute)) !== undefined) continue;
     const text = await readFile(path.join(input.registry.root, entry.source), "utf8");
     const ctx = { from: { registryPath: entry.registryPath, target: entry.target }, planned, alias: undefined, blocksDir: posix.normalize(config.dir), moduleStyle: config.moduleStyle };
     const rendered = transformSource(text, entry.source, ctx);
