@@ -41,7 +41,7 @@ describe("block.json's schema", () => {
       writeFileSync(path.join(root, "demo/index.ts"), "export {};\n");
       const refused = await loadRegistry(root).catch((err: Error & { code?: string }) => err);
       expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
-      expect((refused as Error).message).toMatch(/demo\/block\.json is not a valid block declaration: setup: Invalid input: expected boolean/);
+      expect((refused as Error).message).toMatch(/demo\/block\.json is not a valid block declaration: setup: Invalid input: expected object/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
