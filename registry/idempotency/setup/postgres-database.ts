@@ -1,5 +1,5 @@
 // PostgresStore over any client's binding: the store's SQL, the maintenance lock (a session advisory lock) and the close.
-import { type LockClient } from "../maintenance";
+import type { LockClient } from "../maintenance";
 import { PostgresStore, type SqlClient, type TransactionalSqlClient } from "../stores/postgres-store";
 import { lockedJobs } from "./locked-jobs";
 import { IDEMPOTENCY_TABLE } from "./table";
