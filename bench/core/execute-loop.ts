@@ -1,7 +1,8 @@
 // Run as a bundle by bench/profile-execute.ts under `node --cpu-prof`: `execute` on MemoryStore in a loop,
 // with nothing else in the process, so its profile shows the shared flow's own frames.
 // `node execute-loop.mjs fresh|replay [calls]`.
-import { IdempotencyHandler, MemoryStore } from "@/blocks/idempotency";
+import { IdempotencyHandler } from "@/blocks/idempotency";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { hashPayload } from "@/blocks/idempotency/fingerprint";
 import { PAYMENT_BODY } from "../load/load-plan";
 

@@ -2,7 +2,8 @@
 // Prints one JSON array of { name, us } on stdout. The shared flow (`protectRoute`) on MemoryStore, fresh and
 // replayed, then the pieces of work the contract itself requires of every request.
 import { randomUUID } from "node:crypto";
-import { IdempotencyHandler, MemoryStore } from "@/blocks/idempotency";
+import { IdempotencyHandler } from "@/blocks/idempotency";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { hashPayload } from "@/blocks/idempotency/fingerprint";
 import { toHttpResponse } from "@/blocks/idempotency/http/http-response";
 import { parseIdempotencyKey } from "@/blocks/idempotency/http/key-header";

@@ -1,5 +1,6 @@
 // Scenario 4: store and cache round trips per request, counted on instrumented pg and ioredis clients.
-import { IdempotencyHandler, PostgresStore, RedisCache, type ExecuteContext } from "@/blocks/idempotency";
+import { IdempotencyHandler, PostgresStore, type ExecuteContext } from "@/blocks/idempotency";
+import { RedisCache } from "@/blocks/idempotency/caches/redis-cache";
 import { countPoolQueries, countRedisCommands, RoundTripCounter, type RoundTrips } from "../support/count-calls";
 import { createRunTable, openPool, openRedis, runId } from "../support/services";
 

@@ -1,7 +1,9 @@
 // Builds our IdempotencyHandler for a server spec: MemoryStore, PostgresStore, PostgresStore + RedisCache, or RedisStore.
 import pg from "pg";
 import { Redis } from "ioredis";
-import { IdempotencyHandler, MemoryStore, PostgresStore, preparedStatements, RedisCache } from "@/blocks/idempotency";
+import { IdempotencyHandler, PostgresStore, preparedStatements } from "@/blocks/idempotency";
+import { RedisCache } from "@/blocks/idempotency/caches/redis-cache";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { RedisStore } from "@/blocks/idempotency/stores/redis-store";
 import type { ServerSpec } from "./spec";
 

@@ -51,7 +51,7 @@ export async function runDoctor(options: DoctorOptions) {
   const handlers = added.flatMap((block) => (block.doctor?.handler ? [block.doctor.handler] : []));
   const declared = declaredPackages(pkg);
   // A store on MySQL or SQLite is checked where its wiring looks (MYSQL_URL, SQLITE_PATH), not on DATABASE_URL.
-  const { checkDialectTables, dialectTarget } = await import("../doctor/check-dialect-tables.js");
+  const { checkDialectTables, databaseVariable, dialectTarget } = await import("../doctor/check-dialect-tables.js");
   const dialectChecks = added.flatMap((block) => {
     const store = blockStore(block, lock.blocks[block.name]);
     if (store.kind !== "dialect") return [];
@@ -76,17 +76,24 @@ export async function runDoctor(options: DoctorOptions) {
     ...(owesMigration && !url ? ["DATABASE_URL is not set"] : []),
     ...dialectChecks.filter((check) => !check.target).map(({ wanted }) => (wanted.schema.dialect === "mysql" ? "MYSQL_URL is not set" : "SQLITE_PATH (LIBSQL_URL on libSQL) is not set, and ./data/idempotency.db does not exist")),
   ];
-  report(findings, { unchecked });
+  // The default file is checked only as a guess: an app that hands the store its own database uses another one.
+  const notes = dialectChecks.flatMap(({ target }) =>
+    target?.fallback
+      ? [`${databaseVariable(target)} is not set: checked ${target.label}, the wiring's default file. If the app passes its own database to createIdempotency, set ${databaseVariable(target)} to that file.`]
+      : [],
+  );
+  report(findings, { unchecked, notes });
   const checkedDatabase = Boolean(url) || dialectChecks.some((check) => check.target);
-  return { ok: findings.length === 0, checkedDatabase, findings };
+  return { ok: findings.length === 0, checkedDatabase, findings, notes };
 }
 
-function report(findings: Finding[], { unchecked }: { unchecked: string[] }): void {
+function report(findings: Finding[], { unchecked, notes }: { unchecked: string[]; notes: string[] }): void {
   for (const item of findings) {
     logger.log(`${highlighter.path(`${item.file}:${item.line}`)} ${highlighter.error(item.rule)} ${item.message}`);
     logger.log(`  ${highlighter.info("fix:")} ${item.fix}`);
   }
   for (const reason of unchecked) logger.warn(`${reason}: the migration was not checked against the database.`);
+  for (const note of notes) logger.warn(note);
   if (findings.length) logger.error(`${findings.length} finding(s).`);
   else logger.success("No findings: the project follows every rule doctor checks.");
 }

@@ -8,9 +8,10 @@ import { sqliteClientOf, type SqliteClientName } from "../migrate/sqlite-client.
 import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
-import { applyMigration, migrationFile, type ApplyResult } from "../migrate/apply-migration.js";
+import { applyMigration, migrationFiles, type ApplyResult } from "../migrate/apply-migration.js";
 import { blockStore, blockTable, storeFeatures } from "../migrate/block-store.js";
 import { applyDialectMigration } from "../migrate/apply-dialect-migration.js";
+import { storeDatabase } from "../migrate/dialect-connection.js";
 import { planDialectMigration, unsupportedLayout, type DialectMigrationPlan } from "../migrate/dialect-migration.js";
 import { planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
@@ -104,17 +105,22 @@ export async function runMigrate(options: MigrateOptions) {
   const applied: Array<ApplyResult | DynamoDbApplyResult> = [];
   if (options.apply) {
     for (const plan of plans) {
-      const file = migrationFile(plan);
-      if (!file) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
-      const result = await applyMigration(options.databaseUrl ?? process.env.DATABASE_URL, plan, { root, file });
-      logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
+      const files = migrationFiles(plan);
+      if (!files.length) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
+      const url = options.databaseUrl ?? process.env.DATABASE_URL;
+      const result = await applyMigration(url, plan, { root, files });
+      logger.success(`${appliedLine(plan.table, result)} on ${postgresLabel(url)}, from ${files.join(", ")}.`);
       applied.push(result);
     }
     for (const { plan, client } of dialects) {
-      const file = migrationFile(plan);
-      if (!file) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
-      const result = await applyDialectMigration(plan, { root, file, client, url: options.databaseUrl });
-      logger.success(result.alreadyApplied ? `${plan.table}: already up to date (nothing changed).` : `${plan.table}: created.`);
+      const files = migrationFiles(plan);
+      if (!files.length) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
+      const result = await applyDialectMigration(plan, { root, files, client, url: options.databaseUrl });
+      const database = storeDatabase(root, plan.dialect, client, process.env, options.databaseUrl);
+      logger.success(`${appliedLine(plan.table, result)} on ${database?.label ?? "the store's database"}, from ${files.join(", ")}.`);
+      if (database?.fallback) {
+        logger.warn(`${client === "libsql" ? "LIBSQL_URL" : "SQLITE_PATH"} is not set: the tables went into ${database.label}, the wiring's default file. If the app passes its own database to createIdempotency, set the variable to that file and run this again.`);
+      }
       applied.push(result);
     }
     for (const table of tables) {
@@ -208,3 +214,17 @@ export const migrate = new Command("migrate")
       handleError(err, opts);
     }
   });
+
+function appliedLine(table: string, result: ApplyResult): string {
+  return result.alreadyApplied ? `${table}: already up to date (every table was there; the files ran again, safely)` : `${table}: applied`;
+}
+
+/** Where DATABASE_URL points, without its credentials. */
+function postgresLabel(url: string | undefined): string {
+  try {
+    const parsed = new URL(url ?? "");
+    return `${parsed.host}${parsed.pathname} (${url === process.env.DATABASE_URL ? "DATABASE_URL" : "--database-url"})`;
+  } catch {
+    return "DATABASE_URL";
+  }
+}

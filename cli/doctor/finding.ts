@@ -6,7 +6,7 @@ export const RULES = {
   "route-permanent-error": "Pass `isPermanentError: (err) => <true for errors a retry cannot fix>` (validation, declined card): otherwise every error frees the key for a retry.",
   "route-require-key": "Pass `requireKey: true` on state-changing routes: without it a request with no Idempotency-Key runs unprotected.",
   "maintenance-scheduled": "Call `createIdempotency().startMaintenance()` (the wiring module `add` wrote) at startup, or run its cron entry (`jobs/idempotency-maintenance`) from a package.json script or your scheduler: stuck records are never recovered and expired ones never deleted otherwise.",
-  "migration-applied": "Run `npx blocks migrate --apply` (DATABASE_URL) or your migration tool: the tables the store needs are missing.",
+  "migration-applied": "Run `npx blocks migrate --apply` (on the database the store's wiring connects to: DATABASE_URL; MYSQL_URL for MySqlStore; SQLITE_PATH, or LIBSQL_URL on libSQL, for SqliteStore) or your migration tool: the tables the store needs are missing.",
   "handler-observability": "Pass `logger` (and `metrics`, since the project has prom-client) to `new IdempotencyHandler(store, cache, { logger, metrics })`: without them failures are silent and unmeasured.",
   "runtime-package-in-dev": "Move the package to `dependencies`: vendored runtime code imports it, and production installs skip devDependencies.",
   "tests-in-build": "Exclude the vendored tests from the build tsconfig: `\"exclude\": [\"<dir>/**/*.test.ts\", \"<dir>/**/testing/**\"]`.",

@@ -11,16 +11,16 @@ import { BREAKPOINT } from "./drizzle-journal.js";
 import { mysqlClientStatements } from "./mysql-script.js";
 
 /**
- * Runs the project's own file (`file`, project-relative), so edits made to it are honoured. `alreadyApplied`:
+ * Runs the project's own files (`files`, project-relative, in order), so edits made to it are honoured. `alreadyApplied`:
  * every table (and MySQL's procedure) was there before. MySQL commits each DDL statement at once, so
  * a failure leaves the ones before it applied (each is safe to run again); SQLite rolls the file back.
  *
  * @example
- * await applyDialectMigration(plan, { root: "/app", file: "migrations/2026_create_x.mysql.sql", client: "better-sqlite3", url: undefined });
+ * await applyDialectMigration(plan, { root: "/app", files: ["migrations/2026_create_x.mysql.sql"], client: "better-sqlite3", url: undefined });
  */
 export async function applyDialectMigration(
   plan: DialectMigrationPlan,
-  source: { root: string; file: string; client: SqliteClientName; url: string | undefined },
+  source: { root: string; files: string[]; client: SqliteClientName; url: string | undefined },
 ): Promise<ApplyResult> {
   const database = storeDatabase(source.root, plan.dialect, source.client, process.env, source.url);
   if (!database) {
@@ -28,7 +28,8 @@ export async function applyDialectMigration(
       suggestion: "Set MYSQL_URL=mysql://user:pass@host:3306/db (the wiring's variable), or pass --database-url.",
     });
   }
-  const batches = batchesOf(plan.dialect, await readFile(insideProject(source.root, source.file), "utf8"));
+  const texts = await Promise.all(source.files.map((file) => readFile(insideProject(source.root, file), "utf8")));
+  const batches = texts.flatMap((text) => batchesOf(plan.dialect, text));
   let connection: DialectConnection;
   try {
     connection = await openStoreDatabase(source.root, database, { readonly: false });
@@ -45,7 +46,7 @@ export async function applyDialectMigration(
       return { table: plan.table, alreadyApplied: missing.length === 0 };
     });
   } catch (cause) {
-    throw new BlocksError("MIGRATION_FAILED", `Running ${source.file} on ${database.label} failed${plan.dialect === "sqlite" ? "; the transaction was rolled back" : ""}.`, {
+    throw new BlocksError("MIGRATION_FAILED", `Running ${source.files.join(", ")} on ${database.label} failed${plan.dialect === "sqlite" ? "; the transaction was rolled back" : ""}.`, {
       cause,
       suggestion: `Check the file's SQL and that the database user may create tables${plan.dialect === "mysql" ? " and procedures (CREATE ROUTINE); every statement is safe to run again" : ""}.`,
     });

@@ -1,7 +1,7 @@
 // The tables of a store on MySQL or SQLite in the project's migration layout: a plain SQL file for the
 // database's own client, a drizzle-kit migration, or a Prisma migration folder, where the layout's tool
 // runs on that database; node-pg-migrate (PostgreSQL only) and another database's folder are refused.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseDialect } from "../config/blocks-config.js";
 import type { Lock } from "../config/lock-file.js";
@@ -23,6 +23,8 @@ export type DialectMigrationPlan = {
   sql: string;
   files: RenderedFile[];
   existing?: string;
+  /** The table's migration files already on disk (its create and update migrations), in the order they run. */
+  onDisk: string[];
   notes: string[];
 };
 
@@ -45,28 +47,81 @@ export async function planDialectMigration(input: {
 }): Promise<DialectMigrationPlan> {
   const dialect = input.feature.sqlSchema.dialect;
   const statements = await dialectStatements(input.registry, input.feature.sqlSchema, input.table);
-  const { files, notes } = dialectFiles(input, dialect, statements);
-  const sql = files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
-  const base = { block: input.block, table: input.table, dialect, statements, sql, notes };
   const recorded = input.lock.migrations[input.table];
-  if (recorded && existsSync(path.join(input.root, recorded))) return { ...base, files: [], notes: [], existing: recorded };
-  return { ...base, files };
+  if (recorded && existsSync(path.join(input.root, recorded))) {
+    // A migration written by an older version of the block lacks what changed since: an update migration adds it.
+    const onDisk = writtenMigrations(input, recorded);
+    const changed = changedStatements(input, onDisk, statements);
+    const sql = (files: RenderedFile[]) => files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
+    if (changed.length === 0) return { block: input.block, table: input.table, dialect, statements, sql: sql(dialectFiles(input, dialect, statements, "create").files), files: [], onDisk, notes: [], existing: recorded };
+    const update = dialectFiles(input, dialect, changed, "update");
+    const note = `${recorded} predates part of the block's schema; ${update.files[0]?.path ?? "the new file"} adds it. When to apply it in a rolling deploy: the store's "Upgrading" note in STORES.md (for a redefined MySQL procedure, once every instance runs this version).`;
+    return { block: input.block, table: input.table, dialect, statements: changed, sql: sql(update.files), files: update.files, onDisk, notes: [note, ...update.notes] };
+  }
+  const { files, notes } = dialectFiles(input, dialect, statements, "create");
+  const sql = files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
+  return { block: input.block, table: input.table, dialect, statements, sql, notes, files, onDisk: [] };
 }
 
-function dialectFiles(input: { root: string; table: string; target: MigrationTarget; now?: Date }, dialect: Dialect, statements: string[]): { files: RenderedFile[]; notes: string[] } {
+/**
+ * The statements no migration file of this table holds yet: a table by its first line (its name), a
+ * procedure by its whole text, so a procedure whose body changed is written again, after the DROP
+ * that lets it be created again.
+ */
+function changedStatements(input: { root: string }, onDisk: string[], statements: string[]): string[] {
+  const written = onDisk
+    .map((file) => normalized(readFileSync(path.join(input.root, file), "utf8")))
+    .join("\n");
+  const changed: string[] = [];
+  statements.forEach((statement, index) => {
+    if (/^DROP /i.test(statement)) return;
+    const procedure = /^CREATE PROCEDURE/i.test(statement);
+    if (written.includes(normalized(procedure ? statement : (statement.split("\n")[0] ?? statement)))) return;
+    const drop = statements[index - 1];
+    if (procedure && drop !== undefined && /^DROP PROCEDURE IF EXISTS/i.test(drop)) changed.push(drop);
+    changed.push(statement);
+  });
+  return changed;
+}
+
+/** The table's recorded migration and every create and update migration written for it, in any layout. */
+function writtenMigrations(input: { root: string; table: string; target: MigrationTarget }, recorded: string): string[] {
+  const files = [recorded];
+  const dir = path.join(input.root, input.target.migrations);
+  if (existsSync(dir)) {
+    const ofTable = new RegExp(`(?:create|update)_${input.table}(?:\\.(?:mysql|sqlite))?(?:\\.sql)?$`);
+    for (const name of readdirSync(dir).filter((entry) => ofTable.test(entry)).sort()) {
+      files.push(input.target.layout === "prisma" ? `${input.target.migrations}/${name}/migration.sql` : `${input.target.migrations}/${name}`);
+    }
+  }
+  return [...new Set(files)].filter((file) => existsSync(path.join(input.root, file))).sort();
+}
+
+function normalized(sql: string): string {
+  return sql.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+function dialectFiles(
+  input: { root: string; table: string; target: MigrationTarget; now?: Date },
+  dialect: Dialect,
+  statements: string[],
+  kind: "create" | "update",
+): { files: RenderedFile[]; notes: string[] } {
   const { root, table, target } = input;
   const now = input.now ?? new Date();
-  const title = `Create ${table} and its retry counters for ${dialect === "mysql" ? "MySqlStore (MySQL 8 or MariaDB 10.6+)" : "SqliteStore"}. Safe to run again.`;
+  const store = dialect === "mysql" ? "MySqlStore (MySQL 8 or MariaDB 10.6+)" : "SqliteStore";
+  const title = kind === "create" ? `Create ${table} and its retry counters for ${store}. Safe to run again.` : `Update ${table} for this version of ${store}. Safe to run again.`;
+  const slug = `${kind}_${table}`;
   switch (target.layout) {
     case "drizzle":
-      return { files: drizzleMigration({ root, dir: target.migrations, slug: `create_${table}`, title, statements, now, dialect }), notes: [] };
+      return { files: drizzleMigration({ root, dir: target.migrations, slug, title, statements, now, dialect }), notes: [] };
     case "prisma":
       return {
-        files: [{ path: `${target.migrations}/${stamp(now)}_create_${table}/migration.sql`, content: scriptSql(title, statements) }],
+        files: [{ path: `${target.migrations}/${stamp(now)}_${slug}/migration.sql`, content: scriptSql(title, statements) }],
         notes: [`Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`],
       };
     default:
-      return { files: [{ path: `${target.migrations}/${stamp(now)}_create_${table}.${dialect}.sql`, content: dialectSql(dialect, statements, table) }], notes: [] };
+      return { files: [{ path: `${target.migrations}/${stamp(now)}_${slug}.${dialect}.sql`, content: dialectSql(dialect, statements, title) }], notes: [] };
   }
 }
 
@@ -115,17 +170,17 @@ export function createdObjects(statements: string[]): { tables: string[]; proced
  * the mysql and mariadb clients (and Flyway, Liquibase) take it.
  *
  * @example
- * dialectSql("sqlite", sqliteSchemaStatements(), "idempotency_records");
+ * dialectSql("sqlite", sqliteSchemaStatements(), "Create idempotency_records for SqliteStore. Safe to run again.");
  */
-export function dialectSql(dialect: Dialect, statements: string[], table: string): string {
+export function dialectSql(dialect: Dialect, statements: string[], title: string): string {
   const header =
     dialect === "mysql"
       ? [
-          `-- Create ${table} and its retry counters for MySqlStore (MySQL 8 or MariaDB 10.6+). Safe to run again.`,
+          `-- ${title}`,
           "-- Written for the mysql / mariadb client (`mariadb db < this-file`): a runner that sends the file as one",
           "-- multi-statement query takes it without the two DELIMITER lines.",
         ]
-      : [`-- Create ${table} and its retry counters for SqliteStore. Safe to run again (\`sqlite3 app.db < this-file\`).`];
+      : [`-- ${title} (\`sqlite3 app.db < this-file\`)`];
   const body = statements.map((statement) =>
     dialect === "mysql" && /^CREATE PROCEDURE/i.test(statement) ? `DELIMITER //\n${statement} //\nDELIMITER ;` : `${statement};`,
   );

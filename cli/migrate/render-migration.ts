@@ -20,6 +20,8 @@ export type MigrationPlan = {
   /** Files to write; empty when `existing` already creates this table. */
   files: RenderedFile[];
   existing?: string;
+  /** The table's migration files already on disk (its create and update migrations), in the order they run. */
+  onDisk: string[];
   notes: string[];
 };
 
@@ -77,8 +79,9 @@ function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationP
   const table = input.table;
   const statements = schemaStatements(schema, table);
   const sql = statements.map((statement) => `${statement};\n`).join("\n");
-  const base = { block: input.block, table, target: input.target, statements, sql, notes: [] as string[] };
   const existing = findExisting(input, table);
+  const onDisk = existing ? tableMigrations(input, table, existing).sort() : [];
+  const base = { block: input.block, table, target: input.target, statements, sql, onDisk, notes: [] as string[] };
   if (!existing) return { ...base, ...renderFiles(input, schema, { slug: `create_${table.replace(/\./g, "_")}`, title: `Create ${table} (${schema.title}).`, statements }) };
 
   // A migration written by an older version lacks what the block added since (the store's function):
@@ -122,12 +125,17 @@ function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: s
   }
 }
 
-/** The statements whose object no migration file of this table creates yet (compared by each statement's first line). */
+/**
+ * The statements no migration file of this table holds yet. A table or column is compared by the
+ * statement's first line (its name); a `CREATE OR REPLACE` definition by its whole text, so a
+ * function whose body changed is written again (the new definition replaces the old one).
+ */
 function missingFrom(input: MigrationInput, existing: string, statements: string[]): string[] {
   const written = tableMigrations(input, input.table, existing)
     .map((file) => normalized(readFileSync(path.join(input.root, file), "utf8")))
     .join("\n");
-  return statements.filter((statement) => !written.includes(normalized(statement.split("\n")[0] ?? statement)));
+  const identity = (statement: string) => (/^CREATE OR REPLACE /i.test(statement) ? statement : (statement.split("\n")[0] ?? statement));
+  return statements.filter((statement) => !written.includes(normalized(identity(statement))));
 }
 
 /** The drop statements of the objects `statements` create, for an update migration's down step. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { answeredError } from "./error-body";
 import { createProblemHandler } from "./problem";
 
-const toProblem = createProblemHandler({ logger: { error() {}, info() {} } });
+const toProblem = createProblemHandler({ logger: { error() {}, warn() {}, info() {} } });
 const body = (code: string) => JSON.stringify({ error: { code, message: "A request with this key is still running." } });
 
 describe("answeredError", () => {

@@ -15,7 +15,8 @@ export { isDownstreamError } from "./downstream";
 export { fromHttpException } from "./http-exception";
 export { jsonPointer, schemaIssues, type ProblemIssue, type SchemaIssue } from "./issues";
 export { localizeFrom, negotiateLanguage, type Localize, type LocalizedText, type ProblemCatalog } from "./localize";
-export { consoleLogger, logProblem, type LogMethod, type ProblemLogger } from "./log";
+export { logProblem } from "./log";
+export { consoleLogger, silentLogger, type BlockLogger as ProblemLogger, type LogMethod } from "./logger";
 export {
   createProblemHandler,
   PROBLEM_CONTENT_TYPE,

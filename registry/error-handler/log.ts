@@ -1,25 +1,7 @@
 // What the server keeps about an error: a log line with its name, message and code, and its stack at debug.
 import { schemaIssues, type ProblemIssue, type SchemaIssue } from "./issues";
-import { redactUrlCredentials } from "./redact-url";
-
-export type LogMethod = (obj: Record<string, unknown>, msg: string) => void;
-
-/** Any pino-style logger: pino itself, the logger block's, Fastify's `app.log`. */
-export type ProblemLogger = {
-  error: LogMethod;
-  info: LogMethod;
-  debug?: LogMethod;
-  /** pino's: when present, a line of a level it reports off is never built. */
-  isLevelEnabled?: (level: string) => boolean;
-};
-
-const noLine: LogMethod = () => {};
-
-/** Used when no `logger` is given: server errors as one JSON line on stderr, nothing else. */
-export const consoleLogger: ProblemLogger = {
-  error: (obj, msg) => console.error(JSON.stringify({ level: "error", msg, ...obj })),
-  info: noLine,
-};
+import { errorStack, errorSummary as safeSummary, type ErrorSummary as SafeSummary } from "./error-summary";
+import type { BlockLogger as ProblemLogger } from "./logger";
 
 /**
  * Logs one answered error. Only `name`, `message`, `code` and a numeric status are copied: logging the whole object
@@ -28,39 +10,39 @@ export const consoleLogger: ProblemLogger = {
  * error and add the stack at debug; client errors at info.
  *
  * @example
- * logProblem(logger, err, { requestId: "req_1", status: 500, code: "INTERNAL_ERROR" });
+ * logProblem(logger, err, "req_1", 500, "INTERNAL_ERROR", undefined);
  * // error {"requestId":"req_1","status":500,"code":"INTERNAL_ERROR","error":{"name":"Error","message":"connect ECONNREFUSED"}}
  */
-export function logProblem(logger: ProblemLogger, err: unknown, answer: { requestId: string; status: number; code: string; traceId?: string }): void {
-  if (answer.status < 500) {
+export function logProblem(logger: ProblemLogger, err: unknown, requestId: string, status: number, code: string, traceId: string | undefined): void {
+  if (status < 500) {
     // Every client error passes here: its line is built only for a logger that writes info.
-    if (logger.info !== noLine && logger.isLevelEnabled?.("info") !== false) logger.info({ ...answer, error: errorSummary(err) }, "request rejected");
+    if (logger.isLevelEnabled?.("info") !== false) logger.info({ ...answerFields(requestId, status, code, traceId), error: errorSummary(err) }, "request rejected");
     return;
   }
   const error = errorSummary(err);
-  logger.error({ ...answer, error }, "request failed");
-  const stack = (err as { stack?: unknown } | null)?.stack;
-  if (typeof stack !== "string") return;
+  logger.error({ ...answerFields(requestId, status, code, traceId), error }, "request failed");
+  const stack = errorStack(err);
+  if (stack === undefined || logger.debug === undefined) return;
   // The stack's first line repeats the message: when the message was replaced, so is that line.
   const frames = stack.indexOf("\n    at ");
-  const safeStack = error.issues && frames >= 0 ? `${error.name}: ${error.message}${stack.slice(frames)}` : redactUrlCredentials(stack);
-  logger.debug?.({ requestId: answer.requestId, stack: safeStack }, "request failed: stack");
+  const safeStack = error.issues && frames >= 0 ? `${error.name}: ${error.message}${stack.slice(frames)}` : stack;
+  logger.debug?.({ requestId, stack: safeStack }, "request failed: stack");
 }
 
-type ErrorSummary = { name: string; message: string; code?: string | number; status?: number; issues?: ProblemIssue[] };
+function answerFields(requestId: string, status: number, code: string, traceId: string | undefined): Record<string, unknown> {
+  return traceId === undefined ? { requestId, status, code } : { requestId, status, code, traceId };
+}
+
+type ErrorSummary = SafeSummary & { status?: number; issues?: ProblemIssue[] };
 
 function errorSummary(err: unknown): ErrorSummary {
-  if (typeof err !== "object" || err === null) return { name: typeof err, message: redactUrlCredentials(String(err)) };
-  const { name, message, code, issues } = err as { name?: unknown; message?: unknown; code?: unknown; issues?: unknown };
-  const summary: ErrorSummary = { name: typeof name === "string" ? name : "Object", message: typeof message === "string" ? redactUrlCredentials(message) : "" };
+  const summary: ErrorSummary = safeSummary(err);
+  if (typeof err !== "object" || err === null) return summary;
+  const { issues } = err as { issues?: unknown };
   // A validation library's message quotes the rejected value (valibot: 'but received "4242 4242 4242 4242"'): its issues say where instead.
   if (Array.isArray(issues)) Object.assign(summary, { message: `${issues.length} validation issue(s)`, issues: schemaIssues(issues as SchemaIssue[]) });
   const status = carriedStatus(err);
-  return {
-    ...summary,
-    ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
-    ...(status === undefined ? {} : { status }),
-  };
+  return status === undefined ? summary : { ...summary, status };
 }
 
 /** The status the error carries itself: for a downstream's error, what that service answered (kept for the log only). */

@@ -28,6 +28,7 @@ describe("createProblemHandler", () => {
     const logger = {
       isLevelEnabled: (level: string) => level !== "info",
       info: () => void calls.push("info"),
+      warn: () => void calls.push("warn"),
       error: () => void calls.push("error"),
     };
     const toProblem = createProblemHandler({ logger });

@@ -3,7 +3,8 @@ import { classifyError } from "./classify";
 import type { ProblemDefinition } from "./define-problem";
 import type { ProblemIssue } from "./issues";
 import type { Localize, LocalizedText } from "./localize";
-import { consoleLogger, logProblem, type ProblemLogger } from "./log";
+import { logProblem } from "./log";
+import { consoleLogger, type BlockLogger as ProblemLogger } from "./logger";
 import { DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";
 import { traceIdOf } from "./trace-id";
 
@@ -54,7 +55,7 @@ export type ErrorHandlerOptions = {
    * status an idempotency route's `statusMap` put on its error.
    */
   statuses?: StatusTable | undefined;
-  /** @default consoleLogger (server errors as JSON on stderr) */
+  /** @default consoleLogger (server errors as JSON lines on stderr) */
   logger?: ProblemLogger | undefined;
   metrics?: ProblemMetrics | undefined;
   /** Your problem definitions (`defineProblem`): their codes, statuses, titles and types. */
@@ -74,7 +75,8 @@ const SERVER_ERROR_DETAIL = "The server could not complete the request. Quote th
 /**
  * Resolves the options once and returns the function every adapter calls: it classifies the
  * error, logs it with the requestId, counts it, and returns the problem to send. `hasCode`
- * says whether a code is in the table.
+ * says whether a code is in the table; `localizes`, whether `acceptLanguage` is read at all (an
+ * adapter can skip looking the header up).
  *
  * @example
  * const toProblem = createProblemHandler({ logger });
@@ -98,23 +100,24 @@ export function createProblemHandler(options: ErrorHandlerOptions = {}) {
     const { status, code, detail, issues, headers, definition, extensions } = classifyError(err, classifyOptions);
     const known = definition ?? definitions.get(code);
     const traceId = traceIdOf(single(request.traceparent));
+    // Members set one by one, in the order clients read them: no throwaway objects for the optional ones.
     const body: ProblemBody = {
       ...extensions,
       type: known?.type ?? typeOf(code),
       title: known?.title ?? statusTitle(status),
       status,
       detail: detail ?? (status >= 500 ? SERVER_ERROR_DETAIL : (known?.title ?? statusTitle(status))),
-      ...(request.path === undefined ? {} : { instance: request.path }),
-      code,
-      requestId: request.requestId,
-      ...(traceId === undefined ? {} : { traceId }),
-      ...(issues ? { issues } : {}),
-    };
-    logProblem(logger, err, { requestId: request.requestId, status, code, ...(traceId === undefined ? {} : { traceId }) });
+    } as ProblemBody;
+    if (request.path !== undefined) body.instance = request.path;
+    body.code = code;
+    body.requestId = request.requestId;
+    if (traceId !== undefined) body.traceId = traceId;
+    if (issues) body.issues = issues;
+    logProblem(logger, err, request.requestId, status, code, traceId);
     metrics?.count(status, code);
     const answer = { ...headers, "content-type": PROBLEM_CONTENT_TYPE };
     return { status, headers: localize ? localized(localize, body, single(request.acceptLanguage), answer) : answer, body };
-  }, { hasCode });
+  }, { hasCode, localizes: localize !== undefined });
 }
 
 /** Applies `localize` to the body in place; a translation that throws leaves the problem as it was. */

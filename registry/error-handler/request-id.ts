@@ -1,7 +1,49 @@
-// The request's id: the one the logger block (or the framework) already gave it, else a fresh one.
+// A request's id: the caller's `x-request-id` (or one a framework gave) when it is safe to log, a fresh UUID otherwise.
+// One source: the logger and error-handler blocks vendor identical copies.
 
-/** The same rule as the logger block: short and plain, so a client cannot forge log lines through it. */
+/**
+ * The header read on the way in and echoed on the way out.
+ *
+ * @example
+ * await fetch(url, { headers: { [REQUEST_ID_HEADER]: getLoggerContext()?.requestId ?? "" } });
+ */
+export const REQUEST_ID_HEADER = "x-request-id";
+
+/**
+ * Options of the logger block's framework middlewares.
+ *
+ * @example
+ * app.use(requestId({ header: "x-correlation-id", generate: () => `req_${ulid()}` }));
+ */
+export type RequestIdOptions = {
+  /** Header to read and echo (any case). @default "x-request-id" */
+  header?: string;
+  /** Makes an id when the incoming one is missing or unsafe. @default crypto.randomUUID */
+  generate?: (() => string) | undefined;
+};
+
+/**
+ * Short and plain on purpose: the id lands in every log line, so a client must not be able to
+ * inject newlines, quotes or kilobytes into them. Covers UUIDs, ULIDs, base64 and trace ids.
+ */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/;
+
+function isSafeRequestId(candidate: unknown): candidate is string {
+  return typeof candidate === "string" && SAFE_REQUEST_ID.test(candidate);
+}
+
+/**
+ * Returns `incoming` when it is a safe id, otherwise a generated one. Header values arrive as
+ * `string | string[] | undefined`; a repeated header is never trusted.
+ *
+ * @example
+ * resolveRequestId("req_01HZX");       // "req_01HZX"
+ * resolveRequestId("a\nfake log line"); // "6f1c...-uuid"
+ * resolveRequestId(undefined, { generate: () => `req_${ulid()}` });
+ */
+export function resolveRequestId(incoming: unknown, options: Pick<RequestIdOptions, "generate"> = {}): string {
+  return isSafeRequestId(incoming) ? incoming : (options.generate ?? (() => crypto.randomUUID()))();
+}
 
 /**
  * The first usable candidate, in the order given; a random UUID when none is. Numbers count
@@ -14,7 +56,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/;
 export function pickRequestId(...candidates: unknown[]): string {
   for (const candidate of candidates) {
     if (typeof candidate === "number" && Number.isFinite(candidate)) return String(candidate);
-    if (typeof candidate === "string" && SAFE_REQUEST_ID.test(candidate)) return candidate;
+    if (isSafeRequestId(candidate)) return candidate;
   }
   return crypto.randomUUID();
 }

@@ -1,4 +1,5 @@
 // The one table from error `code` to HTTP status, and the titles of the statuses themselves.
+import { BLOCK_ERROR_STATUSES } from "./block-error-codes";
 
 /** Which status each error code answers with. Edit it here, or extend it per app with the `statuses` option. */
 export type StatusTable = Readonly<Record<string, number>>;
@@ -12,25 +13,12 @@ const OWN_STATUSES = {
 } as const;
 
 /**
- * The other blocks' codes, learnt by `code` alone (no import), with the status each answers when
- * the error does not say. Their errors carry their own `status` (the idempotency route's
- * `statusMap` already applied), and that status wins over this table.
+ * The other blocks' codes, learnt by `code` alone (no import: block-error-codes.ts is a copy of the
+ * file they build their errors from), with the status each answers when the error does not say.
+ * Their errors carry their own `status` (the idempotency route's `statusMap` already applied), and
+ * that status wins over this table.
  */
-export const BLOCK_STATUSES: StatusTable = {
-  // registry/idempotency/errors.ts
-  IDEMPOTENCY_KEY_MISSING: 400,
-  IDEMPOTENCY_KEY_INVALID: 400,
-  IDEMPOTENCY_PAYLOAD_INVALID: 400,
-  RECORD_NOT_FOUND: 404,
-  KEY_REUSED_WITH_DIFFERENT_REQUEST: 409,
-  REQUEST_IN_PROGRESS: 409,
-  REQUEST_FAILED: 409,
-  STORE_UNAVAILABLE: 503,
-  // registry/rate-limiter/errors.ts
-  RATE_LIMITED: 429,
-  RATE_LIMIT_BANNED: 403,
-  RATE_LIMITER_UNAVAILABLE: 503,
-};
+export const BLOCK_STATUSES: StatusTable = { ...BLOCK_ERROR_STATUSES.idempotency, ...BLOCK_ERROR_STATUSES.rateLimiter };
 
 /**
  * Every code this block answers with by default. Anything thrown with a code that is not here (or

@@ -1,7 +1,7 @@
 // Every store call bounded by the store timeout, and every failure of one counted: written once, used by every path.
 import type { Observer } from "./observer";
 import type { IdempotencyStore } from "./types";
-import { withTimeout } from "./utils/with-timeout";
+import { withTimeout } from "./utils/time-limit";
 
 /** A store method, as the `method` label of `idempotency_store_errors_total` names it. */
 export type StoreMethod = Exclude<keyof IdempotencyStore, "table"> | "transaction";

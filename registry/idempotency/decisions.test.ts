@@ -1,7 +1,7 @@
 // Each decision of the handler writes one structured line carrying the scope and a status, and counts its metric.
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler, type IdempotencyHandlerOptions } from "./handler";
-import { MemoryStore } from "./stores/memory-store";
+import { MemoryStore } from "./testing/memory-store";
 import { deferred, outcome } from "./testing/deferred";
 import { recordingLogger, recordingMetrics, type LogLine } from "./testing/recorders";
 import type { CachedRecord, IdempotencyCache, IdempotencyStore } from "./types";

@@ -1,4 +1,5 @@
 // IdempotencyError: a stable machine-readable code per failure, and its default HTTP status.
+import { BLOCK_ERROR_STATUSES } from "./block-error-codes";
 
 export const IdempotencyErrorCode = {
   IDEMPOTENCY_KEY_MISSING: "IDEMPOTENCY_KEY_MISSING",
@@ -12,16 +13,7 @@ export const IdempotencyErrorCode = {
 } as const;
 export type IdempotencyErrorCode = (typeof IdempotencyErrorCode)[keyof typeof IdempotencyErrorCode];
 
-export const DEFAULT_ERROR_STATUS: Record<IdempotencyErrorCode, number> = {
-  IDEMPOTENCY_KEY_MISSING: 400,
-  IDEMPOTENCY_KEY_INVALID: 400,
-  IDEMPOTENCY_PAYLOAD_INVALID: 400,
-  RECORD_NOT_FOUND: 404,
-  KEY_REUSED_WITH_DIFFERENT_REQUEST: 409,
-  REQUEST_IN_PROGRESS: 409,
-  REQUEST_FAILED: 409,
-  STORE_UNAVAILABLE: 503,
-};
+export const DEFAULT_ERROR_STATUS: Readonly<Record<IdempotencyErrorCode, number>> = BLOCK_ERROR_STATUSES.idempotency;
 
 /** Per-route overrides of the default statuses, e.g. `{ REQUEST_IN_PROGRESS: 425 }`. */
 export type IdempotencyStatusMap = Partial<Record<IdempotencyErrorCode, number>>;

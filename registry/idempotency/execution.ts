@@ -6,7 +6,7 @@ import type { OperationContext } from "./operation-context";
 import { serializeResult } from "./result-json";
 import { StepLog, type Step } from "./steps";
 import type { IdempotencyScope, IdempotencyStore, StepResults } from "./types";
-import { sleep } from "./utils/with-timeout";
+import { sleep } from "./utils/time-limit";
 
 export class LeaseLostError extends Error {
   override readonly name = "LeaseLostError";

@@ -6,7 +6,7 @@ import type { FailureClassifiers, RunReport } from "./failure-policy";
 import { hashPayload } from "./fingerprint";
 import { checkScope } from "./scope";
 import { consumeMessage, type ConsumeOptions, type ConsumeResult, type InboxCore, type InboxMessage } from "./consume";
-import { silentLogger, type IdempotencyLogger } from "./logger";
+import { consoleLogger, type BlockLogger as IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { Observer } from "./observer";
 import type { IdempotentOperation, TransactionalOperation } from "./operation-context";
@@ -39,6 +39,7 @@ export type IdempotencyHandlerOptions = {
    * its result) before answering REQUEST_IN_PROGRESS; at most 300_000. @default 0 (answer at once)
    */
   waitMs?: number;
+  /** @default consoleLogger (warnings and errors as JSON lines on stderr) */
   logger?: IdempotencyLogger;
   metrics?: IdempotencyMetrics;
 };
@@ -99,10 +100,10 @@ export class IdempotencyHandler<Tx = unknown> {
     this.supportsTransactions = this.transactions !== undefined;
     if (!options.logger) {
       warnOnce(
-        "idempotency: IdempotencyHandler has no `logger`, so store outages, lost leases and unrecorded results go unseen. Pass `{ logger }` (pino, the logger block, or createLoggerAdapter).",
+        "idempotency: IdempotencyHandler has no `logger`: store outages, lost leases and unrecorded results go to stderr as bare JSON lines (consoleLogger). Pass `{ logger }` (pino, the logger block, or createLoggerAdapter).",
       );
     }
-    const observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
+    const observer = new Observer(options.logger ?? consoleLogger, options.metrics ?? noopMetrics);
     const settings = {
       ttlMs: positive("ttlMs", options.ttlMs ?? 86_400_000),
       maxRetries: positive("maxRetries", options.maxRetries ?? 3),

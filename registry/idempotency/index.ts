@@ -1,4 +1,6 @@
-// The idempotency block's public surface: the handler, its stores and caches, and its errors.
+// The idempotency block's public surface: the handler, its errors and contracts, and the default store (`add` drops
+// its lines when another store is chosen). What a selection may leave out is imported from its own file: RedisCache
+// from caches/redis-cache (the cache feature), MemoryStore from testing/memory-store (copied with the tests).
 export { IdempotencyHandler } from "./handler";
 export type { ExecuteContext, ExecuteOptions, IdempotencyHandlerOptions } from "./handler";
 export {
@@ -10,8 +12,6 @@ export {
 } from "./errors";
 export type { IdempotencyStatusMap } from "./errors";
 export { canonicalJson, hashPayload } from "./fingerprint";
-export { MemoryStore } from "./stores/memory-store";
-export type { MemoryStoreOptions } from "./stores/memory-store";
 export { PostgresStore } from "./stores/postgres-store";
 export type { PostgresStoreOptions, SqlClient, TransactionalSqlClient } from "./stores/postgres-store";
 export type { TransactionOptions } from "./transactional";
@@ -19,8 +19,6 @@ export type { IdempotentOperation, OperationContext, TransactionalOperation, Tra
 export { preparedStatements } from "./stores/prepared-statements";
 export type { PreparingClient } from "./stores/prepared-statements";
 export { postgresSchema, postgresSchemaStatements } from "./stores/postgres-schema";
-export { RedisCache } from "./caches/redis-cache";
-export type { RedisCacheOptions, RedisLike } from "./caches/redis-cache";
 export { noopCache } from "./caches/noop-cache";
 export { isCachedRecord } from "./caches/cached-record";
 export { CONSUMER_OPERATION_PREFIX, checkSource, inboxScope } from "./consume";
@@ -28,7 +26,8 @@ export type { ConsumeOptions, ConsumeResult, InboxMessage, OnDead } from "./cons
 export { LeaseLostError } from "./execution";
 export { IDEMPOTENCY_METRICS, noopMetrics } from "./metrics";
 export type { IdempotencyMetrics, IdempotencyCounter, IdempotencyHistogram, MetricLabels } from "./metrics";
-export type { IdempotencyLogger, LogMethod } from "./logger";
+export { consoleLogger, silentLogger } from "./logger";
+export type { BlockLogger as IdempotencyLogger, LogMethod } from "./logger";
 export { RecordStatus } from "./types";
 export type {
   CachedRecord,

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "./handler";
 import { runMaintenanceOnce, startMaintenance, type LockClient } from "./maintenance";
-import { MemoryStore } from "./stores/memory-store";
+import { MemoryStore } from "./testing/memory-store";
 
 /** Session advisory locks as PostgreSQL keeps them: `pg_try_advisory_lock` wins once per name until `pg_advisory_unlock`. */
 function memoryLock(): LockClient & { held: Set<string> } {

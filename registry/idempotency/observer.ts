@@ -1,6 +1,7 @@
 // Records each handler decision of the table in decisions.ts: one structured log line and its counters.
 import { DECISIONS, type Decision, type DecisionLevel, type DecisionName, type DecisionStatus } from "./decisions";
-import { silentLogger, type IdempotencyLogger } from "./logger";
+import { errorStack, errorSummary } from "./error-summary";
+import { silentLogger, type BlockLogger as IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyCounter, type IdempotencyMetrics } from "./metrics";
 import type { IdempotencyScope } from "./types";
 
@@ -48,8 +49,8 @@ export class Observer {
    */
   record(name: DecisionName, scope: IdempotencyScope | undefined, details?: DecisionDetails): void {
     const decision: Decision = DECISIONS[name];
-    // A logger without `debug` writes no debug line: nothing to build for it (every fresh request records one).
-    if (this.logging && (decision.level !== "debug" || this.logger.debug !== undefined)) {
+    // A logger without `debug`, or one whose level is above the decision's, writes no line: nothing to build for it (every fresh request records one).
+    if (this.logging && this.writes(decision.level)) {
       const fields: DecisionFields =
         scope === undefined ? { status: decision.status } : { operation: scope.operation, userId: scope.userId, key: scope.key, status: decision.status };
       if (details !== undefined) Object.assign(fields, details);
@@ -80,8 +81,8 @@ export class Observer {
   }
 
   /**
-   * An `err` field is logged as `{ name, message, code }`, never the whole object: client errors
-   * (axios, got) carry the request's headers, bearer token included. Its stack goes to a debug line.
+   * An `err` field is logged as its `errorSummary` (error-summary.ts), never the whole object: client
+   * errors (axios, got) carry the request's headers, bearer token included. Its stack goes to a debug line.
    */
   private log(level: DecisionLevel, msg: string, fields: DecisionFields): void {
     if (fields.err === undefined) {
@@ -90,8 +91,12 @@ export class Observer {
     }
     const err = errorSummary(fields.err);
     this.write(level, msg, { ...fields, err });
-    const stack = typeof fields.err === "object" && fields.err !== null && "stack" in fields.err ? fields.err.stack : undefined;
-    if (typeof stack === "string") this.write("debug", `${msg} (stack)`, { ...fields, err: { ...err, stack } });
+    const stack = errorStack(fields.err);
+    if (stack !== undefined && this.writes("debug")) this.write("debug", `${msg} (stack)`, { ...fields, err: { ...err, stack } });
+  }
+
+  private writes(level: DecisionLevel): boolean {
+    return (level !== "debug" || this.logger.debug !== undefined) && this.logger.isLevelEnabled?.(level) !== false;
   }
 
   private write(level: DecisionLevel, msg: string, fields: DecisionFields): void {
@@ -103,23 +108,4 @@ export class Observer {
       // A broken logger must never change the outcome of a request.
     }
   }
-}
-
-/**
- * What a log line keeps of an error: enough to recognise it, nothing it happens to carry.
- *
- * @example
- * errorSummary(axiosError); // { name: "AxiosError", message: "Request failed with status code 502", code: "ERR_BAD_RESPONSE" }
- */
-export function errorSummary(err: unknown): { name: string; message: string; code?: string | number } {
-  if (typeof err !== "object" || err === null) return { name: typeof err, message: String(err) };
-  const { name, message, code } = err as { name?: unknown; message?: unknown; code?: unknown };
-  // `class CardDeclined extends Error {}` inherits the name "Error": its class says more.
-  const className = err.constructor?.name;
-  const summary: { name: string; message: string; code?: string | number } = {
-    name: typeof name === "string" && !(name === "Error" && className) ? name : (className ?? "Object"),
-    message: typeof message === "string" ? message : "",
-  };
-  if (typeof code === "string" || typeof code === "number") summary.code = code;
-  return summary;
 }

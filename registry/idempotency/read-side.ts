@@ -13,7 +13,7 @@ import type {
   IdempotencyRecord,
   IdempotencyScope,
 } from "./types";
-import { withTimeout } from "./utils/with-timeout";
+import { withTimeout } from "./utils/time-limit";
 
 const CACHE_EXPIRY_MARGIN_MS = 1_000;
 

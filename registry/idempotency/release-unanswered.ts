@@ -2,7 +2,7 @@
 import type { BoundedStore } from "./bounded-store";
 import type { Observer } from "./observer";
 import type { CreateResult, IdempotencyScope } from "./types";
-import { sleep } from "./utils/with-timeout";
+import { sleep } from "./utils/time-limit";
 
 /** Releasing an unanswered create: 6 tries over ~15 s, then recovery's turn. */
 const RELEASE_ATTEMPTS = 6;

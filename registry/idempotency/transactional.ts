@@ -8,7 +8,7 @@ import type { ReadSide } from "./read-side";
 import { requestInProgress, storeUnavailable } from "./refusals";
 import { freshResult, serializeResult, UnstorableResultError } from "./result-json";
 import type { ExecuteResult, IdempotencyRecord, IdempotencyScope, IdempotencyStore, TransactionalStore } from "./types";
-import { TimeoutError } from "./utils/with-timeout";
+import { TimeoutError } from "./utils/time-limit";
 
 export type TransactionOptions = {
   /** True when the error can never succeed on retry: the writes roll back and the key is recorded FAILED. */

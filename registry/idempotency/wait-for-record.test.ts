@@ -2,7 +2,7 @@
 // It runs on MemoryStore under fake timers, so it needs no database.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "./handler";
-import { MemoryStore } from "./stores/memory-store";
+import { MemoryStore } from "./testing/memory-store";
 
 const scope = { operation: "payments:create", userId: "u_1", key: "k_1", payload: { amount: 100 } };
 

@@ -1,5 +1,5 @@
-// Chooses a request's id: the caller's `x-request-id` when it is safe to log, a fresh UUID otherwise.
-import { randomUUID } from "node:crypto";
+// A request's id: the caller's `x-request-id` (or one a framework gave) when it is safe to log, a fresh UUID otherwise.
+// One source: the logger and error-handler blocks vendor identical copies.
 
 /**
  * The header read on the way in and echoed on the way out.
@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 export const REQUEST_ID_HEADER = "x-request-id";
 
 /**
- * Options of the three framework middlewares.
+ * Options of the logger block's framework middlewares.
  *
  * @example
  * app.use(requestId({ header: "x-correlation-id", generate: () => `req_${ulid()}` }));
@@ -28,6 +28,10 @@ export type RequestIdOptions = {
  */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/;
 
+function isSafeRequestId(candidate: unknown): candidate is string {
+  return typeof candidate === "string" && SAFE_REQUEST_ID.test(candidate);
+}
+
 /**
  * Returns `incoming` when it is a safe id, otherwise a generated one. Header values arrive as
  * `string | string[] | undefined`; a repeated header is never trusted.
@@ -38,6 +42,21 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/;
  * resolveRequestId(undefined, { generate: () => `req_${ulid()}` });
  */
 export function resolveRequestId(incoming: unknown, options: Pick<RequestIdOptions, "generate"> = {}): string {
-  if (typeof incoming === "string" && SAFE_REQUEST_ID.test(incoming)) return incoming;
-  return (options.generate ?? randomUUID)();
+  return isSafeRequestId(incoming) ? incoming : (options.generate ?? (() => crypto.randomUUID()))();
+}
+
+/**
+ * The first usable candidate, in the order given; a random UUID when none is. Numbers count
+ * (pino-http's default ids are counters); an unsafe string, such as an `x-request-id` header with
+ * a newline in it, does not.
+ *
+ * @example
+ * pickRequestId(res.locals.requestId, req.id, req.headers["x-request-id"]); // "req_01HZX..."
+ */
+export function pickRequestId(...candidates: unknown[]): string {
+  for (const candidate of candidates) {
+    if (typeof candidate === "number" && Number.isFinite(candidate)) return String(candidate);
+    if (isSafeRequestId(candidate)) return candidate;
+  }
+  return crypto.randomUUID();
 }

@@ -1,6 +1,6 @@
 // startOutboxRelay's options: what each means, its default, and the one check that refuses a bad value at start.
 import { OUTBOX_INVALID_OPTIONS, OutboxError } from "./errors";
-import { silentLogger, type OutboxLogger } from "./logger";
+import { consoleLogger, type BlockLogger as OutboxLogger } from "./logger";
 import type { OutboxMetrics } from "./metrics";
 import { checkTableName, DEFAULT_OUTBOX_TABLE } from "./postgres-schema";
 import type { OutboxDatabase } from "./sql-client";
@@ -67,6 +67,7 @@ export type OutboxRelayOptions = {
   cleanupBatchSize?: number | undefined;
   /** How often the backlog gauges are sampled (one count over pending rows), when `metrics` is given. @default 15000 */
   metricsIntervalMs?: number | undefined;
+  /** @default consoleLogger (warnings and errors as JSON lines on stderr) */
   logger?: OutboxLogger | undefined;
   metrics?: OutboxMetrics | undefined;
 };
@@ -102,7 +103,7 @@ export function resolveRelayOptions(options: OutboxRelayOptions): ResolvedRelayO
     cleanupIntervalMs: options.cleanupIntervalMs ?? 60_000,
     cleanupBatchSize: options.cleanupBatchSize ?? 1000,
     metricsIntervalMs: options.metricsIntervalMs ?? 15_000,
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? consoleLogger,
     metrics: options.metrics,
   };
   const integers = ["batchSize", "maxAttempts", "cleanupBatchSize"] as const;

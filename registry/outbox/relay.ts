@@ -1,5 +1,5 @@
 // startOutboxRelay: claims due rows, publishes them outside any transaction, marks them, backs off failures, cleans up.
-import { errorFields } from "./logger";
+import { errorSummary } from "./error-summary";
 import { relayStatements } from "./relay-sql";
 import { resolveRelayOptions, type OutboxMessage, type OutboxRelayOptions } from "./relay-options";
 import { toSqlClient } from "./sql-client";
@@ -70,7 +70,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function recordFailures(failed: Array<{ message: OutboxMessage; error: unknown }>): Promise<void> {
     const { rows } = await db.query(sql.recordFailures, [
       failed.map(({ message }) => message.id),
-      failed.map(({ error }) => errorFields(error).message.slice(0, MAX_ERROR_LENGTH)),
+      failed.map(({ error }) => errorSummary(error).message.slice(0, MAX_ERROR_LENGTH)),
       failed.map(({ message }) => message.attempt),
       config.maxAttempts,
       config.retryBaseMs,
@@ -79,7 +79,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const dead = new Set((rows as Array<{ id: string; dead: boolean }>).filter((row) => row.dead).map((row) => row.id));
     for (const { message, error } of failed) {
       metrics?.increment("failed", { topic: message.topic });
-      const fields = { messageId: message.id, topic: message.topic, attempt: message.attempt, err: errorFields(error) };
+      const fields = { messageId: message.id, topic: message.topic, attempt: message.attempt, err: errorSummary(error) };
       if (!dead.has(message.id)) {
         logger.warn(fields, "outbox publish failed; will retry");
         continue;
@@ -90,7 +90,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       try {
         await config.onDead?.(message, error);
       } catch (onDeadError) {
-        logger.error({ messageId: message.id, err: errorFields(onDeadError) }, "outbox onDead threw");
+        logger.error({ messageId: message.id, err: errorSummary(onDeadError) }, "outbox onDead threw");
       }
     }
   }
@@ -121,7 +121,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         await housekeeping();
       } catch (error) {
         // The database is away or a statement failed: claimed rows come back when their lease ends.
-        logger.error({ err: errorFields(error) }, "outbox relay round failed; retrying after pollMs");
+        logger.error({ err: errorSummary(error) }, "outbox relay round failed; retrying after pollMs");
         claimed = 0;
       }
       if (claimed < config.batchSize && !stopping) await sleep(config.pollMs);
@@ -140,7 +140,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   function startListening(client: NonNullable<typeof listen>): void {
     client.on("notification", onNotification);
     Promise.resolve(client.query(`LISTEN "${config.table}"`)).catch((error: unknown) => {
-      logger.error({ err: errorFields(error) }, "outbox relay could not LISTEN; polling every pollMs instead");
+      logger.error({ err: errorSummary(error) }, "outbox relay could not LISTEN; polling every pollMs instead");
     });
   }
 

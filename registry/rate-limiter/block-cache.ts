@@ -18,6 +18,11 @@ export class BlockCache {
     this.now = now;
   }
 
+  /** Keys held: 0 lets a caller skip the lookup. */
+  get size(): number {
+    return this.blocks.size;
+  }
+
   /** How long `key` stays refused for a request of this cost under this limit, and whether it is banned; undefined when it may go to the store. */
   blocked(key: string, cost: number, limit: number): { ms: number; banned: boolean } | undefined {
     const block = this.blocks.get(key);

@@ -1,4 +1,5 @@
 // RateLimitError: RATE_LIMITED (429), RATE_LIMIT_BANNED (403) or RATE_LIMITER_UNAVAILABLE (503), recognised by its code.
+import { BLOCK_ERROR_STATUSES } from "./block-error-codes";
 
 export const RateLimitErrorCode = {
   RATE_LIMITED: "RATE_LIMITED",
@@ -9,11 +10,7 @@ export const RateLimitErrorCode = {
 } as const;
 export type RateLimitErrorCode = (typeof RateLimitErrorCode)[keyof typeof RateLimitErrorCode];
 
-export const RATE_LIMIT_ERROR_STATUS: Record<RateLimitErrorCode, number> = {
-  RATE_LIMITED: 429,
-  RATE_LIMIT_BANNED: 403,
-  RATE_LIMITER_UNAVAILABLE: 503,
-};
+export const RATE_LIMIT_ERROR_STATUS: Readonly<Record<RateLimitErrorCode, number>> = BLOCK_ERROR_STATUSES.rateLimiter;
 
 export type RateLimitErrorOptions = {
   cause?: unknown;

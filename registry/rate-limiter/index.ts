@@ -14,5 +14,6 @@ export { checkTableName, DEFAULT_RATE_LIMIT_TABLE, dropStatements, schemaSql, sc
 export { RATE_LIMIT_METRICS, noopMetrics } from "./metrics";
 export type { MetricLabels, RateLimitCounter, RateLimitHistogram, RateLimitMetrics } from "./metrics";
 export { DECISION_LOGS } from "./observer";
-export type { RateLimitLogger, LogMethod } from "./logger";
+export { consoleLogger, silentLogger } from "./logger";
+export type { BlockLogger as RateLimitLogger, LogMethod } from "./logger";
 export type { GcraRate, RateLimitDecision, RateLimitPolicy, RateLimitStore, StoreDecision } from "./types";

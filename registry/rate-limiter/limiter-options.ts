@@ -1,6 +1,6 @@
 // The RateLimiter's options, checked once at construction so a wrong value fails at start-up with its name.
 import { checkPolicy } from "./gcra";
-import type { RateLimitLogger } from "./logger";
+import type { BlockLogger as RateLimitLogger } from "./logger";
 import type { RateLimitMetrics } from "./metrics";
 import type { RateLimitPolicy } from "./types";
 
@@ -43,6 +43,7 @@ export type RateLimiterOptions = {
    * the ban is held in each process that sees the caller refused. @default none
    */
   ban?: BanOptions | undefined;
+  /** @default consoleLogger (warnings and errors as JSON lines on stderr) */
   logger?: RateLimitLogger | undefined;
   metrics?: RateLimitMetrics | undefined;
 };

@@ -109,6 +109,23 @@ describe("RateLimiter", () => {
     expect(calls).toBe(4);
   });
 
+  it("keeps the slots of calls still waiting when it drops the idle ones of many callers", async () => {
+    let hotCalls = 0;
+    const memory = new MemoryRateLimitStore();
+    const store: RateLimitStore = {
+      take: (key, rate) => {
+        if (!key.endsWith(":hot")) return memory.take(key, rate);
+        hotCalls++;
+        return new Promise(() => {});
+      },
+    };
+    const limiter = new RateLimiter(store, { limit: 1, windowMs: 60_000, timeoutMs: 20 });
+    await limiter.check("hot"); // its store call never answers: its slot stays taken
+    for (let i = 0; i < 10_050; i++) await limiter.check(`u_${i}`);
+    expect(await limiter.check("hot")).toMatchObject({ allowed: false });
+    expect(hotCalls).toBe(1);
+  });
+
   it("timeoutMs above 2^31-1 makes every store call time out: refused at construction with a clear error", () => {
     const store = new MemoryRateLimitStore();
     expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, timeoutMs: 2 ** 31 })).toThrow(/Invalid timeoutMs 2147483648: an integer from 1 to 2147483647/);

@@ -4,12 +4,13 @@ import { BlockCache } from "./block-cache";
 import { RateLimitError } from "./errors";
 import { checkPolicy, costRate, decisionOf, gcraStep, rateOf } from "./gcra";
 import { checkOptions, type CheckedOptions, type RateLimiterOptions } from "./limiter-options";
-import { silentLogger } from "./logger";
+import { errorSummary } from "./error-summary";
+import { consoleLogger } from "./logger";
 import { noopMetrics } from "./metrics";
 import { Observer } from "./observer";
 import { rateLimitedError } from "./refusals";
 import { MemoryRateLimitStore } from "./stores/memory-store";
-import type { GcraRate, RateLimitDecision, RateLimitPolicy, RateLimitStore } from "./types";
+import type { GcraRate, RateLimitDecision, RateLimitPolicy, RateLimitStore, StoreDecision } from "./types";
 import { TimeLimit, TimeoutError } from "./utils/time-limit";
 
 export type { BanOptions, OnStoreError, RateLimiterOptions } from "./limiter-options";
@@ -18,7 +19,11 @@ export { rateLimitedError } from "./refusals";
 /** Per request: `cost` units of the quota (default 1), under this caller's own `limit` (default the policy's). */
 export type CheckOptions = { cost?: number | undefined; limit?: number | undefined };
 
-type Policy = { policy: RateLimitPolicy; rate: GcraRate };
+/** `keyPrefix`: the policy's namespace in the store ("name:"), made once. */
+type Policy = { policy: RateLimitPolicy; rate: GcraRate; keyPrefix: string };
+
+/** A key's store calls (in cost units) still waiting. */
+type InFlight = { pending: number };
 
 const NO_OPTIONS: CheckOptions = {};
 
@@ -33,8 +38,11 @@ export class RateLimiter {
   private readonly store: RateLimitStore;
   private readonly options: CheckedOptions;
   private readonly policies = new Map<number, Policy>();
-  /** Store calls (in cost units) still waiting, by stored key; an entry leaves when back to 0. */
-  private readonly inFlight = new Map<string, number>();
+  /** The policy of every check that names no limit of its own. */
+  private readonly defaultPolicy: Policy;
+  /** Store calls still waiting, by stored key. */
+  private readonly inFlight = new Map<string, InFlight>();
+  private pruneSlotsAt = MAX_IDLE_SLOTS;
   /** The same policy in this process's memory: shadows every allowed decision, decides when the store cannot. */
   private readonly insurance = new MemoryRateLimitStore();
   private readonly blocks = new BlockCache();
@@ -49,9 +57,10 @@ export class RateLimiter {
     this.options = checkOptions(options);
     this.store = store;
     this.policy = this.options.policy;
-    this.policies.set(this.policy.limit, { policy: this.policy, rate: rateOf(this.policy) });
+    this.defaultPolicy = policyEntry(this.policy);
+    this.policies.set(this.policy.limit, this.defaultPolicy);
     this.timeLimit = new TimeLimit(this.options.timeoutMs, "rate-limit store");
-    this.observer = new Observer(options.logger ?? silentLogger, options.metrics ?? noopMetrics);
+    this.observer = new Observer(options.logger ?? consoleLogger, options.metrics ?? noopMetrics);
     this.labels = { policy: this.policy.name };
   }
 
@@ -60,23 +69,35 @@ export class RateLimiter {
    * or not; rejects only when the store failed and `onStoreError` is `"deny"`.
    */
   async check(key: string, options: CheckOptions = NO_OPTIONS): Promise<RateLimitDecision> {
-    const { policy, rate } = this.policyFor(options.limit);
-    const cost = checkCost(options.cost ?? 1, policy);
-    const logged = boundedKey(key);
+    const { policy, rate, keyPrefix } = options.limit === undefined ? this.defaultPolicy : this.policyFor(options.limit);
+    const cost = options.cost === undefined ? 1 : checkCost(options.cost, policy);
+    const logged = key.length <= MAX_KEY_LENGTH ? key : boundedKey(key);
     // The policy name (no ":" in it) namespaces the key: two policies on one store never share a bucket.
-    const stored = `${policy.name}:${logged}`;
-    const blocked = this.options.blockCache || this.options.ban ? this.blocks.blocked(stored, cost, policy.limit) : undefined;
+    const stored = keyPrefix + logged;
+    // An empty cache (no caller refused lately, the usual case) costs no lookup.
+    const blocked = this.blocks.size !== 0 && (this.options.blockCache || this.options.ban) ? this.blocks.blocked(stored, cost, policy.limit) : undefined;
     if (blocked) return this.refusedLocally(blocked.banned ? "banned" : "block_cached", policy, rate, logged, blocked.ms, cost, blocked.banned);
-    const pending = this.inFlight.get(stored) ?? 0;
-    if (pending + cost > (this.options.maxInFlight ?? policy.limit)) {
+    // One lookup per call: the key's slot is kept and updated in place until its calls are answered.
+    let slot = this.inFlight.get(stored);
+    if ((slot === undefined ? 0 : slot.pending) + cost > (this.options.maxInFlight ?? policy.limit)) {
       return this.refusedLocally("in_flight_limited", policy, rate, logged, Math.ceil((rate.intervalUs * cost) / 1000), cost, false);
     }
-    this.inFlight.set(stored, pending + cost);
-    const started = performance.now();
-    const call = this.store.take(stored, costRate(rate, cost));
+    if (slot === undefined) {
+      slot = { pending: cost };
+      this.addSlot(stored, slot);
+    } else slot.pending += cost;
+    const started = this.observer.metered ? performance.now() : 0;
+    let call: Promise<StoreDecision>;
+    try {
+      call = this.store.take(stored, costRate(rate, cost));
+    } catch (err) {
+      // A store that throws instead of rejecting fails like any other: the insurance decides.
+      call = Promise.reject(err as Error);
+    }
     // The slot is free when the store answers, not when we stop waiting: a store that is slow for
     // one key never holds more than `maxInFlight` of its calls.
-    const release = () => this.release(stored, cost);
+    const taken = slot;
+    const release = () => this.release(taken, cost);
     let decision: RateLimitDecision;
     try {
       decision = decisionOf(policy, rate, await this.timeLimit.bound(call, release), cost);
@@ -84,7 +105,7 @@ export class RateLimiter {
       decision = this.storeFailed(policy, rate, stored, logged, cost, err);
       return decision.allowed || !decision.counted ? decision : this.refused(decision, stored, logged, cost);
     }
-    this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
+    if (this.observer.metered) this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
     if (!decision.allowed) {
       this.observer.decision("limited", { policy: policy.name, key: logged, remaining: decision.remaining, retryAfterMs: decision.retryAfterMs });
       return this.refused(decision, stored, logged, cost);
@@ -112,20 +133,31 @@ export class RateLimiter {
     throw rateLimitedError(decision);
   }
 
-  private policyFor(limit: number | undefined): Policy {
-    const known = this.policies.get(limit ?? this.policy.limit);
+  private policyFor(limit: number): Policy {
+    const known = this.policies.get(limit);
     if (known) return known;
-    const policy = checkPolicy({ ...this.policy, limit: limit as number });
-    const entry = { policy, rate: rateOf(policy) };
+    const entry = policyEntry(checkPolicy({ ...this.policy, limit }));
     // Per-caller limits are usually a few tiers; past that, compute each time rather than grow.
-    if (this.policies.size < 100) this.policies.set(policy.limit, entry);
+    if (this.policies.size < 100) this.policies.set(limit, entry);
     return entry;
   }
 
-  private release(key: string, cost: number): void {
-    const pending = (this.inFlight.get(key) ?? cost) - cost;
-    if (pending > 0) this.inFlight.set(key, pending);
-    else this.inFlight.delete(key);
+  private release(slot: InFlight, cost: number): void {
+    slot.pending -= cost;
+  }
+
+  /**
+   * A key's slot stays when its calls are answered: the next request of that caller finds it (a
+   * map entry added and deleted per request cost more than the rest of the bookkeeping). Slots
+   * with nothing waiting are dropped together once there are more than MAX_IDLE_SLOTS.
+   */
+  private addSlot(key: string, slot: InFlight): void {
+    if (this.inFlight.size >= this.pruneSlotsAt) {
+      for (const [held, { pending }] of this.inFlight) if (pending <= 0) this.inFlight.delete(held);
+      // As many callers waiting at once: the next walk waits until there are twice as many slots.
+      this.pruneSlotsAt = Math.max(MAX_IDLE_SLOTS, this.inFlight.size * 2);
+    }
+    this.inFlight.set(key, slot);
   }
 
   /** Remembers a refusal until its Retry-After, and counts it toward a ban. */
@@ -162,7 +194,7 @@ export class RateLimiter {
     const reason = err instanceof TimeoutError ? "timeout" : "error";
     this.observer.count("storeErrors", { policy: policy.name, reason });
     // Name, message and code only: driver errors can carry connection strings and request details.
-    const fields = { policy: policy.name, key: logged, reason, err: describe(err) };
+    const fields = { policy: policy.name, key: logged, reason, err: errorSummary(err) };
     if (this.options.onStoreError === "insurance") {
       const decision = decisionOf(policy, rate, this.insurance.takeNow(stored, costRate(rate, cost)), cost);
       this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", { ...fields, remaining: decision.remaining });
@@ -179,6 +211,10 @@ export class RateLimiter {
     this.observer.decision("failed_open", fields);
     return { allowed: true, policy, remaining: policy.limit, resetMs: 0, nextMs: 0, retryAfterMs: 0, counted: false, banned: false };
   }
+}
+
+function policyEntry(policy: RateLimitPolicy): Policy {
+  return { policy, rate: rateOf(policy), keyPrefix: `${policy.name}:` };
 }
 
 /** One GCRA step on a plain map (the refusal counts): true when it fits. */
@@ -200,18 +236,14 @@ function checkCost(cost: number, policy: RateLimitPolicy): number {
 }
 
 const MAX_KEY_LENGTH = 200;
+/** Callers whose in-flight slot is kept between their requests before the idle ones are dropped. */
+const MAX_IDLE_SLOTS = 10_000;
 
 /**
- * Keys come from clients (an `Idempotency-Key` header can be kilobytes): a long one is replaced by
- * its SHA-256, so no store holds unbounded keys and PostgreSQL's index never refuses one (which
- * would fail open: a way around the limit).
+ * Keys come from clients (an `Idempotency-Key` header can be kilobytes): one longer than
+ * MAX_KEY_LENGTH is replaced by its SHA-256 (`check` calls this only for those), so no store holds
+ * unbounded keys and PostgreSQL's index never refuses one (which would fail open: a way around the limit).
  */
 function boundedKey(key: string): string {
-  if (key.length <= MAX_KEY_LENGTH) return key;
   return `sha256:${createHash("sha256").update(key).digest("hex")}`;
-}
-
-function describe(err: unknown): { name: string; message: string; code?: unknown } {
-  if (err instanceof Error) return { name: err.name, message: err.message, code: (err as { code?: unknown }).code };
-  return { name: "NonError", message: String(err) };
 }

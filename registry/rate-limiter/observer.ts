@@ -1,6 +1,7 @@
 // Turns each limiter decision into one log line and its metric, from one table.
-import type { RateLimitLogger } from "./logger";
-import type { MetricLabels, RateLimitCounter, RateLimitHistogram, RateLimitMetrics } from "./metrics";
+import { errorSummary } from "./error-summary";
+import type { BlockLogger as RateLimitLogger } from "./logger";
+import { noopMetrics, type MetricLabels, type RateLimitCounter, type RateLimitHistogram, type RateLimitMetrics } from "./metrics";
 
 type Level = "debug" | "info" | "warn" | "error";
 
@@ -36,10 +37,13 @@ export const DECISION_LOGS: Record<Outcome, { level: Level; msg: string }> = {
 export class Observer {
   private readonly logger: RateLimitLogger;
   private readonly metrics: RateLimitMetrics;
+  /** A metrics sink is set: only then is the store call timed (two clock reads) and an allowed decision counted. */
+  readonly metered: boolean;
 
   constructor(logger: RateLimitLogger, metrics: RateLimitMetrics) {
     this.logger = logger;
     this.metrics = metrics;
+    this.metered = metrics !== noopMetrics;
   }
 
   /** Logs one decision and counts it under `rate_limit_decisions_total{policy, outcome}`. */
@@ -49,11 +53,14 @@ export class Observer {
     this.count("decisions", this.decisionLabels(fields.policy, outcome));
   }
 
-  /** `decision("allowed", ...)` for the path every allowed request takes: its line is built only for a logger that writes debug. */
+  /**
+   * `decision("allowed", ...)` for the path every allowed request takes: its line is built only for
+   * a logger that writes debug, its count only for a metrics sink.
+   */
   allowed(policy: string, key: string, remaining: number): void {
     const { level, msg } = DECISION_LOGS.allowed;
     if (this.writes(level)) this.log(level, msg, { policy, key, remaining, outcome: "allowed" });
-    this.count("decisions", this.decisionLabels(policy, "allowed"));
+    if (this.metered) this.count("decisions", this.decisionLabels(policy, "allowed"));
   }
 
   /** A logger without the method, or (pino) one whose level is above it, gets no line built. */
@@ -79,7 +86,7 @@ export class Observer {
     try {
       this.metrics.increment(id, labels);
     } catch (err) {
-      this.log("warn", "rate-limit: metrics sink threw", { err });
+      this.log("warn", "rate-limit: metrics sink threw", { err: errorSummary(err) });
     }
   }
 
@@ -87,7 +94,7 @@ export class Observer {
     try {
       this.metrics.observe(id, seconds, labels);
     } catch (err) {
-      this.log("warn", "rate-limit: metrics sink threw", { err });
+      this.log("warn", "rate-limit: metrics sink threw", { err: errorSummary(err) });
     }
   }
 

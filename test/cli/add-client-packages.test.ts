@@ -13,7 +13,7 @@ const REPO = path.resolve(import.meta.dirname, "../..");
 const BLOCK = "src/blocks/idempotency";
 const PG_PACKAGES = ["pg", "@types/pg", "@electric-sql/pglite", "@types/emscripten"];
 /** The files of the pg client: its adapter, PGlite's, and their test of the maintenance lock on real PostgreSQL. */
-const PG_FILES = ["stores/clients/pg.ts", "stores/clients/pglite.ts", "stores/clients/pg.test.ts"].map((file) => `${BLOCK}/${file}`);
+const PG_FILES = ["stores/clients/pg.ts", "testing/pglite.ts", "stores/clients/pg.test.ts"].map((file) => `${BLOCK}/${file}`);
 
 const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =>
   runAdd({ blocks: ["idempotency"], cwd, yes: true, install: false, ...options });

@@ -21,7 +21,7 @@ const POSTGRES_FILES = [
   "setup/locked-jobs.ts",
   "stores/clients/pg.test.ts",
   "stores/clients/pg.ts",
-  "stores/clients/pglite.ts",
+  "testing/pglite.ts",
   "stores/clients/transaction-guard.test.ts",
   "stores/clients/transaction-guard.ts",
   "stores/postgres-rows.ts",
@@ -109,7 +109,7 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
     // The index re-exports only what was copied: no line naming the PostgreSQL store is left to break the build.
     const index = readFileSync(path.join(dir, BLOCK, "index.ts"), "utf8");
     expect(index).not.toMatch(/postgres|prepared-statements/i);
-    expect(index).toContain('export { MemoryStore } from "./stores/memory-store.js";');
+    expect(index).toContain('export { IdempotencyHandler } from "./handler.js";');
     expect(typeCheck(dir)).toEqual([]);
   }, 180_000);
 

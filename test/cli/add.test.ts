@@ -128,6 +128,15 @@ describe("blocks add", () => {
     expect(result.files.some((file) => file.target.endsWith(".test.ts") || file.target.includes("/testing/"))).toBe(false);
   });
 
+  it("copies what the selection runs: no unchosen cache, and the memory store and PGlite client only with the tests", async () => {
+    const vendored = async (tests: boolean) => (await add(await initialised(), { tests })).files.map((file) => file.target).filter((target) => target.startsWith("src/blocks/idempotency/"));
+    const withTests = await vendored(true);
+    expect(withTests).toEqual(expect.arrayContaining(["src/blocks/idempotency/testing/memory-store.ts", "src/blocks/idempotency/testing/pglite.ts"]));
+    const runtime = await vendored(false);
+    expect(runtime.filter((target) => /memory-|pglite|redis-cache/.test(target))).toEqual([]);
+    expect(withTests.filter((target) => target.includes("redis-cache"))).toEqual([]);
+  });
+
   it("fails before writing anything when a folder cannot be written", async () => {
     const dir = await initialised();
     writeFileSync(path.join(dir, "src/blocks"), "a file where the blocks folder should be\n");

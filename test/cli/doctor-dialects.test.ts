@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runDoctor } from "../../cli/commands/doctor.js";
 import { runMigrate } from "../../cli/commands/migrate.js";
+import { configureOutput } from "../../cli/utils/logger.js";
 import { mySqlDropStatements } from "../../registry/idempotency/stores/mysql-schema.js";
 import { sqliteSchemaStatements } from "../../registry/idempotency/stores/sqlite-schema.js";
 import { sampleProject } from "./wiring-projects.js";
@@ -102,6 +103,28 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     expect((await runMigrate({ cwd: dir, apply: true })).applied).toEqual([{ table, alreadyApplied: false }]);
     expect(existsSync(path.join(dir, "data/idempotency.db"))).toBe(true);
     expect(await migrationFindings(dir)).toEqual({ checkedDatabase: true, findings: [] });
+  }, 60_000);
+
+  it("SQLite without SQLITE_PATH: migrate --apply and doctor both name the default file they used and the variable to set (an app passing its own database uses another file)", async () => {
+    vi.stubEnv("SQLITE_PATH", "");
+    const table = `doc_${randomUUID().slice(0, 8)}`;
+    const { dir } = await storeProject("sqlite", table);
+    configureOutput({ silent: false });
+    const output: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => output.push(String(chunk)) > 0);
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => output.push(String(chunk)) > 0);
+    try {
+      await runMigrate({ cwd: dir, apply: true });
+      const applied = output.splice(0).join("");
+      expect(applied).toMatch(new RegExp(`${table}: applied on data/idempotency\\.db, from migrations/\\d{14}_create_${table}\\.sqlite\\.sql`));
+      expect(applied).toContain("SQLITE_PATH is not set: the tables went into data/idempotency.db, the wiring's default file");
+      const doctor = await runDoctor({ cwd: dir });
+      expect(doctor.notes).toEqual([expect.stringMatching(/^SQLITE_PATH is not set: checked data\/idempotency\.db, the wiring's default file\. If the app passes its own database/)]);
+      expect(output.join("")).toContain("SQLITE_PATH is not set: checked data/idempotency.db");
+    } finally {
+      vi.restoreAllMocks();
+      configureOutput({ silent: true });
+    }
   }, 60_000);
 
   it("without MYSQL_URL (or SQLITE_PATH and the default file) doctor checks no table and claims no check", async () => {

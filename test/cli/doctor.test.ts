@@ -9,7 +9,8 @@ import { runInit } from "../../cli/commands/init.js";
 import { tempProject } from "./helpers.js";
 
 const BROKEN = `import { Hono } from "hono";
-import { IdempotencyHandler, RedisCache } from "~/blocks/idempotency";
+import { IdempotencyHandler } from "~/blocks/idempotency";
+import { RedisCache } from "~/blocks/idempotency/caches/redis-cache";
 import { idempotency } from "~/blocks/idempotency/adapters/hono";
 
 declare const store: never;
@@ -22,7 +23,8 @@ app.post("/orders", idempotency(handler), (c) => c.json({}, 201));
 `;
 
 const FIXED = `import { Hono } from "hono";
-import { IdempotencyHandler, RedisCache } from "~/blocks/idempotency";
+import { IdempotencyHandler } from "~/blocks/idempotency";
+import { RedisCache } from "~/blocks/idempotency/caches/redis-cache";
 import { idempotency } from "~/blocks/idempotency/adapters/hono";
 import { createIdempotency } from "./idempotency-setup";
 
@@ -82,11 +84,11 @@ describe("blocks doctor", () => {
     const seen = result.findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`);
     expect(seen).toEqual(
       expect.arrayContaining([
-        "src/app.ts:7 cache-ttl",
-        "src/app.ts:8 handler-observability",
-        "src/app.ts:11 route-user-id",
-        "src/app.ts:11 route-permanent-error",
-        "src/app.ts:11 route-require-key",
+        "src/app.ts:8 cache-ttl",
+        "src/app.ts:9 handler-observability",
+        "src/app.ts:12 route-user-id",
+        "src/app.ts:12 route-permanent-error",
+        "src/app.ts:12 route-require-key",
         `src/idempotency-setup.ts:${setupLine(dir)} maintenance-scheduled`,
         `tsconfig.json:${includeLine} tests-in-build`,
       ]),

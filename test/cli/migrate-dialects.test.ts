@@ -92,6 +92,38 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     expect(second.existing).toEqual(first.written);
   }, 60_000);
 
+  it("a procedure whose body changed since its migration: an update migration drops and creates it again (and nothing else), once", async () => {
+    const table = `mig_${randomUUID().slice(0, 8)}`;
+    const dir = await storeProject("mysql", table);
+    const { written } = await runMigrate({ cwd: dir });
+    const file = path.join(dir, written[0] as string);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/\nEND \/\//, "\n  -- an older body\nEND //"));
+    const update = await runMigrate({ cwd: dir });
+    expect(update.written).toEqual([expect.stringMatching(new RegExp(`^migrations/\\d{14}_update_${table}\\.mysql\\.sql$`))]);
+    const sql = readFileSync(path.join(dir, update.written[0] as string), "utf8");
+    expect(sql).toMatch(new RegExp(`^-- Update ${table}[^]*DROP PROCEDURE IF EXISTS ${table}_create;\\n\\nDELIMITER //\\nCREATE PROCEDURE ${table}_create[^]*END //\\nDELIMITER ;\\n$`));
+    expect(sql).not.toContain("CREATE TABLE");
+    expect(sql).not.toContain("an older body");
+    expect(await runMigrate({ cwd: dir })).toMatchObject({ written: [] });
+  }, 60_000);
+
+  it("SQLite: a statement the block added since the migration (here an index) gets an update migration with it alone", async () => {
+    const table = `mig_${randomUUID().slice(0, 8)}`;
+    const dir = await storeProject("sqlite", table);
+    const { written } = await runMigrate({ cwd: dir });
+    const file = path.join(dir, written[0] as string);
+    const index = `CREATE INDEX IF NOT EXISTS ${table}_processing_idx`;
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain(index);
+    writeFileSync(file, text.replace(new RegExp(`${index}[^;]*;`), ""));
+    const update = await runMigrate({ cwd: dir });
+    expect(update.written).toEqual([expect.stringMatching(new RegExp(`^migrations/\\d{14}_update_${table}\\.sqlite\\.sql$`))]);
+    const sql = readFileSync(path.join(dir, update.written[0] as string), "utf8");
+    expect(sql).toContain(index);
+    expect(sql).not.toContain("CREATE TABLE");
+    expect(await runMigrate({ cwd: dir })).toMatchObject({ written: [] });
+  }, 60_000);
+
   it.runIf(MYSQL_URL)("[MYSQL_URL] the written file applied twice by the mariadb client: both runs succeed, and the tables and procedure are there", async () => {
     const table = `mig_${randomUUID().slice(0, 8)}`;
     mysqlTables.push(table);

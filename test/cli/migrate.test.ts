@@ -138,6 +138,23 @@ describe("blocks migrate", () => {
     expect(second).toMatchObject({ written: [], existing: ["migrations/20250101000000_create_idempotency_records.sql"] });
   });
 
+  it("a function whose body changed since its migration: an update migration redefines it (and only it), once", async () => {
+    const dir = tempProject("hono-bundler");
+    const current = postgresSchemaStatements("idempotency_records");
+    const older = current.map((statement) => (/^CREATE OR REPLACE FUNCTION \S+_claim\(/.test(statement) ? statement.replace(/\n\$\$;?$|\$\$/, (end) => `-- an older body\n${end}`) : statement));
+    expect(older).not.toEqual(current);
+    mkdirSync(path.join(dir, "migrations"), { recursive: true });
+    writeFileSync(path.join(dir, "migrations/20250101000000_create_idempotency_records.sql"), older.map((statement) => `${statement};\n`).join("\n"));
+    const first = await runMigrate({ block: "idempotency", cwd: dir });
+    expect(first.written).toEqual([expect.stringMatching(/^migrations\/\d{14}_update_idempotency_records\.sql$/)]);
+    const content = readFileSync(path.join(dir, first.written[0] ?? ""), "utf8");
+    const claim = current.find((statement) => statement.includes("_claim(")) ?? "";
+    expect(content).toContain(claim);
+    expect(content).not.toContain("CREATE TABLE");
+    expect((content.match(/CREATE OR REPLACE FUNCTION/g) ?? []).length).toBe(1);
+    expect(await runMigrate({ block: "idempotency", cwd: dir })).toMatchObject({ written: [] });
+  });
+
   it.skipIf(!url)("[DATABASE_URL] migrated before the function: the store names it and the command; --apply adds it", async () => {
     const table = `blocks_upgrade_${process.pid}`;
     const { dir, tablesOnly } = migratedBefore(table);
@@ -152,6 +169,25 @@ describe("blocks migrate", () => {
       await expect(create()).resolves.toMatchObject({ status: "CREATED" });
       const again = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
       expect(again).toMatchObject({ written: [], applied: [{ table, alreadyApplied: true }] });
+    } finally {
+      await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
+      await pool.query(`DROP FUNCTION IF EXISTS ${table}_claim, ${table}_complete`);
+      await pool.end();
+    }
+  });
+
+  it.skipIf(!url)("[DATABASE_URL] a new database (another environment) gets the create migration and every update after it from one --apply", async () => {
+    const table = `blocks_fresh_${process.pid}`;
+    const { dir } = migratedBefore(table);
+    const written = await runMigrate({ block: "idempotency", cwd: dir, table });
+    expect(written.written).toEqual([expect.stringMatching(/_update_/)]);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      // Nothing of the table exists yet: only running both files makes a working store.
+      const applied = await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
+      expect(applied).toMatchObject({ written: [], applied: [{ table, alreadyApplied: false }] });
+      const store = new PostgresStore(pool, { table });
+      await expect(store.create({ scope: { operation: "op", userId: "u", key: "k" }, requestHash: "h", ttlMs: 60_000, token: randomUUID() })).resolves.toMatchObject({ status: "CREATED" });
     } finally {
       await pool.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries`);
       await pool.query(`DROP FUNCTION IF EXISTS ${table}_claim, ${table}_complete`);

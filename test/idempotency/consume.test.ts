@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { idempotent } from "@/blocks/idempotency/adapters/hono";
 import { inboxScope, type InboxMessage } from "@/blocks/idempotency/consume";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { pgClient } from "@/blocks/idempotency/stores/clients/pg";
 import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";

@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { RedisCache } from "@/blocks/idempotency/caches/redis-cache";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
 import { recordingLogger, recordingMetrics } from "@/blocks/idempotency/testing/recorders";

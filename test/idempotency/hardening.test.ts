@@ -1,7 +1,7 @@
 // Issue 12 (an adversarial review), core side: one regression test per finding, named after what it proves.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { outcome } from "@/blocks/idempotency/testing/deferred";
 import { recordingLogger, recordingMetrics } from "@/blocks/idempotency/testing/recorders";
 import type { CachedRecord, CacheScope, IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";

@@ -6,8 +6,8 @@ import { idempotent } from "@/blocks/idempotency/adapters/express";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import type { OperationContext } from "@/blocks/idempotency/operation-context";
-import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { pgliteClient } from "@/blocks/idempotency/testing/pglite";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { dropTables, SERVICE_START_TIMEOUT_MS, uniqueTableName } from "./support/services";
 

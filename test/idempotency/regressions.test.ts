@@ -1,7 +1,7 @@
 // Faults found by the reliability suite (test/reliability), one regression test each, named after the fault.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
 import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
 import { allStoreKinds, type StoreKind } from "./support/store-harness";

@@ -5,9 +5,9 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { LeaseLostError } from "@/blocks/idempotency/execution";
 import { UnstorableResultError } from "@/blocks/idempotency/result-json";
 import { stepKeyOf } from "@/blocks/idempotency/steps";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
-import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
+import { pgliteClient } from "@/blocks/idempotency/testing/pglite";
 import { deferred, outcome } from "@/blocks/idempotency/testing/deferred";
 import type { IdempotencyStore } from "@/blocks/idempotency/types";
 

@@ -1,7 +1,8 @@
 // The logger block wired into the idempotency handler: decisions carry the request's id.
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { IdempotencyHandler, MemoryStore, type IdempotencyHandlerOptions } from "@/blocks/idempotency";
+import { IdempotencyHandler, type IdempotencyHandlerOptions } from "@/blocks/idempotency";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { logger, runWithLoggerContext } from "@/blocks/logger";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 

@@ -63,7 +63,7 @@ function problemResponse(toProblem: ToProblem, err: unknown, request: Request, r
     requestId: id,
     path: new URL(request.url).pathname,
     traceparent: request.headers.get("traceparent"),
-    acceptLanguage: request.headers.get("accept-language"),
+    acceptLanguage: toProblem.localizes ? request.headers.get("accept-language") : undefined,
   });
   return new Response(JSON.stringify(body), { status, headers });
 }

@@ -38,6 +38,7 @@ export function problemDetails(options: ErrorHandlerOptions = {}): { onError: Er
 function respond(c: Context, toProblem: ToProblem, err: unknown): Response {
   // The logger block's (and hono/request-id's) `requestId` variable, else the incoming header.
   const requestId = pickRequestId(c.get("requestId" as never), c.req.header("x-request-id"));
-  const { status, headers, body } = toProblem(err, { requestId, path: c.req.path, traceparent: c.req.header("traceparent"), acceptLanguage: c.req.header("accept-language") });
+  const acceptLanguage = toProblem.localizes ? c.req.header("accept-language") : undefined;
+  const { status, headers, body } = toProblem(err, { requestId, path: c.req.path, traceparent: c.req.header("traceparent"), acceptLanguage });
   return new Response(JSON.stringify(body), { status, headers });
 }

@@ -1,7 +1,7 @@
 // A ProblemLogger that keeps its lines in memory, for tests.
-import type { ProblemLogger } from "../log";
+import type { BlockLogger as ProblemLogger } from "../logger";
 
-export type CapturedLine = { level: "error" | "info" | "debug"; msg: string } & Record<string, unknown>;
+export type CapturedLine = { level: "error" | "warn" | "info" | "debug"; msg: string } & Record<string, unknown>;
 
 /**
  * @example
@@ -12,5 +12,5 @@ export type CapturedLine = { level: "error" | "info" | "debug"; msg: string } & 
 export function captureLogger(): { logger: ProblemLogger; lines: CapturedLine[] } {
   const lines: CapturedLine[] = [];
   const at = (level: CapturedLine["level"]) => (obj: Record<string, unknown>, msg: string) => void lines.push({ ...obj, level, msg });
-  return { logger: { error: at("error"), info: at("info"), debug: at("debug") }, lines };
+  return { logger: { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug") }, lines };
 }

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import express, { type ErrorRequestHandler, type Request } from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import type { IdempotencyStore } from "../types";
 import { idempotency, idempotent } from "./express";
 

@@ -65,12 +65,12 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
   const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & { run: (req: Request, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, expressDefaults);
   return async function idempotentRoute(req, res, next) {
-    const outcome = await protect(
+    const verdict = await protect(
       req,
       requestOf(req, res, async (ctx) => toHttpResponse(await run(req, ctx))),
     );
-    if (outcome.kind === "error") next(outcome.error);
-    else if (outcome.response) send(res, outcome.response);
+    if (verdict.kind === "error") next(verdict.error);
+    else if (verdict.kind !== "uncaptured") send(res, verdict.response);
   };
 }
 
@@ -89,7 +89,7 @@ export function idempotency(handler: IdempotencyHandler<unknown>, options: Expre
   const protect = protectRoute(handler, options, expressDefaults, "Express's idempotency() middleware");
   return async function idempotencyMiddleware(req, res, next) {
     let capture: NodeResponseCapture | undefined;
-    const outcome = await protect(
+    const verdict = await protect(
       req,
       requestOf(req, res, () => {
         capture = captureNodeResponse(res);
@@ -97,9 +97,10 @@ export function idempotency(handler: IdempotencyHandler<unknown>, options: Expre
         return capture.response;
       }),
     );
-    if (outcome.kind === "error") next(outcome.error);
-    else if (outcome.kind === "ran") capture?.release();
-    else send(res, outcome.response);
+    // The route's own answer is held back in the capture; a stream already went out.
+    if (verdict.kind === "error") next(verdict.error);
+    else if (verdict.kind === "answered") capture?.release();
+    else if (verdict.kind !== "uncaptured") send(res, verdict.response);
   };
 }
 

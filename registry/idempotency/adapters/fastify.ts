@@ -2,9 +2,9 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
+import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { protectRoute, UncapturableResponseError, type Protect, type ProtectedRequest, type ProtectOutcome } from "../http/protect";
+import { protectRoute, type HttpVerdict, type Protect, type ProtectedRequest } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
 import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
@@ -49,17 +49,17 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
   };
   const protect = protectRoute(handler, routeOptions, fastifyDefaults);
   return async function idempotentRoute(request, reply) {
-    const outcome = await protect(
+    const verdict = await protect(
       request,
       requestOf(request, reply, async (ctx) => toHttpResponse(await run(request, reply, ctx))),
     );
-    if (outcome.kind === "error") throw outcome.error;
-    return outcome.response ? send(reply, outcome.response) : reply;
+    if (verdict.kind === "error") throw verdict.error;
+    return verdict.kind === "uncaptured" ? reply : send(reply, verdict.response);
   };
 }
 
 /** A protected request whose route is running: its response is captured in onSend, an error it threw in onError. */
-type Running = { capture(response: HttpResponse | undefined): void; threw(error: unknown): void; outcome: Promise<ProtectOutcome> };
+type Running = { capture(response: HttpResponse | undefined): void; threw(error: unknown): void; verdict: Promise<HttpVerdict> };
 
 /** Marks, in a route's config, that the plugin wrapped its handler. */
 const WRAPPED = Symbol("idempotency.wrapped");
@@ -116,7 +116,7 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
       const body = payloadBytes(payload);
       run.capture(body && { status: reply.statusCode, headers: normalizeHeaders(reply.getHeaders()), body });
       // The record is written before the client can see the response and retry.
-      await run.outcome;
+      await run.verdict;
       return payload;
     });
 
@@ -138,10 +138,10 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
     const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
     let capture!: Running["capture"];
     let thrown: unknown;
-    const response = new Promise<HttpResponse>((resolve, reject) => {
-      capture = (captured) => (captured ? resolve(captured) : reject(new UncapturableResponseError("the route sent a stream or hijacked the reply")));
+    const response = new Promise<HttpResponse | Uncaptured>((resolve) => {
+      capture = (captured) => resolve(captured ?? { uncaptured: "the route sent a stream or hijacked the reply" });
     });
-    const outcome = protect(
+    const verdict = protect(
       request,
       requestOf(
         request,
@@ -154,13 +154,13 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
       ),
     );
     // Either the route may run now (its response arrives in onSend), or the answer is already known.
-    const decided = await Promise.race([routeStarted, outcome]);
+    const decided = await Promise.race([routeStarted, verdict]);
     if (!decided) {
-      running.set(request, { capture, threw: (error) => (thrown = error), outcome });
+      running.set(request, { capture, threw: (error) => (thrown = error), verdict });
       return routeHandler.call(this, request, reply);
     }
     if (decided.kind === "error") throw decided.error;
-    return decided.response ? send(reply, decided.response) : reply;
+    return decided.kind === "uncaptured" ? reply : send(reply, decided.response);
   };
 }
 

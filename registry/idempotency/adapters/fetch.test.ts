@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import { idempotent, withIdempotency } from "./fetch";
 
 /** Your app's auth, here a header; in Next.js it is your session (`await auth()`). */

@@ -1,10 +1,10 @@
 // Fetch-standard adapter (Next.js route handlers, Bun.serve, Deno.serve, Remix actions): `withIdempotency()` and `idempotent()`.
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { bodyBytes, toHttpResponse, type HttpHeaders, type HttpResponse, type RouteResult } from "../http/http-response";
+import { bodyBytes, toHttpResponse, wireBody, type HttpHeaders, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { requestTarget } from "../http/request-fingerprint";
-import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { protectRoute, type ProtectedRequest } from "../http/protect";
 import type { TransactionContext } from "../operation-context";
 import type { CanTransact, FrameworkDefaults, GetOperation, IdempotencyRouteOptions, RouteContext, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
@@ -101,16 +101,16 @@ export function withIdempotency<Context>(
   const routeOf = route as FetchRoute<Context>;
   return async function idempotentFetchRoute(request, context) {
     let original: Response | undefined;
-    const outcome = await protect(
+    const verdict = await protect(
       request,
       requestOf(request, async (ctx) => {
         original = await routeOf(routeRequest(request), context, ctx);
         return readResponse(original);
       }),
     );
-    if (outcome.kind === "error") throw outcome.error;
-    // `undefined`: the route streamed, so its own response goes out as it is.
-    return outcome.response ? toResponse(outcome.response) : original!;
+    if (verdict.kind === "error") throw verdict.error;
+    // A stream goes out as the route's own response.
+    return verdict.kind === "uncaptured" ? original! : toResponse(verdict.response);
   };
 }
 
@@ -132,12 +132,14 @@ export function idempotent<Context = unknown, Tx = unknown>(
   const { run, ...routeOptions } = options as FetchRouteOptions & { transaction?: boolean; run: (request: Request, context: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectFetchRoute(handler, routeOptions);
   return async function idempotentFetchRoute(request, context) {
-    const outcome = await protect(
+    const verdict = await protect(
       request,
       requestOf(request, async (ctx) => toHttpResponse(await run(routeRequest(request), context, ctx))),
     );
-    if (outcome.kind === "error") throw outcome.error;
-    return toResponse(outcome.response!);
+    if (verdict.kind === "error") throw verdict.error;
+    // A wrapper's route returns its result, so it never streams.
+    if (verdict.kind === "uncaptured") throw new TypeError("idempotency: a wrapper-style route cannot stream.");
+    return toResponse(verdict.response);
   };
 }
 
@@ -176,10 +178,10 @@ function requestOf(request: Request, produce: ProtectedRequest["produce"]): Prot
 }
 
 /** Reads the route's response into bytes; the client gets a copy built from them, as a retry later does. */
-async function readResponse(response: Response): Promise<HttpResponse> {
+async function readResponse(response: Response): Promise<HttpResponse | Uncaptured> {
   // A response marked as a stream may never end, so reading it to record it could hang the request.
   if (response.headers.get("transfer-encoding") === "chunked" || response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    throw new UncapturableResponseError("the route returned a streaming response");
+    return { uncaptured: "the route returned a streaming response" };
   }
   const body = Buffer.from(await response.arrayBuffer());
   const headers: HttpHeaders = Object.fromEntries(response.headers);
@@ -196,8 +198,11 @@ function toResponse(response: HttpResponse): Response {
   }
   // A Response may not carry a body with 204, 205 or 304.
   const empty = response.body.length === 0 || response.status === 204 || response.status === 205 || response.status === 304;
-  // A view, not a copy: the Response copies the bytes into a body of its own.
-  return new Response(empty ? null : bodyBytes(response.body), { status: response.status, headers });
+  if (empty) return new Response(null, { status: response.status, headers });
+  // UTF-8 bytes as their text: Node 20 builds a Response from a string for about two thirds of the CPU
+  // it takes for the same bytes (26 against 36 µs, alternating rounds). Other bytes go as a view, not a copy.
+  const body = wireBody(response.body);
+  return new Response(typeof body === "string" ? body : bodyBytes(body), { status: response.status, headers });
 }
 
 /** Each request body the fingerprint read, so the route reads it again instead of a spent body. */

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import type { IdempotencyStore } from "../types";
 import { idempotency, idempotent } from "./hono";
 

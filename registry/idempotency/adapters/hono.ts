@@ -4,11 +4,11 @@ import { routePath } from "hono/route";
 import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { bodyBytes, toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
+import { bodyBytes, toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
-import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { protectRoute, type ProtectedRequest } from "../http/protect";
 import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
 
@@ -44,9 +44,9 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
   const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (c: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, routeOptions, honoDefaults);
   return async function idempotentRoute(c: Context): Promise<Response> {
-    const outcome = await protect(c, requestOf(c, async (ctx) => toHttpResponse(await run(c, ctx))));
-    if (outcome.kind === "error") throw outcome.error;
-    return outcome.response ? send(c, outcome.response) : c.res;
+    const verdict = await protect(c, requestOf(c, async (ctx) => toHttpResponse(await run(c, ctx))));
+    if (verdict.kind === "error") throw verdict.error;
+    return verdict.kind === "uncaptured" ? c.res : send(c, verdict.response);
   };
 }
 
@@ -62,7 +62,7 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
 export function idempotency(handler: IdempotencyHandler<unknown>, options: HonoRouteOptions = {}): MiddlewareHandler {
   const protect = protectRoute(handler, options, honoDefaults, "Hono's idempotency() middleware");
   return async function idempotencyMiddleware(c, next) {
-    const outcome = await protect(
+    const verdict = await protect(
       c,
       requestOf(
         c,
@@ -73,8 +73,9 @@ export function idempotency(handler: IdempotencyHandler<unknown>, options: HonoR
         () => c.error,
       ),
     );
-    if (outcome.kind === "error") throw outcome.error;
-    if (outcome.kind === "send") return send(c, outcome.response);
+    // The handler's own response is `c.res` already (answered, or a stream that went out as it is).
+    if (verdict.kind === "error") throw verdict.error;
+    if (verdict.kind === "replayed" || verdict.kind === "refused") return send(c, verdict.response);
   };
 }
 
@@ -93,12 +94,12 @@ function requestOf(c: Context, produce: ProtectedRequest["produce"], thrownError
 }
 
 /** Reads the handler's response into bytes; when that spends its body, puts an identical one back for the client. */
-async function captureResponse(c: Context): Promise<HttpResponse> {
+async function captureResponse(c: Context): Promise<HttpResponse | Uncaptured> {
   const res = c.res;
   // Hono's streaming helpers declare chunked transfer (SSE also its content type); reading such a
   // body could wait forever. A plain `stream()` declares nothing, so it is read to its end and recorded.
   if (res.headers.get("transfer-encoding") === "chunked" || res.headers.get("content-type")?.startsWith("text/event-stream")) {
-    throw new UncapturableResponseError("the route returned a streaming response");
+    return { uncaptured: "the route returned a streaming response" };
   }
   const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
   const cookies = res.headers.getSetCookie();

@@ -6,7 +6,7 @@ import Router from "@koa/router";
 import Koa, { type Middleware } from "koa";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import { idempotency, idempotent } from "./koa";
 
 type User = { id: string };

@@ -4,9 +4,9 @@ import type { Context, Middleware } from "koa";
 import type { IdempotencyHandler } from "../handler";
 import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
+import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { protectRoute, UncapturableResponseError, type ProtectedRequest } from "../http/protect";
+import { protectRoute, type ProtectedRequest } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
 import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
@@ -61,9 +61,10 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
   const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (ctx: Context, op: RouteContext) => RouteResult | Promise<RouteResult> };
   const protect = protectRoute(handler, withKoaErrors(routeOptions), koaDefaults);
   return async function idempotentRoute(ctx) {
-    const outcome = await protect(ctx, requestOf(ctx, async (op) => toHttpResponse(await run(ctx, op))));
-    if (outcome.kind === "error") throw outcome.error;
-    send(ctx, outcome.response!);
+    const verdict = await protect(ctx, requestOf(ctx, async (op) => toHttpResponse(await run(ctx, op))));
+    if (verdict.kind === "error") throw verdict.error;
+    // A wrapper's route returns its result, so it never streams.
+    if (verdict.kind !== "uncaptured") send(ctx, verdict.response);
   };
 }
 
@@ -82,15 +83,16 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
 export function idempotency(handler: IdempotencyHandler<unknown>, options: KoaRouteOptions = {}): Middleware {
   const protect = protectRoute(handler, withKoaErrors(options), koaDefaults, "Koa's idempotency() middleware");
   return async function idempotencyMiddleware(ctx, next) {
-    const outcome = await protect(
+    const verdict = await protect(
       ctx,
       requestOf(ctx, async () => {
         await next();
         return captureResponse(ctx);
       }),
     );
-    if (outcome.kind === "error") throw outcome.error;
-    if (outcome.kind === "send") send(ctx, outcome.response);
+    // The route's own answer is on `ctx` already (answered, or a stream body that goes out as it is).
+    if (verdict.kind === "error") throw verdict.error;
+    if (verdict.kind === "replayed" || verdict.kind === "refused") send(ctx, verdict.response);
   };
 }
 
@@ -121,9 +123,9 @@ function requestOf(ctx: Context, produce: ProtectedRequest["produce"]): Protecte
 }
 
 /** Turns what the route left on `ctx` into bytes, and puts those same bytes back as the body Koa sends. */
-function captureResponse(ctx: Context): HttpResponse {
+function captureResponse(ctx: Context): HttpResponse | Uncaptured {
   const body: unknown = ctx.body;
-  if (body instanceof Stream) throw new UncapturableResponseError("the route set a stream as the body");
+  if (body instanceof Stream) return { uncaptured: "the route set a stream as the body" };
   let bytes: Buffer;
   if (body === undefined || body === null) bytes = Buffer.alloc(0);
   else if (typeof body === "string") bytes = Buffer.from(body, "utf8");

@@ -17,7 +17,7 @@ import {
 import { APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor, type NestHttpRequest } from "./nestjs";
 
 type AuthedRequest = NestHttpRequest & { user: { id: string } };

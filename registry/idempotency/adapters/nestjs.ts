@@ -16,9 +16,9 @@ import { lastValueFrom, of, type Observable } from "rxjs";
 import type { IdempotencyHandler } from "../handler";
 import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
-import { toHttpResponse, wireBody, type HttpResponse, type RouteResult } from "../http/http-response";
+import { toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { protectRoute, UncapturableResponseError, type Protect } from "../http/protect";
+import { protectRoute, type Protect } from "../http/protect";
 import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "../http/route-options";
 import { checkTransaction } from "../http/route-transaction";
 import { IdempotencySetupError } from "../http/user-id";
@@ -155,7 +155,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<NestHttpRequest>();
     const response = context.switchToHttp().getResponse<PlatformResponse>();
     let value: unknown;
-    const outcome = await this.#protect(options)(request, {
+    const verdict = await this.#protect(options)(request, {
       method: request.method,
       url: request.originalUrl ?? request.url,
       keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
@@ -167,12 +167,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return responseOf(value, response);
       },
     });
-    if (outcome.kind === "error") throw outcome.error;
-    if (outcome.kind === "ran") return of(outcome.response ? sendFirst(response, outcome.response) : value);
-    if (request.idempotency?.outcome === "replayed") return of(sendReplay(response, outcome.response));
+    if (verdict.kind === "error") throw verdict.error;
+    if (verdict.kind === "answered") return of(sendFirst(response, verdict.response));
+    // A stream or file goes out as Nest sends the route's own value.
+    if (verdict.kind === "uncaptured") return of(value);
+    if (verdict.kind === "replayed") return of(sendReplay(response, verdict.response));
     // An idempotency decision: a Nest exception, so the app's exception filters format it as they do any other.
-    setHeaders(response, outcome.response);
-    throw new HttpException(JSON.parse(outcome.response.body.toString("utf8")) as object, outcome.response.status);
+    setHeaders(response, verdict.response);
+    throw new HttpException(JSON.parse(verdict.response.body.toString("utf8")) as object, verdict.response.status);
   }
 
   #protect(options: NestRouteOptions): Protect<NestHttpRequest> {
@@ -193,8 +195,8 @@ function withHttpExceptions(options: NestRouteOptions): NestRouteOptions {
 }
 
 /** Serializes the route's value the way it will go out; a stream or file is never recorded. */
-function responseOf(value: unknown, response: PlatformResponse): HttpResponse {
-  if (value instanceof StreamableFile || value instanceof Readable) throw new UncapturableResponseError("the route returned a stream");
+function responseOf(value: unknown, response: PlatformResponse): HttpResponse | Uncaptured {
+  if (value instanceof StreamableFile || value instanceof Readable) return { uncaptured: "the route returned a stream" };
   return toHttpResponse({ status: response.statusCode, headers: response.getHeaders() as NonNullable<RouteResult["headers"]>, body: value });
 }
 

@@ -3,7 +3,7 @@ import type { Channel, ConsumeMessage } from "amqplib";
 import { checkSource } from "../consume";
 import type { IdempotencyHandler } from "../handler";
 import type { OperationContext } from "../operation-context";
-import { sleep } from "../utils/with-timeout";
+import { sleep } from "../utils/time-limit";
 import { deliveryVerdict, parseJsonBody } from "./delivery";
 import { splitConsumerOptions, type ConsumerOptions } from "./options";
 

@@ -1,11 +1,10 @@
 // Records what a route writes to a Node ServerResponse, and holds it back until the record is stored.
 import type { ServerResponse } from "node:http";
-import { normalizeHeaders, type HttpResponse } from "./http-response";
-import { UncapturableResponseError } from "./protect";
+import { normalizeHeaders, type HttpResponse, type Uncaptured } from "./http-response";
 
 export type NodeResponseCapture = {
-  /** The route's whole response once it calls `end()`; rejects with UncapturableResponseError when it pipes a stream. */
-  response: Promise<HttpResponse>;
+  /** The route's whole response once it calls `end()`; `{ uncaptured }` when it pipes a stream. */
+  response: Promise<HttpResponse | Uncaptured>;
   /** Sends the held-back response. Called after the record is written, so a client that retries at once gets the replay. */
   release(): void;
 };
@@ -30,11 +29,9 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
   const chunks: Buffer[] = [];
   let body: Buffer | undefined;
   let onEnd: Callback | undefined;
-  let resolve!: (response: HttpResponse) => void;
-  let reject!: (err: Error) => void;
-  const response = new Promise<HttpResponse>((ok, fail) => {
+  let resolve!: (response: HttpResponse | Uncaptured) => void;
+  const response = new Promise<HttpResponse | Uncaptured>((ok) => {
     resolve = ok;
-    reject = fail;
   });
 
   const restore = () => {
@@ -45,7 +42,7 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
   function passThrough() {
     restore();
     for (const chunk of chunks) res.write(chunk);
-    reject(new UncapturableResponseError("the route piped a stream into the response"));
+    resolve({ uncaptured: "the route piped a stream into the response" });
   }
   res.on("pipe", passThrough);
 

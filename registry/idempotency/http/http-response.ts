@@ -27,6 +27,13 @@ export function wireBody(body: Buffer): string | Buffer {
   return isUtf8(body) ? body.toString("utf8") : body;
 }
 
+/** What a route that streamed its response produced: it went out as it is, so there is nothing to record, only why. */
+export type Uncaptured = { uncaptured: string };
+
+export function isUncaptured(answer: HttpResponse | Uncaptured | undefined): answer is Uncaptured {
+  return answer !== undefined && "uncaptured" in answer;
+}
+
 /** What a wrapper-style route returns: the adapter serializes it once and sends those same bytes on every replay. */
 export type RouteResult = {
   /** @default 200 */

@@ -6,13 +6,13 @@ export type { ClassifyResponse, ResponseClass } from "./classify-response";
 export type { IdempotencyContext, IdempotencyOutcome } from "./context";
 export { idempotencyErrorResponse } from "./error-response";
 export { normalizeHeaders, toHttpResponse } from "./http-response";
-export type { HttpHeaders, HttpResponse, RouteResult } from "./http-response";
+export type { HttpHeaders, HttpResponse, RouteResult, Uncaptured } from "./http-response";
 export { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "./key-header";
 export type { HeaderValue } from "./key-header";
 export { protectRoute, UncapturableResponseError } from "./protect";
 export { canonicalQuery, requestFingerprint } from "./request-fingerprint";
 export type { RequestFingerprint } from "./request-fingerprint";
-export type { Protect, ProtectedRequest, ProtectOutcome } from "./protect";
+export type { HttpVerdict, Protect, ProtectedRequest } from "./protect";
 export { resolveRouteOptions } from "./route-options";
 export type {
   FrameworkDefaults,

@@ -6,18 +6,16 @@ import type { IdempotencyHandler } from "../handler";
 import type { TransactionContext } from "../operation-context";
 import type { IdempotencyContext } from "./context";
 import { idempotencyErrorResponse, routeError } from "./error-response";
-import type { HttpResponse } from "./http-response";
+import { isUncaptured, type HttpResponse, type Uncaptured } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
 import { requestFingerprint } from "./request-fingerprint";
+import { ErrorResponse, UncapturableResponseError } from "./settlement-errors";
 import { checkTransaction } from "./route-transaction";
 import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "./route-options";
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
-/** Thrown by an adapter's capture when the route streams its response: it goes out as it is, uncaptured. */
-export class UncapturableResponseError extends Error {
-  override readonly name = "UncapturableResponseError";
-}
+export { UncapturableResponseError } from "./settlement-errors";
 
 /** What one request hands over: what identifies it, where its context lives, and how to run the route once. */
 export type ProtectedRequest = {
@@ -32,9 +30,10 @@ export type ProtectedRequest = {
   /**
    * Runs the route and resolves with its response (wrapper: serializes `run`'s result; capture:
    * records what it sends). `ctx` is what `run` gets last; in transactional mode it also holds `tx`.
-   * `ctx.signal` is made only when read: capture style never needs it.
+   * `ctx.signal` is made only when read: capture style never needs it. A route that streamed its
+   * response resolves `{ uncaptured: reason }`: it went out as it is and cannot be recorded.
    */
-  produce: (ctx: RouteContext) => Promise<HttpResponse>;
+  produce: (ctx: RouteContext) => Promise<HttpResponse | Uncaptured>;
   /**
    * Capture style: the error the route threw, when the framework turned it into the response
    * (Hono's `c.error`, Fastify's onError), so `isPermanentError` can fail the key whatever its status.
@@ -48,15 +47,20 @@ export type ProtectedRequest = {
 };
 
 /**
- * What the adapter does next:
- * - `ran`: the route ran in this request; send its own response (`undefined`: it already streamed out)
- * - `send`: send this response instead (a replay, or an idempotency error)
- * - `error`: pass this error to the framework's error handling
+ * The verdict on one request, a value each adapter maps to its framework; `outcome` is what the
+ * request's IdempotencyContext says of it, set from here once.
+ * - `answered`: the route ran in this request (or without a key); send its own response
+ * - `replayed`: send the recorded response; the route did not run
+ * - `refused`: an idempotency decision (bad or missing key, conflict, in progress, failed key, store down); send its response
+ * - `uncaptured`: the route ran and streamed its response out; nothing is left to send
+ * - `error`: pass `error` to the framework's error handling (the route threw, or `errors: "throw"`)
  */
-export type ProtectOutcome =
-  | { kind: "ran"; response: HttpResponse | undefined }
-  | { kind: "send"; response: HttpResponse }
-  | { kind: "error"; error: unknown };
+export type HttpVerdict =
+  | { kind: "answered"; outcome: "executed" | "failed" | "skipped"; response: HttpResponse }
+  | { kind: "replayed"; outcome: "replayed"; response: HttpResponse }
+  | { kind: "refused"; outcome: "rejected" | "failed"; response: HttpResponse }
+  | { kind: "uncaptured"; outcome: "uncaptured" | "skipped" }
+  | { kind: "error"; outcome: "pending" | "skipped" | "failed" | "rejected"; error: unknown };
 
 /**
  * The context of a route that runs without a key: no scope, a signal that never aborts (made only
@@ -72,34 +76,21 @@ const UNPROTECTED: RouteContext = {
     new Promise<T>((resolve) => resolve(fn(`idem_${randomUUID()}`))),
 };
 
-/** Carries an error response out of `execute`, so the key is freed or failed but the client still gets it. */
-class ErrorResponse extends Error {
-  override readonly name = "ErrorResponse";
-  readonly response: HttpResponse;
-  readonly permanent: boolean;
-
-  constructor(response: HttpResponse, permanent: boolean) {
-    // The message is what a log line shows of it: the status and the start of the body, as text.
-    super(`The route answered ${response.status}: ${response.body.toString("utf8", 0, 200)}`);
-    this.response = response;
-    this.permanent = permanent;
-  }
-}
-
 /**
- * Resolves a route's options once and returns the per-request flow. Never rejects: every error
- * comes back as an outcome, so each adapter answers it the way its framework expects. `capture`
- * names a capture-style middleware, which cannot hand its route a transaction: with
- * `transaction: true` it throws here, at start-up, as it does for a handler that cannot transact.
+ * Resolves a route's options once and returns the per-request flow. Never rejects: every request
+ * ends in a verdict, so each adapter answers it the way its framework expects. `capture` names a
+ * capture-style middleware, which cannot hand its route a transaction: with `transaction: true` it
+ * throws here, at start-up, as it does for a handler that cannot transact.
  *
  * @example
  * const protect = protectRoute(handler, { requireKey: true }, expressDefaults);
- * const outcome = await protect(req, { method: req.method, url: req.originalUrl, keyHeader, hasCredentials, setContext, produce });
+ * const verdict = await protect(req, { method: req.method, url: req.originalUrl, keyHeader, hasCredentials, setContext, produce });
  */
 export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>, capture?: string) {
   // A transactional route always has a key: a request without one would run with neither record nor transaction.
   const inTransaction = checkTransaction(options, handler, capture);
   const route = resolveRouteOptions(inTransaction ? { ...options, requireKey: true } : options, framework);
+  // How `execute` settles the errors this flow hands it (see settlement-errors.ts) and the route's own.
   const executeOptions = {
     isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
     isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
@@ -111,72 +102,94 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
   const waits = (route.waitMs ?? handler.waitMs) > 0;
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
-  return async function protect(req: Req, request: ProtectedRequest): Promise<ProtectOutcome> {
-    const { keyHeader, setContext, produce } = request;
+  return async function protect(req: Req, request: ProtectedRequest): Promise<HttpVerdict> {
     const context: IdempotencyContext = { key: undefined, userId: undefined, operation: undefined, requestHash: undefined, outcome: "pending" };
-    setContext(context);
-    let ran = false;
+    request.setContext(context);
+    const verdict = await decide(req, request, context);
+    context.outcome = verdict.outcome;
+    return verdict;
+  };
+
+  /** The verdict on one request; the context gets what is known as it is learnt, and `executing` while the route runs. */
+  async function decide(req: Req, request: ProtectedRequest, context: IdempotencyContext): Promise<HttpVerdict> {
+    let key: string | undefined;
     try {
       context.operation = route.getOperation(req);
       context.userId = await route.getUserId(req, request.hasCredentials);
-      const key = parseIdempotencyKey(keyHeader);
-      if (key === undefined) {
-        if (route.requireKey) throw new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header.");
-        context.outcome = "skipped";
-        ran = true;
-        return { kind: "ran", response: await produce(UNPROTECTED) };
-      }
-      context.key = key;
+      key = parseIdempotencyKey(request.keyHeader);
+      if (key === undefined && route.requireKey) return refusal(new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header."), false);
+    } catch (err) {
+      return isIdempotencyError(err) ? refusal(err, false) : { kind: "error", outcome: "pending", error: err };
+    }
+    if (key === undefined) return unprotected(request);
+    context.key = key;
+    // What the route answered, once it ran; and the error handed to `execute` for an answer it must not record.
+    let answer: HttpResponse | Uncaptured | undefined;
+    let handedOver: Error | undefined;
+    try {
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
       context.requestHash = hashPayload(
         route.getFingerprint ? await route.getFingerprint(req) : requestFingerprint(request.method, request.url, await route.getBody(req)),
       );
-      let produced: HttpResponse | undefined;
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
       const operation = async (ctx: RouteContext | TransactionContext<unknown>) => {
-        ran = true;
         context.outcome = "executing";
         // A transactional route's `run` takes the TransactionContext (WrapperRun types it): passed on as it is.
-        produced = await produce(ctx as RouteContext);
-        const thrown = request.thrownError?.();
-        const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(produced.status);
-        if (verdict !== "success") throw new ErrorResponse(produced, verdict === "permanent");
-        return toStoredResponse(produced, route.replayHeaders);
+        answer = await request.produce(ctx as RouteContext);
+        handedOver = unrecordable(answer, request.thrownError?.());
+        if (handedOver) throw handedOver;
+        return toStoredResponse(answer as HttpResponse, route.replayHeaders);
       };
       const result = inTransaction
         ? await handler.executeInTransaction<StoredResponse>(scope, operation, executeOptions)
         : await handler.execute<StoredResponse>(scope, operation, waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions);
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
-      context.outcome = result.replayed ? "replayed" : "executed";
-      return result.replayed ? { kind: "send", response: replay(result.response) } : { kind: "ran", response: produced };
+      if (result.replayed) return { kind: "replayed", outcome: "replayed", response: replay(result.response) };
+      return { kind: "answered", outcome: "executed", response: answer as HttpResponse };
     } catch (err) {
-      return outcomeOfError(context, ran, err);
+      // The answer this flow handed over came back once the key was settled: its verdict is the answer's.
+      if (err !== undefined && err === handedOver) return handedBack(context, answer as HttpResponse | Uncaptured);
+      const ran = context.outcome === "executing";
+      if (isIdempotencyError(err)) return refusal(err, ran);
+      return { kind: "error", outcome: ran ? "failed" : "pending", error: err };
     }
-  };
+  }
 
-  /** Who answers a request that did not end with a stored or replayed response. */
-  function outcomeOfError(context: IdempotencyContext, ran: boolean, err: unknown): ProtectOutcome {
-    const unprotected = context.outcome === "skipped";
-    if (err instanceof UncapturableResponseError) {
-      if (!unprotected) {
-        context.outcome = "uncaptured";
-        warnOnce(`idempotency: ${context.operation} sent a response that cannot be recorded (${err.message}); its keys are freed instead of replayed. Use wrapper style for this route.`);
-      }
-      return { kind: "ran", response: undefined };
+  /** The verdict on an answer this flow handed `execute` to settle, once it comes back. */
+  function handedBack(context: IdempotencyContext, answer: HttpResponse | Uncaptured): HttpVerdict {
+    if (!isUncaptured(answer)) return { kind: "answered", outcome: "failed", response: answer };
+    warnOnce(`idempotency: ${context.operation} sent a response that cannot be recorded (${answer.uncaptured}); its keys are freed instead of replayed. Use wrapper style for this route.`);
+    return { kind: "uncaptured", outcome: "uncaptured" };
+  }
+
+  /** Without a key the route runs unprotected: its answer goes out as it is. */
+  async function unprotected(request: ProtectedRequest): Promise<HttpVerdict> {
+    let answer: HttpResponse | Uncaptured;
+    try {
+      answer = await request.produce(UNPROTECTED);
+    } catch (err) {
+      return { kind: "error", outcome: "skipped", error: err };
     }
-    if (ran && !unprotected) context.outcome = "failed";
-    if (err instanceof ErrorResponse) return { kind: "ran", response: err.response };
-    if (isIdempotencyError(err)) {
-      if (!ran) context.outcome = "rejected";
-      const failed = !ran && err.code === "REQUEST_FAILED" && isStoredResponse(err.response) ? err.response : undefined;
-      if (failed && route.replayFailures) {
-        context.outcome = "replayed";
-        return { kind: "send", response: replay(failed) };
-      }
-      if (route.errors === "throw") return { kind: "error", error: routeError(err, route.statusMap) };
-      return { kind: "send", response: idempotencyErrorResponse(err, route.statusMap, failed && { originalStatus: failed.status }) };
-    }
-    return { kind: "error", error: err };
+    return isUncaptured(answer) ? { kind: "uncaptured", outcome: "skipped" } : { kind: "answered", outcome: "skipped", response: answer };
+  }
+
+  /**
+   * What the route's answer hands `execute` when it must not be recorded: a stream (the key is
+   * freed), or an error status (freed, or failed for good), classified once here.
+   */
+  function unrecordable(answer: HttpResponse | Uncaptured, thrown: unknown): Error | undefined {
+    if (isUncaptured(answer)) return new UncapturableResponseError(answer.uncaptured);
+    const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(answer.status);
+    return verdict === "success" ? undefined : new ErrorResponse(answer, verdict === "permanent");
+  }
+
+  /** An idempotency decision: sent, or handed to the framework with `errors: "throw"`; a failed key's own response with `replayFailures`. */
+  function refusal(err: IdempotencyError, ran: boolean): HttpVerdict {
+    const outcome = ran ? "failed" : "rejected";
+    const failed = !ran && err.code === "REQUEST_FAILED" && isStoredResponse(err.response) ? err.response : undefined;
+    if (failed && route.replayFailures) return { kind: "replayed", outcome: "replayed", response: replay(failed) };
+    if (route.errors === "throw") return { kind: "error", outcome, error: routeError(err, route.statusMap) };
+    return { kind: "refused", outcome, response: idempotencyErrorResponse(err, route.statusMap, failed && { originalStatus: failed.status }) };
   }
 }
 

@@ -1,6 +1,6 @@
 // The wiring's run and stop: jobs start once, a signal stops them, and the clients close once, after the app's own drain.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { IdempotencyLogger } from "../logger";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
 import { idempotencyLifecycle, type MaintenanceJobs } from "./lifecycle";
 
 const quiet: IdempotencyLogger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

@@ -1,5 +1,5 @@
 // The wiring's run and stop: maintenance jobs, signal handling and the close order, in one place `blocks update` reaches.
-import type { IdempotencyLogger } from "../logger";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
 
 /** How this store's maintenance runs: on a timer in this process, or once (the cron entry). */
 export type MaintenanceJobs = {

@@ -1,6 +1,6 @@
 // PostgreSQL's maintenance: recovery and cleanup, one instance at a time under a session advisory lock.
 import type { IdempotencyHandler } from "../handler";
-import type { IdempotencyLogger } from "../logger";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
 import { runMaintenanceOnce, startMaintenance, type LockClient } from "../maintenance";
 import type { MaintenanceJobs } from "./lifecycle";
 

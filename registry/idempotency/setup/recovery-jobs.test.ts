@@ -1,8 +1,8 @@
 // Recovery on a timer for stores that expire records themselves: a failure is logged, the timer goes on, close stops it.
 import { describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import type { IdempotencyLogger } from "../logger";
-import { MemoryStore } from "../stores/memory-store";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
+import { MemoryStore } from "../testing/memory-store";
 import { idempotencyLifecycle } from "./lifecycle";
 import { recoveryJobs } from "./recovery-jobs";
 

@@ -1,7 +1,7 @@
 // Maintenance for stores that need no lock across instances (Redis, DynamoDB, MySQL, SQLite): recovery, and
 // for the SQL stores, whose expired rows stay until deleted, cleanup.
 import type { IdempotencyHandler } from "../handler";
-import type { IdempotencyLogger } from "../logger";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
 import type { MaintenanceJobs } from "./lifecycle";
 
 export type RecoveryJobsOptions = {

@@ -1,7 +1,7 @@
 // What each variant of the wiring exports (one per database client, cache, logger, metrics sink): `add` copies the
 // chosen one to a fixed name (setup/database.ts, cache.ts, app-logger.ts, metrics.ts), so setup/index.ts is one fixed file.
 import type { IdempotencyHandler } from "../handler";
-import type { IdempotencyLogger } from "../logger";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
 import type { IdempotencyMetrics } from "../metrics";
 import type { IdempotencyCache, IdempotencyStore, TransactionalStore } from "../types";
 import type { MaintenanceJobs } from "./lifecycle";

@@ -15,7 +15,10 @@ export function mySqlRetryTableName(table: string): string {
   return `${checkMySqlTableName(table)}_retries`;
 }
 
-/** The procedure `create` calls: insert, take over an expired record, or read the one that holds the key. */
+/**
+ * The procedure `create` calls: insert, take over an expired record, or read the one that holds the key.
+ * It answers with no result set when the key is now the caller's and no earlier attempt left steps.
+ */
 export function mySqlCreateProcedureName(table: string): string {
   return `${checkMySqlTableName(table)}_create`;
 }
@@ -31,6 +34,12 @@ const SCOPE_TEXT = "TEXT CHARACTER SET utf8mb4 NOT NULL";
 
 function createProcedure(table: string): string {
   const retries = mySqlRetryTableName(table);
+  // A key taken without earlier steps answers with no result set at all, only the CALL's OK packet: the
+  // common first request then costs the server no result set to build and the client none to parse.
+  const answerCreated = `SET v_steps = (SELECT steps FROM ${retries} WHERE scope_hash = p_scope AND request_hash = p_request_hash AND expires_at > v_now);
+    IF v_steps IS NOT NULL THEN
+      SELECT 1 AS created, v_steps AS steps;
+    END IF;`;
   // One round trip for a first request and for a duplicate, as the PostgreSQL function gives. Times are
   // UTC DATETIME(6) from the server's clock: no session time zone or daylight-saving step is involved.
   return `CREATE PROCEDURE ${mySqlCreateProcedureName(table)}(
@@ -40,11 +49,12 @@ function createProcedure(table: string): string {
 BEGIN
   DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
   DECLARE v_taken BOOLEAN DEFAULT FALSE;
+  DECLARE v_steps LONGTEXT CHARACTER SET utf8mb4;
   DECLARE CONTINUE HANDLER FOR 1062 SET v_taken = TRUE;
   INSERT INTO ${table} (scope_hash, operation, user_id, \`key\`, request_hash, status, token, expires_at, created_at, updated_at)
   VALUES (p_scope, p_operation, p_user_id, p_key, p_request_hash, 'PROCESSING', p_token, v_now + INTERVAL p_ttl_us MICROSECOND, v_now, v_now);
   IF NOT v_taken THEN
-    SELECT 1 AS created, (SELECT steps FROM ${retries} WHERE scope_hash = p_scope AND request_hash = p_request_hash AND expires_at > v_now) AS steps;
+    ${answerCreated}
   ELSE
     -- A record past its expiry is free: the first create to flip it back to PROCESSING owns it.
     UPDATE ${table}
@@ -52,7 +62,7 @@ BEGIN
         expires_at = v_now + INTERVAL p_ttl_us MICROSECOND, created_at = v_now, updated_at = v_now
     WHERE scope_hash = p_scope AND expires_at <= v_now;
     IF ROW_COUNT() > 0 THEN
-      SELECT 1 AS created, (SELECT steps FROM ${retries} WHERE scope_hash = p_scope AND request_hash = p_request_hash AND expires_at > v_now) AS steps;
+      ${answerCreated}
     ELSE
       -- No row when it was freed since: the caller asks again.
       SELECT 0 AS created, operation, user_id, \`key\`, request_hash, status, response, token,

@@ -130,15 +130,16 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const params = [scopeHash(scope), scope.operation, scope.userId, scope.key, requestHash, token, Math.round(ttlMs * 1000)];
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
-      let rows: Array<Row & { created: number }>;
+      let sets: unknown;
       try {
-        const [sets] = await this.client.query(`CALL ${this.createProcedure}(?, ?, ?, ?, ?, ?, ?)`, params);
-        rows = (sets as [Array<Row & { created: number }>])[0];
+        [sets] = await this.client.query(`CALL ${this.createProcedure}(?, ?, ?, ?, ?, ?, ?)`, params);
       } catch (err) {
         if (errorNumber(err) === DEADLOCK && !this.inTransaction) continue;
         throw err;
       }
-      const row = rows[0];
+      // Only the CALL's OK packet (no result set): the key is ours and no earlier attempt left steps.
+      if (!Array.isArray(sets)) return { status: "CREATED", steps: parseSteps(null) };
+      const row = (sets as [Array<Row & { created: number }>])[0][0];
       if (row === undefined) continue; // The row that held the key was freed in between: ask again.
       if (Number(row.created) === 1) return { status: "CREATED", steps: parseSteps(row.steps) };
       return { status: "DUPLICATE", record: toRecord(row, mySqlTimes) };

@@ -27,6 +27,7 @@ export type RedisStoreOptions = {
   buckets?: number | undefined;
 };
 
+/** A record of the hash layout (written before the string layout), as HMGET answers its fields. */
 type Fields = [string | null, string | null, string | null, string | null, string | null, string | null];
 
 /**
@@ -82,52 +83,58 @@ export class RedisStore implements IdempotencyStore {
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const k = this.keys(scope);
-    const found = (await this.run(SCRIPTS.create, 3, k.record, k.index, k.steps, k.member, requestHash, token, lifetime(ttlMs))) as Fields | [1, ...string[]];
+    const found = (await this.run(SCRIPTS.create, 3, k.record, k.index, k.steps, sized(token), sized(requestHash), lifetime(ttlMs))) as 1 | string | Fields | [1, ...string[]];
+    if (found === 1) return { status: "CREATED", steps: {} };
+    if (typeof found === "string") return { status: "DUPLICATE", record: parseRecord(scope, found) };
     if (found[0] === 1) return { status: "CREATED", steps: fromPairs(found.slice(1) as string[]) };
-    return { status: "DUPLICATE", record: toRecord(scope, found as Fields) };
+    return { status: "DUPLICATE", record: fromFields(scope, found as Fields) };
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const k = this.keys(scope);
     const [found, steps] = await Promise.all([
-      this.redis.hmget(k.record, "requestHash", "status", "response", "token", "expiresAt", "updatedAt") as Promise<Fields>,
+      this.redis.get(k.record).catch((err: Error) => {
+        if (!err.message.startsWith("WRONGTYPE")) throw err;
+        return this.redis.hmget(k.record, "requestHash", "status", "response", "token", "expiresAt", "updatedAt") as Promise<Fields>;
+      }),
       this.redis.hgetall(k.steps),
     ]);
-    if (!found[1]) return undefined;
+    if (found === null) return undefined;
+    const record = typeof found === "string" ? parseRecord(scope, found) : fromFields(scope, found);
     const { "": stepsHash, ...results } = steps;
-    return { ...toRecord(scope, found), steps: stepsHash === found[0] ? results : {} };
+    return { ...record, steps: stepsHash === record.requestHash ? results : {} };
   }
 
   async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.run(SCRIPTS.markStep, 2, k.record, k.steps, token, name, result, lifetime(ttlMs))) === 1;
+    return (await this.run(SCRIPTS.markStep, 2, k.record, k.steps, sized(token), name, result, lifetime(ttlMs))) === 1;
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
-    return this.mark(scope, token, "SUCCESS", ttlMs, response);
+    return this.mark(scope, token, "S", ttlMs, response);
   }
 
   markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
-    return this.mark(scope, token, "FAILED", ttlMs, response);
+    return this.mark(scope, token, "F", ttlMs, response);
   }
 
-  /** A null response is sent as no 5th argument, which the script stores as no field (read back as null). */
-  private async mark(scope: IdempotencyScope, token: string, outcome: "SUCCESS" | "FAILED", ttlMs: number, response: string | null): Promise<boolean> {
+  /** A null response is sent as no 4th argument, which the script stores as no response (read back as null). */
+  private async mark(scope: IdempotencyScope, token: string, outcome: "S" | "F", ttlMs: number, response: string | null): Promise<boolean> {
     const k = this.keys(scope);
     const marked = response === null
-      ? await this.run(SCRIPTS.mark, 2, k.record, k.index, token, outcome, lifetime(ttlMs), k.member)
-      : await this.run(SCRIPTS.mark, 2, k.record, k.index, token, outcome, lifetime(ttlMs), k.member, response);
+      ? await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs))
+      : await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs), response);
     return marked === 1;
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.run(SCRIPTS.release, 2, k.record, k.index, token, k.member)) === 1;
+    return (await this.run(SCRIPTS.release, 2, k.record, k.index, sized(token))) === 1;
   }
 
   async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
     const k = this.keys(scope);
-    return (await this.run(SCRIPTS.heartbeat, 2, k.record, k.index, token, Math.ceil(ttlMs), k.member)) === 1;
+    return (await this.run(SCRIPTS.heartbeat, 2, k.record, k.index, sized(token), Math.ceil(ttlMs))) === 1;
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
@@ -174,7 +181,7 @@ export class RedisStore implements IdempotencyStore {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
     const bucket = fnv1a(member) % this.buckets;
     const tag = `${this.prefix}{${this.table}:${bucket}}`;
-    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, steps: `${tag}:s:${member}`, index: `${tag}:processing` };
+    return { record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, steps: `${tag}:s:${member}`, index: `${tag}:processing` };
   }
 
   /** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
@@ -190,9 +197,18 @@ export class RedisStore implements IdempotencyStore {
   }
 }
 
-/** PEXPIRE takes whole milliseconds, and 0 would delete the key at once. */
+/** PEXPIRE takes whole milliseconds, and 0 would delete the key at once; a record's expiresAt has 16 digits. */
 function lifetime(ttlMs: number): number {
+  if (!(ttlMs <= MAX_TTL_MS)) throw new RangeError(`Invalid RedisStore ttlMs: ${ttlMs} (at most ${MAX_TTL_MS}).`);
   return Math.max(1, Math.ceil(ttlMs));
+}
+
+/** About 31,700 years: any longer would not fit the record's 16-digit expiresAt. */
+const MAX_TTL_MS = 1e15;
+
+/** A token or request hash as the record holds it, its length first: what the fence of every script compares. */
+function sized(value: string): string {
+  return `${value.length}:${value}`;
 }
 
 /** 32-bit FNV-1a over UTF-16 code units: stable, so a scope keeps its bucket across restarts and versions. */
@@ -214,7 +230,30 @@ function fromMember(member: string): IdempotencyScope {
   return { operation, userId, key };
 }
 
-function toRecord(scope: IdempotencyScope, [requestHash, status, response, token, expiresAt, updatedAt]: Fields): IdempotencyRecord {
+const STATUS = { P: "PROCESSING", S: "SUCCESS", F: "FAILED" } as const;
+
+/** A record of the string layout (see redis-store-scripts.ts); lengths are the app's own, in UTF-16 units. */
+function parseRecord(scope: IdempotencyScope, value: string): IdempotencyRecord {
+  const status = STATUS[value[0] as keyof typeof STATUS];
+  const tokenStart = value.indexOf(":", 33) + 1;
+  const tokenEnd = tokenStart + Number(value.slice(33, tokenStart - 1));
+  const hashStart = value.indexOf(":", tokenEnd) + 1;
+  const hashEnd = hashStart + Number(value.slice(tokenEnd, hashStart - 1));
+  if (!status || tokenStart === 0 || hashStart === 0 || !(hashEnd <= value.length)) throw new Error(`Unreadable RedisStore record for ${JSON.stringify([scope.operation, scope.userId, scope.key])}.`);
+  return {
+    operation: scope.operation,
+    userId: scope.userId,
+    key: scope.key,
+    requestHash: value.slice(hashStart, hashEnd),
+    status,
+    response: hashEnd < value.length ? value.slice(hashEnd + 1) : null,
+    token: value.slice(tokenStart, tokenEnd),
+    expiresAt: new Date(Number(value.slice(17, 33))),
+    updatedAt: new Date(Number(value.slice(1, 17))),
+  };
+}
+
+function fromFields(scope: IdempotencyScope, [requestHash, status, response, token, expiresAt, updatedAt]: Fields): IdempotencyRecord {
   return {
     operation: scope.operation,
     userId: scope.userId,

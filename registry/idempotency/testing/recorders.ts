@@ -1,5 +1,5 @@
 // In-memory logger and metrics sinks that record what the handler reported, for assertions.
-import type { IdempotencyLogger } from "../logger";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
 import type { IdempotencyMetrics, MetricLabels } from "../metrics";
 
 export type LogLine = { level: string; msg: string } & Record<string, unknown>;

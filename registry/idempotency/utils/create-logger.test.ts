@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import { outcome } from "../testing/deferred";
 import { createLoggerAdapter, type LogLevel } from "./create-logger";
 

@@ -1,5 +1,5 @@
 // Bridges any logging function to the handler's pino-style logger interface.
-import type { IdempotencyLogger } from "../logger";
+import type { BlockLogger as IdempotencyLogger } from "../logger";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFunction = (level: LogLevel, msg: string, meta?: Record<string, unknown>) => void;

@@ -2,7 +2,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
 import { IDEMPOTENCY_METRICS } from "../metrics";
-import { MemoryStore } from "../stores/memory-store";
+import { MemoryStore } from "../testing/memory-store";
 import { outcome } from "../testing/deferred";
 import type { CachedRecord, IdempotencyCache } from "../types";
 import { createPrometheusMetrics } from "./prometheus-metrics";

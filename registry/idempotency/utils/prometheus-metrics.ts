@@ -1,7 +1,7 @@
 // The handler's metrics sink on prom-client: registers every metric of IDEMPOTENCY_METRICS on your registry.
-import { Counter, Histogram } from "prom-client";
 import type { Registry } from "prom-client";
 import { IDEMPOTENCY_METRICS, type IdempotencyMetrics } from "../metrics";
+import { prometheusSink } from "./prometheus-sink";
 
 /**
  * @example
@@ -32,27 +32,6 @@ const DEFAULT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
  * app.get("/metrics", async (_req, res) => res.type(registry.contentType).send(await registry.metrics()));
  */
 export function createPrometheusMetrics(registry: Registry, options: PrometheusMetricsOptions = {}): IdempotencyMetrics {
-  const prefix = options.prefix ?? "";
-  const counters = new Map<string, Counter>();
-  const histograms = new Map<string, Histogram>();
-
-  for (const [id, definition] of Object.entries(IDEMPOTENCY_METRICS)) {
-    const name = `${prefix}${definition.name}`;
-    const existing = registry.getSingleMetric(name);
-    const config = { name, help: definition.help, labelNames: definition.labels, registers: [registry] };
-    if (definition.type === "counter") {
-      counters.set(id, (existing as Counter | undefined) ?? new Counter(config));
-    } else {
-      histograms.set(id, (existing as Histogram | undefined) ?? new Histogram({ ...config, buckets: options.buckets ?? DEFAULT_BUCKETS }));
-    }
-  }
-
-  return {
-    increment(id, labels, value = 1) {
-      counters.get(id)?.inc(labels, value);
-    },
-    observe(id, seconds, labels) {
-      histograms.get(id)?.observe(labels, seconds);
-    },
-  };
+  const sink = prometheusSink(registry, IDEMPOTENCY_METRICS, { prefix: options.prefix, buckets: options.buckets ?? DEFAULT_BUCKETS });
+  return { increment: sink.increment, observe: sink.observe };
 }

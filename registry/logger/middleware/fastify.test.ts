@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import Fastify from "fastify";
 import { afterAll, describe, expect, it } from "vitest";
 import { captureLogs } from "../testing/capture-logs";
-import { requestIdPlugin } from "./fastify";
+import { fastifyRequestId, requestIdPlugin } from "./fastify";
 
 const { logger, lines } = captureLogs();
 const app = Fastify();
@@ -40,5 +40,37 @@ describe("fastify requestIdPlugin", () => {
     expect(responses.map((res) => res.statusCode)).toEqual(Array(20).fill(201));
     expect(lines).toHaveLength(60);
     for (const line of lines) expect(line.requestId).toBe(`req-${String(line.n)}`);
+  });
+});
+
+describe("fastify requestIdPlugin with fastifyRequestId as genReqId", () => {
+  const logged = captureLogs();
+  const withIds = Fastify({ loggerInstance: logged.logger, genReqId: fastifyRequestId() });
+  withIds.register(requestIdPlugin);
+  withIds.get("/ping", (request) => {
+    request.log.info("in the route");
+    return Promise.resolve({ id: request.id });
+  });
+  afterAll(() => withIds.close());
+
+  it("gives Fastify's own lines (before the plugin's context too) the id the response echoes", async () => {
+    for (const headers of [{ "x-request-id": "req_gw_1" }, {}]) {
+      logged.lines.length = 0;
+      const res = await withIds.inject({ method: "GET", url: "/ping", headers });
+      const id = res.headers["x-request-id"];
+      expect(id).toBe("x-request-id" in headers ? "req_gw_1" : res.json<{ id: string }>().id);
+      const messages = logged.lines.map((line) => [line.msg, line.reqId]);
+      expect(messages).toEqual([
+        ["incoming request", id],
+        ["in the route", id],
+        ["request completed", id],
+      ]);
+    }
+  });
+
+  it("still refuses an unsafe incoming id", async () => {
+    const res = await withIds.inject({ method: "GET", url: "/ping", headers: { "x-request-id": "a\nfake line" } });
+    expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.json<{ id: string }>().id).toBe(res.headers["x-request-id"]);
   });
 });

@@ -32,13 +32,17 @@ const expressDefaults: FrameworkDefaults<Request> = {
  */
 export function rateLimit(limiter: RateLimiter, options: ExpressRateLimitOptions = {}): RequestHandler {
   const limit = limitRoute(limiter, options, expressDefaults);
-  return async function rateLimitMiddleware(req, res, next) {
-    const outcome = await limit(req);
-    res.set(outcome.headers);
-    if (outcome.kind === "send") {
-      res.status(outcome.status).type("application/json").send(outcome.body);
-      return;
-    }
-    next();
+  // No async function: Express 5 would chain one more promise onto the one it returns.
+  return function rateLimitMiddleware(req, res, next) {
+    limit(req).then((outcome) => {
+      try {
+        // Node's own setHeader: our names and values are plain strings, Express's res.set only adds checks for others.
+        for (const name in outcome.headers) res.setHeader(name, outcome.headers[name] ?? "");
+        if (outcome.kind === "send") res.status(outcome.status).type("application/json").send(outcome.body);
+        else next();
+      } catch (err) {
+        next(err);
+      }
+    }, next);
   };
 }

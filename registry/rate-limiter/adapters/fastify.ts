@@ -27,9 +27,17 @@ const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
  */
 export function rateLimit(limiter: RateLimiter, options: FastifyRateLimitOptions = {}) {
   const limit = limitRoute(limiter, options, fastifyDefaults);
-  return async function rateLimitHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const outcome = await limit(request);
-    reply.headers(outcome.headers);
-    if (outcome.kind === "send") await reply.code(outcome.status).type("application/json").send(outcome.body);
+  // Callback style, Fastify's hook idiom without a promise of its own: done() lets the request on;
+  // an answer sent here ends it.
+  return function rateLimitHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    limit(request).then((outcome) => {
+      try {
+        for (const name in outcome.headers) reply.header(name, outcome.headers[name]);
+        if (outcome.kind === "send") reply.code(outcome.status).type("application/json").send(outcome.body);
+        else done();
+      } catch (err) {
+        done(err as Error);
+      }
+    }, done);
   };
 }

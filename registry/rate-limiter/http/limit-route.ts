@@ -1,6 +1,6 @@
 // What every adapter shares: the key of a request, the limiter's decision, and the response it implies.
 import { isRateLimitError, type RateLimitError } from "../errors";
-import { rateLimitedError, type RateLimiter } from "../limiter";
+import { rateLimitedError, type CheckOptions, type RateLimiter } from "../limiter";
 import type { RateLimitDecision } from "../types";
 import { addressList, addressReader, type TrustProxy } from "./client-address";
 import { rateLimitHeaders } from "./headers";
@@ -75,28 +75,50 @@ export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOpt
   const sendHeaders = options.headers ?? true;
   const { skip, cost, limit } = options;
 
-  return async function limitRequest(req: Req): Promise<LimitOutcome> {
+  // Made once per route, not per request: what a decision, or the limiter's failure, turns into.
+  const onDecision = (decision: RateLimitDecision): LimitOutcome => {
+    if (decision.allowed) return { kind: "next", headers: sendHeaders ? rateLimitHeaders(decision) : NO_HEADERS };
+    return errorOutcome(rateLimitedError(decision));
+  };
+  const decide = (key: string, checkOptions?: CheckOptions): Promise<LimitOutcome> => limiter.check(key, checkOptions).then(onDecision, onCheckFailed);
+  const decideKey = (key: string | undefined): LimitOutcome | Promise<LimitOutcome> => (key === undefined ? PASS : decide(key));
+
+  /** The options that need a look at the request before its key (lists, skip) or beside it (cost, limit). */
+  async function limitWithOptions(req: Req): Promise<LimitOutcome> {
     if (allowed || denied) {
       const address = addressOf(req);
       if (address !== undefined && denied?.(address)) return errorOutcome(rateLimitedError(deniedDecision(limiter)));
       if (address !== undefined && allowed?.(address)) return PASS;
     }
     if (skip && (await skip(req))) return PASS;
-    const keyed = keyOf(req);
-    // Awaited only when it is a promise: the common synchronous key costs no extra turn.
-    const key = typeof keyed === "string" || keyed === undefined ? keyed : await keyed;
+    const key = await keyOf(req);
     if (key === undefined) return PASS;
     try {
-      const checkOptions = cost || limit ? { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined } : undefined;
-      const decision = await limiter.check(key, checkOptions);
-      if (decision.allowed) return { kind: "next", headers: sendHeaders ? rateLimitHeaders(decision) : NO_HEADERS };
-      return errorOutcome(rateLimitedError(decision));
+      return await decide(key, cost || limit ? { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined } : undefined);
     } catch (err) {
-      // RATE_LIMITER_UNAVAILABLE: the store failed and the limiter fails closed.
-      if (isRateLimitError(err)) return errorOutcome(err);
-      throw err;
+      return onCheckFailed(err);
+    }
+  }
+
+  const plain = !allowed && !denied && !skip && !cost && !limit;
+  return function limitRequest(req: Req): Promise<LimitOutcome> {
+    if (!plain) return limitWithOptions(req);
+    // The usual route: a key (synchronous unless getUserId or getKey answers with a promise), then
+    // one decision, with no async function of its own around it.
+    try {
+      const keyed = keyOf(req);
+      if (keyed === undefined) return Promise.resolve(PASS);
+      return typeof keyed === "string" ? decide(keyed) : Promise.resolve(keyed).then(decideKey);
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
   };
+}
+
+/** RATE_LIMITER_UNAVAILABLE (the store failed and the limiter fails closed) is an answer; anything else goes on. */
+function onCheckFailed(err: unknown): LimitOutcome {
+  if (isRateLimitError(err)) return errorOutcome(err);
+  throw err;
 }
 
 const PASS: LimitOutcome = { kind: "next", headers: NO_HEADERS };

@@ -56,17 +56,18 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.prefix = options.prefix ?? "rate-limit:";
   }
 
-  async take(key: string, rate: GcraRate): Promise<StoreDecision> {
-    const args = [`${this.prefix}${key}`, rate.intervalUs, rate.capacityUs];
-    let reply: unknown;
-    try {
-      reply = await this.redis.evalsha(SCRIPT_SHA, 1, ...args);
-    } catch (err) {
+  take(key: string, rate: GcraRate): Promise<StoreDecision> {
+    const stored = `${this.prefix}${key}`;
+    // No async function and no argument array: every allowed request passes here.
+    return this.redis.evalsha(SCRIPT_SHA, 1, stored, rate.intervalUs, rate.capacityUs).then(storeDecision, (err: unknown) => {
       // Only the first call after a Redis restart or SCRIPT FLUSH: EVAL runs and caches the script.
       if (!String((err as Error | undefined)?.message).startsWith("NOSCRIPT")) throw err;
-      reply = await this.redis.eval(GCRA_SCRIPT, 1, ...args);
-    }
-    const [allowed, tat, now] = reply as [number, number, number];
-    return { allowed: allowed === 1, tat: Number(tat), now: Number(now) };
+      return this.redis.eval(GCRA_SCRIPT, 1, stored, rate.intervalUs, rate.capacityUs).then(storeDecision);
+    });
   }
+}
+
+function storeDecision(reply: unknown): StoreDecision {
+  const [allowed, tat, now] = reply as [number, number, number];
+  return { allowed: allowed === 1, tat: Number(tat), now: Number(now) };
 }

@@ -1,5 +1,5 @@
 // In-memory logger and metrics sinks that record what the limiter reported, for assertions.
-import type { RateLimitLogger } from "../logger";
+import type { BlockLogger as RateLimitLogger } from "../logger";
 import type { MetricLabels, RateLimitMetrics } from "../metrics";
 
 export type LogLine = { level: string; msg: string } & Record<string, unknown>;

@@ -10,7 +10,7 @@ import { idempotent as fastifyIdempotent } from "@/blocks/idempotency/adapters/f
 import { idempotent as honoIdempotent } from "@/blocks/idempotency/adapters/hono";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { RouteResult } from "@/blocks/idempotency/http/http-response";
-import { pgliteClient, type PgliteTransaction as Transaction } from "@/blocks/idempotency/stores/clients/pglite";
+import { pgliteClient, type PgliteTransaction as Transaction } from "@/blocks/idempotency/testing/pglite";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { dropTables, SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
 

@@ -14,8 +14,8 @@ import { idempotency as honoIdempotency } from "@/blocks/idempotency/adapters/ho
 import { idempotency as koaIdempotency, idempotent as koaIdempotent } from "@/blocks/idempotency/adapters/koa";
 import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor } from "@/blocks/idempotency/adapters/nestjs";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { pgliteClient } from "@/blocks/idempotency/stores/clients/pglite";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { pgliteClient } from "@/blocks/idempotency/testing/pglite";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { PostgresStore } from "@/blocks/idempotency/stores/postgres-store";
 import { MySqlStore } from "@/blocks/idempotency/stores/mysql-store";
 import { SqliteStore, type SqliteClient } from "@/blocks/idempotency/stores/sqlite-store";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { describe, expect, it, vi } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { idempotentProcessor } from "@/blocks/idempotency/consumers/bullmq";
 import { consumerContract, type BrokerHarness } from "../support/consumer-contract";
 

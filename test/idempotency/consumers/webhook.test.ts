@@ -7,7 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { InboxMessage } from "@/blocks/idempotency/consume";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { webhookHandler, type ProcessWebhook, type WebhookOptions } from "@/blocks/idempotency/consumers/webhook";
 import { webhookRoute as expressRoute } from "@/blocks/idempotency/consumers/webhook-express";
 import { webhookRoutes as fastifyRoutes } from "@/blocks/idempotency/consumers/webhook-fastify";

@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotencyPlugin, idempotent } from "@/blocks/idempotency/adapters/fastify";

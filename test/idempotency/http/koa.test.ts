@@ -6,7 +6,7 @@ import Koa, { type Context, type Middleware } from "koa";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/koa";

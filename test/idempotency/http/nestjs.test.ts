@@ -24,7 +24,7 @@ import { APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
 import { FastifyAdapter } from "@nestjs/platform-fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { RouteError, isPermanentRouteError, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp, type TestRoute } from "../support/http-conformance";
 import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor, RunContext, type NestHttpRequest } from "@/blocks/idempotency/adapters/nestjs";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";

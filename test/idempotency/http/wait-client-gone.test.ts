@@ -10,7 +10,7 @@ import { idempotent as expressIdempotent } from "@/blocks/idempotency/adapters/e
 import { idempotent as fastifyIdempotent } from "@/blocks/idempotency/adapters/fastify";
 import { idempotent as koaIdempotent } from "@/blocks/idempotency/adapters/koa";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { deferred } from "@/blocks/idempotency/testing/deferred";
 import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
 

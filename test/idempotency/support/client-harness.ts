@@ -55,7 +55,7 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
     }
     case "pglite": {
       const db = await openPglite();
-      const { pgliteClient } = await import("@/blocks/idempotency/stores/clients/pglite");
+      const { pgliteClient } = await import("@/blocks/idempotency/testing/pglite");
       return opened(pgliteClient(db), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => db.close(), {
         raw: (tx, text) => tx.exec(text),
         escapes: ["rollback"],

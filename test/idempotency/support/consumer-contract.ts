@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { InboxMessage } from "@/blocks/idempotency/consume";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { deferred } from "@/blocks/idempotency/testing/deferred";
 
 export type Consume = (payload: unknown) => Promise<unknown>;

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach } from "vitest";
 import { IdempotencyHandler, type IdempotencyHandlerOptions } from "@/blocks/idempotency/handler";
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
 import { watchedStore, type WatchedStore } from "./watched-store";
 import { type HttpDriver, type RouteReply, type Style, type TestApp, type TestResponse, type TestRoute } from "./http-driver";

@@ -8,13 +8,17 @@ import type { StoreHarness, StoreKind } from "./store-harness";
 
 /**
  * Redis's clock cannot move, so the harness moves the data instead, key by key in one script:
- * every stored timestamp and index score `ms` earlier, every TTL `ms` shorter (deleted at zero),
- * exactly what `ms` of waiting would do.
+ * every stored timestamp (of a record in either layout) and index score `ms` earlier, every TTL
+ * `ms` shorter (deleted at zero), exactly what `ms` of waiting would do.
  */
 const AGE_KEY = `
 local ms = tonumber(ARGV[1])
 local kind = redis.call('TYPE', KEYS[1]).ok
-if kind == 'hash' and redis.call('HEXISTS', KEYS[1], 'expiresAt') == 1 then
+if kind == 'string' and string.find(KEYS[1], '}:r:', 1, true) then
+  local v = redis.call('GET', KEYS[1])
+  local head = string.format('%016d%016d', tonumber(string.sub(v, 2, 17)) - ms, tonumber(string.sub(v, 18, 33)) - ms)
+  redis.call('SET', KEYS[1], string.sub(v, 1, 1) .. head .. string.sub(v, 34), 'KEEPTTL')
+elseif kind == 'hash' and redis.call('HEXISTS', KEYS[1], 'expiresAt') == 1 then
   redis.call('HINCRBY', KEYS[1], 'updatedAt', -ms)
   redis.call('HINCRBY', KEYS[1], 'expiresAt', -ms)
 elseif kind == 'zset' then
@@ -30,10 +34,10 @@ return 1`;
 type Client = Redis | Cluster;
 
 /** A store under its own key prefix, so tests (and other users of the shared Redis) never see each other's keys. */
-export function freshRedisStore(client: Client): StoreHarness & { store: RedisStore; prefix: string } {
+export function freshRedisStore(client: Client, buckets = 16): StoreHarness & { store: RedisStore; prefix: string } {
   const prefix = `test:idem:${randomUUID().slice(0, 8)}:`;
   // Few buckets: the suites create a handful of keys, and recovery reads every bucket.
-  const store = new RedisStore(client, { keyPrefix: prefix, buckets: 16 });
+  const store = new RedisStore(client, { keyPrefix: prefix, buckets });
   const eachKey = async (apply: (key: string) => Promise<unknown>) => {
     const nodes = client instanceof Cluster ? client.nodes("master") : [client];
     for (const node of nodes) {

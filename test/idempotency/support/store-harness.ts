@@ -1,5 +1,5 @@
 // Builds each store implementation for the shared suites, with a way to move its clock forward.
-import { MemoryStore } from "@/blocks/idempotency/stores/memory-store";
+import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { PostgresStore, type SqlClient } from "@/blocks/idempotency/stores/postgres-store";
 import { preparedStatements, type PreparingClient } from "@/blocks/idempotency/stores/prepared-statements";
 import type { IdempotencyStore } from "@/blocks/idempotency/types";

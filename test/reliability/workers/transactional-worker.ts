@@ -4,7 +4,7 @@ import express, { type ErrorRequestHandler } from "express";
 import pg from "pg";
 import { idempotent } from "../../../registry/idempotency/adapters/express";
 import { IdempotencyHandler } from "../../../registry/idempotency/handler";
-import type { IdempotencyLogger } from "../../../registry/idempotency/logger";
+import type { BlockLogger as IdempotencyLogger } from "../../../registry/idempotency/logger";
 import { pgClient } from "../../../registry/idempotency/stores/clients/pg";
 import { PostgresStore } from "../../../registry/idempotency/stores/postgres-store";
 import { readConfig } from "./worker-runtime";

@@ -2,7 +2,7 @@
 import { Redis } from "ioredis";
 import pg from "pg";
 import { IdempotencyHandler } from "../../../registry/idempotency/handler";
-import type { IdempotencyLogger } from "../../../registry/idempotency/logger";
+import type { BlockLogger as IdempotencyLogger } from "../../../registry/idempotency/logger";
 import type { IdempotencyMetrics } from "../../../registry/idempotency/metrics";
 import { RedisCache } from "../../../registry/idempotency/caches/redis-cache";
 import { PostgresStore } from "../../../registry/idempotency/stores/postgres-store";

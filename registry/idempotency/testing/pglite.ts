@@ -1,7 +1,7 @@
 // PostgresStore on PGlite (embedded PostgreSQL), with transactions for executeInTransaction.
 import type { PGlite, Transaction } from "@electric-sql/pglite";
-import type { TransactionalSqlClient } from "../postgres-store";
-import { refusedMember, refuseTransactionControl, templateText } from "./transaction-guard";
+import type { TransactionalSqlClient } from "../stores/postgres-store";
+import { refusedMember, refuseTransactionControl, templateText } from "../stores/clients/transaction-guard";
 
 /**
  * What the operation of `executeInTransaction` gets: PGlite's `query`, `sql` and `exec` behind the
