@@ -8,6 +8,8 @@ export function connectCache(): CacheClient {
   return null;
 }
 
-export function openCache(_client: CacheClient): { cache: IdempotencyCache | undefined; end(): Promise<void> } {
-  return { cache: undefined, end: () => Promise.resolve() };
-}
+/** The same signature as the Redis version's (compose.ts passes the client), with no parameter to leave unused (typescript-eslint's recommended preset). */
+export const openCache: (client: CacheClient) => { cache: IdempotencyCache | undefined; end(): Promise<void> } = () => ({
+  cache: undefined,
+  end: () => Promise.resolve(),
+});
