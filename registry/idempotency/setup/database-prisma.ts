@@ -6,8 +6,9 @@ import { openPostgres, type DatabaseUse } from "./postgres-database";
 import type { OpenedDatabase } from "./variants";
 
 // TO CHANGE: `prisma generate` writes your PrismaClient where your schema's generator says, so `blocks add`
-// could not import it. Import it, and replace the two declarations below with (path from your generator's `output`):
-//   import { PrismaClient } from "../../generated/prisma/client";
+// could not import it. Import it, and replace the two declarations below with (the path from this file, in
+// <blocks>/idempotency/setup/, to your generator's `output`; here src/generated/prisma, with the blocks in src/blocks):
+//   import { PrismaClient } from "../../../generated/prisma/client";
 //   export type Prisma = PrismaClient;
 //   const createPrisma = (adapter: PrismaPg): Prisma => new PrismaClient({ adapter });
 /** What the setup uses of your PrismaClient: raw SQL, interactive transactions and `$disconnect`. */
