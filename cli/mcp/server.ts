@@ -86,9 +86,10 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerTool(
     "doctor",
     {
-      description: "Audit this project against the blocks' rules (see the blocks://rules resource): each finding with its rule, file, line and fix. The database is checked when DATABASE_URL is set.",
+      description:
+        "Audit this project against the blocks' rules (see the blocks://rules resource): each finding with its rule, file, line and fix. The database is checked when DATABASE_URL is set (MySqlStore: MYSQL_URL; SqliteStore: SQLITE_PATH or LIBSQL_URL); notes say where a check had to guess.",
       inputSchema: {},
-      outputSchema: { ok: z.boolean(), checkedDatabase: z.boolean(), findings: z.array(findingSchema) },
+      outputSchema: { ok: z.boolean(), checkedDatabase: z.boolean(), findings: z.array(findingSchema), notes: z.array(z.string()) },
       annotations: { readOnlyHint: true },
     },
     () => answer(() => runDoctor({ cwd, ...(registry ? { registry } : {}) })),
