@@ -1,4 +1,5 @@
 // Everything `add` would do, computed without writing: files, packages and migrations.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { readLock, type Lock } from "../config/lock-file.js";
@@ -17,8 +18,7 @@ import { undetectedClientNotes } from "./undetected-client.js";
 import { planBuild, type BuildPlan } from "./plan-build.js";
 import { planDependencies, type DependencyPlan } from "./plan-dependencies.js";
 import { planFiles, planSetupFiles, type PlannedFile } from "./plan-files.js";
-import { DATABASE_CLIENTS } from "./setup-clients.js";
-import { wiringChoices } from "./setup-stores.js";
+import { chooseVariants } from "./plan-variants.js";
 
 export type AddPlanOptions = {
   blocks: string[];
@@ -90,17 +90,18 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const features = await chooseFeatures(blocks, declared, { flags, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
   const skip = excludedFeatureFiles(blocks, features);
-  const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip });
-  const loggerBlock = blocks.some((block) => block.name === "logger") || lock.blocks.logger !== undefined;
-  const wiring = wiringChoices(features, declared);
-  const notes = options.client === undefined && wiring.store === "postgres" ? undetectedClientNotes(declared, wiring.client) : [];
   const tables = Object.fromEntries(blocks.filter((block) => block.migration).map((block) => [block.name, blockTable(block, lock, options.table)]));
-  const setupBlock = blocks.find((block) => block.setup);
-  const table = setupBlock ? tables[setupBlock.name] : undefined;
-  const setup = setupBlock ? await planSetupFiles({ root, config, choices: { frameworks, features, loggerBlock, table, ...wiring }, tests }) : [];
+  // Each variant file's version, by what was chosen: the database client, the cache, the logger block, the framework's route.
+  const present = new Set([...blocks.map((block) => block.name), ...Object.keys(lock.blocks)]);
+  const context = { features, declared, frameworks, blocks: present };
+  const variants = Object.fromEntries(blocks.map((block) => [block.name, chooseVariants(block, context, { tests, recorded: lock.blocks[block.name]?.variants, hasFile: (file) => existsSync(path.join(registry.root, file)) })]));
+  const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip, variants, tables });
+  const notes = options.client === undefined ? undetectedClientNotes(declared, features) : [];
+  const setup: PlannedFile[] = [];
+  for (const block of blocks.filter((candidate) => candidate.setup)) setup.push(...(await planSetupFiles({ root, config, registry, block, planned: vendored })));
   const files = [...vendored, ...setup];
-  // A wiring written on PostgreSQL may import more than its client's own package (Kysely's opens a pg Pool).
-  const wiringPackages = setup.length > 0 && wiring.store === "postgres" ? DATABASE_CLIENTS[wiring.client].packages : [];
+  // A version of a variant file may import more than its feature's own package (Kysely's database.ts opens a pg Pool).
+  const wiringPackages = Object.values(variants).flatMap((chosen) => chosen.flatMap((variant) => variant.packages ?? []));
   const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features, wiringPackages);
   // Planned together: several blocks in one `add` get migrations the project's tool runs in order.
   const migrations = planMigrations(

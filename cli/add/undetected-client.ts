@@ -1,5 +1,4 @@
 // A database library `add` has no client adapter for: say which one it found, what it wired instead, and why.
-import type { DatabaseClient } from "./setup-clients.js";
 
 /** Libraries a project may reach PostgreSQL (or its data) through that no adapter in stores/clients/ wraps. */
 const WITHOUT_ADAPTER = ["sequelize", "@mikro-orm/core", "objection", "pg-promise", "slonik", "@databases/pg", "mongoose"];
@@ -12,10 +11,11 @@ const CLIENT_CHOICES = "pg, postgres-js, drizzle, kysely, prisma, typeorm, knex"
  * silently given a second connection pool beside its own.
  *
  * @example
- * undetectedClientNotes(new Set(["sequelize", "pg"]), "pg"); // ["found sequelize, which the idempotency block has no adapter for: ..."]
+ * undetectedClientNotes(new Set(["sequelize", "pg"]), new Set(["postgres-store", "client-pg"])); // ["found sequelize, which the idempotency block has no adapter for: ..."]
  */
-export function undetectedClientNotes(declared: Set<string>, client: DatabaseClient): string[] {
-  if (client !== "pg") return [];
+export function undetectedClientNotes(declared: Set<string>, features: ReadonlySet<string>): string[] {
+  // pg is the PostgreSQL store's client when no other client was detected or asked for.
+  if (!features.has("postgres-store") || !features.has("client-pg")) return [];
   return WITHOUT_ADAPTER.filter((name) => declared.has(name)).map(
     (name) =>
       `found ${name}, which the idempotency block has no adapter for: PostgresStore runs on pg (node-postgres) with a pool of its own ` +

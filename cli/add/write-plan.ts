@@ -55,11 +55,13 @@ function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
       // A kept edit keeps its old hash (it stays "modified"); a kept stranger's file is never adopted.
       if (written.has(file) || file.state === "unchanged") files[file.target] = file.hash;
     }
+    const variants = { ...previous?.variants, ...chosenVariants(plan, block.name) };
     lock.blocks[block.name] = {
       version: cliVersion(),
       frameworks: [...new Set([...(previous?.frameworks ?? []), ...plan.frameworks])].sort(),
       tests: plan.tests || previous?.tests === true,
       files,
+      ...(Object.keys(variants).length ? { variants } : {}),
       ...(plan.tables[block.name] === undefined ? {} : { table: plan.tables[block.name] }),
       ...(block.origin ? { registry: block.origin } : {}),
     };
@@ -69,4 +71,19 @@ function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
     lock.migrations[migration.table] = migration.existing ?? file?.path ?? "";
   }
   return lock;
+}
+
+/**
+ * The block's variant files as block.json names them (target -> source), tests aside: each comes with its file.
+ *
+ * @example
+ * chosenVariants(plan, "idempotency"); // { "idempotency/setup/database.ts": "idempotency/setup/database-kysely.ts", ... }
+ */
+export function chosenVariants(plan: { config: { dir: string }; files: PlannedFile[] }, block: string): Record<string, string> {
+  const dir = path.posix.normalize(plan.config.dir);
+  return Object.fromEntries(
+    plan.files
+      .filter((file) => file.block === block && file.variant && !/\.test\.[cm]?[jt]sx?$/.test(file.source))
+      .map((file) => [path.posix.relative(dir, file.target), file.source]),
+  );
 }

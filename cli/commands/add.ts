@@ -1,12 +1,9 @@
 // `blocks add <block...>`: vendors blocks with rewritten imports, packages, migration and maintenance job.
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { Command } from "commander";
 import { installDependencies } from "../add/install.js";
 import type { MigrationLayout } from "../config/blocks-config.js";
 import { planAdd, type AddPlan, type AddPlanOptions } from "../add/plan-add.js";
 import { planJson, reportPlan, type Replace } from "../add/report-plan.js";
-import { setupTargets } from "../add/setup-targets.js";
 import { shouldWrite, writePlan } from "../add/write-plan.js";
 import { execCommand, localExecCommand } from "../project/package-manager.js";
 import { handleError } from "../utils/handle-error.js";
@@ -83,17 +80,17 @@ function nextSteps(plan: AddPlan): void {
   const setup = plan.files.find((file) => file.owned && file.target.endsWith("-setup.ts"));
   if (setup) logger.log(`  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`);
   // A wiring that cannot be finished for the user (Prisma: where `prisma generate` put the client) says so in a comment.
-  const toChange = setup ? setup.content.split("\n").findIndex((line) => line.includes("// TO CHANGE:")) : -1;
-  if (setup && toChange >= 0) logger.log(`  - ${highlighter.warn("before it runs")}, do what the TO CHANGE comment says: ${highlighter.path(`${setup.target}:${toChange + 1}`)}`);
+  const toChange = plan.files.flatMap((file) => {
+    const line = file.content.split("\n").findIndex((text) => text.includes("// TO CHANGE:"));
+    return line >= 0 ? [`${file.target}:${line + 1}`] : [];
+  })[0];
+  if (toChange) logger.log(`  - ${highlighter.warn("before it runs")}, do what the TO CHANGE comment says: ${highlighter.path(toChange)}`);
   if (plan.tests) {
-    // The wiring's test (written now or by an earlier add) is the only one on the app's own client: it runs with the block's.
-    const wiringTest = plan.blocks.some((block) => block.setup) ? setupTargets(plan.config).test : undefined;
-    const testText = wiringTest === undefined ? undefined : (plan.files.find((file) => file.target === wiringTest)?.content ?? readIfExistsSync(path.join(plan.root, wiringTest)));
-    const paths = [plan.config.dir, ...(wiringTest && testText !== undefined ? [wiringTest] : [])];
-    // Said as the written test behaves: on pg it runs on an embedded PostgreSQL; on another client or store it names its server's variable.
+    // The wiring's test (a variant, on the app's own client) is the only one that needs the app's server: said as it behaves.
+    const testText = plan.files.find((file) => file.variant && file.target.endsWith(".test.ts"))?.content;
     const variable = testText === undefined ? undefined : /it\.skipIf\(!process\.env\.(\w+)\)/.exec(testText)?.[1];
     const where = testText === undefined ? "" : variable ? ` (the wiring's test skips itself until ${variable} is set)` : dialect === "sqlite" ? " (the wiring's test runs on a temporary SQLite file)" : " (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)";
-    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${paths.join(" ")}`)}${where}`);
+    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${plan.config.dir}`)}${where}`);
   }
   for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
 }
@@ -105,9 +102,6 @@ const TOOL_APPLY: Partial<Record<MigrationLayout, string>> = {
   "node-pg-migrate": "node-pg-migrate up",
 };
 
-function readIfExistsSync(file: string): string | undefined {
-  return existsSync(file) ? readFileSync(file, "utf8") : undefined;
-}
 
 export const add = new Command("add")
   .description("copy blocks into your project, with their tests, packages, migration and maintenance job")

@@ -1,10 +1,12 @@
 // `blocks diff [block]`: what changed in the vendored files against what the registry would write now.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { readConfig } from "../config/blocks-config.js";
 import { readLock } from "../config/lock-file.js";
 import { excludedFeatureFiles, recordedFeatures } from "../add/choose-features.js";
 import { planFiles } from "../add/plan-files.js";
+import { chooseVariants } from "../add/plan-variants.js";
 import { lockedItems } from "../registry/locked-items.js";
 import { projectFormatter } from "../format/project-formatter.js";
 import { loadRegistry } from "../registry/manifest.js";
@@ -43,7 +45,11 @@ export async function runDiff(options: DiffOptions) {
     const block = findBlock(registry, name);
     // Files of features left out at `add` (never recorded) are not "new": the user chose not to have them.
     const skip = excludedFeatureFiles([block], recordedFeatures(block, locked));
-    const files = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip });
+    // Each variant file in the version the lock records (an older project's: as the defaults choose it).
+    const context = { features: recordedFeatures(block, locked), declared: new Set<string>(), frameworks: locked.frameworks, blocks: new Set(Object.keys(lock.blocks)) };
+    const variants = { [name]: chooseVariants(block, context, { tests: locked.tests, recorded: locked.variants, hasFile: (file) => existsSync(path.join(registry.root, file)) }) };
+    const tables = locked.table === undefined ? {} : { [name]: locked.table };
+    const files = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip, variants, tables });
     for (const file of files) {
       const recorded = locked.files[file.target];
       if (file.current === undefined) {

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { Command } from "commander";
 import { recordedFeatures } from "../add/choose-features.js";
-import { sqliteClientOf } from "../add/setup-sql-stores.js";
+import { sqliteClientOf } from "../migrate/sqlite-client.js";
 import { readConfig } from "../config/blocks-config.js";
 import { readLock } from "../config/lock-file.js";
 import type { Finding } from "../doctor/finding.js";

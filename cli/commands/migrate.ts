@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
 import { recordedFeatures } from "../add/choose-features.js";
-import { sqliteClientOf, type SqliteClientName } from "../add/setup-sql-stores.js";
+import { sqliteClientOf, type SqliteClientName } from "../migrate/sqlite-client.js";
 import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
 import { readLock, writeLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";

@@ -34,9 +34,11 @@ const LABELS: Record<UpdateStatus, (file: UpdatedFile) => string> = {
   dropped: () => highlighter.warn("no longer in the registry: left in place, no longer tracked; delete it if unused"),
   skipped: () => highlighter.warn("a file blocks did not write is in the way: left alone"),
   "no-base": () => highlighter.error("edited, but no base was recorded to merge from: compare with `blocks diff`"),
+  replaced: () => highlighter.info("replaced: the wiring an older add wrote (you had not changed it) now re-exports the block's wiring, which update keeps up to date"),
+  manual: (file) => highlighter.warn(`CHANGE IT YOURSELF: ${file.message ?? ""}`),
 };
 
-const NEEDS_YOU = new Set<UpdateStatus>(["conflict", "unresolved", "no-base"]);
+const NEEDS_YOU = new Set<UpdateStatus>(["conflict", "unresolved", "no-base", "manual"]);
 
 /**
  * Plans, asks before writing (or `--yes`), writes, records the new bases. Exits 1 (through the
@@ -55,7 +57,7 @@ export async function runUpdate(options: UpdateOptions) {
     ok: needsYou.length === 0,
     dryRun: options.dryRun === true,
     written,
-    files: plan.files.map(({ block, target, status, conflicts }) => ({ block, target, status, ...(conflicts ? { conflicts } : {}) })),
+    files: plan.files.map(({ block, target, status, conflicts, message }) => ({ block, target, status, ...(conflicts ? { conflicts } : {}), ...(message ? { message } : {}) })),
     conflicts: needsYou,
     install: installCommands(plan.packageManager, plan.packages).map((command) => command.join(" ")),
     schemaChanges: plan.schemaChanges,

@@ -14,6 +14,11 @@ export type LockedBlock = {
   tests: boolean;
   /** Project-relative path -> hash of the content `add` wrote there. */
   files: Record<string, string>;
+  /**
+   * The version chosen of each variant file: its target (relative to the blocks folder, as block.json
+   * names it) -> the registry file copied there. `update` keeps to it, merging that version's changes.
+   */
+  variants?: Record<string, string>;
   /** The table the block's store was added with (`add --table`): `migrate` and a later `add` use it. */
   table?: string;
   /** Added from a configured registry: its name and item URL template (never its headers). */

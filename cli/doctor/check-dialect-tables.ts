@@ -1,7 +1,7 @@
 // Live check for a store on MySQL or SQLite: its tables (and MySQL's procedure) exist where its wiring
 // connects (MYSQL_URL; SQLITE_PATH, or LIBSQL_URL on libSQL), read through the project's own driver.
 import { existsSync } from "node:fs";
-import type { SqliteClientName } from "../add/setup-sql-stores.js";
+import type { SqliteClientName } from "../migrate/sqlite-client.js";
 import { databaseFile, missingObjects, openStoreDatabase, storeDatabase, type DialectConnection, type StoreDatabase } from "../migrate/dialect-connection.js";
 import { dialectStatements, type Dialect } from "../migrate/dialect-migration.js";
 import type { Registry, RegistryFeature } from "../registry/manifest.js";

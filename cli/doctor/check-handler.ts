@@ -1,4 +1,6 @@
 // The handler gets a logger and metrics, and a Redis cache never keeps an answer longer than its record.
+// Handlers are looked for in the app's own code and in the vendored wiring (<blocks>/<block>/setup/compose.ts builds the
+// one `createIdempotency()` returns): its shipped composition passes both, an edit that drops one is found there.
 import { Node, SyntaxKind, type NewExpression, type ObjectLiteralExpression } from "ts-morph";
 import type { DoctorNames } from "../registry/block-schema.js";
 import { finding, type Finding } from "./finding.js";
@@ -16,7 +18,8 @@ export function checkHandler(project: ProjectFiles, declared: Set<string>, names
   const metrics = names.metrics && declared.has(names.metrics.package) ? [names.metrics.option] : [];
   const expected = [...names.expects, ...metrics];
   const findings: Finding[] = [];
-  const handlers = project.files.flatMap((file) => news(file, names.class).map((expression) => ({ file, expression })));
+  const scanned = [...project.files, ...(project.wiring ?? [])];
+  const handlers = scanned.flatMap((file) => news(file, names.class).map((expression) => ({ file, expression })));
   for (const { file, expression } of handlers) {
     const options = objectArg(expression, names.options);
     if (options === "unknown") continue;
@@ -33,7 +36,7 @@ export function checkHandler(project: ProjectFiles, declared: Set<string>, names
   const recordTtl = ttls.every((ttl) => ttl !== undefined) && ttls.length ? Math.min(...(ttls as number[])) : names.defaultTtlMs;
   const cache = names.cache;
   if (!cache) return findings;
-  for (const file of project.files) {
+  for (const file of scanned) {
     for (const expression of news(file, cache.class)) {
       const options = objectArg(expression, cache.options);
       if (options === "unknown" || !options) continue;

@@ -1,7 +1,7 @@
 // `migrate --apply` for a store on MySQL or SQLite: runs the migration file from disk through the project's
 // driver, as the file's own tool would send it, one migrator at a time; safe to run again.
 import { readFile } from "node:fs/promises";
-import type { SqliteClientName } from "../add/setup-sql-stores.js";
+import type { SqliteClientName } from "./sqlite-client.js";
 import { BlocksError } from "../utils/errors.js";
 import { insideProject } from "../utils/files.js";
 import type { ApplyResult } from "./apply-migration.js";

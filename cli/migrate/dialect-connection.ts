@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { SqliteClientName } from "../add/setup-sql-stores.js";
+import type { SqliteClientName } from "./sqlite-client.js";
 import { createdObjects, type Dialect } from "./dialect-migration.js";
 
 /** What runs inside `exclusive`: names (each row's first column) and SQL text as the migration tool sends it. */

@@ -62,6 +62,50 @@ const doctor = z.strictObject({
   maintenance: z.strictObject({ start: identifier, cronEntry: z.string().min(1) }).optional(),
 });
 
+/** All must hold for a variant to be chosen; a choice without any is the fallback. */
+const when = z.strictObject({
+  /** Features chosen (`client-kysely`). */
+  features: z.array(z.string().min(1)).optional(),
+  /** Features not chosen (the Redis cache is not wired in front of a Redis store). */
+  without: z.array(z.string().min(1)).optional(),
+  /** Packages the project declares, and ones it does not (Drizzle over postgres.js rather than pg). */
+  declared: z.array(z.string().min(1)).optional(),
+  undeclared: z.array(z.string().min(1)).optional(),
+  /** Blocks the project has or is adding (the logger block's logger). */
+  blocks: z.array(z.string().min(1)).optional(),
+  /** One of these frameworks is used (the /metrics route). */
+  frameworks: z.array(z.string().min(1)).optional(),
+});
+
+/**
+ * One file with several versions (setup/database.ts on pg, Kysely, Redis, ...): the first choice whose
+ * `when` holds is copied to `target` (a `<path>.test.ts` beside it comes too, as `<target>.test.ts`).
+ */
+const variant = z.strictObject({
+  target: z.string().min(1),
+  choices: z
+    .array(
+      z.strictObject({
+        path: z.string().min(1),
+        when: when.optional(),
+        /** Packages this version imports besides its feature's own (Kysely's opens a pg Pool): installed with the range a feature of the block gives them. */
+        packages: z.array(z.string().min(1)).optional(),
+      }),
+    )
+    .min(1),
+});
+
+/**
+ * The wiring `add` writes beside the blocks folder for the user to own: written once, never replaced.
+ * `table`: the module whose default table name `add --table` replaces; `legacy`: the fingerprints of
+ * wiring modules older versions wrote into `target`, which `update` may replace (cli/update/legacy-setup.ts).
+ */
+const setup = z.strictObject({
+  files: z.array(z.strictObject({ path: z.string().min(1), target: z.string().min(1) })).default([]),
+  table: z.string().min(1).optional(),
+  legacy: z.strictObject({ fingerprints: z.string().min(1), target: z.string().min(1) }).optional(),
+});
+
 export const blockDeclarationSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "lower-case letters, digits and dashes"),
   description: z.string().min(1),
@@ -84,12 +128,16 @@ export const blockDeclarationSchema = z.strictObject({
     .optional(),
   migration: migration.optional(),
   features: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), feature).optional(),
-  setup: z.boolean().optional(),
+  setup: setup.optional(),
+  variants: z.array(variant).optional(),
   doctor: doctor.optional(),
 });
 
 export type BlockDeclaration = z.infer<typeof blockDeclarationSchema>;
 export type DoctorNames = z.infer<typeof doctor>;
+export type RegistrySetup = z.infer<typeof setup>;
+export type RegistryVariant = z.infer<typeof variant>;
+export type VariantCondition = z.infer<typeof when>;
 
 /**
  * Every problem with a declaration, one line each naming the field, or [] when it is valid.

@@ -1,9 +1,10 @@
 // Checks a block's imports for every framework selection: relative ones resolve to a copied file, packages are declared.
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { excludedFeatureFiles } from "../add/choose-features.js";
-import type { Registry, RegistryBlock, RegistryFile } from "./manifest.js";
+import { testOf, type Registry, type RegistryBlock, type RegistryFile } from "./manifest.js";
 import { resolveBlocks, selectFiles, type FileSelection } from "./resolve.js";
 
 const posix = path.posix;
@@ -41,7 +42,8 @@ export async function checkBlockImports(registry: Registry, block: RegistryBlock
   for (const selection of selections) {
     for (const omitted of leftOut) {
       const copied = blocks.flatMap((candidate) => selectFiles(candidate, selection)).filter((file) => !omitted.files.has(file.path));
-      const paths = new Set(copied.map((file) => file.path));
+      // A variant file's target is always copied (some version of it), under the name its importers use.
+      const paths = new Set([...copied.map((file) => file.path), ...blocks.flatMap((candidate) => (candidate.variants ?? []).map((variant) => variant.target))]);
       for (const file of copied.filter((candidate) => candidate.path.startsWith(`${block.name}/`) && SOURCE.test(candidate.path))) {
         const source = path.join(registry.root, file.path);
         if (!imports.has(source)) imports.set(source, await importsOf(source));
@@ -53,7 +55,43 @@ export async function checkBlockImports(registry: Registry, block: RegistryBlock
       }
     }
   }
+  for (const problem of await checkVariants(registry, blocks, block, imports)) problems.add(problem);
   return [...problems].sort();
+}
+
+/**
+ * Each version of each variant file: its imports resolve among the block's files and variant targets, and
+ * its packages come with the features its `when` names, its own `packages`, or the frameworks it is for.
+ */
+async function checkVariants(registry: Registry, blocks: RegistryBlock[], block: RegistryBlock, imports: Map<string, FoundImport[]>): Promise<string[]> {
+  const problems: string[] = [];
+  const paths = new Set([...block.files.map((file) => file.path), ...(block.variants ?? []).flatMap((variant) => [variant.target, ...variant.choices.map((choice) => choice.path)])]);
+  for (const choice of (block.variants ?? []).flatMap((variant) => variant.choices)) {
+    for (const file of [choice.path, testOf(choice.path)]) {
+      const source = path.join(registry.root, file);
+      if (!existsSync(source)) continue;
+      if (!imports.has(source)) imports.set(source, await importsOf(source));
+      const features = (choice.when?.features ?? []).map((name) => block.features?.[name]);
+      const frameworks = (choice.when?.frameworks ?? []).flatMap((name) => registry.frameworks[name]?.packages ?? []);
+      const allFeatures = Object.values(block.features ?? {});
+      const granted = new Set([
+        ...features.flatMap((feature) => [...Object.keys(feature?.dependencies ?? {}), ...Object.keys(feature?.devDependencies ?? {})]),
+        ...frameworks,
+        ...(choice.when?.declared ?? []),
+        ...(choice.packages ?? []).filter((name) => allFeatures.some((feature) => name in (feature.dependencies ?? {}) || name in (feature.devDependencies ?? {}))),
+      ]);
+      // A version for a project with another block (the logger block's logger) may import that block.
+      const others = registry.blocks.filter((other) => choice.when?.blocks?.includes(other.name)).flatMap((other) => other.files.map((entry) => entry.path));
+      const visible = new Set([...paths, ...others]);
+      const tagged: RegistryFile = { path: file, ...(file === choice.path ? {} : { test: true }) };
+      for (const found of imports.get(source) ?? []) {
+        if (!found.specifier.startsWith(".") && !found.specifier.startsWith("@/blocks/") && granted.has(packageName(found.specifier))) continue;
+        const problem = checkImport(registry, blocks, tagged, found, visible, new Set());
+        if (problem) problems.push(`${file}: ${problem} (variant of ${block.name})`);
+      }
+    }
+  }
+  return problems;
 }
 
 type FoundImport = { specifier: string; typeOnly: boolean; reexport: boolean };

@@ -21,7 +21,7 @@ import path from "node:path";
 import { migrationSqlProblem, type MigrationSql } from "../migrate/migration-sql.js";
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
-import { blockDeclarationSchema, declarationProblems, type DoctorNames } from "./block-schema.js";
+import { blockDeclarationSchema, declarationProblems, type DoctorNames, type RegistrySetup, type RegistryVariant } from "./block-schema.js";
 import { DECLARATION_FILE, deriveFiles } from "./derive-files.js";
 import type { RegistryConfig } from "./registries-config.js";
 import { isRegistryAddress, type ItemOrigin } from "./resolve-dependencies.js";
@@ -72,8 +72,10 @@ export type RegistryBlock = {
   features?: Record<string, RegistryFeature>;
   /** `package -> minimum version` the block's adapters need (e.g. `hono: "4.8.0"` for `hono/route`); checked at `add`. */
   requires?: Record<string, string>;
-  /** `add` writes the wiring module the user owns (handler, clients, maintenance) for this block. */
-  setup?: boolean;
+  /** The wiring `add` writes for the user to own (src/idempotency-setup.ts and its cron entry): see block-schema.ts. */
+  setup?: RegistrySetup;
+  /** Files with one version per choice (the database client, the cache): see block-schema.ts and add/plan-variants.ts. */
+  variants?: RegistryVariant[];
   /** The names `doctor` looks for in the project's code (the block's exports): see block-schema.ts. */
   doctor?: DoctorNames;
   /** Loaded from a configured registry (`add @acme/x`): recorded in blocks.lock.json. */
@@ -210,7 +212,13 @@ async function readDeclaration(registry: Registry, folder: string): Promise<Regi
   if (problems.length) throw invalid(`${file} is not a valid block declaration: ${problems.join("; ")}.`);
   const declaration = blockDeclarationSchema.parse(raw) as Partial<RegistryBlock> & { name: string; description: string };
   if (declaration.name !== folder) throw invalid(`${file} names the block "${declaration.name}"; it must match its folder "${folder}".`);
-  const files = declaration.files ?? deriveFiles(registry.root, folder, Object.keys(registry.frameworks));
+  // Variants, their stand-ins and the wiring the user owns are copied by their own rules, not as block files.
+  const apart = new Set([
+    ...(declaration.variants ?? []).flatMap((entry) => [entry.target, ...entry.choices.flatMap((choice) => [choice.path, testOf(choice.path)])]),
+    ...(declaration.setup?.files ?? []).map((file) => file.path),
+    ...(declaration.setup?.legacy ? [declaration.setup.legacy.fingerprints] : []),
+  ]);
+  const files = declaration.files ?? deriveFiles(registry.root, folder, Object.keys(registry.frameworks)).filter((file) => !apart.has(file.path));
   return { ...declaration, name: declaration.name, description: declaration.description, files };
 }
 
@@ -230,6 +238,11 @@ function checkBlock(registry: Registry, block: RegistryBlock): void {
     }
     within(path.dirname(root), path.resolve(root, template.template), block.name);
   }
+  for (const entry of block.variants ?? []) {
+    insideBlocks(entry.target, block.name);
+    for (const choice of entry.choices) within(root, path.resolve(root, choice.path), block.name);
+  }
+  for (const file of block.setup?.files ?? []) within(root, path.resolve(root, file.path), block.name);
   const migration = block.migration;
   for (const source of [migration?.schema, migration?.template, migration?.nodePgMigrateTemplate]) {
     if (source !== undefined) within(path.dirname(root), path.resolve(root, source), block.name);
@@ -239,10 +252,28 @@ function checkBlock(registry: Registry, block: RegistryBlock): void {
   if (sqlProblem) throw invalid(`Block "${block.name}": in "migration", ${sqlProblem}.`);
 }
 
+/**
+ * The test that comes with a registry file: `<stem>.test.ts` beside it.
+ *
+ * @example
+ * testOf("idempotency/setup/databases/pg.ts"); // "idempotency/setup/databases/pg.test.ts"
+ */
+export function testOf(file: string): string {
+  return file.replace(/\.([cm]?[jt]sx?)$/, ".test.$1");
+}
+
 /** Sources stay inside the registry (templates: inside its package): a manifest cannot make the CLI read arbitrary files. */
 function within(folder: string, absolute: string, block: string): void {
   const rel = path.relative(folder, absolute);
   if (rel.startsWith("..") || path.isAbsolute(rel)) throw invalid(`Block "${block}": ${absolute} is outside ${folder}.`);
+}
+
+/** A target lands in the blocks folder: relative, and never above it. */
+export function insideBlocks(target: string, block: string): void {
+  const normalized = path.posix.normalize(target.replace(/\\/g, "/"));
+  if (path.posix.isAbsolute(normalized) || normalized === ".." || normalized.startsWith("../") || /^[A-Za-z]:/.test(target)) {
+    throw invalid(`Block "${block}": the target ${target} is outside the blocks folder.`);
+  }
 }
 
 function invalid(message: string, cause?: unknown): BlocksError {

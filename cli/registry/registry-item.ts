@@ -7,8 +7,10 @@
 // CommonJS resolution; NodeNext projects should use `blocks add <item>`, which rewrites them).
 // `meta.blocks` is what `blocks add <item>` reads back, all of it data: the migration's SQL (never
 // its schema module), and validate-item.ts checks every part of an item before it is used.
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { chooseVariants } from "../add/plan-variants.js";
 import { schemaOf } from "../migrate/schemas.js";
 import { BlocksError } from "../utils/errors.js";
 import type { Registry, RegistryBlock, RegistryFeature, RegistryFile, RegistryMigration } from "./manifest.js";
@@ -67,6 +69,13 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
   const files = block.files.filter(
     (file) => !optional.has(file.path) && (options.framework === undefined || file.framework === undefined || file.framework === options.framework),
   );
+  // Each variant file as the defaults choose it, at its target: the item is then the block as `add` writes it by default.
+  const variants = chooseVariants(
+    block,
+    { features: new Set(Object.entries(block.features ?? {}).filter(([, feature]) => isDefault(feature)).map(([name]) => name)), declared: new Set(), frameworks: options.framework ? [options.framework] : [], blocks: new Set([block.name]) },
+    { tests: true, hasFile: (file) => existsSync(path.join(registry.root, file)) },
+  );
+  for (const variant of variants) files.push({ path: variant.path, target: variant.target, ...(variant.test ? { test: true } : {}) });
   const itemFiles = [];
   for (const file of files) {
     itemFiles.push({
@@ -101,7 +110,7 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
       blocks: {
         version: 1,
         dir: options.dir,
-        files: files.map((file) => ({ ...file, path: file.path.slice(block.name.length + 1) })),
+        files: files.map(({ target, ...file }) => ({ ...file, path: (target ?? file.path).slice(block.name.length + 1) })),
         ...(block.migration ? { migration: itemMigration(block, block.migration, files) } : {}),
       },
     },

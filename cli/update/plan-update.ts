@@ -1,19 +1,23 @@
 // Decides, file by file, what `blocks update` does: replace, merge, add, or leave alone and say why.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { excludedFeatureFiles, recordedFeatures } from "../add/choose-features.js";
 import { planDependencies, type DependencyPlan } from "../add/plan-dependencies.js";
 import { readConfig, type BlocksConfig } from "../config/blocks-config.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { readLock, type Lock } from "../config/lock-file.js";
-import { planFiles, type PlannedFile } from "../add/plan-files.js";
+import { planFiles, planSetupFiles, type PlannedFile } from "../add/plan-files.js";
+import { chooseVariants } from "../add/plan-variants.js";
+import { chosenVariants as chosenVariantsOf } from "../add/write-plan.js";
 import { lockedItems } from "../registry/locked-items.js";
 import { projectFormatter, type Formatter } from "../format/project-formatter.js";
-import { loadRegistry } from "../registry/manifest.js";
+import { loadRegistry, type Registry, type RegistryBlock } from "../registry/manifest.js";
 import { findBlock } from "../registry/resolve.js";
 import { BlocksError } from "../utils/errors.js";
 import { contentHash } from "../utils/files.js";
 import { readBase } from "./base-store.js";
 import { unresolvedConflicts } from "./conflict-markers.js";
+import { legacyMessage, legacySetup, type LegacySetup } from "./legacy-setup.js";
 import { merge3 } from "./merge3.js";
 import { schemaChanges, type SchemaChange } from "./schema-changes.js";
 
@@ -24,8 +28,23 @@ import { schemaChanges, type SchemaChange } from "./schema-changes.js";
  * deleted: you deleted it; it stays deleted. dropped: the registry no longer has it; left in place.
  * skipped: a file blocks did not write is in the way. no-base: edited, but no base was recorded to merge from.
  * unresolved: the markers of an earlier update's conflict are still in the file; nothing is merged into it until they go.
+ * replaced: a wiring module an older `add` wrote, untouched since, now re-exports the block's wiring.
+ * manual: the same module, edited: left alone, and `message` says what to change.
  */
-export type UpdateStatus = "updated" | "merged" | "conflict" | "unresolved" | "added" | "unchanged" | "kept" | "deleted" | "dropped" | "skipped" | "no-base";
+export type UpdateStatus =
+  | "updated"
+  | "merged"
+  | "conflict"
+  | "unresolved"
+  | "added"
+  | "unchanged"
+  | "kept"
+  | "deleted"
+  | "dropped"
+  | "skipped"
+  | "no-base"
+  | "replaced"
+  | "manual";
 
 export type UpdatedFile = {
   block: string;
@@ -39,6 +58,8 @@ export type UpdatedFile = {
   lines?: number[];
   /** The registry version the lock records as the new base, when it moves. */
   base?: string;
+  /** manual: what to change, precisely. */
+  message?: string;
 };
 
 export type UpdatePlan = {
@@ -51,6 +72,8 @@ export type UpdatePlan = {
   packageManager: BlocksConfig["packageManager"];
   /** Blocks whose store schema (the SQL `blocks migrate` writes) this update changes. */
   schemaChanges: SchemaChange[];
+  /** Block -> the version of each variant file now planned (target -> registry path), for the lock. */
+  variants: Record<string, Record<string, string>>;
 };
 
 /**
@@ -68,6 +91,7 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     throw new BlocksError("UNKNOWN_BLOCK", "No block has been added to this project yet.", { suggestion: "Run `blocks add <block>` first." });
   }
   const files: UpdatedFile[] = [];
+  const variants: Record<string, Record<string, string>> = {};
   const everyPlanned: PlannedFile[] = [];
   const formatter = await projectFormatter(root);
   const frameworks = new Set<string>();
@@ -78,10 +102,20 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     if (!locked) throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
     // The features it was added with (its store, metrics): what the lock shows, so no left-out store comes back.
     const chosen = recordedFeatures(block, locked);
+    // A project set up before the wiring was block code: its module says what the lock cannot (the cache).
+    const legacy = await legacySetup(root, config, registry, block, locked);
+    const declared = declaredPackages(await readPackageJson(root));
+    const cacheByPackages = Object.entries(block.features ?? {}).filter(([, feature]) => !feature.files?.length && !feature.flag && (feature.detect ?? []).some((name) => declared.has(name)));
+    for (const feature of legacy?.untouched ? legacy.features : legacy ? cacheByPackages.map(([name]) => name) : []) chosen.add(feature);
     for (const feature of chosen) features.add(feature);
     const skip = excludedFeatureFiles([block], chosen);
-    const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip });
+    const context = { features: chosen, declared, frameworks: locked.frameworks, blocks: new Set(Object.keys(lock.blocks)) };
+    const chosenVariants = chooseVariants(block, context, { tests: locked.tests, recorded: locked.variants, hasFile: (file) => existsSync(path.join(registry.root, file)) });
+    const tables = locked.table === undefined ? {} : { [name]: locked.table };
+    const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip, variants: { [name]: chosenVariants }, tables });
+    variants[name] = chosenVariantsOf({ config, files: planned }, name);
     everyPlanned.push(...planned);
+    if (legacy) files.push(await legacyFile(root, config, registry, block, planned, legacy));
     for (const framework of locked.frameworks) frameworks.add(framework);
     for (const file of planned) files.push(await decideFile(root, file, locked.files[file.target], formatter));
     const kept = new Set(planned.map((file) => file.target));
@@ -91,7 +125,16 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
   }
   const blocks = names.map((name) => findBlock(registry, name));
   const packages = planDependencies(registry, blocks, everyPlanned, [...frameworks], declaredPackages(await readPackageJson(root)), features);
-  return { root, lock, blocks: names, files, packages, packageManager: config.packageManager, schemaChanges: await schemaChanges(root, lock, blocks, everyPlanned) };
+  return { root, lock, blocks: names, files, packages, packageManager: config.packageManager, schemaChanges: await schemaChanges(root, lock, blocks, everyPlanned), variants };
+}
+
+/** The old wiring module: replaced by the thin one `add` writes now when untouched, else left with precise instructions. */
+async function legacyFile(root: string, config: BlocksConfig, registry: Registry, block: RegistryBlock, planned: PlannedFile[], legacy: LegacySetup): Promise<UpdatedFile> {
+  const owned = await planSetupFiles({ root, config, registry, block, planned, replace: true });
+  const content = owned.find((file) => file.target === legacy.target)?.content ?? "";
+  if (legacy.untouched) return { block: block.name, target: legacy.target, absolute: legacy.absolute, status: "replaced", content };
+  const setupDir = path.posix.dirname(planned.find((file) => file.variant)?.target ?? `${config.dir}/${block.name}/setup/index.ts`);
+  return { block: block.name, target: legacy.target, status: "manual", message: legacyMessage(legacy.target, content, setupDir) };
 }
 
 async function decideFile(root: string, file: PlannedFile, recorded: string | undefined, formatter: Formatter | undefined): Promise<UpdatedFile> {
@@ -145,10 +188,12 @@ export function nextLock(plan: UpdatePlan, version: string): Lock {
     if (!previous) continue;
     const files = { ...previous.files };
     for (const file of plan.files.filter((candidate) => candidate.block === name)) {
+      if (file.status === "replaced" || file.status === "manual") continue;
       if (file.status === "dropped") delete files[file.target];
       else if (file.base !== undefined) files[file.target] = contentHash(file.base);
     }
-    lock.blocks[name] = { ...previous, version, files };
+    const variants = { ...previous.variants, ...plan.variants[name] };
+    lock.blocks[name] = { ...previous, version, files, ...(Object.keys(variants).length ? { variants } : {}) };
   }
   return lock;
 }

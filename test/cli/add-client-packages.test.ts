@@ -17,7 +17,11 @@ const PG_FILES = ["stores/clients/pg.ts", "testing/pglite.ts", "stores/clients/p
 
 const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =>
   runAdd({ blocks: ["idempotency"], cwd, yes: true, install: false, ...options });
-const setupOf = (dir: string) => readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
+/** The wiring's database: the vendored setup/database.ts, the version of it for the project's client. */
+const setupOf = (dir: string) => readFileSync(path.join(dir, BLOCK, "setup/database.ts"), "utf8");
+/** The version of setup/database.ts the lock records. */
+const variantOf = (dir: string) =>
+  (JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { variants?: Record<string, string> }> }).blocks.idempotency?.variants?.["idempotency/setup/database.ts"];
 
 /** Every package name in a plan, without its range. */
 const planned = (result: Awaited<ReturnType<typeof add>>) =>
@@ -50,12 +54,12 @@ function installedWithout(dir: string, missing: string[]) {
 }
 
 const NOT_PG = [
-  { name: "postgres.js", packages: ["postgres"], client: "postgresJsClient(db)" },
-  { name: "Drizzle on postgres.js", packages: ["drizzle-orm", "postgres"], client: "drizzleClient(db)" },
+  { name: "postgres.js", packages: ["postgres"], client: "postgresJsClient(db)", variant: "idempotency/setup/database-postgres-js.ts" },
+  { name: "Drizzle on postgres.js", packages: ["drizzle-orm", "postgres"], client: "drizzleClient(db)", variant: "idempotency/setup/database-drizzle-postgres-js.ts" },
 ];
 
 describe("blocks add idempotency on a client other than pg", () => {
-  it.each(NOT_PG)("$name: no pg, @types/pg or PGlite planned or imported; the project type-checks and runs its maintenance test without them", async ({ packages, client }) => {
+  it.each(NOT_PG)("$name: no pg, @types/pg or PGlite planned or imported; the project type-checks and runs its maintenance test without them", async ({ packages, client, variant }) => {
     const dir = await sampleProject("hono-bundler", packages);
     installedWithout(dir, PG_PACKAGES);
     const result = await add(dir);
@@ -65,11 +69,12 @@ describe("blocks add idempotency on a client other than pg", () => {
 
     const targets = result.files.map((file) => file.target);
     for (const file of PG_FILES) expect(targets).not.toContain(file);
-    expect(targets).toEqual(expect.arrayContaining([`${BLOCK}/maintenance.ts`, `${BLOCK}/maintenance.test.ts`, "src/idempotency-setup.ts"]));
+    expect(targets).toEqual(expect.arrayContaining([`${BLOCK}/maintenance.ts`, `${BLOCK}/maintenance.test.ts`, `${BLOCK}/setup/database.ts`, "src/idempotency-setup.ts"]));
     for (const target of targets.filter((file) => file.endsWith(".ts"))) {
       const imported = importedPackages(readFileSync(path.join(dir, target), "utf8"));
       for (const name of PG_PACKAGES) expect(imported, `${target} imports ${name}`).not.toContain(name);
     }
+    expect(variantOf(dir)).toBe(variant);
     expect(setupOf(dir)).toContain(client);
 
     // Every file of the project, the vendored tests included, with pg, @types/pg and PGlite not installed.
@@ -121,6 +126,7 @@ describe("blocks add idempotency on pg, the default client", () => {
     expect(result.dependencies.dependencies).toEqual(packages.includes("pg") ? [] : ["pg@^8.23.1"]);
     expect(result.dependencies.devDependencies).toEqual(expect.arrayContaining(["@electric-sql/pglite@^0.5.17", "@types/pg@^8.23.1"]));
     expect(result.files.map((file) => file.target)).toEqual(expect.arrayContaining(PG_FILES));
+    expect(variantOf(dir)).toBe("idempotency/setup/database-pg.ts");
     expect(setupOf(dir)).toContain("pgClient(db)");
   }, 60_000);
 
@@ -131,7 +137,8 @@ describe("blocks add idempotency on pg, the default client", () => {
       expect(result.features).toEqual(["client-pg", "postgres-store"]);
       expect(result.dependencies.dependencies).toEqual(["pg@^8.23.1"]);
       expect(result.files.map((file) => file.target)).toEqual(expect.arrayContaining(PG_FILES));
-      expect(setupOf(dir)).toContain("pgClient(db)");
+      expect(variantOf(dir)).toBe("idempotency/setup/database-pg.ts");
+    expect(setupOf(dir)).toContain("pgClient(db)");
     }
   }, 60_000);
 });

@@ -14,7 +14,7 @@ const REPO = path.resolve(import.meta.dirname, "../..");
 const bin = (name: string) => path.join(REPO, "node_modules/.bin", name);
 const INDEX = "src/blocks/idempotency/index.ts";
 /** What `add` wrote: the blocks, the wiring module with its test, and the lock (the fixture's own files are not ours to judge). */
-const WRITTEN = ["src/blocks", "src/idempotency-setup.ts", "src/idempotency-setup.test.ts", "blocks.lock.json"];
+const WRITTEN = ["src/blocks", "src/idempotency-setup.ts", "blocks.lock.json"];
 
 /** A sample project that declares `pkg` as a dev dependency (installed through the linked node_modules). */
 async function projectWith(pkg: string, files: Record<string, string>): Promise<string> {

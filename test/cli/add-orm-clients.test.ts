@@ -1,7 +1,7 @@
 // `add idempotency` in TypeORM and Knex projects (issue 26.4): the client is detected, only its adapter is copied,
 // the wiring type-checks under strict settings in each module system, and (DATABASE_URL) its own test runs.
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import { execa } from "execa";
@@ -14,7 +14,26 @@ import { sampleProject, typeCheck } from "./wiring-projects.js";
 
 const BLOCK = "src/blocks/idempotency";
 const ADAPTERS = ["pg", "pglite", "postgres-js", "drizzle", "prisma", "kysely", "typeorm", "knex"];
-const WIRING_FILES = ["src/idempotency-setup.ts", "src/idempotency-setup.test.ts", "src/jobs/idempotency-maintenance.ts"];
+const SETUP = `${BLOCK}/setup`;
+
+/** What `add` writes for the wiring: the app's two files and the block's setup folder (the chosen variants, their composition, the wiring's test setup/database.test.ts). */
+function wiringFiles(dir: string): string[] {
+  const setup = readdirSync(path.join(dir, SETUP), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => `${SETUP}/${file.split(path.sep).join("/")}`);
+  return ["src/idempotency-setup.ts", "src/jobs/idempotency-maintenance.ts", ...setup.sort()];
+}
+
+/** The app's setup only re-exports the block's; the client is the version of setup/database.ts `add` chose, recorded in the lock. */
+function expectWiring(dir: string, orm: { variant: string; expected: string[] }) {
+  const read = (file: string) => readFileSync(path.join(dir, file), "utf8");
+  expect(read("src/idempotency-setup.ts")).toMatch(/^export \* from "\.\/blocks\/idempotency\/setup\/index(\.js)?";$/m);
+  const lock = JSON.parse(read("blocks.lock.json")) as { blocks: { idempotency: { variants: Record<string, string>; files: Record<string, string> } } };
+  expect(lock.blocks.idempotency.variants["idempotency/setup/database.ts"]).toBe(`idempotency/setup/${orm.variant}`);
+  expect(lock.blocks.idempotency.files).toHaveProperty([`${SETUP}/database.ts`]);
+  const database = read(`${SETUP}/database.ts`);
+  for (const line of orm.expected) expect(database).toContain(line);
+}
 
 const ORMS = [
   {
@@ -22,6 +41,7 @@ const ORMS = [
     packages: ["typeorm", "pg", "reflect-metadata"],
     feature: "client-typeorm",
     adapter: "typeorm",
+    variant: "database-typeorm.ts",
     expected: ['from "typeorm";', "typeormClient(db)", "db.createQueryRunner()", "export type Transaction = EntityManager;"],
     app: ['import { DataSource } from "typeorm";', 'createIdempotency({ db: new DataSource({ type: "postgres", url: "postgres://localhost/app" }) });'],
   },
@@ -30,6 +50,7 @@ const ORMS = [
     packages: ["knex", "pg"],
     feature: "client-knex",
     adapter: "knex",
+    variant: "database-knex.ts",
     expected: ['from "knex";', "knexClient(db)", "pool.acquireConnection()", "export type Transaction = Knex.Transaction;"],
     app: ['import knex from "knex";', 'createIdempotency({ db: knex({ client: "pg", connection: "postgres://localhost/app" }) });'],
   },
@@ -51,11 +72,14 @@ describe.each([
       if (adapter === orm.adapter) expect(targets).toContain(file);
       else expect(targets).not.toContain(file);
     }
-    const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
-    for (const line of orm.expected) expect(setup).toContain(line);
+    expectWiring(dir, orm);
+    // Only the chosen version of the wiring's client is copied (at setup/database.ts), never the other clients' versions.
+    expect(targets.filter((target) => target.startsWith(`${SETUP}/database-`))).toEqual([]);
     const app = path.join(dir, "src/app-client.ts");
     writeFileSync(app, [`import { createIdempotency } from "${setupImport}";`, ...orm.app, ""].join("\n"));
-    expect(typeCheck(dir, [...WIRING_FILES, "src/app-client.ts"])).toEqual([]);
+    const files = wiringFiles(dir);
+    expect(files).toContain(`${SETUP}/database.test.ts`);
+    expect(typeCheck(dir, [...files, "src/app-client.ts"])).toEqual([]);
   }, 120_000);
 });
 
@@ -95,8 +119,11 @@ describe("the wiring `add` writes for TypeORM and Knex under a type-checked lint
       overrideConfigFile: true,
       overrideConfig: [...tseslint.configs.recommendedTypeChecked, { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: dir } } }],
     });
-    const results = await eslint.lintFiles([...WIRING_FILES, `${BLOCK}/stores/clients/${orm.adapter}.ts`]);
-    expect(results.map((result) => path.relative(dir, result.filePath)).sort()).toEqual([...WIRING_FILES, `${BLOCK}/stores/clients/${orm.adapter}.ts`].sort());
+    expectWiring(dir, orm);
+    const files = [...wiringFiles(dir), `${BLOCK}/stores/clients/${orm.adapter}.ts`];
+    expect(files).toContain(`${SETUP}/database.test.ts`);
+    const results = await eslint.lintFiles(files);
+    expect(results.map((result) => path.relative(dir, result.filePath)).sort()).toEqual([...files].sort());
     const findings = results.flatMap((result) => result.messages.map((message) => `${path.relative(dir, result.filePath)}:${message.line} ${message.ruleId}: ${message.message}`));
     expect(findings).toEqual([]);
   }, 120_000);
@@ -115,8 +142,10 @@ describe("the wiring add writes, under typescript-eslint's recommended preset", 
     const dir = await sampleProject("fastify-commonjs", packages);
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
     const eslint = new ESLint({ cwd: dir, overrideConfigFile: true, overrideConfig: [...tseslint.configs.recommended] });
-    const results = await eslint.lintFiles(WIRING_FILES);
-    expect(results).toHaveLength(WIRING_FILES.length);
+    const files = wiringFiles(dir);
+    expect(files).toContain(`${SETUP}/database.test.ts`);
+    const results = await eslint.lintFiles(files);
+    expect(results).toHaveLength(files.length);
     const findings = results.flatMap((result) => result.messages.map((message) => `${path.relative(dir, result.filePath)}:${message.line} ${message.ruleId}: ${message.message}`));
     expect(findings).toEqual([]);
   }, 120_000);
@@ -138,8 +167,10 @@ describe("the wiring's own test in a TypeORM or Knex project, against PostgreSQL
     const table = `wiring_${randomUUID().slice(0, 8)}`;
     tables.push(table);
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
+    expectWiring(dir, orm);
+    expect(readFileSync(path.join(dir, SETUP, "table.ts"), "utf8")).toContain(`export const IDEMPOTENCY_TABLE: string = "${table}";`);
     const vitest = path.join(dir, "node_modules/vitest/vitest.mjs");
-    const run = await execa("node", [vitest, "run", "src/idempotency-setup.test.ts", "--testTimeout=60000"], {
+    const run = await execa("node", [vitest, "run", `${SETUP}/database.test.ts`, "--testTimeout=60000"], {
       cwd: dir,
       reject: false,
       env: { DATABASE_URL, REDIS_URL: undefined, NO_COLOR: "1" },

@@ -14,11 +14,12 @@ import { sampleProject, typeCheck } from "./wiring-projects.js";
 
 const BLOCK = "src/blocks/idempotency";
 
-/** What only the PostgreSQL store brings: its store, schema, statements, the default pg client (and its tests), the advisory-lock maintenance and its test. */
+/** What only the PostgreSQL store brings: its store, schema, statements, the default pg client (and its tests), the advisory-lock maintenance and its test, and the setup's PostgreSQL helper the database variants share. */
 const POSTGRES_FILES = [
   "maintenance.test.ts",
   "maintenance.ts",
   "setup/locked-jobs.ts",
+  "setup/postgres-database.ts",
   "stores/clients/pg.test.ts",
   "stores/clients/pg.ts",
   "testing/pglite.ts",
@@ -78,7 +79,10 @@ const STORES = [
 
 const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =>
   runAdd({ blocks: ["idempotency"], cwd, yes: true, install: false, ...options });
-const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { files: Record<string, string> }>; migrations: Record<string, string> };
+const lockOf = (dir: string) =>
+  JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { files: Record<string, string>; variants?: Record<string, string> }>; migrations: Record<string, string> };
+/** The registry's text of a setup variant (copied as it is to its fixed target). */
+const variantText = (file: string) => readFileSync(path.join(import.meta.dirname, "../../registry/idempotency/setup", file), "utf8");
 const targets = (result: Awaited<ReturnType<typeof add>>) => result.files.map((file) => file.target).sort();
 
 describe("blocks add --store: only the chosen store, with its packages", () => {
@@ -92,6 +96,11 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
     const result = await add(dir, { store });
     expect(result.features).toEqual(features ?? [`${store}-store`]);
     const storeFiles = files.map((file) => `${BLOCK}/${file}`);
+    // The wiring opens the chosen store: setup/database.ts is that store's variant, recorded in the lock.
+    const variant = `database-${store === "mysql" ? "mysql2" : store === "sqlite" ? "better-sqlite3" : store}.ts`;
+    expect(lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"]).toBe(`idempotency/setup/${variant}`);
+    // (the express-nodenext project imports with ".js": the only change add makes to the registry's text)
+    expect(readFileSync(path.join(dir, BLOCK, "setup/database.ts"), "utf8").replaceAll('.js";', '";')).toBe(variantText(variant));
     const expected = [...targets(postgres).filter((target) => !POSTGRES_FILES.includes(target)), ...storeFiles].sort();
     expect(targets(result)).toEqual(expected);
     expect(Object.keys(lockOf(dir).blocks.idempotency?.files ?? {}).sort()).toEqual(expected.filter((target) => target.startsWith(`${BLOCK}/`)));
@@ -219,12 +228,15 @@ describe("add's report", () => {
     vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
     vi.restoreAllMocks();
-    const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8").split("\n");
-    const line = setup.findIndex((text) => text.includes("// TO CHANGE:")) + 1;
+    // The Prisma wiring is the Prisma version of the vendored setup/database.ts: its comment is there.
+    const database = `${BLOCK}/setup/database.ts`;
+    const setup = readFileSync(path.join(dir, database), "utf8");
+    expect(setup).toBe(variantText("database-prisma.ts"));
+    const line = setup.split("\n").findIndex((text) => text.includes("// TO CHANGE:")) + 1;
     expect(line).toBeGreaterThan(0);
     const step = out.join("").split("\n").find((text) => text.includes("do what the TO CHANGE comment says"));
     expect(step).toContain("before it runs");
-    expect(step).toContain(`src/idempotency-setup.ts:${line}`);
+    expect(step).toContain(`${database}:${line}`);
   }, 60_000);
 
   it("a wiring without one says nothing of it", async () => {

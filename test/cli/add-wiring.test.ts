@@ -1,5 +1,5 @@
 // `add idempotency` in sample projects with each database client or store: the wiring it writes type-checks, and runs.
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { execa } from "execa";
@@ -16,10 +16,12 @@ const DRIZZLE_SCHEMA = ['import { integer, pgTable, text } from "drizzle-orm/pg-
 
 type Wiring = {
   name: string;
+  /** The version of setup/database.ts `add` must choose for this client (registry/idempotency/setup/<variant>), and record in the lock. */
+  variant: string;
   /** What the project declares (and has installed): how `add` detects the client. */
   packages: string[];
   store?: string;
-  /** Lines the wiring module must hold for this client. */
+  /** Lines the vendored setup/database.ts (the wiring's client) must hold. */
   expected: string[];
   /** An app module passing its own client, typed as apps type it, to `createIdempotency`. */
   app?: string[];
@@ -28,30 +30,35 @@ type Wiring = {
 const WIRINGS: Wiring[] = [
   {
     name: "pg",
+    variant: "database-pg.ts",
     packages: ["pg"],
     expected: ['from "pg";', "new Pool({ connectionString: url })", "pgClient(db)"],
     app: ['import { Pool } from "pg";', "createIdempotency({ db: new Pool({ max: 20 }) });"],
   },
   {
     name: "postgres.js",
+    variant: "database-postgres-js.ts",
     packages: ["postgres"],
     expected: ["postgres(url)", "postgresJsClient(db)", "sql.reserve()"],
     app: ['import postgres from "postgres";', 'createIdempotency({ db: postgres("postgres://localhost/app", { max: 20 }) });'],
   },
   {
     name: "Drizzle on node-postgres",
+    variant: "database-drizzle-node-postgres.ts",
     packages: ["drizzle-orm", "pg"],
     expected: ['from "drizzle-orm/node-postgres";', "lock: db.$client"],
     app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/node-postgres";', 'import { Pool } from "pg";', "createIdempotency({ db: drizzle({ client: new Pool(), schema }) });"],
   },
   {
     name: "Drizzle on postgres.js",
+    variant: "database-drizzle-postgres-js.ts",
     packages: ["drizzle-orm", "postgres"],
     expected: ['from "drizzle-orm/postgres-js";', "reservedLock(db.$client)"],
     app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/postgres-js";', 'import postgres from "postgres";', "createIdempotency({ db: drizzle({ client: postgres(), schema }) });"],
   },
   {
     name: "Kysely",
+    variant: "database-kysely.ts",
     packages: ["kysely"],
     expected: ["new PostgresDialect({ pool: new Pool(", "kyselyClient(db)", "db.connection()"],
     app: [
@@ -61,27 +68,33 @@ const WIRINGS: Wiring[] = [
       "createIdempotency({ db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool() }) }) });",
     ],
   },
-  { name: "Prisma", packages: ["@prisma/client"], expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"] },
-  { name: "RedisStore", packages: [], store: "redis", expected: ["new RedisStore(db)", "recoveryJobs(handler, logger)"] },
-  { name: "DynamoDbStore", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"] },
+  { name: "Prisma",
+    variant: "database-prisma.ts", packages: ["@prisma/client"], expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"] },
+  { name: "RedisStore",
+    variant: "database-redis.ts", packages: [], store: "redis", expected: ["new RedisStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"] },
+  { name: "DynamoDbStore",
+    variant: "database-dynamodb.ts", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"] },
   {
     name: "MySqlStore",
+    variant: "database-mysql2.ts",
     packages: [],
     store: "mysql",
-    expected: ["createPool(url)", "new MySqlStore(mysql2Client(db))", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", "process.env.MYSQL_URL"],
+    expected: ["createPool(url)", "new MySqlStore(mysql2Client(db), { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", "process.env.MYSQL_URL"],
     app: ['import { createPool } from "mysql2/promise";', 'createIdempotency({ db: createPool({ uri: "mysql://root@127.0.0.1/app", connectionLimit: 20 }) });'],
   },
   {
     name: "SqliteStore on better-sqlite3",
+    variant: "database-better-sqlite3.ts",
     packages: [],
     store: "sqlite",
-    expected: ["new SqliteStore(betterSqlite3Client(db))", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", 'process.env.SQLITE_PATH ?? "./data/idempotency.db"'],
+    expected: ["new SqliteStore(betterSqlite3Client(db), { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", 'process.env.SQLITE_PATH ?? "./data/idempotency.db"'],
   },
   {
     name: "SqliteStore on libSQL",
+    variant: "database-libsql.ts",
     packages: ["@libsql/client"],
     store: "sqlite",
-    expected: ["new SqliteStore(libsqlClient(db))", "process.env.LIBSQL_URL", "process.env.LIBSQL_AUTH_TOKEN"],
+    expected: ["new SqliteStore(libsqlClient(db), { table: IDEMPOTENCY_TABLE })", "process.env.LIBSQL_URL", "process.env.LIBSQL_AUTH_TOKEN"],
     app: ['import { createClient } from "@libsql/client";', 'createIdempotency({ db: createClient({ url: "file:app.db" }) });'],
   },
 ];
@@ -94,21 +107,43 @@ const MODULE_SYSTEMS = [
   { fixture: "hono-bundler", name: "bundler" },
 ];
 
-/** What `add` writes for the wiring; the check takes in every block file they import. (The block as a whole is checked by the e2e suites.) */
-const WIRING_FILES = ["src/idempotency-setup.ts", "src/idempotency-setup.test.ts", "src/jobs/idempotency-maintenance.ts"];
+const SETUP = "src/blocks/idempotency/setup";
+
+/**
+ * What `add` writes for the wiring: the app's two files and the block's setup folder (the chosen variants, their
+ * composition and the wiring's test, setup/database.test.ts); the check takes in every block file they import.
+ * (The block as a whole is checked by the e2e suites.)
+ */
+function wiringFiles(dir: string): string[] {
+  const setup = readdirSync(path.join(dir, SETUP), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => `${SETUP}/${file.split(path.sep).join("/")}`);
+  return ["src/idempotency-setup.ts", "src/jobs/idempotency-maintenance.ts", ...setup.sort()];
+}
 
 const read = (dir: string, file: string) => readFileSync(path.join(dir, file), "utf8");
+
+/** The app's setup only re-exports the block's; the client is the version of setup/database.ts `add` chose, recorded in the lock. */
+function expectWiring(dir: string, wiring: Wiring) {
+  expect(read(dir, "src/idempotency-setup.ts")).toMatch(/^export \* from "\.\/blocks\/idempotency\/setup\/index(\.js)?";$/m);
+  const lock = JSON.parse(read(dir, "blocks.lock.json")) as { blocks: { idempotency: { variants: Record<string, string>; files: Record<string, string> } } };
+  expect(lock.blocks.idempotency.variants["idempotency/setup/database.ts"]).toBe(`idempotency/setup/${wiring.variant}`);
+  expect(lock.blocks.idempotency.files).toHaveProperty([`${SETUP}/database.ts`]);
+  const database = read(dir, `${SETUP}/database.ts`);
+  for (const line of wiring.expected) expect(database).toContain(line);
+}
 
 describe.each(MODULE_SYSTEMS)("the wiring module in a $name project", ({ fixture }) => {
   it.each(WIRINGS)("$name: add writes the store on that client, and the project type-checks (strict)", async (wiring) => {
     const dir = await sampleProject(fixture, wiring.packages);
     const result = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, ...(wiring.store ? { store: wiring.store } : {}) });
-    const setup = read(dir, "src/idempotency-setup.ts");
-    for (const line of wiring.expected) expect(setup).toContain(line);
-    // Next.js's lint (react-hooks/rules-of-hooks) fails on any call of a function named like a hook (the wiring had `useDatabase`).
-    for (const file of WIRING_FILES) expect(read(dir, file), file).not.toMatch(/\buse[A-Z]\w*\s*\(/);
+    expectWiring(dir, wiring);
+    const files = wiringFiles(dir);
+    expect(files).toContain(`${SETUP}/database.test.ts`);
+    // Next.js's lint (react-hooks/rules-of-hooks) fails on any call of a function named like a hook (the wiring had `useDatabase`),
+    // called bare or on a PascalCase namespace (`React.useState`); a method of a lower-case object (`vi.useFakeTimers()`) is no hook to it.
+    for (const file of files) expect(read(dir, file), file).not.toMatch(/(?<![\w.])use[A-Z]\w*\s*\(|\b[A-Z]\w*\.use[A-Z]\w*\s*\(/);
     if (wiring.name === "Prisma") expect(result.dependencies.dependencies).toContain("@prisma/adapter-pg@^7.10.0");
-    const files = [...WIRING_FILES];
     if (wiring.app) {
       const setupImport = fixture === "express-nodenext" ? "./idempotency-setup.js" : "./idempotency-setup";
       writeFileSync(path.join(dir, "src/app-client.ts"), [`import { createIdempotency } from "${setupImport}";`, ...wiring.app, ""].join("\n"));
@@ -125,7 +160,7 @@ const MYSQL_URL = process.env.MYSQL_URL;
 /** The vendored test of the wiring, run by vitest inside the project. */
 async function wiringTest(dir: string, env: Record<string, string | undefined>) {
   const vitest = path.join(dir, "node_modules/vitest/vitest.mjs");
-  const run = await execa("node", [vitest, "run", "src/idempotency-setup.test.ts", "--testTimeout=60000"], {
+  const run = await execa("node", [vitest, "run", `${SETUP}/database.test.ts`, "--testTimeout=60000"], {
     cwd: dir,
     reject: false,
     env: { DATABASE_URL: undefined, REDIS_URL: undefined, MYSQL_URL: undefined, AWS_ENDPOINT_URL_DYNAMODB: undefined, NO_COLOR: "1", ...env },
@@ -164,7 +199,7 @@ describe("the wiring's own test, run in the project against the real store", () 
             /export type Prisma = .*;\nconst createPrisma = [^]*?\n};\n/,
             "export type Prisma = PrismaClient;\nconst createPrisma = (adapter: PrismaPg): Prisma => new PrismaClient({ adapter });\n",
           )
-          .replace('import { PrismaPg } from "@prisma/adapter-pg";', 'import { PrismaPg } from "@prisma/adapter-pg";\nimport { PrismaClient } from "./generated/prisma/client";'),
+          .replace('import { PrismaPg } from "@prisma/adapter-pg";', 'import { PrismaPg } from "@prisma/adapter-pg";\nimport { PrismaClient } from "../../../generated/prisma/client";'),
       setupFixture: (dir) => linkGeneratedPrisma(dir),
     },
   ];
@@ -174,13 +209,15 @@ describe("the wiring's own test, run in the project against the real store", () 
     const table = `wiring_${randomUUID().slice(0, 8)}`;
     tables.push(table);
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
+    expectWiring(dir, wiring);
+    expect(read(dir, `${SETUP}/table.ts`)).toContain(`= "${table}";`);
     if (wiring.edit) {
       wiring.setupFixture?.(dir);
-      const file = path.join(dir, "src/idempotency-setup.ts");
+      const file = path.join(dir, SETUP, "database.ts");
       const edited = wiring.edit(readFileSync(file, "utf8"));
       expect(edited).toContain("new PrismaClient({ adapter })");
       writeFileSync(file, edited);
-      expect(typeCheck(dir, WIRING_FILES)).toEqual([]);
+      expect(typeCheck(dir, wiringFiles(dir))).toEqual([]);
     }
     const run = await wiringTest(dir, { DATABASE_URL });
     expect(run.exitCode, run.output.slice(-3000)).toBe(0);
@@ -215,7 +252,8 @@ describe("the wiring's own test, run in the project against the real store", () 
     const table = `wiring_${randomUUID().slice(0, 8)}`;
     if (wiring.store === "mysql") mysqlTables.push(table);
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: wiring.store as string, table });
-    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toContain(`{ table: "${table}" }`);
+    expectWiring(dir, wiring);
+    expect(read(dir, `${SETUP}/table.ts`)).toContain(`export const IDEMPOTENCY_TABLE: string = "${table}";`);
     const run = await wiringTest(dir, { MYSQL_URL });
     expect(run.exitCode, run.output.slice(-3000)).toBe(0);
     expect(run.output).toMatch(/Tests\s+1 passed/);
@@ -236,6 +274,15 @@ describe("the wiring's own test, run in the project against the real store", () 
     const run = await wiringTest(dir, {});
     expect(run.exitCode, run.output.slice(-3000)).toBe(0);
     expect(run.output).toMatch(/Tests\s+1 skipped/);
+  }, 120_000);
+
+  it("pg (the default): the wiring's test runs on an embedded PostgreSQL (PGlite), with no server, and passes", async () => {
+    const dir = await sampleProject("hono-bundler", ["pg"]);
+    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    expectWiring(dir, WIRINGS[0] as Wiring);
+    const run = await wiringTest(dir, {});
+    expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+    expect(run.output).toMatch(/Tests\s+1 passed/);
   }, 120_000);
 });
 

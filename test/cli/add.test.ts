@@ -31,8 +31,9 @@ describe("blocks add", () => {
       vi.restoreAllMocks();
       configureOutput({ silent: true });
     }
-    expect(existsSync(path.join(dir, "src/idempotency-setup.test.ts"))).toBe(true);
-    expect(out.join("")).toContain("npx vitest run src/blocks src/idempotency-setup.test.ts");
+    // The wiring's test is a block file now (setup/database.test.ts, the pg version on PGlite): the blocks folder's run covers it.
+    expect(existsSync(path.join(dir, "src/blocks/idempotency/setup/database.test.ts"))).toBe(true);
+    expect(out.join("")).toContain("npx vitest run src/blocks (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)");
   });
 
   it("writes the block with its tests, the maintenance job and the migration, and locks every file's hash", async () => {
@@ -48,8 +49,11 @@ describe("blocks add", () => {
     const job = readFileSync(path.join(dir, "src/jobs/idempotency-maintenance.ts"), "utf8");
     expect(job).toContain(`from "../idempotency-setup";`);
     const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
-    expect(setup).toContain(`from "./blocks/idempotency";`);
-    expect(setup).not.toContain("ioredis");
+    expect(setup).toContain(`export * from "./blocks/idempotency/setup/index";`);
+    // The wiring is block code, locked like any block file, with the version of each variant the lock records.
+    expect(readFileSync(path.join(dir, "src/blocks/idempotency/setup/cache.ts"), "utf8")).not.toContain("ioredis");
+    expect(lockOf(dir).blocks.idempotency.files).toHaveProperty(["src/blocks/idempotency/setup/database.ts"]);
+    expect(lockOf(dir).blocks.idempotency.variants["idempotency/setup/database.ts"]).toBe("idempotency/setup/database-pg.ts");
     const lock = lockOf(dir);
     const handler = readFileSync(path.join(dir, "src/blocks/idempotency/handler.ts"), "utf8");
     expect(lock.blocks.idempotency.files["src/blocks/idempotency/handler.ts"]).toBe(contentHash(handler));
@@ -181,9 +185,9 @@ describe("blocks add: features, versions and the build", () => {
     expect(result.features).toEqual(["cache", "client-pg", "metrics", "postgres-store"]);
     expect(result.dependencies.dependencies).toEqual(["ioredis@^5.11.1", "pg@^8.23.1", "prom-client@^15.1.3"]);
     expect(result.files.map((file) => file.target)).toContain("src/blocks/idempotency/utils/prometheus-metrics.ts");
-    const setup = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8");
-    expect(setup).toContain("new RedisCache(redis)");
-    expect(setup).toContain("export async function metricsRoute(c: Context)");
+    const setup = (file: string) => readFileSync(path.join(dir, "src/blocks/idempotency/setup", file), "utf8");
+    expect(setup("cache.ts")).toContain("new RedisCache(client)");
+    expect(setup("metrics-route.ts")).toContain("export async function metricsRoute(c: Context)");
   });
 
   it("--yes turns a feature on when the project already declares its package", async () => {
@@ -247,7 +251,6 @@ describe("blocks add: features, versions and the build", () => {
       "dist",
       "src/blocks/**/*.test.ts",
       "src/blocks/**/testing/**",
-      "src/idempotency-setup.test.ts",
     ]);
     expect(JSON.parse(readFileSync(packageJson(dir), "utf8")).scripts.build).toBe("tsc -p tsconfig.build.json");
   });

@@ -41,7 +41,7 @@ describe("block.json's schema", () => {
       writeFileSync(path.join(root, "demo/index.ts"), "export {};\n");
       const refused = await loadRegistry(root).catch((err: Error & { code?: string }) => err);
       expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
-      expect((refused as Error).message).toMatch(/demo\/block\.json is not a valid block declaration: setup: Invalid input: expected boolean/);
+      expect((refused as Error).message).toMatch(/demo\/block\.json is not a valid block declaration: setup: Invalid input: expected object/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -67,5 +67,20 @@ describe("doctor checks the names a block declares, not names of its own", () =>
     const routes = checkRoutes(project(code), [{ calls: ["once"], plugins: [], responseOnly: [] }]);
     expect(routes.map((found) => found.message)).toEqual(["once() on POST has no getUserId", "once() on POST has no isPermanentError", "once() on POST does not set requireKey: true"]);
     expect(checkRoutes(project(code), [])).toEqual([]);
+  });
+
+  it.each(["../../../etc/cron.d/x.ts", "/etc/passwd", "demo/../../x.ts"])("a variant whose target %s leaves the blocks folder does not load", async (target) => {
+    const root = mkdtempSync(path.join(tmpdir(), "blocks-schema-"));
+    try {
+      mkdirSync(path.join(root, "demo"));
+      writeFileSync(path.join(root, "registry.json"), JSON.stringify({ version: 1, frameworks: {} }));
+      writeFileSync(path.join(root, "demo/a.ts"), "export {};\n");
+      writeFileSync(path.join(root, "demo/block.json"), JSON.stringify({ name: "demo", description: "d", variants: [{ target, choices: [{ path: "demo/a.ts" }] }] }));
+      const refused = await loadRegistry(root).catch((err: Error & { code?: string }) => err);
+      expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
+      expect((refused as Error).message).toContain(`the target ${target} is outside the blocks folder`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -41,11 +41,13 @@ export const app = new Hono();
 app.post("/orders", idempotency(handler, routeOptions), (c) => c.json({}, 201));
 `;
 
-function lineOf(dir: string, pattern: RegExp): number {
-  const lines = readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8").split("\n");
+function lineOf(dir: string, file: string, pattern: RegExp): number {
+  const lines = readFileSync(path.join(dir, file), "utf8").split("\n");
   return lines.findIndex((line) => pattern.test(line)) + 1;
 }
-const setupLine = (dir: string) => lineOf(dir, /\bstartMaintenance\b/);
+// The app's setup module only re-exports the vendored wiring (no startMaintenance example of its own): doctor points at its first line.
+const setupLine = (dir: string) => lineOf(dir, "src/idempotency-setup.ts", /\bstartMaintenance\b/) || 1;
+const COMPOSE = "src/blocks/idempotency/setup/compose.ts";
 
 async function brokenProject() {
   const dir = tempProject("hono-bundler");
@@ -93,9 +95,15 @@ describe("blocks doctor", () => {
         `tsconfig.json:${includeLine} tests-in-build`,
       ]),
     );
+    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toMatch(/^export \* from "[^"]*\/idempotency\/setup\/index";$/m);
+    expect(setupLine(dir)).toBe(1);
+    // Every vendored runtime file importing prom-client: the prometheus variant of the wiring's metrics.ts, and the sink it builds on.
     expect(seen.filter((line) => line.endsWith("runtime-package-in-dev"))).toEqual([
-      "src/blocks/idempotency/utils/prometheus-metrics.ts:2 runtime-package-in-dev",
+      "src/blocks/idempotency/setup/metrics.ts:2 runtime-package-in-dev",
+      "src/blocks/idempotency/utils/prometheus-sink.ts:2 runtime-package-in-dev",
     ]);
+    // The vendored composition passes logger and metrics: the only handler finding is the app's own handler.
+    expect(seen.filter((line) => line.endsWith("handler-observability"))).toEqual(["src/app.ts:9 handler-observability"]);
     expect(result.findings.every((finding) => finding.fix.length > 20)).toBe(true);
     // A GET route is not state-changing: no requireKey finding for it.
     expect(seen.filter((line) => line.startsWith("src/app.ts:10"))).toEqual([]);
@@ -118,6 +126,29 @@ describe("blocks doctor", () => {
     const result = await runDoctor({ cwd: dir, databaseUrl: "" });
     expect(result.findings).toEqual([]);
     expect(result.ok).toBe(true);
+  });
+
+  it("the handler is checked where it is built: the app's own `new IdempotencyHandler(store)` without logger, and the vendored composition once an edit drops its logger", async () => {
+    const dir = await brokenProject();
+    fix(dir);
+    mkdirSync(path.join(dir, "src/more"), { recursive: true });
+    writeFileSync(
+      path.join(dir, "src/more/handler.ts"),
+      `import { IdempotencyHandler } from "~/blocks/idempotency";
+declare const store: never;
+export const bare = new IdempotencyHandler(store);
+`,
+    );
+    const compose = path.join(dir, COMPOSE);
+    const shipped = readFileSync(compose, "utf8");
+    expect(shipped).toContain("{ logger, metrics }");
+    writeFileSync(compose, shipped.replace("{ logger, metrics }", "{ metrics }"));
+    const result = await runDoctor({ cwd: dir, databaseUrl: "" });
+    const handlerFindings = result.findings.filter((finding) => finding.rule === "handler-observability");
+    expect(handlerFindings.map((finding) => `${finding.file}:${finding.line} ${finding.message}`)).toEqual([
+      `${COMPOSE}:${lineOf(dir, COMPOSE, /new IdempotencyHandler/)} new IdempotencyHandler(...) has no logger`,
+      "src/more/handler.ts:3 new IdempotencyHandler(...) has no logger and no metrics",
+    ]);
   });
 
   it("capture and wrapper styles on any adapter, the Fastify plugin and decorators are all checked", async () => {

@@ -20,6 +20,9 @@ import { sampleProject } from "./wiring-projects.js";
 
 const MYSQL_URL = process.env.MYSQL_URL;
 const lockOf = (dir: string) => JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { migrations: Record<string, string> };
+/** The version of setup/database.ts the lock records for idempotency. */
+const lockVariant = (dir: string) =>
+  (JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { variants?: Record<string, string> }> }).blocks.idempotency?.variants?.["idempotency/setup/database.ts"];
 
 type DatabaseConfig = { dialect: string; layout: string; migrations: string };
 
@@ -219,14 +222,19 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     const dir = await sampleProject("hono-bundler", ["mysql2"]);
     expect((JSON.parse(readFileSync(path.join(dir, "blocks.json"), "utf8")) as { database: DatabaseConfig }).database).toEqual({ dialect: "mysql", layout: "sql", migrations: "migrations" });
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
-    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toContain("new MySqlStore(mysql2Client(db))");
+    // The wiring's database is the mysql2 version of the vendored setup/database.ts, recorded in the lock.
+    expect(lockVariant(dir)).toBe("idempotency/setup/database-mysql2.ts");
+    expect(readFileSync(path.join(dir, "src/blocks/idempotency/setup/database.ts"), "utf8")).toContain("new MySqlStore(mysql2Client(db)");
     expect((await runMigrate({ cwd: dir })).written).toEqual([expect.stringMatching(/^migrations\/\d{14}_create_idempotency_records\.mysql\.sql$/)]);
   }, 60_000);
 
   it("--store postgres in a project whose Drizzle folder runs on MySQL: add writes no PostgreSQL migration into it", async () => {
     const dir = await sampleProject("hono-bundler", ["mysql2", "drizzle-kit"]);
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: "postgres" });
-    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toContain("new PostgresStore(");
+    // The wiring's database is the pg version of setup/database.ts, opening a PostgresStore through the setup's PostgreSQL helper.
+    expect(lockVariant(dir)).toBe("idempotency/setup/database-pg.ts");
+    expect(readFileSync(path.join(dir, "src/blocks/idempotency/setup/database.ts"), "utf8")).toContain("openPostgres(");
+    expect(readFileSync(path.join(dir, "src/blocks/idempotency/setup/postgres-database.ts"), "utf8")).toContain("new PostgresStore<Tx>(");
     expect(existsSync(path.join(dir, "drizzle"))).toBe(false);
   }, 60_000);
 

@@ -61,13 +61,15 @@ describe("merge3", () => {
 describe("blocks update", () => {
   it("keeps the user's edit and brings in the registry's change to another place of the same file", async () => {
     const project = await withLogger();
-    project.write("request-id.ts", (text) => text.replace("// Chooses a request's id", "// Our request ids (edited by us)"));
+    // The user's edit is real (a replace of a line the file no longer has would leave it untouched, and the test would prove nothing).
+    expect(project.read("request-id.ts")).toContain("// A request's id:");
+    project.write("request-id.ts", (text) => text.replace("// A request's id:", "// Our request ids (edited by us):"));
     project.registry.edit("logger/request-id.ts", (text) => `${text}\nexport const REQUEST_ID_MAX = 128;\n`);
     const result = await project.update();
     expect(result.files.find((file) => file.target.endsWith("request-id.ts"))?.status).toBe("merged");
     expect(result.ok).toBe(true);
     const merged = project.read("request-id.ts");
-    expect(merged).toContain("// Our request ids (edited by us)");
+    expect(merged).toContain("// Our request ids (edited by us):");
     expect(merged).toContain("export const REQUEST_ID_MAX = 128;");
   });
 

@@ -95,7 +95,7 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       const vitest = await inProject(dir, "vitest", ["run", "src", "--testTimeout=60000", "--hookTimeout=60000"]);
       expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
       expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
-      expect(vitest.stdout).toContain("idempotency-setup.test.ts");
+      expect(vitest.stdout).toContain("setup/database.test.ts");
     });
 
     it.runIf(expected.build)("the project's build passes and emits no test or test helper", async () => {

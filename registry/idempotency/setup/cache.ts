@@ -1,0 +1,2 @@
+// In this repository only: the default variant, so setup/index.ts type-checks. `add` copies the chosen variant here.
+export * from "./cache-none";

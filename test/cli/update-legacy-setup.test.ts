@@ -1,0 +1,52 @@
+// A project set up before the wiring became block code (test/fixtures/legacy-express-pg, written by the CLI at e4fb3df):
+// `update` adds the wiring's block files, and replaces the old inline module only when nobody edited it.
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runUpdate } from "../../cli/commands/update.js";
+import { readLock } from "../../cli/config/lock-file.js";
+import { tempProject } from "./helpers.js";
+import { typeCheck } from "./wiring-projects.js";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const SETUP = "src/idempotency-setup.ts";
+const read = (dir: string, file: string) => readFileSync(path.join(dir, file), "utf8");
+
+function legacyProject(): string {
+  const dir = tempProject("legacy-express-pg");
+  symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+describe("update on a project whose wiring an older add wrote inline", () => {
+  it("untouched: replaces the module with the re-export, adds the variants it was written with, records them, and the project type-checks", async () => {
+    const dir = legacyProject();
+    expect(read(dir, SETUP)).toContain("new IdempotencyHandler<Transaction>(");
+    const result = await runUpdate({ cwd: dir, yes: true });
+    expect(result.files.find((file) => file.target === SETUP)?.status).toBe("replaced");
+    expect(read(dir, SETUP)).toContain('export * from "./blocks/idempotency/setup/index.js";');
+    expect(read(dir, SETUP)).not.toContain("IdempotencyHandler");
+    const added = result.files.filter((file) => file.status === "added").map((file) => file.target);
+    expect(added).toEqual(expect.arrayContaining(["src/blocks/idempotency/setup/database.ts", "src/blocks/idempotency/setup/metrics-route.ts", "src/blocks/idempotency/setup/index.ts"]));
+    // Written for Express with Prometheus: the route on Express, not the none variant.
+    expect(read(dir, "src/blocks/idempotency/setup/metrics-route.ts")).toContain("RequestHandler");
+    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/metrics.ts"]).toBe("idempotency/setup/metrics-prometheus.ts");
+    // The old test and cron entry import what the new module re-exports.
+    expect(typeCheck(dir, [SETUP, "src/idempotency-setup.test.ts", "src/jobs/idempotency-maintenance.ts", "src/app.ts"])).toEqual([]);
+    expect(result.ok).toBe(true);
+  }, 120_000);
+
+  it("edited: leaves the module alone, adds the block files, and says precisely what to change (in --json too)", async () => {
+    const dir = legacyProject();
+    const edited = read(dir, SETUP).replace("new Pool({ connectionString: url })", "new Pool({ connectionString: url, max: 5 })");
+    writeFileSync(path.join(dir, SETUP), edited);
+    const result = await runUpdate({ cwd: dir, yes: true, json: true });
+    const setup = result.files.find((file) => file.target === SETUP);
+    expect(setup?.status).toBe("manual");
+    expect(setup && "message" in setup ? setup.message : "").toMatch(/you edited it, so it was left alone[^]*src\/blocks\/idempotency\/setup\/[^]*export \* from "\.\/blocks\/idempotency\/setup\/index\.js";/);
+    expect(read(dir, SETUP)).toBe(edited);
+    expect(result.conflicts).toContain(SETUP);
+    expect(result.ok).toBe(false);
+    expect(read(dir, "src/blocks/idempotency/setup/database.ts")).toContain("new Pool({ connectionString: url })");
+  }, 120_000);
+});
