@@ -32,7 +32,8 @@ export async function legacySetup(root: string, config: BlocksConfig, registry: 
   const text = await readIfExists(absolute);
   if (text === undefined) return undefined;
   const { fingerprints } = JSON.parse(await readFile(path.join(registry.root, legacy.fingerprints), "utf8")) as { fingerprints: Record<string, string> };
-  const choices = fingerprints[wiringFingerprint(text, locked.table)]?.split(" ");
+  // Each choice is a feature's name, with the framework after a colon where it shaped the module ("metrics:express").
+  const choices = fingerprints[wiringFingerprint(text, locked.table)]?.split(" ").map((choice) => choice.split(":")[0] ?? choice);
   // Edited: its choices are unknown; the cache is read from the project's packages, as `add --yes` would.
   return { target, absolute, untouched: choices !== undefined, features: (choices ?? []).filter((choice) => choice in (block.features ?? {})) };
 }

@@ -105,8 +105,14 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     // A project set up before the wiring was block code: its module says what the lock cannot (the cache).
     const legacy = await legacySetup(root, config, registry, block, locked);
     const declared = declaredPackages(await readPackageJson(root));
-    const cacheByPackages = Object.entries(block.features ?? {}).filter(([, feature]) => !feature.files?.length && !feature.flag && (feature.detect ?? []).some((name) => declared.has(name)));
-    for (const feature of legacy?.untouched ? legacy.features : legacy ? cacheByPackages.map(([name]) => name) : []) chosen.add(feature);
+    // Features chosen by detection alone (the cache, metrics): an older add vendored some of their files whatever the
+    // choice (caches/redis-cache.ts), so for an old project the recorded files cannot tell; its module can.
+    const detected = Object.entries(block.features ?? {}).filter(([, feature]) => !feature.flag && (feature.detect ?? []).length > 0);
+    if (legacy) {
+      const byPackages = detected.filter(([, feature]) => (feature.detect ?? []).some((name) => declared.has(name))).map(([name]) => name);
+      for (const [name] of detected) chosen.delete(name);
+      for (const feature of legacy.untouched ? legacy.features : byPackages) chosen.add(feature);
+    }
     for (const feature of chosen) features.add(feature);
     const skip = excludedFeatureFiles([block], chosen);
     const context = { features: chosen, declared, frameworks: locked.frameworks, blocks: new Set(Object.keys(lock.blocks)) };

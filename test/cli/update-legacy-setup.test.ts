@@ -31,6 +31,9 @@ describe("update on a project whose wiring an older add wrote inline", () => {
     // Written for Express with Prometheus: the route on Express, not the none variant.
     expect(read(dir, "src/blocks/idempotency/setup/metrics-route.ts")).toContain("RequestHandler");
     expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/metrics.ts"]).toBe("idempotency/setup/metrics-prometheus.ts");
+    // Written without the cache: the old add vendored caches/redis-cache.ts anyway, which must not bring the cache back.
+    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/cache.ts"]).toBe("idempotency/setup/cache-none.ts");
+    expect(result.install.join(" ")).not.toContain("ioredis");
     // The old test and cron entry import what the new module re-exports.
     expect(typeCheck(dir, [SETUP, "src/idempotency-setup.test.ts", "src/jobs/idempotency-maintenance.ts", "src/app.ts"])).toEqual([]);
     expect(result.ok).toBe(true);
