@@ -113,7 +113,7 @@ function report(plan: UpdatePlan): void {
 /** Code that expects a column or a function the database lacks fails at run time: the update says so before anyone deploys it. */
 function schemaChangeMessage(change: SchemaChange): string {
   const lines = [
-    `${change.block}: this version changes the schema of ${change.table}. Run \`blocks migrate\` and apply the migration it writes before you deploy:`,
+    `${change.block}: this version changes the schema of ${change.table}. Run \`blocks migrate\` and apply the migration it writes (the block's store notes say whether before or after the deploy):`,
     ...change.added.map((line) => `  + ${line}`),
     ...change.changed.map((line) => `  ~ ${line}`),
     ...change.removed.map((line) => `  - ${line}`),
