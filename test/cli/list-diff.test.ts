@@ -37,12 +37,15 @@ describe("blocks diff", () => {
 
   it("shows the user's edit as a patch, and a deleted file as missing", async () => {
     const dir = await added();
-    const errors = path.join(dir, "src/blocks/idempotency/errors.ts");
-    writeFileSync(errors, readFileSync(errors, "utf8").replace("409", "425"));
+    // The statuses live in block-error-codes.ts: edit a line the file really has, so the edit cannot be a no-op.
+    const codes = path.join(dir, "src/blocks/idempotency/block-error-codes.ts");
+    const text = readFileSync(codes, "utf8");
+    expect(text).toContain("REQUEST_IN_PROGRESS: 409");
+    writeFileSync(codes, text.replace("REQUEST_IN_PROGRESS: 409", "REQUEST_IN_PROGRESS: 425"));
     rmSync(path.join(dir, "src/blocks/idempotency/execution.ts"));
     const { changes } = await runDiff({ cwd: dir, block: "idempotency" });
     expect(changes.map(({ file, status }) => [file, status])).toEqual([
-      ["src/blocks/idempotency/errors.ts", "edited"],
+      ["src/blocks/idempotency/block-error-codes.ts", "edited"],
       ["src/blocks/idempotency/execution.ts", "missing"],
     ]);
     expect(changes[0]?.patch).toMatch(/^-.*409/m);
