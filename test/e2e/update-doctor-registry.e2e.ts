@@ -39,7 +39,9 @@ describe("blocks update (built CLI)", () => {
   });
 
   it("an edit here and a change upstream in another place both survive; an untouched file is replaced; a deleted one stays deleted", async () => {
-    edit(vendored("request-id.ts"), (text) => text.replace("// Chooses a request's id", "// Our request ids"));
+    // An edit of a line the file really has: a replace that finds nothing would test nothing.
+    expect(readFileSync(vendored("request-id.ts"), "utf8")).toContain("// A request's id:");
+    edit(vendored("request-id.ts"), (text) => text.replace("// A request's id:", "// Our request ids"));
     edit(path.join(registry, "logger/request-id.ts"), (text) => `${text}\nexport const REQUEST_ID_MAX = 128;\n`);
     rmSync(vendored("logger.ts"));
     edit(path.join(registry, "logger/logger.ts"), (text) => `${text}// upstream: logger\n`);
