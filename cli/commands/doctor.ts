@@ -51,7 +51,7 @@ export async function runDoctor(options: DoctorOptions) {
   const handlers = added.flatMap((block) => (block.doctor?.handler ? [block.doctor.handler] : []));
   const declared = declaredPackages(pkg);
   // A store on MySQL or SQLite is checked where its wiring looks (MYSQL_URL, SQLITE_PATH), not on DATABASE_URL.
-  const { checkDialectTables, databaseVariable, dialectTarget } = await import("../doctor/check-dialect-tables.js");
+  const { checkDialectTables, dialectTarget } = await import("../doctor/check-dialect-tables.js");
   const dialectChecks = added.flatMap((block) => {
     const store = blockStore(block, lock.blocks[block.name]);
     if (store.kind !== "dialect") return [];
@@ -79,7 +79,7 @@ export async function runDoctor(options: DoctorOptions) {
   // The default file is checked only as a guess: an app that hands the store its own database uses another one.
   const notes = dialectChecks.flatMap(({ target }) =>
     target?.fallback
-      ? [`${databaseVariable(target)} is not set: checked ${target.label}, the wiring's default file. If the app passes its own database to createIdempotency, set ${databaseVariable(target)} to that file.`]
+      ? [`${target.variable} is not set: checked ${target.label}, the wiring's default file. If the app passes its own database to createIdempotency, set ${target.variable} to that file.`]
       : [],
   );
   report(findings, { unchecked, notes });

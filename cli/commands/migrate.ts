@@ -115,11 +115,11 @@ export async function runMigrate(options: MigrateOptions) {
     for (const { plan, client } of dialects) {
       const files = migrationFiles(plan);
       if (!files.length) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
-      const result = await applyDialectMigration(plan, { root, files, client, url: options.databaseUrl });
       const database = storeDatabase(root, plan.dialect, client, process.env, options.databaseUrl);
+      const result = await applyDialectMigration(plan, { root, files, database });
       logger.success(`${appliedLine(plan.table, result)} on ${database?.label ?? "the store's database"}, from ${files.join(", ")}.`);
       if (database?.fallback) {
-        logger.warn(`${client === "libsql" ? "LIBSQL_URL" : "SQLITE_PATH"} is not set: the tables went into ${database.label}, the wiring's default file. If the app passes its own database to createIdempotency, set the variable to that file and run this again.`);
+        logger.warn(`${database.variable} is not set: the tables went into ${database.label}, the wiring's default file. If the app passes its own database to createIdempotency, set the variable to that file and run this again.`);
       }
       applied.push(result);
     }

@@ -22,12 +22,6 @@ export function dialectTarget(root: string, dialect: Dialect, client: SqliteClie
   return database?.fallback && file !== undefined && !existsSync(file) ? undefined : database;
 }
 
-/** The variable that names the store's database in the wiring, as the fixes say it. */
-export function databaseVariable(target: StoreDatabase): string {
-  if (target.dialect === "mysql") return "MYSQL_URL";
-  return target.client === "libsql" ? "LIBSQL_URL" : "SQLITE_PATH";
-}
-
 /**
  * One finding per block whose objects are missing, or one when the database cannot be opened.
  *
@@ -41,7 +35,7 @@ export async function checkDialectTables(root: string, registry: Registry, wante
   try {
     connection = await openStoreDatabase(root, target, { readonly: true });
   } catch (cause) {
-    const fix = `Set ${databaseVariable(target)} to the database the app's store uses (doctor looked at ${target.label}), then run \`npx blocks migrate --apply\` if its tables are missing.`;
+    const fix = `Set ${target.variable} to the database the app's store uses (doctor looked at ${target.label}), then run \`npx blocks migrate --apply\` if its tables are missing.`;
     return [finding("migration-applied", wanted.file, 1, `cannot open ${target.label} to check the tables: ${(cause as Error).message}`, fix)];
   }
   try {
@@ -53,11 +47,11 @@ export async function checkDialectTables(root: string, registry: Registry, wante
         wanted.file,
         1,
         `${missing.join(", ")} missing on ${target.label}`,
-        `Run \`npx blocks migrate --apply\` with ${databaseVariable(target)} naming the app's database${target.fallback ? ` (unset, it is ${target.label})` : ""}, or apply the .${dialect}.sql file \`blocks migrate\` writes (your migration tool, or ${dialect === "mysql" ? "`mariadb <db> < file`" : "`sqlite3 <file.db> < file`"}).`,
+        `Run \`npx blocks migrate --apply\` with ${target.variable} naming the app's database${target.fallback ? ` (unset, it is ${target.label})` : ""}, or apply the .${dialect}.sql file \`blocks migrate\` writes (your migration tool, or ${dialect === "mysql" ? "`mariadb <db> < file`" : "`sqlite3 <file.db> < file`"}).`,
       ),
     ];
   } catch (cause) {
-    return [finding("migration-applied", wanted.file, 1, `cannot read the tables on ${target.label}: ${(cause as Error).message}`, `Check that ${databaseVariable(target)} names the app's database and that its user may read the schema.`)];
+    return [finding("migration-applied", wanted.file, 1, `cannot read the tables on ${target.label}: ${(cause as Error).message}`, `Check that ${target.variable} names the app's database and that its user may read the schema.`)];
   } finally {
     await connection.close().catch(() => {});
   }

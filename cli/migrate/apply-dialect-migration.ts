@@ -1,11 +1,10 @@
 // `migrate --apply` for a store on MySQL or SQLite: runs the migration file from disk through the project's
 // driver, as the file's own tool would send it, one migrator at a time; safe to run again.
 import { readFile } from "node:fs/promises";
-import type { SqliteClientName } from "./sqlite-client.js";
 import { BlocksError } from "../utils/errors.js";
 import { insideProject } from "../utils/files.js";
 import type { ApplyResult } from "./apply-migration.js";
-import { missingObjects, openStoreDatabase, storeDatabase, type DialectConnection } from "./dialect-connection.js";
+import { missingObjects, openStoreDatabase, type DialectConnection, type StoreDatabase } from "./dialect-connection.js";
 import type { DialectMigrationPlan } from "./dialect-migration.js";
 import { BREAKPOINT } from "./drizzle-journal.js";
 import { mysqlClientStatements } from "./mysql-script.js";
@@ -16,13 +15,13 @@ import { mysqlClientStatements } from "./mysql-script.js";
  * a failure leaves the ones before it applied (each is safe to run again); SQLite rolls the file back.
  *
  * @example
- * await applyDialectMigration(plan, { root: "/app", files: ["migrations/2026_create_x.mysql.sql"], client: "better-sqlite3", url: undefined });
+ * await applyDialectMigration(plan, { root: "/app", files: ["migrations/2026_create_x.mysql.sql"], database: storeDatabase("/app", "mysql", "better-sqlite3") });
  */
 export async function applyDialectMigration(
   plan: DialectMigrationPlan,
-  source: { root: string; files: string[]; client: SqliteClientName; url: string | undefined },
+  source: { root: string; files: string[]; database: StoreDatabase | undefined },
 ): Promise<ApplyResult> {
-  const database = storeDatabase(source.root, plan.dialect, source.client, process.env, source.url);
+  const database = source.database;
   if (!database) {
     throw new BlocksError("MISSING_DATABASE_URL", "--apply on MySqlStore needs MYSQL_URL.", {
       suggestion: "Set MYSQL_URL=mysql://user:pass@host:3306/db (the wiring's variable), or pass --database-url.",

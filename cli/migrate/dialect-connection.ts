@@ -16,7 +16,15 @@ export type DialectConnection = DialectSession & {
   close(): Promise<void>;
 };
 
-export type StoreDatabase = { dialect: Dialect; client: SqliteClientName | "mysql2"; url: string; label: string; fallback: boolean };
+/** `variable`: what names this database in the wiring, for messages; `fallback`: none was set, so it is the wiring's default file. */
+export type StoreDatabase = {
+  dialect: Dialect;
+  client: SqliteClientName | "mysql2";
+  url: string;
+  label: string;
+  variable: "MYSQL_URL" | "SQLITE_PATH" | "LIBSQL_URL";
+  fallback: boolean;
+};
 
 /**
  * Where the store's database is, as its wiring finds it: MYSQL_URL; SQLITE_PATH (better-sqlite3) or
@@ -29,17 +37,20 @@ export type StoreDatabase = { dialect: Dialect; client: SqliteClientName | "mysq
 export function storeDatabase(root: string, dialect: Dialect, client: SqliteClientName, env: NodeJS.ProcessEnv = process.env, override?: string): StoreDatabase | undefined {
   if (dialect === "mysql") {
     const url = override || env.MYSQL_URL;
-    return url ? { dialect, client: "mysql2", url, label: override ? "--database-url" : "MYSQL_URL", fallback: false } : undefined;
+    return url ? { dialect, client: "mysql2", url, label: override ? "--database-url" : "MYSQL_URL", variable: "MYSQL_URL", fallback: false } : undefined;
   }
   const fallback = path.join(root, "data/idempotency.db");
   if (client === "libsql") {
     const url = override || env.LIBSQL_URL;
     return url
-      ? { dialect, client, url: projectFileUrl(root, url), label: override ? "--database-url" : "LIBSQL_URL", fallback: false }
-      : { dialect, client, url: pathToFileURL(fallback).href, label: "data/idempotency.db", fallback: true };
+      ? { dialect, client, url: projectFileUrl(root, url), label: override ? "--database-url" : "LIBSQL_URL", variable: "LIBSQL_URL", fallback: false }
+      : { dialect, client, url: pathToFileURL(fallback).href, label: "data/idempotency.db", variable: "LIBSQL_URL", fallback: true };
   }
   const file = override || env.SQLITE_PATH;
-  return file ? { dialect, client, url: path.resolve(root, file), label: path.relative(root, path.resolve(root, file)) || file, fallback: false } : { dialect, client, url: fallback, label: "data/idempotency.db", fallback: true };
+  const variable = "SQLITE_PATH";
+  return file
+    ? { dialect, client, url: path.resolve(root, file), label: path.relative(root, path.resolve(root, file)) || file, variable, fallback: false }
+    : { dialect, client, url: fallback, label: "data/idempotency.db", variable, fallback: true };
 }
 
 /** The file a SQLite database lives in, or undefined for a remote libSQL (Turso) URL. */
