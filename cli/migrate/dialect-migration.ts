@@ -1,7 +1,7 @@
 // The tables of a store on MySQL or SQLite in the project's migration layout: a plain SQL file for the
 // database's own client, a drizzle-kit migration, or a Prisma migration folder, where the layout's tool
 // runs on that database; node-pg-migrate (PostgreSQL only) and another database's folder are refused.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseDialect } from "../config/blocks-config.js";
 import type { Lock } from "../config/lock-file.js";
@@ -11,6 +11,7 @@ import type { MigrationTarget } from "./detect-layout.js";
 import { drizzleMigration } from "./drizzle-journal.js";
 import type { RenderedFile } from "./render-migration.js";
 import { importRegistryModule } from "./schemas.js";
+import { tableMigrations, unwrittenStatements } from "./table-migrations.js";
 
 export type Dialect = NonNullable<RegistryFeature["sqlSchema"]>["dialect"];
 
@@ -50,8 +51,8 @@ export async function planDialectMigration(input: {
   const recorded = input.lock.migrations[input.table];
   if (recorded && existsSync(path.join(input.root, recorded))) {
     // A migration written by an older version of the block lacks what changed since: an update migration adds it.
-    const onDisk = writtenMigrations(input, recorded);
-    const changed = changedStatements(input, onDisk, statements);
+    const onDisk = tableMigrations(input.root, input.target, input.table, recorded);
+    const changed = changedStatements(input.root, onDisk, statements);
     const sql = (files: RenderedFile[]) => files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
     if (changed.length === 0) return { block: input.block, table: input.table, dialect, statements, sql: sql(dialectFiles(input, dialect, statements, "create").files), files: [], onDisk, notes: [], existing: recorded };
     const update = dialectFiles(input, dialect, changed, "update");
@@ -63,42 +64,13 @@ export async function planDialectMigration(input: {
   return { block: input.block, table: input.table, dialect, statements, sql, notes, files, onDisk: [] };
 }
 
-/**
- * The statements no migration file of this table holds yet: a table by its first line (its name), a
- * procedure by its whole text, so a procedure whose body changed is written again, after the DROP
- * that lets it be created again.
- */
-function changedStatements(input: { root: string }, onDisk: string[], statements: string[]): string[] {
-  const written = onDisk
-    .map((file) => normalized(readFileSync(path.join(input.root, file), "utf8")))
-    .join("\n");
-  const changed: string[] = [];
-  statements.forEach((statement, index) => {
-    if (/^DROP /i.test(statement)) return;
-    const procedure = /^CREATE PROCEDURE/i.test(statement);
-    if (written.includes(normalized(procedure ? statement : (statement.split("\n")[0] ?? statement)))) return;
-    const drop = statements[index - 1];
-    if (procedure && drop !== undefined && /^DROP PROCEDURE IF EXISTS/i.test(drop)) changed.push(drop);
-    changed.push(statement);
+/** What the files on disk lack; a redefined procedure comes after the DROP that lets it be created again. */
+function changedStatements(root: string, onDisk: string[], statements: string[]): string[] {
+  const changed = unwrittenStatements(root, onDisk, statements).flatMap((statement) => {
+    const drop = statements[statements.indexOf(statement) - 1];
+    return /^CREATE PROCEDURE/i.test(statement) && drop !== undefined && /^DROP PROCEDURE IF EXISTS/i.test(drop) ? [drop, statement] : [statement];
   });
-  return changed;
-}
-
-/** The table's recorded migration and every create and update migration written for it, in any layout. */
-function writtenMigrations(input: { root: string; table: string; target: MigrationTarget }, recorded: string): string[] {
-  const files = [recorded];
-  const dir = path.join(input.root, input.target.migrations);
-  if (existsSync(dir)) {
-    const ofTable = new RegExp(`(?:create|update)_${input.table}(?:\\.(?:mysql|sqlite))?(?:\\.sql)?$`);
-    for (const name of readdirSync(dir).filter((entry) => ofTable.test(entry)).sort()) {
-      files.push(input.target.layout === "prisma" ? `${input.target.migrations}/${name}/migration.sql` : `${input.target.migrations}/${name}`);
-    }
-  }
-  return [...new Set(files)].filter((file) => existsSync(path.join(input.root, file))).sort();
-}
-
-function normalized(sql: string): string {
-  return sql.replace(/\s+/g, " ").trim().toLowerCase();
+  return [...new Set(changed)];
 }
 
 function dialectFiles(

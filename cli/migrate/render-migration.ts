@@ -1,11 +1,12 @@
 // Renders a block's migration into the project's layout, or finds the one already written for that table.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Lock } from "../config/lock-file.js";
 import { insideProject } from "../utils/files.js";
 import type { MigrationTarget } from "./detect-layout.js";
 import { drizzleMigration, JOURNAL } from "./drizzle-journal.js";
 import { dropStatements, schemaOf, schemaStatements, type BlockSchema } from "./schemas.js";
+import { tableMigrations, unwrittenStatements } from "./table-migrations.js";
 
 export type RenderedFile = { path: string; content: string };
 
@@ -80,13 +81,13 @@ function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationP
   const statements = schemaStatements(schema, table);
   const sql = statements.map((statement) => `${statement};\n`).join("\n");
   const existing = findExisting(input, table);
-  const onDisk = existing ? tableMigrations(input, table, existing).sort() : [];
+  const onDisk = existing ? tableMigrations(input.root, input.target, table, existing) : [];
   const base = { block: input.block, table, target: input.target, statements, sql, onDisk, notes: [] as string[] };
   if (!existing) return { ...base, ...renderFiles(input, schema, { slug: `create_${table.replace(/\./g, "_")}`, title: `Create ${table} (${schema.title}).`, statements }) };
 
   // A migration written by an older version lacks what the block added since (the store's function):
   // a second migration adds only that, and `--apply` runs it.
-  const missing = missingFrom(input, existing, statements);
+  const missing = unwrittenStatements(input.root, onDisk, statements);
   if (missing.length === 0) return { ...base, files: [], existing };
   const rendered = renderFiles(input, schema, { slug: `update_${table.replace(/\./g, "_")}`, title: `Update ${table} (${schema.title}).`, statements: missing, update: true });
   return {
@@ -125,19 +126,6 @@ function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: s
   }
 }
 
-/**
- * The statements no migration file of this table holds yet. A table or column is compared by the
- * statement's first line (its name); a `CREATE OR REPLACE` definition by its whole text, so a
- * function whose body changed is written again (the new definition replaces the old one).
- */
-function missingFrom(input: MigrationInput, existing: string, statements: string[]): string[] {
-  const written = tableMigrations(input, input.table, existing)
-    .map((file) => normalized(readFileSync(path.join(input.root, file), "utf8")))
-    .join("\n");
-  const identity = (statement: string) => (/^CREATE OR REPLACE /i.test(statement) ? statement : (statement.split("\n")[0] ?? statement));
-  return statements.filter((statement) => !written.includes(normalized(identity(statement))));
-}
-
 /** The drop statements of the objects `statements` create, for an update migration's down step. */
 function dropsFor(drops: string[], statements: string[]): string[] {
   return drops.filter((drop) => {
@@ -146,30 +134,12 @@ function dropsFor(drops: string[], statements: string[]): string[] {
   });
 }
 
-function normalized(sql: string): string {
-  return sql.replace(/\s+/g, " ").trim().toLowerCase();
-}
-
 /** The table's create migration (as the lock records it, or by its name), if one was written. */
 function findExisting(input: MigrationInput, table: string): string | undefined {
   const recorded = input.lock.migrations[table];
-  const created = tableMigrations(input, table).find((file) => /create[_-][^/]*(?:\.sql|\/migration\.sql)$/.test(file));
+  const created = tableMigrations(input.root, input.target, table).find((file) => /create[_-][^/]*(?:\.sql|\/migration\.sql)$/.test(file));
   if (recorded && existsSync(path.join(input.root, recorded)) && !isUpdate(recorded)) return recorded;
   return created ?? (recorded && existsSync(path.join(input.root, recorded)) ? recorded : undefined);
-}
-
-/** Every migration file written for `table`: its create and update migrations, and `also` (the recorded one). */
-function tableMigrations(input: MigrationInput, table: string, also?: string): string[] {
-  const files = new Set<string>(also ? [also] : []);
-  const dir = path.join(input.root, input.target.migrations);
-  if (existsSync(dir)) {
-    const slug = table.replace(/\./g, "_").replace(/_/g, "[_-]");
-    const pattern = new RegExp(`(?:create|update)[_-]${slug}(?:\\.sql)?$`);
-    for (const name of readdirSync(dir).filter((entry) => pattern.test(entry)).sort()) {
-      files.add(input.target.layout === "prisma" ? `${input.target.migrations}/${name}/migration.sql` : `${input.target.migrations}/${name}`);
-    }
-  }
-  return [...files].filter((file) => existsSync(path.join(input.root, file)));
 }
 
 function isUpdate(file: string): boolean {
