@@ -105,13 +105,14 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     // A project set up before the wiring was block code: its module says what the lock cannot (the cache).
     const legacy = await legacySetup(root, config, registry, block, locked);
     const declared = declaredPackages(await readPackageJson(root));
-    // Features chosen by detection alone (the cache, metrics): an older add vendored some of their files whatever the
-    // choice (caches/redis-cache.ts), so for an old project the recorded files cannot tell; its module can.
+    // Features chosen by detection alone (the cache, metrics): an add from before the block's variants vendored some
+    // of their files whatever the choice (caches/redis-cache.ts), so such a lock cannot tell. Its module can, while it
+    // is untouched; otherwise the packages decide, as \`add --yes\` would (also when the module was moved or deleted).
     const detected = Object.entries(block.features ?? {}).filter(([, feature]) => !feature.flag && (feature.detect ?? []).length > 0);
-    if (legacy) {
+    if (block.setup?.legacy !== undefined && locked.variants === undefined) {
       const byPackages = detected.filter(([, feature]) => (feature.detect ?? []).some((name) => declared.has(name))).map(([name]) => name);
       for (const [name] of detected) chosen.delete(name);
-      for (const feature of legacy.untouched ? legacy.features : byPackages) chosen.add(feature);
+      for (const feature of legacy?.untouched ? legacy.features : byPackages) chosen.add(feature);
     }
     for (const feature of chosen) features.add(feature);
     const skip = excludedFeatureFiles([block], chosen);

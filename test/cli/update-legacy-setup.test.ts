@@ -1,6 +1,6 @@
 // A project set up before the wiring became block code (test/fixtures/legacy-express-pg, written by the CLI at e4fb3df):
 // `update` adds the wiring's block files, and replaces the old inline module only when nobody edited it.
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runUpdate } from "../../cli/commands/update.js";
@@ -51,5 +51,13 @@ describe("update on a project whose wiring an older add wrote inline", () => {
     expect(result.conflicts).toContain(SETUP);
     expect(result.ok).toBe(false);
     expect(read(dir, "src/blocks/idempotency/setup/database.ts")).toContain("new Pool({ connectionString: url })");
+  }, 120_000);
+
+  it("moved away: the lock from before the variants still cannot bring the cache back from caches/redis-cache.ts", async () => {
+    const dir = legacyProject();
+    rmSync(path.join(dir, SETUP));
+    const result = await runUpdate({ cwd: dir, yes: true });
+    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/cache.ts"]).toBe("idempotency/setup/cache-none.ts");
+    expect(result.install.join(" ")).not.toContain("ioredis");
   }, 120_000);
 });
