@@ -1,26 +1,48 @@
-// A project set up before the wiring became block code (test/fixtures/legacy-express-pg, written by the CLI at e4fb3df):
-// `update` adds the wiring's block files, and replaces the old inline module only when nobody edited it.
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+// A project set up before the wiring became block code: `update` adds the wiring's block files, and replaces the old
+// inline module only when nobody edited it.
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runAdd } from "../../cli/commands/add.js";
 import { runUpdate } from "../../cli/commands/update.js";
-import { readLock } from "../../cli/config/lock-file.js";
-import { tempProject } from "./helpers.js";
-import { typeCheck } from "./wiring-projects.js";
+import { readLock, writeLock } from "../../cli/config/lock-file.js";
+import { contentHash } from "../../cli/utils/files.js";
+import { sampleProject, typeCheck } from "./wiring-projects.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const SETUP = "src/idempotency-setup.ts";
+const SETUP_DIR = "src/blocks/idempotency/setup";
 const read = (dir: string, file: string) => readFileSync(path.join(dir, file), "utf8");
 
-function legacyProject(): string {
-  const dir = tempProject("legacy-express-pg");
-  symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
+/**
+ * What an `add idempotency` (Express + pg + Prometheus) from before the variants left, on today's block files: a lock
+ * with no variants, setup/ holding only the lifecycle and the locked jobs, caches/redis-cache.ts vendored whatever the
+ * choice, and the wiring module, its test and its cron entry inline, as that add wrote them (test/fixtures/legacy-wiring).
+ */
+async function legacyProject(): Promise<string> {
+  const dir = await sampleProject("express-nodenext", []);
+  await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, metrics: "prometheus" });
+  const lock = await readLock(dir);
+  const locked = lock.blocks.idempotency;
+  if (!locked) throw new Error("add recorded no idempotency block");
+  delete locked.variants;
+  const kept = ["lifecycle.ts", "lifecycle.test.ts", "locked-jobs.ts"].map((file) => `${SETUP_DIR}/${file}`);
+  for (const file of Object.keys(locked.files)) if (file.startsWith(`${SETUP_DIR}/`) && !kept.includes(file)) delete locked.files[file];
+  for (const entry of readdirSync(path.join(dir, SETUP_DIR))) {
+    if (!kept.includes(`${SETUP_DIR}/${entry}`)) rmSync(path.join(dir, SETUP_DIR, entry), { recursive: true });
+  }
+  const cache = "src/blocks/idempotency/caches/redis-cache.ts";
+  const cacheText = read(REPO, "registry/idempotency/caches/redis-cache.ts").replace(/from "(\.[^"]+)"/g, 'from "$1.js"');
+  writeFileSync(path.join(dir, cache), cacheText);
+  locked.files[cache] = contentHash(cacheText);
+  cpSync(path.join(REPO, "test/fixtures/legacy-wiring/src"), path.join(dir, "src"), { recursive: true });
+  await writeLock(dir, lock);
   return dir;
 }
 
 describe("update on a project whose wiring an older add wrote inline", () => {
   it("untouched: replaces the module with the re-export, adds the variants it was written with, records them, and the project type-checks", async () => {
-    const dir = legacyProject();
+    const dir = await legacyProject();
     expect(read(dir, SETUP)).toContain("new IdempotencyHandler<Transaction>(");
     const result = await runUpdate({ cwd: dir, yes: true });
     expect(result.files.find((file) => file.target === SETUP)?.status).toBe("replaced");
@@ -40,7 +62,7 @@ describe("update on a project whose wiring an older add wrote inline", () => {
   }, 120_000);
 
   it("edited: leaves the module alone, adds the block files, and says precisely what to change (in --json too)", async () => {
-    const dir = legacyProject();
+    const dir = await legacyProject();
     const edited = read(dir, SETUP).replace("new Pool({ connectionString: url })", "new Pool({ connectionString: url, max: 5 })");
     writeFileSync(path.join(dir, SETUP), edited);
     const result = await runUpdate({ cwd: dir, yes: true, json: true });
@@ -54,7 +76,7 @@ describe("update on a project whose wiring an older add wrote inline", () => {
   }, 120_000);
 
   it("moved away: the lock from before the variants still cannot bring the cache back from caches/redis-cache.ts", async () => {
-    const dir = legacyProject();
+    const dir = await legacyProject();
     rmSync(path.join(dir, SETUP));
     const result = await runUpdate({ cwd: dir, yes: true });
     expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/cache.ts"]).toBe("idempotency/setup/cache-none.ts");
