@@ -145,7 +145,7 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     mysqlTables.push(table);
     const { dir, sql } = await storeProject("mysql", table);
     const before = await migrationFindings(dir);
-    expect(before.findings.map((item) => item.message)).toEqual([`${table}, ${table}_retries, ${table}_create() missing on MYSQL_URL`]);
+    expect(before.findings.map((item) => item.message)).toEqual([`${table}, ${table}_retries, ${table}_create_v2() missing on MYSQL_URL`]);
     const { hostname, port, username, pathname } = new URL(MYSQL_URL as string);
     const applied = await execa("mariadb", ["-h", hostname, "-P", port || "3306", "-u", username, pathname.slice(1)], { input: sql, reject: false });
     expect(applied.exitCode, applied.stderr).toBe(0);

@@ -48,7 +48,7 @@ async function mySqlObjects(db: { query(sql: string, params: string[]): Promise<
   const [rows] = await db.query(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (?, ?)
      UNION ALL SELECT routine_name FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name = ? ORDER BY 1`,
-    [table, `${table}_retries`, `${table}_create`],
+    [table, `${table}_retries`, `${table}_create_v2`],
   );
   return (rows as Array<{ name: string }>).map((row) => row.name);
 }
@@ -87,12 +87,27 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     const sql = readFileSync(path.join(dir, first.written[0] as string), "utf8");
     expect(sql).toContain(`CREATE TABLE IF NOT EXISTS ${table} (`);
     expect(sql).toContain(`CREATE TABLE IF NOT EXISTS ${table}_retries (`);
-    expect(sql).toMatch(new RegExp(`DROP PROCEDURE IF EXISTS ${table}_create;\\n\\nDELIMITER //\\nCREATE PROCEDURE ${table}_create[^]*END //\\nDELIMITER ;\\n$`));
+    expect(sql).toMatch(new RegExp(`DROP PROCEDURE IF EXISTS ${table}_create_v2;\\n\\nDELIMITER //\\nCREATE PROCEDURE ${table}_create_v2[^]*END //\\nDELIMITER ;\\n$`));
     expect(sql).not.toMatch(/to_regclass|plpgsql|UNLOGGED/i);
     expect(lockOf(dir).migrations[table]).toBe(first.written[0]);
     const second = await runMigrate({ cwd: dir });
     expect(second.written).toEqual([]);
     expect(second.existing).toEqual(first.written);
+  }, 60_000);
+
+  it("a project migrated when the procedure was <table>_create: the update adds <table>_create_v2 beside it and leaves the old one to the instances still calling it", async () => {
+    const table = `mig_${randomUUID().slice(0, 8)}`;
+    const dir = await storeProject("mysql", table);
+    const { written } = await runMigrate({ cwd: dir });
+    const file = path.join(dir, written[0] as string);
+    writeFileSync(file, readFileSync(file, "utf8").replaceAll(`${table}_create_v2`, `${table}_create`));
+    const update = await runMigrate({ cwd: dir });
+    expect(update.written).toHaveLength(1);
+    const sql = readFileSync(path.join(dir, update.written[0] as string), "utf8");
+    expect(sql).toContain(`CREATE PROCEDURE ${table}_create_v2(`);
+    expect(sql).not.toMatch(new RegExp(`DROP PROCEDURE IF EXISTS ${table}_create;`));
+    expect(sql).not.toContain("CREATE TABLE");
+    expect(await runMigrate({ cwd: dir })).toMatchObject({ written: [] });
   }, 60_000);
 
   it("a procedure whose body changed since its migration: an update migration drops and creates it again (and nothing else), once", async () => {
@@ -104,7 +119,7 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     const update = await runMigrate({ cwd: dir });
     expect(update.written).toEqual([expect.stringMatching(new RegExp(`^migrations/\\d{14}_update_${table}\\.mysql\\.sql$`))]);
     const sql = readFileSync(path.join(dir, update.written[0] as string), "utf8");
-    expect(sql).toMatch(new RegExp(`^-- Update ${table}[^]*DROP PROCEDURE IF EXISTS ${table}_create;\\n\\nDELIMITER //\\nCREATE PROCEDURE ${table}_create[^]*END //\\nDELIMITER ;\\n$`));
+    expect(sql).toMatch(new RegExp(`^-- Update ${table}[^]*DROP PROCEDURE IF EXISTS ${table}_create_v2;\\n\\nDELIMITER //\\nCREATE PROCEDURE ${table}_create_v2[^]*END //\\nDELIMITER ;\\n$`));
     expect(sql).not.toContain("CREATE TABLE");
     expect(sql).not.toContain("an older body");
     expect(await runMigrate({ cwd: dir })).toMatchObject({ written: [] });
@@ -138,7 +153,7 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     try {
       const [tables] = await pool.query("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (?, ?) ORDER BY 1", [table, `${table}_retries`]);
       expect((tables as Array<{ name: string }>).map((row) => row.name)).toEqual([table, `${table}_retries`]);
-      const [procedures] = await pool.query("SELECT routine_name AS name FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name = ?", [`${table}_create`]);
+      const [procedures] = await pool.query("SELECT routine_name AS name FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name = ?", [`${table}_create_v2`]);
       expect(procedures).toHaveLength(1);
     } finally {
       await pool.end();
@@ -247,8 +262,8 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     expect(sql.split("--> statement-breakpoint").map((part) => part.trim().split("\n").find((line) => !line.startsWith("--")))).toEqual([
       `CREATE TABLE IF NOT EXISTS ${table} (`,
       `CREATE TABLE IF NOT EXISTS ${table}_retries (`,
-      `DROP PROCEDURE IF EXISTS ${table}_create;`,
-      `CREATE PROCEDURE ${table}_create(`,
+      `DROP PROCEDURE IF EXISTS ${table}_create_v2;`,
+      `CREATE PROCEDURE ${table}_create_v2(`,
     ]);
     expect(sql).not.toMatch(/DELIMITER/);
     const journal = JSON.parse(readFileSync(path.join(dir, "drizzle/meta/_journal.json"), "utf8")) as { dialect: string; entries: Array<{ tag: string; breakpoints: boolean }> };
@@ -271,7 +286,7 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
         expect(result.exitCode, result.all).toBe(0);
       }
       await pool.query(`DROP TABLE ${bookkeeping}`);
-      expect(await mySqlObjects(pool, table)).toEqual([table, `${table}_create`, `${table}_retries`]);
+      expect(await mySqlObjects(pool, table)).toEqual([table, `${table}_create_v2`, `${table}_retries`]);
     } finally {
       await pool.end();
     }
@@ -296,7 +311,7 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     expect(written).toEqual([expect.stringMatching(new RegExp(`^prisma/migrations/\\d{14}_create_${table}/migration\\.sql$`))]);
     const sql = readFileSync(path.join(dir, written[0] as string), "utf8");
     expect(sql).not.toMatch(/DELIMITER/);
-    expect(sql).toMatch(new RegExp(`DROP PROCEDURE IF EXISTS ${table}_create;\\n\\nCREATE PROCEDURE ${table}_create[^]*END;\\n$`));
+    expect(sql).toMatch(new RegExp(`DROP PROCEDURE IF EXISTS ${table}_create_v2;\\n\\nCREATE PROCEDURE ${table}_create_v2[^]*END;\\n$`));
   }, 60_000);
 
   it.runIf(MYSQL_URL)("[MYSQL_URL] sent whole as one multi-statement query, as Prisma's schema engine sends a MySQL migration: the Prisma file applies twice; the DELIMITER form would not", async () => {
@@ -307,7 +322,7 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     const connection = await createConnection({ uri: MYSQL_URL as string, multipleStatements: true });
     try {
       for (let run = 0; run < 2; run++) await connection.query(prisma);
-      expect(await mySqlObjects(connection, table)).toEqual([table, `${table}_create`, `${table}_retries`]);
+      expect(await mySqlObjects(connection, table)).toEqual([table, `${table}_create_v2`, `${table}_retries`]);
       await expect(connection.query(dialectSql("mysql", mySqlSchemaStatements(table), table))).rejects.toThrow(/near 'DELIMITER/);
     } finally {
       await connection.end();
@@ -329,7 +344,7 @@ describe("blocks migrate on MySqlStore and SqliteStore", () => {
     expect(second).toMatchObject({ written: [], existing: first.written.filter((file) => file.endsWith(".sql")), applied: [{ table, alreadyApplied: true }] });
     const pool = createPool(MYSQL_URL as string);
     try {
-      expect(await mySqlObjects(pool, table)).toEqual([table, `${table}_create`, `${table}_retries`]);
+      expect(await mySqlObjects(pool, table)).toEqual([table, `${table}_create_v2`, `${table}_retries`]);
     } finally {
       await pool.end();
     }

@@ -17,10 +17,22 @@ export function mySqlRetryTableName(table: string): string {
 
 /**
  * The procedure `create` calls: insert, take over an expired record, or read the one that holds the key.
- * It answers with no result set when the key is now the caller's and no earlier attempt left steps.
+ * It answers with no result set when the key is now the caller's: the common first request then costs the
+ * server no result set to build and the client none to parse. It does not read earlier attempts' steps
+ * (that read was a third of its cost); an operation that calls `step` reads them with one `get`.
+ *
+ * The name carries the version of what the procedure answers. The one before (`<table>_create`) read
+ * the steps, and the store code of its time takes "no result set" to mean "no steps": were it redefined
+ * under that name, an instance not yet deployed would run a retried request's completed steps again.
+ * A new name lets the update migration add this one beside it, before the code that calls it ships.
  */
 export function mySqlCreateProcedureName(table: string): string {
-  return `${checkMySqlTableName(table)}_create`;
+  return `${checkMySqlTableName(table)}_create_v2`;
+}
+
+/** The create procedures of earlier versions, which a migration's down step removes too. */
+function earlierCreateProcedureNames(table: string): string[] {
+  return [`${checkMySqlTableName(table)}_create`];
 }
 
 /**
@@ -33,13 +45,6 @@ const SCOPE_HASH = "BINARY(32) NOT NULL";
 const SCOPE_TEXT = "TEXT CHARACTER SET utf8mb4 NOT NULL";
 
 function createProcedure(table: string): string {
-  const retries = mySqlRetryTableName(table);
-  // A key taken without earlier steps answers with no result set at all, only the CALL's OK packet: the
-  // common first request then costs the server no result set to build and the client none to parse.
-  const answerCreated = `SET v_steps = (SELECT steps FROM ${retries} WHERE scope_hash = p_scope AND request_hash = p_request_hash AND expires_at > v_now);
-    IF v_steps IS NOT NULL THEN
-      SELECT 1 AS created, v_steps AS steps;
-    END IF;`;
   // One round trip for a first request and for a duplicate, as the PostgreSQL function gives. Times are
   // UTC DATETIME(6) from the server's clock: no session time zone or daylight-saving step is involved.
   return `CREATE PROCEDURE ${mySqlCreateProcedureName(table)}(
@@ -49,21 +54,16 @@ function createProcedure(table: string): string {
 BEGIN
   DECLARE v_now DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
   DECLARE v_taken BOOLEAN DEFAULT FALSE;
-  DECLARE v_steps LONGTEXT CHARACTER SET utf8mb4;
   DECLARE CONTINUE HANDLER FOR 1062 SET v_taken = TRUE;
   INSERT INTO ${table} (scope_hash, operation, user_id, \`key\`, request_hash, status, token, expires_at, created_at, updated_at)
   VALUES (p_scope, p_operation, p_user_id, p_key, p_request_hash, 'PROCESSING', p_token, v_now + INTERVAL p_ttl_us MICROSECOND, v_now, v_now);
-  IF NOT v_taken THEN
-    ${answerCreated}
-  ELSE
+  IF v_taken THEN
     -- A record past its expiry is free: the first create to flip it back to PROCESSING owns it.
     UPDATE ${table}
     SET request_hash = p_request_hash, status = 'PROCESSING', response = NULL, token = p_token,
         expires_at = v_now + INTERVAL p_ttl_us MICROSECOND, created_at = v_now, updated_at = v_now
     WHERE scope_hash = p_scope AND expires_at <= v_now;
-    IF ROW_COUNT() > 0 THEN
-      ${answerCreated}
-    ELSE
+    IF ROW_COUNT() = 0 THEN
       -- No row when it was freed since: the caller asks again.
       SELECT 0 AS created, operation, user_id, \`key\`, request_hash, status, response, token,
         TIMESTAMPDIFF(MICROSECOND, '1970-01-01', expires_at) DIV 1000 AS expires_ms,
@@ -122,7 +122,7 @@ export function mySqlSchemaStatements(table = "idempotency_records"): string[] {
 /** The statements that remove them (a migration's down step). */
 export function mySqlDropStatements(table: string): string[] {
   return [
-    `DROP PROCEDURE IF EXISTS ${mySqlCreateProcedureName(table)}`,
+    ...[mySqlCreateProcedureName(table), ...earlierCreateProcedureNames(table)].map((name) => `DROP PROCEDURE IF EXISTS ${name}`),
     `DROP TABLE IF EXISTS ${mySqlRetryTableName(table)}`,
     `DROP TABLE IF EXISTS ${checkMySqlTableName(table)}`,
   ];

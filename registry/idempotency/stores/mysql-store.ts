@@ -49,6 +49,8 @@ const CREATE_ATTEMPTS = 5;
 const DEADLOCK = 1213;
 /** ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout passed while the statement waited for a row lock. */
 const LOCK_WAIT_TIMEOUT = 1205;
+/** ER_SP_DOES_NOT_EXIST: the schema lacks the create procedure this code calls. */
+const NO_SUCH_PROCEDURE = 1305;
 
 /**
  * Every time comparison uses the server's UTC clock, so app servers with drifting clocks agree.
@@ -135,13 +137,14 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
         [sets] = await this.client.query(`CALL ${this.createProcedure}(?, ?, ?, ?, ?, ?, ?)`, params);
       } catch (err) {
         if (errorNumber(err) === DEADLOCK && !this.inTransaction) continue;
+        if (errorNumber(err) === NO_SUCH_PROCEDURE) throw missingProcedure(this.createProcedure, err);
         throw err;
       }
-      // Only the CALL's OK packet (no result set): the key is ours and no earlier attempt left steps.
-      if (!Array.isArray(sets)) return { status: "CREATED", steps: parseSteps(null) };
-      const row = (sets as [Array<Row & { created: number }>])[0][0];
+      // Only the CALL's OK packet (no result set): the key is ours. Its earlier attempts' steps are not read
+      // here; the execution reads them with one `get` if its operation calls `step`.
+      if (!Array.isArray(sets)) return { status: "CREATED" };
+      const row = (sets as [Row[]])[0][0];
       if (row === undefined) continue; // The row that held the key was freed in between: ask again.
-      if (Number(row.created) === 1) return { status: "CREATED", steps: parseSteps(row.steps) };
       return { status: "DUPLICATE", record: toRecord(row, mySqlTimes) };
     }
     throw new Error(`MySqlStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
@@ -260,6 +263,15 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
     const [result] = await this.client.query(sql, params);
     return (result as WriteResult).affectedRows > 0;
   }
+}
+
+/** The code shipped before the migration that adds its procedure: said plainly, never retried as a transient outage. */
+function missingProcedure(name: string, cause: unknown): Error {
+  return new Error(
+    `MySqlStore: the database has no procedure ${name}. Apply the migration \`blocks migrate\` writes for this version ` +
+      "(it adds the procedure beside the earlier one) before deploying the code that calls it.",
+    { cause },
+  );
 }
 
 function errorNumber(err: unknown): unknown {
