@@ -28,11 +28,17 @@ export default tseslint.config(
   },
   // Vendored code lands in projects whose own lint is type-checked (`nest new` writes recommendedTypeChecked):
   // it must pass there with no disable comment, so the registry is held to the same rules here.
-  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ["registry/**/*.ts"], ignores: NOT_YET_TYPE_CHECKED })),
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({
+    ...config,
+    files: ["registry/**/*.ts"],
+    ignores: NOT_YET_TYPE_CHECKED,
+  })),
   {
     files: ["registry/**/*.ts"],
     ignores: NOT_YET_TYPE_CHECKED,
-    languageOptions: { parserOptions: { project: "./tsconfig.registry-lint.json", tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { project: "./tsconfig.registry-lint.json", tsconfigRootDir: import.meta.dirname },
+    },
     linterOptions: { reportUnusedDisableDirectives: "error" },
   },
 );

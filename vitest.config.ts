@@ -9,7 +9,12 @@ export default defineConfig({
   test: {
     include: ["registry/**/*.test.ts", "cli/**/*.test.ts", "test/**/*.test.ts"],
     // The Prisma wiring's test needs the app's generated PrismaClient: test/cli/add-wiring.test.ts runs it in a project that has one.
-    exclude: ["**/node_modules/**", "test/reliability/**", "test/fixtures/**", "registry/idempotency/setup/database-prisma.test.ts"],
+    exclude: [
+      "**/node_modules/**",
+      "test/reliability/**",
+      "test/fixtures/**",
+      "registry/idempotency/setup/database-prisma.test.ts",
+    ],
     globalSetup: ["test/services-banner.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -9,14 +9,30 @@ function numberFromEnv(name: string, fallback: number): number {
 }
 
 /** Which scenario groups to run: BENCH_ONLY=overhead,cpu,... (default: all). */
-export const SCENARIOS = ["round-trips", "overhead", "cpu", "peers", "transactional", "mysql-floor", "outbox", "rate-limiter", "error-handler", "scale-out", "jobs", "cli"] as const;
+export const SCENARIOS = [
+  "round-trips",
+  "overhead",
+  "cpu",
+  "peers",
+  "transactional",
+  "mysql-floor",
+  "outbox",
+  "rate-limiter",
+  "error-handler",
+  "scale-out",
+  "jobs",
+  "cli",
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export function selectedScenarios(): ScenarioName[] {
-  const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim()).filter(Boolean);
+  const only = process.env.BENCH_ONLY?.split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!only?.length) return [...SCENARIOS];
   const unknown = only.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
-  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}.`);
+  if (unknown.length)
+    throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}.`);
   return SCENARIOS.filter((name) => only.includes(name));
 }
 
@@ -51,6 +67,7 @@ export const settings = {
 /** Only loopback targets: the benchmark must never send load anywhere else. */
 export function assertLoopback(url: string): string {
   const host = new URL(url).hostname;
-  if (!/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) throw new Error(`Refusing a non-loopback benchmark target: ${url}`);
+  if (!/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host))
+    throw new Error(`Refusing a non-loopback benchmark target: ${url}`);
   return url;
 }

@@ -56,7 +56,14 @@ async function fire(server: RunningServer, amount: number, replay: boolean): Pro
     amount,
     headers: { "content-type": "application/json" },
     body: PAYMENT_BODY,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, "idempotency-key": `${runId}-cpu-${replay ? sent++ % 200 : sent++}` } }) }],
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, "idempotency-key": `${runId}-cpu-${replay ? sent++ % 200 : sent++}` },
+        }),
+      },
+    ],
   });
 }
 
@@ -64,7 +71,8 @@ async function main(): Promise<void> {
   const [preset = "floor"] = process.argv.slice(2);
   const replay = preset.endsWith("-replay");
   const wishes = PRESETS[preset.replace(/-replay$/, "")];
-  if (!wishes) throw new Error(`unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(", ")} (optionally with -replay)`);
+  if (!wishes)
+    throw new Error(`unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(", ")} (optionally with -replay)`);
   const pool = openPool(1);
   const set = await startServerSet(pool, "cpu", wishes);
   try {
@@ -75,7 +83,9 @@ async function main(): Promise<void> {
         const postgresBefore = postgresCpu();
         await fire(server, REQUESTS, replay);
         const perRequest = (seconds: number) => `${Math.round((seconds / REQUESTS) * 1e6)} us`.padStart(7);
-        console.log(`${server.label.padEnd(40)} server ${perRequest(processCpuSeconds(server.pid) - serverBefore)}  postgres ${perRequest(postgresCpuSince(postgresBefore))}`);
+        console.log(
+          `${server.label.padEnd(40)} server ${perRequest(processCpuSeconds(server.pid) - serverBefore)}  postgres ${perRequest(postgresCpuSince(postgresBefore))}`,
+        );
       }
     }
   } finally {

@@ -17,12 +17,15 @@ async function main(): Promise<void> {
     const dir = `${PROFILES}/${mode}`;
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const out = execFileSync(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, BUNDLE, mode, calls], { encoding: "utf8" });
+    const out = execFileSync(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, BUNDLE, mode, calls], {
+      encoding: "utf8",
+    });
     const file = mainThreadProfile(dir);
     if (!file) throw new Error(`no profile written in ${dir}`);
     const { totalMs, functions } = summariseProfile(file, 15);
     console.log(`\n${out.trim()} (${totalMs} ms sampled), top frames by self time:`);
-    for (const spot of functions) console.log(`  ${String(spot.percent).padStart(5)}%  ${String(spot.selfMs).padStart(6)} ms  ${spot.name}`);
+    for (const spot of functions)
+      console.log(`  ${String(spot.percent).padStart(5)}%  ${String(spot.selfMs).padStart(6)} ms  ${spot.name}`);
   }
 }
 

@@ -45,8 +45,10 @@ async function peerModule(): Promise<string | undefined> {
 
 async function main(): Promise<void> {
   const wishes = WISHES[scenario ?? ""];
-  if (!wishes) throw new Error(`Usage: profile-siblings.ts ${Object.keys(WISHES).join("|")} [requests]; got "${scenario ?? ""}".`);
-  if (!Number.isSafeInteger(requests) || requests < 1) throw new Error(`requests must be a positive integer, got "${process.argv[3]}".`);
+  if (!wishes)
+    throw new Error(`Usage: profile-siblings.ts ${Object.keys(WISHES).join("|")} [requests]; got "${scenario ?? ""}".`);
+  if (!Number.isSafeInteger(requests) || requests < 1)
+    throw new Error(`requests must be a positive integer, got "${process.argv[3]}".`);
   const peer = scenario === "error-handler" ? await peerModule() : undefined;
   const redis = openRedis();
   try {
@@ -67,7 +69,15 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
       const server = await startServer(spec);
       try {
-        await runLoad({ url: `${server.url}/payments`, mode: "fresh", keyPrefix: `${runId}-p${index}`, replayKeys: 1, durationSeconds: 600, amount: requests, connections: settings.connections });
+        await runLoad({
+          url: `${server.url}/payments`,
+          mode: "fresh",
+          keyPrefix: `${runId}-p${index}`,
+          replayKeys: 1,
+          durationSeconds: 600,
+          amount: requests,
+          connections: settings.connections,
+        });
       } finally {
         await server.stop();
       }
@@ -75,7 +85,8 @@ async function main(): Promise<void> {
       if (!file) throw new Error(`no profile written in ${dir}`);
       const { totalMs, functions } = summariseProfile(file, TOP);
       console.log(`\n${server.label} (${totalMs} ms sampled), top frames by self time:`);
-      for (const spot of functions) console.log(`  ${String(spot.percent).padStart(5)}%  ${String(spot.selfMs).padStart(6)} ms  ${spot.name}`);
+      for (const spot of functions)
+        console.log(`  ${String(spot.percent).padStart(5)}%  ${String(spot.selfMs).padStart(6)} ms  ${spot.name}`);
     }
   } finally {
     stopLoad();

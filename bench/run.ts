@@ -53,7 +53,9 @@ function serverProfiles(): BenchResults["serverProfiles"] {
 
 function cliWithProfile(): BenchResults["cli"] {
   const result = cliTime();
-  const slowest = result.timings.flatMap((t) => ("medianMs" in t ? [t] : [])).sort((a, b) => b.medianMs - a.medianMs)[0];
+  const slowest = result.timings
+    .flatMap((t) => ("medianMs" in t ? [t] : []))
+    .sort((a, b) => b.medianMs - a.medianMs)[0];
   if (!slowest || slowest.medianMs < CLI_LIMIT_MS) return result;
   // Over the target: say where the time goes.
   const dir = join(PROFILE_DIR, "cli");
@@ -127,7 +129,12 @@ async function main(): Promise<void> {
   }
   const withMeta: Omit<BenchResults, "targets"> = {
     meta: {
-      command: [...Object.entries(process.env).filter(([name]) => name.startsWith("BENCH_")).map(([name, value]) => `${name}=${value}`), "npm run bench"].join(" "),
+      command: [
+        ...Object.entries(process.env)
+          .filter(([name]) => name.startsWith("BENCH_"))
+          .map(([name, value]) => `${name}=${value}`),
+        "npm run bench",
+      ].join(" "),
       startedAt: new Date(started).toISOString(),
       durationSeconds: Math.round((Date.now() - started) / 1000),
       node: process.version,
@@ -146,7 +153,9 @@ async function main(): Promise<void> {
   writeFileSync(join(RESULTS, `${name}.json`), JSON.stringify(results, null, 2) + "\n");
   writeFileSync(join(RESULTS, `${name}.md`), renderMarkdown(results));
   const missed = results.targets.filter((t) => !t.met);
-  console.log(`\nWrote bench/results/${name}.json and ${name}.md in ${results.meta.durationSeconds} s; ${results.targets.length - missed.length}/${results.targets.length} targets met.`);
+  console.log(
+    `\nWrote bench/results/${name}.json and ${name}.md in ${results.meta.durationSeconds} s; ${results.targets.length - missed.length}/${results.targets.length} targets met.`,
+  );
   for (const t of missed) console.log(`  missed: ${t.target}: ${t.measured}`);
 }
 

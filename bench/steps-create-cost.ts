@@ -19,9 +19,12 @@ async function setUp(): Promise<void> {
   for (const table of Object.values(tables)) {
     for (const statement of postgresSchemaStatements(table)) await pool.query(statement);
   }
-  const claim = postgresSchemaStatements(tables.without).find((statement) => statement.includes(`FUNCTION ${createFunctionName(tables.without)}(`));
+  const claim = postgresSchemaStatements(tables.without).find((statement) =>
+    statement.includes(`FUNCTION ${createFunctionName(tables.without)}(`),
+  );
   const withoutLookup = claim?.replace(/-- What earlier attempts[\s\S]*?expires_at > now\(\);\n/, "");
-  if (!withoutLookup || withoutLookup === claim) throw new Error("The create function's steps lookup was not found; update this script.");
+  if (!withoutLookup || withoutLookup === claim)
+    throw new Error("The create function's steps lookup was not found; update this script.");
   await pool.query(withoutLookup);
 }
 
@@ -40,7 +43,12 @@ async function time(table: string): Promise<number> {
   const store = new PostgresStore(pool, { table });
   const started = performance.now();
   for (let i = 0; i < creates; i++) {
-    await store.create({ scope: { operation: "bench", userId: "u", key: randomUUID() }, requestHash: "h", ttlMs: 60_000, token: randomUUID() });
+    await store.create({
+      scope: { operation: "bench", userId: "u", key: randomUUID() },
+      requestHash: "h",
+      ttlMs: 60_000,
+      token: randomUUID(),
+    });
   }
   return ((performance.now() - started) * 1000) / creates;
 }
@@ -51,7 +59,12 @@ try {
     await time(tables.withSteps);
     await time(tables.without);
   }
-  const results: Record<string, number[]> = { withSteps: [], without: [], "withSteps, in database": [], "without, in database": [] };
+  const results: Record<string, number[]> = {
+    withSteps: [],
+    without: [],
+    "withSteps, in database": [],
+    "without, in database": [],
+  };
   for (let round = 0; round < rounds; round++) {
     if (!inDatabaseOnly) {
       results.without?.push(await time(tables.without));
@@ -62,7 +75,9 @@ try {
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
   for (const [name, values] of Object.entries(results).filter(([, values]) => values.length > 0)) {
-    console.log(`${name.padEnd(24)} µs per create: ${values.map((value) => value.toFixed(1)).join(", ")} (median ${median(values).toFixed(1)})`);
+    console.log(
+      `${name.padEnd(24)} µs per create: ${values.map((value) => value.toFixed(1)).join(", ")} (median ${median(values).toFixed(1)})`,
+    );
   }
 } finally {
   for (const table of Object.values(tables)) {

@@ -23,8 +23,13 @@ process.on("SIGTERM", () => process.exit(143));
 /** The shipped blocks, read from the registry's folders so the help never lags behind them. */
 function shippedBlocks(): string {
   const dir = defaultRegistryDir();
-  const folders = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, "block.json")));
-  return folders.map((entry) => entry.name).sort().join(", ");
+  const folders = readdirSync(dir, { withFileTypes: true }).filter(
+    (entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, "block.json")),
+  );
+  return folders
+    .map((entry) => entry.name)
+    .sort()
+    .join(", ");
 }
 
 const program = new Command()

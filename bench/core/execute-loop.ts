@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   // CPU time too: on a shared machine the wall clock also counts the time other processes ran.
   const used = process.cpuUsage(cpu);
   const cpuUs = (used.user + used.system) / calls;
-  console.log(JSON.stringify({ mode, calls, usPerCall: Math.round(us * 100) / 100, cpuUsPerCall: Math.round(cpuUs * 100) / 100 }));
+  console.log(
+    JSON.stringify({ mode, calls, usPerCall: Math.round(us * 100) / 100, cpuUsPerCall: Math.round(cpuUs * 100) / 100 }),
+  );
 }
 
 void main();

@@ -7,7 +7,8 @@ import { limitRoute } from "@/blocks/rate-limiter/http/limit-route";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { GCRA_SCRIPT, RedisRateLimitStore } from "@/blocks/rate-limiter/stores/redis-store";
 
-const [redisUrl = "redis://127.0.0.1:6379", callsArg = "50000", roundsArg = "5", prefix = "bench:limiter-cpu:"] = process.argv.slice(2);
+const [redisUrl = "redis://127.0.0.1:6379", callsArg = "50000", roundsArg = "5", prefix = "bench:limiter-cpu:"] =
+  process.argv.slice(2);
 const CALLS = Number(callsArg);
 const ROUNDS = Number(roundsArg);
 const LANES = 16;
@@ -45,7 +46,11 @@ function fakeClient(): Redis {
 
 async function variants(real: Redis): Promise<Variant[]> {
   const redis = process.env.LIMITER_CPU_FAKE === "1" ? fakeClient() : real;
-  const ours = new RateLimiter(new RedisRateLimitStore(redis, { prefix: `${prefix}ours:` }), { name: "bench", limit: LIMIT, windowMs: 60_000 });
+  const ours = new RateLimiter(new RedisRateLimitStore(redis, { prefix: `${prefix}ours:` }), {
+    name: "bench",
+    limit: LIMIT,
+    windowMs: 60_000,
+  });
   const step = limitRoute(ours, { getUserId: (req: { user: string }) => req.user }, FAKE_DEFAULTS);
   const quiet = limitRoute(ours, { getUserId: (req: { user: string }) => req.user, headers: false }, FAKE_DEFAULTS);
   const rlf = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rlf`, points: LIMIT, duration: 60 });
@@ -53,9 +58,15 @@ async function variants(real: Redis): Promise<Variant[]> {
   const users = Array.from({ length: USERS }, (_, i) => `u_${i}`);
   const requests = users.map((user) => ({ user }));
   return [
-    { name: "evalsha alone (our script)", call: (i) => redis.evalsha(sha, 1, `${prefix}raw:${users[i % USERS]}`, 6000, 60_000_000_000) },
+    {
+      name: "evalsha alone (our script)",
+      call: (i) => redis.evalsha(sha, 1, `${prefix}raw:${users[i % USERS]}`, 6000, 60_000_000_000),
+    },
     { name: "rate-limiter-flexible consume()", call: (i) => rlf.consume(users[i % USERS] as string) },
-    { name: "ours limiter.check()", call: (i) => ours.check(JSON.stringify(["POST /payments", `user:${users[i % USERS]}`])) },
+    {
+      name: "ours limiter.check()",
+      call: (i) => ours.check(JSON.stringify(["POST /payments", `user:${users[i % USERS]}`])),
+    },
     { name: "ours limitRoute() (key, decision, headers)", call: (i) => step(requests[i % USERS] as { user: string }) },
     { name: "ours limitRoute(), headers: false", call: (i) => quiet(requests[i % USERS] as { user: string }) },
   ];
@@ -81,7 +92,8 @@ async function main(): Promise<void> {
     for (const variant of list) await run(variant, 5_000);
     const figures = new Map<Variant, number[]>(list.map((v) => [v, []]));
     for (let r = 0; r < ROUNDS; r++) {
-      for (const variant of r % 2 === 0 ? list : [...list].reverse()) figures.get(variant)?.push(await run(variant, CALLS));
+      for (const variant of r % 2 === 0 ? list : [...list].reverse())
+        figures.get(variant)?.push(await run(variant, CALLS));
     }
     console.log(JSON.stringify(list.map((v) => ({ name: v.name, rounds: figures.get(v) }))));
   } finally {

@@ -5,7 +5,12 @@ import { LatencyRecorder } from "./latency-recorder";
 import { keySequence, PAYMENT_BODY, replayKey, type LoadPlan } from "./load-plan";
 
 /** `amount`: send exactly that many requests (then `durationSeconds` only bounds how long the parent waits). */
-export type LoadJob = LoadPlan & { url: string; durationSeconds: number; connections: number; amount?: number | undefined };
+export type LoadJob = LoadPlan & {
+  url: string;
+  durationSeconds: number;
+  connections: number;
+  amount?: number | undefined;
+};
 
 export type LoadResult = {
   requestsPerSecond: number;
@@ -54,7 +59,11 @@ async function run(job: LoadJob): Promise<LoadResult> {
         ...(job.amount ? { amount: job.amount } : { duration: job.durationSeconds }),
         headers: { "content-type": "application/json" },
         body: PAYMENT_BODY,
-        requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, "idempotency-key": nextKey() } }) }],
+        requests: [
+          {
+            setupRequest: (request) => ({ ...request, headers: { ...request.headers, "idempotency-key": nextKey() } }),
+          },
+        ],
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );

@@ -28,13 +28,18 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     };
     const onMessage = (reply: Reply) => {
       if (reply?.type === "result" && reply.result) finish(() => resolve(reply.result as LoadResult));
-      else if (reply?.type === "error") finish(() => reject(new Error(`load generator failed (${job.url}, ${job.mode}): ${reply.error}`)));
+      else if (reply?.type === "error")
+        finish(() => reject(new Error(`load generator failed (${job.url}, ${job.mode}): ${reply.error}`)));
     };
-    const onExit = (code: number | null) => finish(() => reject(new Error(`load generator exited with code ${code} (${job.url}, ${job.mode})`)));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      finish(() => reject(new Error(`load generator did not answer in time (${job.url}, ${job.mode})`)));
-    }, job.durationSeconds * 1000 + GRACE_MS);
+    const onExit = (code: number | null) =>
+      finish(() => reject(new Error(`load generator exited with code ${code} (${job.url}, ${job.mode})`)));
+    const timer = setTimeout(
+      () => {
+        child.kill("SIGKILL");
+        finish(() => reject(new Error(`load generator did not answer in time (${job.url}, ${job.mode})`)));
+      },
+      job.durationSeconds * 1000 + GRACE_MS,
+    );
     child.on("message", onMessage);
     child.once("exit", onExit);
     child.send({ type: "job", job });

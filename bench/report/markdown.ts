@@ -17,21 +17,36 @@ function table(header: string[], rows: Cell[][]): string {
 
 const x = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? "" : `${value}x`);
 const ratioCells = (ratio?: Ratio) => [x(ratio?.requestsPerSecond), x(ratio?.p50), x(ratio?.p99)];
-const failures = (row: { non2xx: number; errors: number }) => (row.non2xx + row.errors ? `${row.non2xx} / ${row.errors}` : "0");
+const failures = (row: { non2xx: number; errors: number }) =>
+  row.non2xx + row.errors ? `${row.non2xx} / ${row.errors}` : "0";
 
 function meta(results: BenchResults): string {
   const { meta: m } = results;
   return [
     `Command: \`${m.command}\` — ran ${m.durationSeconds} s, started ${m.startedAt}.`,
     `Node ${m.node}, ${m.cpus} CPUs shared with PostgreSQL, Redis, the load generator and other work; load average ${m.loadAverageAtStart.join(" / ")} at start, ${m.loadAverageAtEnd.join(" / ")} at the end.`,
-    `Settings: ${Object.entries(m.settings).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}.`,
+    `Settings: ${Object.entries(m.settings)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(", ")}.`,
     "Each figure is the median over alternating rounds (A B C, then C B A); every ratio is the median of per-round ratios between two servers measured back to back, so it holds better than the absolute figures on a noisy machine. Latencies are in ms; `fails` counts non-2xx responses / connection errors.",
   ].join("\n\n");
 }
 
 function overhead(results: BenchResults): string {
-  const rows = (results.overhead ?? []).map((row) => [row.framework, row.label.replace(`${row.framework} `, ""), LOAD_MODES[row.mode], row.requestsPerSecond, row.p50Ms, row.p99Ms, ...ratioCells(row.vsBare), failures(row)]);
-  return table(["Framework", "Route", "Scenario", "req/s", "p50", "p99", "req/s x bare", "p50 x bare", "p99 x bare", "fails"], rows);
+  const rows = (results.overhead ?? []).map((row) => [
+    row.framework,
+    row.label.replace(`${row.framework} `, ""),
+    LOAD_MODES[row.mode],
+    row.requestsPerSecond,
+    row.p50Ms,
+    row.p99Ms,
+    ...ratioCells(row.vsBare),
+    failures(row),
+  ]);
+  return table(
+    ["Framework", "Route", "Scenario", "req/s", "p50", "p99", "req/s x bare", "p50 x bare", "p99 x bare", "fails"],
+    rows,
+  );
 }
 
 function floor(results: BenchResults): string {
@@ -44,7 +59,15 @@ function floor(results: BenchResults): string {
 const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? "" : signedMicros(value));
 
 function cpuTable(list: CpuRow[]): string {
-  const rows = list.map((row) => [row.framework, row.label.replace(`${row.framework} `, ""), LOAD_MODES[row.mode], row.usPerRequest, us(row.addedUs), row.roundsUs.join(", "), failures(row)]);
+  const rows = list.map((row) => [
+    row.framework,
+    row.label.replace(`${row.framework} `, ""),
+    LOAD_MODES[row.mode],
+    row.usPerRequest,
+    us(row.addedUs),
+    row.roundsUs.join(", "),
+    failures(row),
+  ]);
   return table(["Framework", "Route", "Scenario", "µs per request", "added vs bare", "rounds µs", "fails"], rows);
 }
 
@@ -65,7 +88,10 @@ function coreCost(results: BenchResults): string[] {
   if (!rows?.length) return [];
   return [
     "In process, without HTTP (one bundle, best of 5 runs of 50 000 calls): the flow every adapter shares, on MemoryStore with a wrapper-style route that reads its signal, and the work the contract itself requires of every request. The HTTP rows above add the framework's handling of a second code path, the garbage of both, and the kernel's cost of waking the load generator for each response.",
-    table(["Work", "µs"], rows.map((row) => [row.name, row.us])),
+    table(
+      ["Work", "µs"],
+      rows.map((row) => [row.name, row.us]),
+    ),
   ];
 }
 
@@ -77,11 +103,28 @@ function rateLimiter(results: BenchResults): string {
     cpuTable(r.cpu),
     `The shared HTTP step alone (key, memory decision, headers), in process: ${r.inProcessUs} µs CPU per request.`,
     table(
-      ["Store", "allowed decisions", "round trips", "per decision", "refusals inside the block window", "their round trips"],
-      r.roundTrips.map((t) => [t.store, t.decisions, t.roundTrips, t.perDecision, t.blocked ?? "–", t.blockedRoundTrips ?? "–"]),
+      [
+        "Store",
+        "allowed decisions",
+        "round trips",
+        "per decision",
+        "refusals inside the block window",
+        "their round trips",
+      ],
+      r.roundTrips.map((t) => [
+        t.store,
+        t.decisions,
+        t.roundTrips,
+        t.perDecision,
+        t.blocked ?? "–",
+        t.blockedRoundTrips ?? "–",
+      ]),
     ),
     "Lock path: rapid retries of one key (20 at a time) against the idempotency block on PostgreSQL, with and without the README's limiter keyed by user + `Idempotency-Key` (`limit: 5`):",
-    table(["lock-path limiter", "retries", "store creates", "executions", "refused (429)"], r.lockPath.map((s) => [s.limiter ? "yes" : "no", s.retries, s.creates, s.executions, s.refused])),
+    table(
+      ["lock-path limiter", "retries", "store creates", "executions", "refused (429)"],
+      r.lockPath.map((s) => [s.limiter ? "yes" : "no", s.retries, s.creates, s.executions, s.refused]),
+    ),
   ].join("\n\n");
 }
 
@@ -97,7 +140,13 @@ function errorHandler(results: BenchResults): string {
 }
 
 function roundTrips(results: BenchResults): string {
-  const rows = (results.roundTrips ?? []).map((trip) => [trip.name, trip.store, trip.cache, trip.target, trip.met ? "yes" : "**no**"]);
+  const rows = (results.roundTrips ?? []).map((trip) => [
+    trip.name,
+    trip.store,
+    trip.cache,
+    trip.target,
+    trip.met ? "yes" : "**no**",
+  ]);
   return table(["Request", "store round trips", "cache round trips", "target", "met"], rows);
 }
 
@@ -117,13 +166,36 @@ function peerTable(list: PeerRow[]): string {
     ...ratioCells(row.vsBlocks),
     failures(row),
   ]);
-  return table(["Store class", "Scenario", "Library", "req/s", "p50", "p99", "ours (same shape)", "req/s x ours", "p50 x ours", "p99 x ours", "fails"], rows);
+  return table(
+    [
+      "Store class",
+      "Scenario",
+      "Library",
+      "req/s",
+      "p50",
+      "p99",
+      "ours (same shape)",
+      "req/s x ours",
+      "p50 x ours",
+      "p99 x ours",
+      "fails",
+    ],
+    rows,
+  );
 }
 
 function transactional(results: BenchResults): string {
   const t = results.transactional;
   if (!t) return "";
-  const rows = (list: TransactionalRow[]) => list.map((row) => [row.label, row.requestsPerSecond, row.p99Ms, row.commitsPerRequest, x(row.versus?.requestsPerSecond), x(row.versus?.p99)]);
+  const rows = (list: TransactionalRow[]) =>
+    list.map((row) => [
+      row.label,
+      row.requestsPerSecond,
+      row.p99Ms,
+      row.commitsPerRequest,
+      x(row.versus?.requestsPerSecond),
+      x(row.versus?.p99),
+    ]);
   return [
     `In process, ${t.lanes} concurrent first requests (fresh keys; a row naming its lanes ran that many) for ${t.turnSeconds} s per turn, contenders in alternation; ratios are the median of per-round ratios. Commits are counted on the client (statements outside a transaction, plus committed transactions). Rows with a "WAL flush" run with every WAL flush made that much slower (\`commit_delay\`, held under the WAL write lock like a slow fsync), as on networked block storage; this machine's own disk flushes in about 0.1 ms (\`pg_test_fsync\`), so there commits cost little.`,
     table(["First request", "req/s", "p99", "commits per request", "req/s x floor", "p99 x floor"], rows(t.vsFloor)),
@@ -135,7 +207,14 @@ function transactional(results: BenchResults): string {
 function mysqlFloor(results: BenchResults): string {
   const m = results.mysqlFloor;
   if (!m) return "";
-  const rows = m.rows.map((row) => [row.label, row.requestsPerSecond, row.p99Ms, row.commitsPerRequest, x(row.versus?.requestsPerSecond), x(row.versus?.p99)]);
+  const rows = m.rows.map((row) => [
+    row.label,
+    row.requestsPerSecond,
+    row.p99Ms,
+    row.commitsPerRequest,
+    x(row.versus?.requestsPerSecond),
+    x(row.versus?.p99),
+  ]);
   return [
     `In process on MYSQL_URL, ${m.lanes} concurrent first requests (fresh keys) for ${m.turnSeconds} s per turn, the two in alternation; ratios are the median of per-round ratios. Statements are counted on the pool. Store round trips: first request ${m.roundTrips.firstRequest}, replay ${m.roundTrips.replay}.`,
     table(["First request", "req/s", "p99", "statements per request", "req/s x floor", "p99 x floor"], rows),
@@ -147,10 +226,13 @@ function outbox(results: BenchResults): string {
   if (!o) return "";
   return [
     `Each round seeds a fresh table with ${o.messages} messages and drains it with the outbox block's relay (batch ${o.batch}, a no-op publisher) and, in alternating order, with a hand-written loop (a transaction per batch: \`SELECT ... FOR UPDATE SKIP LOCKED\`, publish, \`UPDATE\`, \`COMMIT\`). Medians over ${o.rounds} rounds; the ratio is the median of per-round ratios.`,
-    table(["Drain", "msg/s (median)", "rounds"], [
-      ["relay", o.relayPerSecond, o.perRound.map((r) => r.relay).join(", ")],
-      ["hand-written loop", o.loopPerSecond, o.perRound.map((r) => r.loop).join(", ")],
-    ]),
+    table(
+      ["Drain", "msg/s (median)", "rounds"],
+      [
+        ["relay", o.relayPerSecond, o.perRound.map((r) => r.relay).join(", ")],
+        ["hand-written loop", o.loopPerSecond, o.perRound.map((r) => r.loop).join(", ")],
+      ],
+    ),
     `Relay / loop: ${o.ratio}x.`,
   ].join("\n\n");
 }
@@ -160,7 +242,10 @@ function scaleOut(results: BenchResults): string {
   if (!s) return "";
   return [
     "Round trips of one request through `IdempotencyHandler.execute` (every ioredis command, on each cluster node's connection; every DynamoDB API call), counted, not timed (dynalite's latency means nothing):",
-    table(["Store", "first request", "replay", "conflict (same key, other payload)"], s.roundTrips.map((t) => [t.store, t.firstRequest, t.replay, t.conflict])),
+    table(
+      ["Store", "first request", "replay", "conflict (same key, other payload)"],
+      s.roundTrips.map((t) => [t.store, t.firstRequest, t.replay, t.conflict]),
+    ),
     "Our `RedisStore` (standalone Redis, no cache) on Express against the peers' own Redis storages, each peer against our route of its shape:",
     peerTable(s.peers),
   ].join("\n\n");
@@ -168,12 +253,26 @@ function scaleOut(results: BenchResults): string {
 
 function jobs(results: BenchResults): string {
   const rows = (results.jobs ?? []).flatMap((size) =>
-    size.runs.map((run) => [size.rows.toLocaleString("en-US"), run.job, run.batchMs, run.executionMs, run.handled.join(" "), run.scans.map(shortScan).join("; ")]),
+    size.runs.map((run) => [
+      size.rows.toLocaleString("en-US"),
+      run.job,
+      run.batchMs,
+      run.executionMs,
+      run.handled.join(" "),
+      run.scans.map(shortScan).join("; "),
+    ]),
   );
   const plans = (results.jobs ?? []).flatMap((size) =>
-    size.runs.map((run) => `<details><summary>${run.job}, ${size.rows.toLocaleString("en-US")} rows</summary>\n\n\`\`\`\n${run.plan}\n\`\`\`\n</details>`),
+    size.runs.map(
+      (run) =>
+        `<details><summary>${run.job}, ${size.rows.toLocaleString("en-US")} rows</summary>\n\n\`\`\`\n${run.plan}\n\`\`\`\n</details>`,
+    ),
   );
-  return [table(["Rows", "Job (limit 100)", "batch ms (median)", "in PostgreSQL ms", "rows per batch", "access paths"], rows), "EXPLAIN (ANALYZE, BUFFERS) of one batch each (run in a rolled-back transaction):", ...plans].join("\n\n");
+  return [
+    table(["Rows", "Job (limit 100)", "batch ms (median)", "in PostgreSQL ms", "rows per batch", "access paths"], rows),
+    "EXPLAIN (ANALYZE, BUFFERS) of one batch each (run in a rolled-back transaction):",
+    ...plans,
+  ].join("\n\n");
 }
 
 /** Drops the run-specific table prefix so the access paths read alike at every size. */
@@ -185,15 +284,23 @@ function cli(results: BenchResults): string {
   const c = results.cli;
   if (!c) return "";
   if (!c.available) return `Not run: ${c.reason}`;
-  const rows = c.timings.map((t) => ("medianMs" in t ? [t.fixture, t.medianMs, t.runsMs.join(", "), t.files] : [t.fixture, "failed", t.error, ""]));
+  const rows = c.timings.map((t) =>
+    "medianMs" in t ? [t.fixture, t.medianMs, t.runsMs.join(", "), t.files] : [t.fixture, "failed", t.error, ""],
+  );
   const profile = c.profileSummary
-    ? `\n\nProfile of one \`add\` (self time by package): ${c.profileSummary.packages.slice(0, 6).map((p) => `${p.name} ${p.percent}%`).join(", ")}.`
+    ? `\n\nProfile of one \`add\` (self time by package): ${c.profileSummary.packages
+        .slice(0, 6)
+        .map((p) => `${p.name} ${p.percent}%`)
+        .join(", ")}.`
     : "";
   return `\`${c.command}\` into a fresh copy of each fixture (after an untimed \`init --yes\`), wall time including Node's start:\n\n${table(["Fixture", "median ms", "runs ms", "files after"], rows)}${profile}`;
 }
 
 function targets(results: BenchResults): string {
-  return table(["Target", "Measured", "Met"], results.targets.map((t) => [t.target, t.measured, t.met ? "yes" : "**no**"]));
+  return table(
+    ["Target", "Measured", "Met"],
+    results.targets.map((t) => [t.target, t.measured, t.met ? "yes" : "**no**"]),
+  );
 }
 
 export function renderMarkdown(results: BenchResults): string {

@@ -4,7 +4,9 @@ export function median(values: number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** The median of per-round ratios: each pair ran back to back, so slow phases of the machine cancel out. */
@@ -23,7 +25,9 @@ export function round(value: number, digits = 2): number {
 
 /** The median of per-round differences (`value - baseline`), e.g. CPU µs a route adds to the bare one measured in the same round. */
 export function pairedDifference(values: number[], baseline: number[]): number {
-  const differences = values.flatMap((value, i) => (baseline[i] === undefined ? [] : [value - (baseline[i] as number)]));
+  const differences = values.flatMap((value, i) =>
+    baseline[i] === undefined ? [] : [value - (baseline[i] as number)],
+  );
   return median(differences);
 }
 

@@ -30,7 +30,9 @@ function cpuTargets(results: Omit<BenchResults, "targets">): Target[] {
     if (!limits || row.route.variant !== "block" || row.addedUs === undefined) return [];
     const style = row.route.style ?? "wrapper";
     const limit = row.mode === "replay" ? limits.replay : limits[style];
-    const base = rows.find((other) => other.framework === row.framework && other.mode === row.mode && other.route.variant === limits.versus);
+    const base = rows.find(
+      (other) => other.framework === row.framework && other.mode === row.mode && other.route.variant === limits.versus,
+    );
     // @node-idempotency's figure is what it adds to the bare route; the bare route's is its own CPU.
     const baseUs = limits.versus === "bare" ? base?.usPerRequest : base?.addedUs;
     if (baseUs === undefined || baseUs <= 0) return [];
@@ -80,19 +82,42 @@ function rateLimiterTargets(results: Omit<BenchResults, "targets">): Target[] {
   if (!r) return [];
   const targets: Target[] = r.roundTrips.flatMap((t) => {
     const store = t.store === "redis" ? "Redis" : "PostgreSQL";
-    const allowed = { target: `rate limiter on ${store}: 1 round trip per allowed decision`, measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`, met: t.perDecision === 1 };
+    const allowed = {
+      target: `rate limiter on ${store}: 1 round trip per allowed decision`,
+      measured: `${t.perDecision} (${t.roundTrips} for ${t.decisions} decisions)`,
+      met: t.perDecision === 1,
+    };
     // Issue 31: a caller refused until T costs no store round trip until T.
     if (t.blocked === undefined) return [allowed];
-    return [allowed, { target: `rate limiter on ${store}: 0 round trips for a refused caller inside its block window`, measured: `${t.blockedRoundTrips} for ${t.blocked} refusals`, met: t.blockedRoundTrips === 0 }];
+    return [
+      allowed,
+      {
+        target: `rate limiter on ${store}: 0 round trips for a refused caller inside its block window`,
+        measured: `${t.blockedRoundTrips} for ${t.blocked} refusals`,
+        met: t.blockedRoundTrips === 0,
+      },
+    ];
   });
   // Issue 31: added CPU per allowed request on Redis at most the peer's on the same framework, same run;
   // beside it, ours sending only the headers the peer sends (rate-limiter-flexible's README middleware: none).
-  for (const [framework, peer, name] of [["express", "rate-limiter-flexible", "rate-limiter-flexible"], ["fastify", "fastify-rate-limit", "@fastify/rate-limit"]] as const) {
-    const theirs = r.cpu.find((row) => row.framework === framework && row.route.variant === peer && row.addedUs !== undefined);
-    const limited = r.cpu.filter((row) => row.framework === framework && row.route.variant === "rate-limited" && row.route.backend === "redis" && row.addedUs !== undefined);
+  for (const [framework, peer, name] of [
+    ["express", "rate-limiter-flexible", "rate-limiter-flexible"],
+    ["fastify", "fastify-rate-limit", "@fastify/rate-limit"],
+  ] as const) {
+    const theirs = r.cpu.find(
+      (row) => row.framework === framework && row.route.variant === peer && row.addedUs !== undefined,
+    );
+    const limited = r.cpu.filter(
+      (row) =>
+        row.framework === framework &&
+        row.route.variant === "rate-limited" &&
+        row.route.backend === "redis" &&
+        row.addedUs !== undefined,
+    );
     if (!theirs) continue;
     for (const ours of limited) {
-      const headers = ours.route.limiterHeaders === false ? " (ours without RateLimit headers, as the peer sends none)" : "";
+      const headers =
+        ours.route.limiterHeaders === false ? " (ours without RateLimit headers, as the peer sends none)" : "";
       targets.push({
         target: `rate limiter on ${framework}, Redis: added CPU per allowed request <= 1.0x ${name}'s${headers}`,
         measured: `ours ${signedMicros(ours.addedUs as number)}, ${name} ${signedMicros(theirs.addedUs as number)}`,
@@ -118,8 +143,15 @@ function errorHandlerTargets(results: Omit<BenchResults, "targets">): Target[] {
   const ours = e.cpu.find((row) => row.route.variant === "error-handler")?.addedUs;
   const theirs = e.cpu.find((row) => row.route.variant === "hono-problem-details")?.addedUs;
   if (ours === undefined) return [];
-  if (theirs === undefined) return [{ target, measured: `ours ${signedMicros(ours)}; hono-problem-details ${e.peer}`, met: false }];
-  return [{ target, measured: `ours ${signedMicros(ours)}, hono-problem-details ${signedMicros(theirs)}`, met: ours <= theirs }];
+  if (theirs === undefined)
+    return [{ target, measured: `ours ${signedMicros(ours)}; hono-problem-details ${e.peer}`, met: false }];
+  return [
+    {
+      target,
+      measured: `ours ${signedMicros(ours)}, hono-problem-details ${signedMicros(theirs)}`,
+      met: ours <= theirs,
+    },
+  ];
 }
 
 /** Issue 18: RedisStore at least as fast as the peers' Redis storages; round trips 2 / 1 on every scale-out store. */
@@ -165,8 +197,16 @@ function outboxTargets(results: Omit<BenchResults, "targets">): Target[] {
   const o = results.outbox;
   if (!o) return [];
   return [
-    { target: `outbox relay, batch ${o.batch}, no-op publisher: >= 5,000 msg/s`, measured: `${o.relayPerSecond} msg/s`, met: o.relayPerSecond >= 5_000 },
-    { target: "outbox relay >= 0.9x a hand-written SKIP LOCKED loop's msg/s", measured: `${o.ratio}x (loop ${o.loopPerSecond} msg/s)`, met: o.ratio >= 0.9 },
+    {
+      target: `outbox relay, batch ${o.batch}, no-op publisher: >= 5,000 msg/s`,
+      measured: `${o.relayPerSecond} msg/s`,
+      met: o.relayPerSecond >= 5_000,
+    },
+    {
+      target: "outbox relay >= 0.9x a hand-written SKIP LOCKED loop's msg/s",
+      measured: `${o.ratio}x (loop ${o.loopPerSecond} msg/s)`,
+      met: o.ratio >= 0.9,
+    },
   ];
 }
 
@@ -175,8 +215,16 @@ function mysqlFloorTargets(results: Omit<BenchResults, "targets">): Target[] {
   const m = results.mysqlFloor;
   if (!m) return [];
   const targets: Target[] = [
-    { target: "MySqlStore round trips, first request: store = 2", measured: String(m.roundTrips.firstRequest), met: m.roundTrips.firstRequest === 2 },
-    { target: "MySqlStore round trips, replay: store = 1", measured: String(m.roundTrips.replay), met: m.roundTrips.replay === 1 },
+    {
+      target: "MySqlStore round trips, first request: store = 2",
+      measured: String(m.roundTrips.firstRequest),
+      met: m.roundTrips.firstRequest === 2,
+    },
+    {
+      target: "MySqlStore round trips, replay: store = 1",
+      measured: String(m.roundTrips.replay),
+      met: m.roundTrips.replay === 1,
+    },
   ];
   for (const row of m.rows) {
     if (!row.versus) continue;
@@ -193,7 +241,14 @@ function mysqlFloorTargets(results: Omit<BenchResults, "targets">): Target[] {
 function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {
   const targets: Target[] = [];
   for (const row of results.overhead ?? []) {
-    if (row.mode !== "fresh" || !row.vsBare || row.route.variant !== "block" || row.route.backend !== "memory" || !MEMORY_VS_BARE.frameworks.includes(row.framework)) continue;
+    if (
+      row.mode !== "fresh" ||
+      !row.vsBare ||
+      row.route.variant !== "block" ||
+      row.route.backend !== "memory" ||
+      !MEMORY_VS_BARE.frameworks.includes(row.framework)
+    )
+      continue;
     targets.push({
       target: `${row.framework} wrapper on MemoryStore, all fresh keys: >= ${MEMORY_VS_BARE.ratio}x the bare route's req/s`,
       measured: `${row.vsBare.requestsPerSecond}x`,
@@ -217,7 +272,11 @@ function overheadTargets(results: Omit<BenchResults, "targets">): Target[] {
 function roundTripAndPeerTargets(results: Omit<BenchResults, "targets">): Target[] {
   const targets: Target[] = [];
   for (const trip of results.roundTrips ?? []) {
-    targets.push({ target: `round trips, ${trip.name}: ${trip.target}`, measured: `store ${trip.store}, cache ${trip.cache}`, met: trip.met });
+    targets.push({
+      target: `round trips, ${trip.name}: ${trip.target}`,
+      measured: `store ${trip.store}, cache ${trip.cache}`,
+      met: trip.met,
+    });
   }
   for (const row of results.peers ?? []) {
     if (!row.vsBlocks) continue;
@@ -255,6 +314,7 @@ function jobAndCliTargets(results: Omit<BenchResults, "targets">): Target[] {
       met: ok && timing.medianMs < CLI_LIMIT_MS,
     });
   }
-  if (results.cli && !results.cli.available) targets.push({ target: "blocks add < 2 s", measured: results.cli.reason ?? "not run", met: false });
+  if (results.cli && !results.cli.available)
+    targets.push({ target: "blocks add < 2 s", measured: results.cli.reason ?? "not run", met: false });
   return targets;
 }

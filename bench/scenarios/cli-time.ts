@@ -12,11 +12,21 @@ const FIXTURES = join(ROOT, "test/fixtures");
 const RUNS = 3;
 const COMMAND_TIMEOUT_MS = 60_000;
 
-export type CliTiming = { fixture: string; medianMs: number; runsMs: number[]; files: number } | { fixture: string; error: string };
-export type CliResult = { command: string; available: boolean; reason?: string; timings: CliTiming[]; profile?: string };
+export type CliTiming =
+  { fixture: string; medianMs: number; runsMs: number[]; files: number } | { fixture: string; error: string };
+export type CliResult = {
+  command: string;
+  available: boolean;
+  reason?: string;
+  timings: CliTiming[];
+  profile?: string;
+};
 
 function blocks(args: string[], cwd: string, extraNodeArgs: string[] = []) {
-  return spawnSync(process.execPath, [...extraNodeArgs, CLI, ...args, "--cwd", cwd], { encoding: "utf8", timeout: COMMAND_TIMEOUT_MS });
+  return spawnSync(process.execPath, [...extraNodeArgs, CLI, ...args, "--cwd", cwd], {
+    encoding: "utf8",
+    timeout: COMMAND_TIMEOUT_MS,
+  });
 }
 
 /** One timed `add` into a fresh copy of `fixture` (after an untimed `init --yes`). */
@@ -38,8 +48,11 @@ function addOnce(fixture: string, nodeArgs: string[] = []): { ms: number; files:
 
 export function cliTime(): CliResult {
   const command = "blocks add idempotency --no-install --yes";
-  if (!existsSync(CLI)) return { command, available: false, reason: `${CLI} is missing: run \`npm run build\` first.`, timings: [] };
-  const fixtures = readdirSync(FIXTURES, { withFileTypes: true }).filter((entry) => entry.isDirectory() && existsSync(join(FIXTURES, entry.name, "package.json")));
+  if (!existsSync(CLI))
+    return { command, available: false, reason: `${CLI} is missing: run \`npm run build\` first.`, timings: [] };
+  const fixtures = readdirSync(FIXTURES, { withFileTypes: true }).filter(
+    (entry) => entry.isDirectory() && existsSync(join(FIXTURES, entry.name, "package.json")),
+  );
   const timings: CliTiming[] = fixtures.map(({ name }) => {
     try {
       const runs = Array.from({ length: RUNS }, () => addOnce(name));

@@ -11,7 +11,9 @@ const BUNDLE = fileURLToPath(new URL("../.build/request-work.mjs", import.meta.u
 
 export async function coreCost(): Promise<CoreCostRow[]> {
   await bundle(SOURCE, BUNDLE);
-  const rows = JSON.parse(execFileSync(process.execPath, [BUNDLE], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })) as CoreCostRow[];
+  const rows = JSON.parse(
+    execFileSync(process.execPath, [BUNDLE], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }),
+  ) as CoreCostRow[];
   for (const row of rows) console.log(`  ${row.name.padEnd(76)} ${row.us} µs`);
   return rows;
 }

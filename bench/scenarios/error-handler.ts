@@ -30,7 +30,8 @@ export async function errorHandler(pool: pg.Pool): Promise<ErrorHandlerResult> {
     { framework: "hono", variant: "bare", backend: "none" },
     { framework: "hono", variant: "error-handler", backend: "none" },
   ];
-  if ("module" in peer) routes.push({ framework: "hono", variant: "hono-problem-details", backend: "none", peerModule: peer.module });
+  if ("module" in peer)
+    routes.push({ framework: "hono", variant: "hono-problem-details", backend: "none", peerModule: peer.module });
   console.log("server CPU per request, Hono (a 402 problem; the bare route answers 201):");
   const cpu = await cpuRows(pool, "eh_cpu", "hono", routes, ["fresh"]);
   if ("skipped" in peer) console.log(`  hono hono-problem-details: ${peer.skipped}`);

@@ -6,7 +6,12 @@ import { measureGroup, versus, type Measurement, type Ratio } from "../support/a
 import { startServerSet, type ServerWish } from "../support/server-set";
 import { runId } from "../support/services";
 
-export type OverheadRow = Measurement & { framework: Framework; route: ServerWish; vsBare?: Ratio | undefined; vsFloor?: Ratio | undefined };
+export type OverheadRow = Measurement & {
+  framework: Framework;
+  route: ServerWish;
+  vsBare?: Ratio | undefined;
+  vsFloor?: Ratio | undefined;
+};
 
 const FRAMEWORKS: Framework[] = ["express", "fastify", "hono"];
 
@@ -38,7 +43,8 @@ export async function httpOverhead(pool: pg.Pool): Promise<OverheadRow[]> {
         const floor = measured[routes.findIndex((route) => route.variant === "floor")];
         measured.forEach((m, i) => {
           const route = routes[i] as ServerWish;
-          const comparesToFloor = route.variant === "block" && route.backend.startsWith("postgres") && route.backend !== "postgres+redis";
+          const comparesToFloor =
+            route.variant === "block" && route.backend.startsWith("postgres") && route.backend !== "postgres+redis";
           rows.push({
             ...m,
             framework,

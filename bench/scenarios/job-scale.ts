@@ -77,17 +77,39 @@ async function measureSize(pool: pg.Pool, rows: number): Promise<JobScale> {
     const runs: JobRun[] = [];
 
     await explained.cleanupExpiredRecords({ limit: BATCH_LIMIT });
-    const cleanup = await timeBatches(async () => (await handler.cleanupExpiredRecords({ limit: BATCH_LIMIT })).deleted);
-    runs.push({ job: "cleanupExpiredRecords", rows, batchMs: round(median(cleanup.batchesMs)), ...cleanup, ...planOf(explain) });
+    const cleanup = await timeBatches(
+      async () => (await handler.cleanupExpiredRecords({ limit: BATCH_LIMIT })).deleted,
+    );
+    runs.push({
+      job: "cleanupExpiredRecords",
+      rows,
+      batchMs: round(median(cleanup.batchesMs)),
+      ...cleanup,
+      ...planOf(explain),
+    });
 
-    await explained.recoverStuckRecords({ olderThanMs: 5 * 60_000, limit: BATCH_LIMIT, maxRetries: 3, ttlMs: 86_400_000 });
+    await explained.recoverStuckRecords({
+      olderThanMs: 5 * 60_000,
+      limit: BATCH_LIMIT,
+      maxRetries: 3,
+      ttlMs: 86_400_000,
+    });
     const recover = await timeBatches(async () => {
       const { released, poisoned } = await handler.recoverStuckRecords({ timeoutInMs: 5 * 60_000, limit: BATCH_LIMIT });
       return released + poisoned;
     });
-    runs.push({ job: "recoverStuckRecords", rows, batchMs: round(median(recover.batchesMs)), ...recover, ...planOf(explain) });
+    runs.push({
+      job: "recoverStuckRecords",
+      rows,
+      batchMs: round(median(recover.batchesMs)),
+      ...recover,
+      ...planOf(explain),
+    });
 
-    for (const run of runs) console.log(`  ${String(rows).padStart(8)} rows  ${run.job.padEnd(22)} batch ${run.batchMs} ms, in PostgreSQL ${run.executionMs} ms`);
+    for (const run of runs)
+      console.log(
+        `  ${String(rows).padStart(8)} rows  ${run.job.padEnd(22)} batch ${run.batchMs} ms, in PostgreSQL ${run.executionMs} ms`,
+      );
     return { rows, seedMs, runs };
   } finally {
     await dropRunTable(pool, table);

@@ -49,7 +49,10 @@ export async function mysqlFloor(): Promise<MySqlFloorResult> {
       return store.counter.statements - before;
     };
     const key = `${runId}-${randomUUID()}`;
-    const roundTrips = { firstRequest: await trips(() => handler.execute(context(key), () => result(key))), replay: await trips(() => handler.execute(context(key), () => result(key))) };
+    const roundTrips = {
+      firstRequest: await trips(() => handler.execute(context(key), () => result(key))),
+      replay: await trips(() => handler.execute(context(key), () => result(key))),
+    };
     console.log(`  round trips: first request ${roundTrips.firstRequest}, replay ${roundTrips.replay}`);
 
     const rows = await alternate([
@@ -59,7 +62,9 @@ export async function mysqlFloor(): Promise<MySqlFloorResult> {
           // What a hand-written version needs for the same guarantee: one unique key for the scope, the request's
           // hash (a reused key with another body is refused), a token so only this execution completes it.
           const scope = createHash("sha256").update(`orders:create${"u_bench"}${key}`).digest();
-          const requestHash = createHash("sha256").update(JSON.stringify({ amount: 1 })).digest("hex");
+          const requestHash = createHash("sha256")
+            .update(JSON.stringify({ amount: 1 }))
+            .digest("hex");
           const token = randomUUID();
           await floor.client.query(
             `INSERT INTO ${floorTable} (scope_hash, operation, user_id, \`key\`, request_hash, status, token, expires_at, created_at, updated_at)
@@ -74,7 +79,11 @@ export async function mysqlFloor(): Promise<MySqlFloorResult> {
         },
         commits: () => floor.counter.statements,
       },
-      { label: "MySqlStore first request (mysql2 Pool)", request: (key) => handler.execute(context(key), () => result(key)), commits: () => store.counter.statements },
+      {
+        label: "MySqlStore first request (mysql2 Pool)",
+        request: (key) => handler.execute(context(key), () => result(key)),
+        commits: () => store.counter.statements,
+      },
     ]);
     return { turnSeconds: settings.transactionalSeconds, lanes: settings.connections, rows, roundTrips };
   } finally {

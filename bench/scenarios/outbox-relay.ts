@@ -58,7 +58,10 @@ async function handWritten(pool: pg.Pool, table: string): Promise<void> {
         [BATCH],
       );
       await Promise.all(rows.map(() => Promise.resolve())); // the no-op publish, as the relay gets
-      if (rows.length > 0) await client.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [rows.map((row) => row.id)]);
+      if (rows.length > 0)
+        await client.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [
+          rows.map((row) => row.id),
+        ]);
       await client.query("COMMIT");
       if (rows.length === 0) return;
     }
@@ -67,12 +70,19 @@ async function handWritten(pool: pg.Pool, table: string): Promise<void> {
   }
 }
 
-async function measure(pool: pg.Pool, table: string, messages: number, drain: (table: string) => Promise<void>): Promise<number> {
+async function measure(
+  pool: pg.Pool,
+  table: string,
+  messages: number,
+  drain: (table: string) => Promise<void>,
+): Promise<number> {
   await freshBacklog(pool, table, messages);
   const started = performance.now();
   await drain(table);
   const seconds = (performance.now() - started) / 1000;
-  const { rows } = await pool.query<{ left: number }>(`SELECT count(*)::int AS left FROM ${table} WHERE published_at IS NULL`);
+  const { rows } = await pool.query<{ left: number }>(
+    `SELECT count(*)::int AS left FROM ${table} WHERE published_at IS NULL`,
+  );
   await pool.query(`DROP TABLE ${table}`);
   if (rows[0]?.left !== 0) throw new Error(`${table}: ${rows[0]?.left} messages left unpublished`);
   return messages / seconds;
@@ -96,7 +106,9 @@ export async function outboxRelay(pool: pg.Pool, messages = settings.outboxMessa
     const rates: Record<string, number> = {};
     for (const kind of order) rates[kind] = await measure(pool, table(kind, round), messages, drainers[kind]);
     perRound.push({ relay: Math.round(rates.relay as number), loop: Math.round(rates.loop as number) });
-    console.log(`  round ${round}: relay ${perRound.at(-1)?.relay} msg/s, hand-written loop ${perRound.at(-1)?.loop} msg/s`);
+    console.log(
+      `  round ${round}: relay ${perRound.at(-1)?.relay} msg/s, hand-written loop ${perRound.at(-1)?.loop} msg/s`,
+    );
   }
   return {
     rounds,

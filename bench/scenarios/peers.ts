@@ -10,7 +10,12 @@ import { runId } from "../support/services";
  * Redis cache; for `redis-store` (the scale-out scenario) we keep them in Redis too, with our RedisStore.
  */
 export type StoreClass = "memory" | "redis" | "redis-store";
-export type PeerRow = Measurement & { storeClass: StoreClass; route: ServerWish; comparedWith?: string | undefined; vsBlocks?: Ratio | undefined };
+export type PeerRow = Measurement & {
+  storeClass: StoreClass;
+  route: ServerWish;
+  comparedWith?: string | undefined;
+  vsBlocks?: Ratio | undefined;
+};
 
 /**
  * Each peer is measured against our route of the same shape: express-idempotency is a middleware
@@ -39,7 +44,8 @@ const CLASSES: Record<StoreClass, ServerWish[]> = {
 
 export async function peers(pool: pg.Pool): Promise<PeerRow[]> {
   const rows: PeerRow[] = [];
-  for (const storeClass of ["memory", "redis"] as const) rows.push(...(await peerClass(pool, storeClass, Object.keys(LOAD_MODES) as LoadMode[])));
+  for (const storeClass of ["memory", "redis"] as const)
+    rows.push(...(await peerClass(pool, storeClass, Object.keys(LOAD_MODES) as LoadMode[])));
   return rows;
 }
 

@@ -38,7 +38,12 @@ export type RoundTripsPerDecision = {
   blockedRoundTrips?: number;
 };
 export type LockPathStorm = { limiter: boolean; retries: number; creates: number; executions: number; refused: number };
-export type RateLimiterResult = { cpu: CpuRow[]; inProcessUs: number; roundTrips: RoundTripsPerDecision[]; lockPath: LockPathStorm[] };
+export type RateLimiterResult = {
+  cpu: CpuRow[];
+  inProcessUs: number;
+  roundTrips: RoundTripsPerDecision[];
+  lockPath: LockPathStorm[];
+};
 
 const ROUTES: ServerWish[] = [
   { framework: "express", variant: "bare", backend: "none" },
@@ -60,12 +65,16 @@ const FASTIFY_ROUTES: ServerWish[] = [
 /** The shared HTTP step alone (key, memory decision, headers), in this process: steadier than an HTTP difference. */
 async function inProcessMicros(): Promise<number> {
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "bench", limit: 10_000_000, windowMs: 60_000 });
-  const limit = limitRoute(limiter, { getUserId: (req: { user: string }) => req.user }, {
-    userIdOf: () => undefined,
-    peerOf: () => undefined,
-    routeOf: () => "POST /payments",
-    headerOf: () => undefined,
-  });
+  const limit = limitRoute(
+    limiter,
+    { getUserId: (req: { user: string }) => req.user },
+    {
+      userIdOf: () => undefined,
+      peerOf: () => undefined,
+      routeOf: () => "POST /payments",
+      headerOf: () => undefined,
+    },
+  );
   const run = async (n: number) => {
     for (let i = 0; i < n; i++) await limit({ user: `u_${i % USERS}` });
   };
@@ -81,7 +90,10 @@ async function inProcessMicros(): Promise<number> {
  * one refusal per caller (it reaches the store and starts the block window), then the refusals
  * inside that window, which should reach it no more (the limiter's block cache).
  */
-async function perDecision(store: "redis" | "postgres", limiterOn: (count: () => void) => Promise<RateLimiter>): Promise<RoundTripsPerDecision> {
+async function perDecision(
+  store: "redis" | "postgres",
+  limiterOn: (count: () => void) => Promise<RateLimiter>,
+): Promise<RoundTripsPerDecision> {
   let trips = 0;
   const limiter = await limiterOn(() => void trips++);
   await limiter.check("warm-up"); // Redis: the first call may load the script (NOSCRIPT, then EVAL)
@@ -91,8 +103,17 @@ async function perDecision(store: "redis" | "postgres", limiterOn: (count: () =>
   for (let i = 0; i < 100; i++) await limiter.check(`u_${i}`);
   trips = 0;
   for (let i = 0; i < DECISIONS; i++) await limiter.check(`u_${i % 100}`);
-  const row = { store, decisions: DECISIONS, roundTrips: allowedTrips, perDecision: round(allowedTrips / DECISIONS), blocked: DECISIONS, blockedRoundTrips: trips };
-  console.log(`  ${store.padEnd(10)} ${row.perDecision} round trips per allowed decision, ${trips} for ${DECISIONS} refusals inside their block window`);
+  const row = {
+    store,
+    decisions: DECISIONS,
+    roundTrips: allowedTrips,
+    perDecision: round(allowedTrips / DECISIONS),
+    blocked: DECISIONS,
+    blockedRoundTrips: trips,
+  };
+  console.log(
+    `  ${store.padEnd(10)} ${row.perDecision} round trips per allowed decision, ${trips} for ${DECISIONS} refusals inside their block window`,
+  );
   return row;
 }
 
@@ -100,12 +121,20 @@ async function roundTripsPerDecision(pool: pg.Pool, redis: Redis): Promise<Round
   const onRedis = await perDecision("redis", async (count) => {
     const send = redis.sendCommand.bind(redis);
     redis.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => (count(), send(...args));
-    return new RateLimiter(new RedisRateLimitStore(redis, { prefix: `bench:${runId}:rl:` }), { name: "bench", limit: 5, windowMs: 60_000 });
+    return new RateLimiter(new RedisRateLimitStore(redis, { prefix: `bench:${runId}:rl:` }), {
+      name: "bench",
+      limit: 5,
+      windowMs: 60_000,
+    });
   });
   const onPostgres = await perDecision("postgres", async (count) => {
     const table = await createRateLimitTable(pool, "rl_trips");
     const counting: SqlClient = { query: (text, params) => (count(), pool.query(text, params)) };
-    return new RateLimiter(new PostgresRateLimitStore(counting, { table }), { name: "bench", limit: 5, windowMs: 60_000 });
+    return new RateLimiter(new PostgresRateLimitStore(counting, { table }), {
+      name: "bench",
+      limit: 5,
+      windowMs: 60_000,
+    });
   });
   return [onRedis, onPostgres];
 }
@@ -116,14 +145,24 @@ async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockP
   let creates = 0;
   const create = store.create.bind(store);
   store.create = (input) => (creates++, create(input));
-  const lockPath = new RateLimiter(new MemoryRateLimitStore(), { name: "idempotency-key", limit: LOCK_PATH.limit, windowMs: 60_000 });
+  const lockPath = new RateLimiter(new MemoryRateLimitStore(), {
+    name: "idempotency-key",
+    limit: LOCK_PATH.limit,
+    windowMs: 60_000,
+  });
   let executions = 0;
   const app = express();
   const guards = withLimiter ? [rateLimit(lockPath, { keyBy: "idempotencyKey", getUserId: () => "u_bench" })] : [];
-  app.post("/payments", ...guards, express.json(), idempotency(new IdempotencyHandler(store), { getUserId: () => "u_bench" }), (_req, res) => {
-    executions++;
-    res.status(201).json({ id: "pay_1" });
-  });
+  app.post(
+    "/payments",
+    ...guards,
+    express.json(),
+    idempotency(new IdempotencyHandler(store), { getUserId: () => "u_bench" }),
+    (_req, res) => {
+      executions++;
+      res.status(201).json({ id: "pay_1" });
+    },
+  );
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`;
@@ -131,7 +170,11 @@ async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockP
   try {
     for (let sent = 0; sent < LOCK_PATH.retries; sent += LOCK_PATH.wave) {
       const wave = Array.from({ length: LOCK_PATH.wave }, () =>
-        fetch(url, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": `${runId}-storm` }, body: '{"amount":100}' }),
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": `${runId}-storm` },
+          body: '{"amount":100}',
+        }),
       );
       for (const response of await Promise.all(wave)) {
         if (response.status === 429) refused++;
@@ -143,7 +186,9 @@ async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockP
     await new Promise((resolve) => server.close(resolve));
   }
   const storm = { limiter: withLimiter, retries: LOCK_PATH.retries, creates, executions, refused };
-  console.log(`  ${withLimiter ? "with" : "without"} the lock-path limiter: ${creates} store creates, ${executions} executions, ${refused} refused (429)`);
+  console.log(
+    `  ${withLimiter ? "with" : "without"} the lock-path limiter: ${creates} store creates, ${executions} executions, ${refused} refused (429)`,
+  );
   return storm;
 }
 

@@ -27,19 +27,72 @@ export async function roundTrips(): Promise<RoundTripCase[]> {
       payload: { amount, currency: "EUR" },
     });
     const charge = () => ({ id: "pay_1", status: "captured" });
-    const delivery = { source: "bench", messageId: `${runId}-evt`, payload: { type: "charge.succeeded", amount: 1000 } };
-    const expectError = (promise: Promise<unknown>) => promise.then(() => Promise.reject(new Error("expected a rejection")), () => undefined);
+    const delivery = {
+      source: "bench",
+      messageId: `${runId}-evt`,
+      payload: { type: "charge.succeeded", amount: 1000 },
+    };
+    const expectError = (promise: Promise<unknown>) =>
+      promise.then(
+        () => Promise.reject(new Error("expected a rejection")),
+        () => undefined,
+      );
 
     const probes: Probe[] = [
-      { name: "first request", target: "store = 2", check: (t) => t.store === 2, run: () => plain.execute(context("a"), charge) },
-      { name: "replay, no cache", target: "store <= 1", check: (t) => t.store <= 1, run: () => plain.execute(context("a"), charge) },
-      { name: "inbox: first delivery (consume)", target: "store = 2", check: (t) => t.store === 2, run: () => plain.consume(delivery, charge) },
-      { name: "inbox: duplicate delivery", target: "store = 1", check: (t) => t.store === 1, run: () => plain.consume(delivery, charge) },
-      { name: "first request, with cache", target: "store = 2", check: (t) => t.store === 2, run: () => cached.execute(context("b"), charge) },
-      { name: "replay, cache hit", target: "store = 0", check: (t) => t.store === 0, run: () => cached.execute(context("b"), charge) },
-      { name: "replay, cache miss (cold cache)", target: "store <= 1", check: (t) => t.store <= 1, run: () => cold.execute(context("a"), charge) },
-      { name: "conflict (same key, other payload), no cache", target: "store <= 1", check: (t) => t.store <= 1, run: () => expectError(plain.execute(context("a", 7), charge)) },
-      { name: "conflict, cache hit", target: "store = 0", check: (t) => t.store === 0, run: () => expectError(cached.execute(context("b", 7), charge)) },
+      {
+        name: "first request",
+        target: "store = 2",
+        check: (t) => t.store === 2,
+        run: () => plain.execute(context("a"), charge),
+      },
+      {
+        name: "replay, no cache",
+        target: "store <= 1",
+        check: (t) => t.store <= 1,
+        run: () => plain.execute(context("a"), charge),
+      },
+      {
+        name: "inbox: first delivery (consume)",
+        target: "store = 2",
+        check: (t) => t.store === 2,
+        run: () => plain.consume(delivery, charge),
+      },
+      {
+        name: "inbox: duplicate delivery",
+        target: "store = 1",
+        check: (t) => t.store === 1,
+        run: () => plain.consume(delivery, charge),
+      },
+      {
+        name: "first request, with cache",
+        target: "store = 2",
+        check: (t) => t.store === 2,
+        run: () => cached.execute(context("b"), charge),
+      },
+      {
+        name: "replay, cache hit",
+        target: "store = 0",
+        check: (t) => t.store === 0,
+        run: () => cached.execute(context("b"), charge),
+      },
+      {
+        name: "replay, cache miss (cold cache)",
+        target: "store <= 1",
+        check: (t) => t.store <= 1,
+        run: () => cold.execute(context("a"), charge),
+      },
+      {
+        name: "conflict (same key, other payload), no cache",
+        target: "store <= 1",
+        check: (t) => t.store <= 1,
+        run: () => expectError(plain.execute(context("a", 7), charge)),
+      },
+      {
+        name: "conflict, cache hit",
+        target: "store = 0",
+        check: (t) => t.store === 0,
+        run: () => expectError(cached.execute(context("b", 7), charge)),
+      },
       {
         name: "duplicate while the first still runs",
         target: "store <= 1",

@@ -47,7 +47,9 @@ async function tripsOf(name: string, store: IdempotencyStore, counter: { n: numb
     replay: await measure(() => handler.execute(context("a"), charge)),
     conflict: await measure(() => handler.execute(context("a", 7), charge)),
   };
-  console.log(`  ${name.padEnd(40)} first request ${trips.firstRequest}  replay ${trips.replay}  conflict ${trips.conflict}`);
+  console.log(
+    `  ${name.padEnd(40)} first request ${trips.firstRequest}  replay ${trips.replay}  conflict ${trips.conflict}`,
+  );
   return trips;
 }
 
@@ -58,11 +60,16 @@ export async function scaleOutRoundTrips(): Promise<ScaleOutTrips[]> {
 
   const redis = new Redis(assertLoopback(settings.redisUrl), { maxRetriesPerRequest: 1 });
   countingRedis(redis, count);
-  rows.push(await tripsOf("RedisStore (standalone)", new RedisStore(redis, { keyPrefix: `bench:${runId}:trips:` }), counter));
+  rows.push(
+    await tripsOf("RedisStore (standalone)", new RedisStore(redis, { keyPrefix: `bench:${runId}:trips:` }), counter),
+  );
   redis.disconnect();
 
   const { value: cluster, stop: stopCluster } = await startForRun(startRedisCluster(), (started) => started.stop());
-  const client = new Cluster(cluster.ports.map((port) => ({ host: "127.0.0.1", port })), { redisOptions: { maxRetriesPerRequest: 1 } });
+  const client = new Cluster(
+    cluster.ports.map((port) => ({ host: "127.0.0.1", port })),
+    { redisOptions: { maxRetriesPerRequest: 1 } },
+  );
   try {
     await new Promise((resolve) => client.once("ready", resolve));
     // ioredis connects to each master lazily, on the first command for one of its slots: that command waits
@@ -84,11 +91,20 @@ export async function scaleOutRoundTrips(): Promise<ScaleOutTrips[]> {
 
   const { value: local, stop: stopDynalite } = await startForRun(startLocalDynamoDb(), (started) => started.close());
   try {
-    local.client.middlewareStack.add((next) => async (args) => (count(), next(args)), { step: "finalizeRequest", name: "countCalls" });
+    local.client.middlewareStack.add((next) => async (args) => (count(), next(args)), {
+      step: "finalizeRequest",
+      name: "countCalls",
+    });
     const { store } = await freshDynamoDbStore(local.client);
     // DynamoDB hands the existing item back with a failed conditional put (ReturnValuesOnConditionCheckFailure),
     // so a replay is one call there; dynalite ignores that parameter, and the store reads the item back.
-    rows.push(await tripsOf("DynamoDbStore (dynalite: no item returned with a failed condition, so a replay reads it back)", store, counter));
+    rows.push(
+      await tripsOf(
+        "DynamoDbStore (dynalite: no item returned with a failed condition, so a replay reads it back)",
+        store,
+        counter,
+      ),
+    );
   } finally {
     await stopDynalite();
   }

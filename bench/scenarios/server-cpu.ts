@@ -24,14 +24,33 @@ function wishes(framework: Framework): ServerWish[] {
 export const CPU_FRAMEWORKS: Framework[] = ["express", "fastify", "hono", "koa", "nestjs", "nestjs-fastify", "fetch"];
 
 /** Measures each group of servers in alternation, rows compared with the group's first (bare) server. */
-export async function cpuRows(pool: pg.Pool, group: string, framework: Framework, routes: ServerWish[], modes: LoadMode[]): Promise<CpuRow[]> {
+export async function cpuRows(
+  pool: pg.Pool,
+  group: string,
+  framework: Framework,
+  routes: ServerWish[],
+  modes: LoadMode[],
+): Promise<CpuRow[]> {
   const rows: CpuRow[] = [];
   const set = await startServerSet(pool, group, routes);
   try {
     for (const mode of modes) {
-      const measured = await measureCpuGroup({ name: group, servers: set.servers, mode, runId, requests: settings.cpuRequests });
+      const measured = await measureCpuGroup({
+        name: group,
+        servers: set.servers,
+        mode,
+        runId,
+        requests: settings.cpuRequests,
+      });
       const bare = measured[0];
-      measured.forEach((m, i) => rows.push({ ...m, framework, route: routes[i] as ServerWish, addedUs: bare && m !== bare ? addedUs(m, bare) : undefined }));
+      measured.forEach((m, i) =>
+        rows.push({
+          ...m,
+          framework,
+          route: routes[i] as ServerWish,
+          addedUs: bare && m !== bare ? addedUs(m, bare) : undefined,
+        }),
+      );
     }
   } finally {
     await set.stopAll();
@@ -41,10 +60,13 @@ export async function cpuRows(pool: pg.Pool, group: string, framework: Framework
 
 /** BENCH_CPU_FRAMEWORKS=fetch,nestjs measures only those (a short run of the rows a change needs). */
 function selectedFrameworks(): Framework[] {
-  const only = process.env.BENCH_CPU_FRAMEWORKS?.split(",").map((name) => name.trim()).filter(Boolean);
+  const only = process.env.BENCH_CPU_FRAMEWORKS?.split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!only?.length) return CPU_FRAMEWORKS;
   const unknown = only.filter((name) => !(CPU_FRAMEWORKS as string[]).includes(name));
-  if (unknown.length) throw new Error(`BENCH_CPU_FRAMEWORKS: unknown ${unknown.join(", ")}; known: ${CPU_FRAMEWORKS.join(", ")}.`);
+  if (unknown.length)
+    throw new Error(`BENCH_CPU_FRAMEWORKS: unknown ${unknown.join(", ")}; known: ${CPU_FRAMEWORKS.join(", ")}.`);
   return CPU_FRAMEWORKS.filter((name) => only.includes(name));
 }
 

@@ -26,7 +26,12 @@ export type TransactionalRow = {
   /** Shown for comparison, not held to a target: a configuration the generated wiring does not use. */
   informational?: boolean | undefined;
 };
-export type TransactionalResult = { turnSeconds: number; lanes: number; vsFloor: TransactionalRow[]; clients: TransactionalRow[] };
+export type TransactionalResult = {
+  turnSeconds: number;
+  lanes: number;
+  vsFloor: TransactionalRow[];
+  clients: TransactionalRow[];
+};
 
 /** Counts commits as they reach the database: statements outside a transaction, plus committed transactions. */
 function counting<Tx>(client: TransactionalSqlClient<Tx>) {
@@ -72,13 +77,22 @@ export async function alternate(contenders: Contender[], lanes = settings.connec
     for (const contender of r % 2 === 0 ? contenders : [...contenders].reverse()) {
       const result = await turn(contender, seconds, lanes);
       turns.get(contender)?.push(result);
-      console.log(`  [r${r}] ${contender.label.padEnd(40)} ${String(result.requestsPerSecond).padStart(6)} req/s  p99 ${result.p99Ms} ms  ${result.commitsPerRequest} commits per request`);
+      console.log(
+        `  [r${r}] ${contender.label.padEnd(40)} ${String(result.requestsPerSecond).padStart(6)} req/s  p99 ${result.p99Ms} ms  ${result.commitsPerRequest} commits per request`,
+      );
     }
   }
   const base = turns.get(contenders[0] as Contender) ?? [];
   return contenders.map((contender, i) => {
     const list = turns.get(contender) ?? [];
-    const versus = i === 0 ? undefined : { to: contenders[0]?.label ?? "", requestsPerSecond: round(pairedRatio(pick(list, "requestsPerSecond"), pick(base, "requestsPerSecond"))), p99: round(pairedRatio(pick(list, "p99Ms"), pick(base, "p99Ms"))) };
+    const versus =
+      i === 0
+        ? undefined
+        : {
+            to: contenders[0]?.label ?? "",
+            requestsPerSecond: round(pairedRatio(pick(list, "requestsPerSecond"), pick(base, "requestsPerSecond"))),
+            p99: round(pairedRatio(pick(list, "p99Ms"), pick(base, "p99Ms"))),
+          };
     return { ...summary(contender.label, list), versus };
   });
 }
@@ -119,8 +133,15 @@ const UNSATURATED_LANES = 4;
  * Transactional first requests against the floor of bench/servers/floor-route.ts with the same business INSERT
  * between its two commits; `flushDelayUs` adds that much to every WAL flush of the pool's sessions.
  */
-async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0, lanes = settings.connections): Promise<TransactionalRow[]> {
-  const pool = openPool(settings.poolSize, flushDelayUs ? `-c commit_delay=${flushDelayUs} -c commit_siblings=0` : undefined);
+async function transactionalVsFloor(
+  admin: pg.Pool,
+  flushDelayUs = 0,
+  lanes = settings.connections,
+): Promise<TransactionalRow[]> {
+  const pool = openPool(
+    settings.poolSize,
+    flushDelayUs ? `-c commit_delay=${flushDelayUs} -c commit_siblings=0` : undefined,
+  );
   const suffix = `${flushDelayUs ? `, ${flushDelayUs / 1000} ms WAL flush` : ""}${lanes === settings.connections ? "" : `, ${lanes} lanes`}`;
   const tag = `${flushDelayUs ? "_slow" : ""}${lanes === settings.connections ? "" : `_${lanes}`}`;
   try {
@@ -131,10 +152,13 @@ async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0, lanes = se
     const transactional: Contender = {
       label: `executeInTransaction (pg Pool${suffix})`,
       request: (key) =>
-        handler.executeInTransaction({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, async ({ tx }) => {
-          const { rows } = await tx.query(`INSERT INTO ${txOrders} (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
-          return { orderId: rows[0].id };
-        }),
+        handler.executeInTransaction(
+          { operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } },
+          async ({ tx }) => {
+            const { rows } = await tx.query(`INSERT INTO ${txOrders} (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
+            return { orderId: rows[0].id };
+          },
+        ),
       commits: () => counter.commits,
     };
     const floorTable = await createRunTable(admin, `txfloor${tag}`);
@@ -152,12 +176,10 @@ async function transactionalVsFloor(admin: pg.Pool, flushDelayUs = 0, lanes = se
         );
         if (inserted.rows.length !== 1) throw new Error("the floor got a key twice: fresh keys only");
         const { rows } = await q(`INSERT INTO ${floorOrders} (key, amount) VALUES ($1, 1) RETURNING id`, [key]);
-        await q(`UPDATE ${floorTable} SET status = 'SUCCESS', response = $4, updated_at = now() WHERE operation = $1 AND user_id = $2 AND key = $3`, [
-          "orders:create",
-          "u_bench",
-          key,
-          JSON.stringify({ orderId: (rows[0] as { id: string }).id }),
-        ]);
+        await q(
+          `UPDATE ${floorTable} SET status = 'SUCCESS', response = $4, updated_at = now() WHERE operation = $1 AND user_id = $2 AND key = $3`,
+          ["orders:create", "u_bench", key, JSON.stringify({ orderId: (rows[0] as { id: string }).id })],
+        );
       },
       commits: () => floorCounter.commits,
     };
@@ -199,7 +221,10 @@ async function executePerClient(admin: pg.Pool): Promise<TransactionalRow[]> {
       contenders.push({
         label,
         informational,
-        request: (key) => handler.execute({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, () => ({ orderId: key })),
+        request: (key) =>
+          handler.execute({ operation: "orders:create", userId: "u_bench", key, payload: { amount: 1 } }, () => ({
+            orderId: key,
+          })),
         commits: () => counter.commits,
       });
     }

@@ -20,7 +20,9 @@ export async function blockHandler(spec: ServerSpec): Promise<{ handler: Idempot
   }
   if (spec.backend === "none" || spec.backend === "redis") throw new Error(`blocks has no "${spec.backend}" store.`);
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize });
-  const store = new PostgresStore(spec.backend === "postgres-prepared" ? preparedStatements(pool) : pool, { table: spec.table });
+  const store = new PostgresStore(spec.backend === "postgres-prepared" ? preparedStatements(pool) : pool, {
+    table: spec.table,
+  });
   if (spec.backend !== "postgres+redis") {
     return { handler: new IdempotencyHandler(store), close: () => pool.end() };
   }

@@ -35,7 +35,8 @@ export async function expressApp(spec: ServerSpec): Promise<{ app: Express } & C
     app.post(ROUTE, limited.handler, express.json(), payment);
     close = limited.close;
   } else if (spec.variant === "express-idempotency" || spec.variant === "node-idempotency") {
-    const peer = spec.variant === "express-idempotency" ? await expressIdempotencyRoute(spec) : await nodeIdempotencyRoute(spec);
+    const peer =
+      spec.variant === "express-idempotency" ? await expressIdempotencyRoute(spec) : await nodeIdempotencyRoute(spec);
     app.post(ROUTE, ...peer.handlers);
     close = peer.close;
   } else {

@@ -13,7 +13,11 @@ export async function mountExpressBlock(app: Express, spec: ServerSpec): Promise
       res.status(201).json(charge(req.body as PaymentBody));
     });
   } else {
-    app.post(ROUTE, express.json(), idempotent(handler, { getUserId, run: (req) => ({ status: 201, body: charge(req.body as PaymentBody) }) }));
+    app.post(
+      ROUTE,
+      express.json(),
+      idempotent(handler, { getUserId, run: (req) => ({ status: 201, body: charge(req.body as PaymentBody) }) }),
+    );
   }
   return close;
 }

@@ -14,7 +14,13 @@ export async function mountFastifyBlock(app: FastifyInstance, spec: ServerSpec):
       return reply.code(201).send(charge(request.body as PaymentBody));
     });
   } else {
-    app.post(ROUTE, idempotent(handler, { getUserId, run: (request) => ({ status: 201, body: charge(request.body as PaymentBody) }) }));
+    app.post(
+      ROUTE,
+      idempotent(handler, {
+        getUserId,
+        run: (request) => ({ status: 201, body: charge(request.body as PaymentBody) }),
+      }),
+    );
   }
   return close;
 }

@@ -10,7 +10,8 @@ import { ROUTE, type ServerSpec } from "./spec";
 
 type FetchRoute = (request: Request) => Promise<Response>;
 
-const bare: FetchRoute = async (request) => Response.json(charge((await request.json()) as PaymentBody), { status: 201 });
+const bare: FetchRoute = async (request) =>
+  Response.json(charge((await request.json()) as PaymentBody), { status: 201 });
 
 async function route(spec: ServerSpec): Promise<{ fetch: FetchRoute } & Closable> {
   if (spec.variant === "bare") return { fetch: bare, close: async () => {} };
@@ -20,7 +21,10 @@ async function route(spec: ServerSpec): Promise<{ fetch: FetchRoute } & Closable
   const protectedRoute =
     spec.style === "capture"
       ? withIdempotency(handler, options, bare)
-      : idempotent(handler, { ...options, run: async (request) => ({ status: 201, body: charge((await request.json()) as PaymentBody) }) });
+      : idempotent(handler, {
+          ...options,
+          run: async (request) => ({ status: 201, body: charge((await request.json()) as PaymentBody) }),
+        });
   return { fetch: (request) => protectedRoute(request, undefined), close };
 }
 

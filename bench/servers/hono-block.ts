@@ -13,7 +13,13 @@ export async function mountHonoBlock(app: Hono, spec: ServerSpec): Promise<() =>
       return c.json(charge(await c.req.json<PaymentBody>()), 201);
     });
   } else {
-    app.post(ROUTE, idempotent(handler, { getUserId, run: async (c) => ({ status: 201, body: charge(await c.req.json<PaymentBody>()) }) }));
+    app.post(
+      ROUTE,
+      idempotent(handler, {
+        getUserId,
+        run: async (c) => ({ status: 201, body: charge(await c.req.json<PaymentBody>()) }),
+      }),
+    );
   }
   return close;
 }

@@ -33,7 +33,11 @@ export async function koaServer(spec: ServerSpec): Promise<{ server: Server } & 
     close = block.close;
     const getUserId = () => "u_bench";
     if (spec.style === "capture") router.post(ROUTE, idempotency(block.handler, { getUserId }), payment);
-    else router.post(ROUTE, idempotent(block.handler, { getUserId, run: (ctx) => ({ status: 201, body: charge(bodyOf(ctx)) }) }));
+    else
+      router.post(
+        ROUTE,
+        idempotent(block.handler, { getUserId, run: (ctx) => ({ status: 201, body: charge(bodyOf(ctx)) }) }),
+      );
   } else {
     throw new Error(`No Koa ${spec.variant} server.`);
   }

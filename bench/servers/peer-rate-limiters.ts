@@ -14,7 +14,12 @@ const POINTS = 10_000_000;
 export async function rateLimiterFlexibleRoute(spec: ServerSpec): Promise<{ handler: RequestHandler } & Closable> {
   const { RateLimiterRedis } = await import("rate-limiter-flexible");
   const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1 });
-  const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${spec.redisPrefix ?? "bench:"}rlf`, points: POINTS, duration: 60 });
+  const limiter = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${spec.redisPrefix ?? "bench:"}rlf`,
+    points: POINTS,
+    duration: 60,
+  });
   let caller = 0;
   const handler: RequestHandler = function rateLimiterFlexible(_req, res, next) {
     limiter.consume(`u_${caller++ % USERS}`).then(

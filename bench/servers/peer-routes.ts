@@ -32,7 +32,8 @@ export async function expressIdempotencyRoute(spec: ServerSpec): Promise<PeerRou
 
 /** @node-idempotency/core has no Express adapter: wired as its NestJS interceptor does (await onResponse, then send). */
 export async function nodeIdempotencyRoute(spec: ServerSpec): Promise<PeerRoute> {
-  const storage = spec.backend === "redis" ? new RedisStorageAdapter({ url: spec.redisUrl }) : new MemoryStorageAdapter();
+  const storage =
+    spec.backend === "redis" ? new RedisStorageAdapter({ url: spec.redisUrl }) : new MemoryStorageAdapter();
   if (storage instanceof RedisStorageAdapter) await storage.connect();
   const core = new Idempotency(storage, { cacheKeyPrefix: spec.redisPrefix ?? "idempotency" });
   const route: RequestHandler = async function payment(req, res, next) {

@@ -8,8 +8,18 @@ import type { PaymentBody } from "./payment";
 import { ROUTE, type ServerSpec } from "./spec";
 
 /** The same answer both ways: the README's typed problem, thrown once the body is read. */
-const CARD_DECLINED = { status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined", detail: "The issuer declined the card." };
-const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: CARD_DECLINED.status, title: CARD_DECLINED.title, type: CARD_DECLINED.type });
+const CARD_DECLINED = {
+  status: 402,
+  title: "Card declined",
+  type: "https://docs.example.com/problems/card-declined",
+  detail: "The issuer declined the card.",
+};
+const CardDeclined = defineProblem({
+  code: "CARD_DECLINED",
+  status: CARD_DECLINED.status,
+  title: CARD_DECLINED.title,
+  type: CARD_DECLINED.type,
+});
 
 /** What the bench uses of hono-problem-details, as its README shows it. */
 type HonoProblemDetails = {

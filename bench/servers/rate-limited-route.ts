@@ -19,7 +19,10 @@ async function limiterStore(spec: ServerSpec): Promise<{ store: RateLimitStore }
   if (spec.backend === "memory") return { store: new MemoryRateLimitStore(), close: async () => {} };
   if (spec.backend === "redis") {
     const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1 });
-    return { store: new RedisRateLimitStore(redis, { prefix: spec.redisPrefix }), close: async () => void redis.disconnect() };
+    return {
+      store: new RedisRateLimitStore(redis, { prefix: spec.redisPrefix }),
+      close: async () => void redis.disconnect(),
+    };
   }
   if (spec.backend === "postgres") {
     if (!spec.rateLimitTable) throw new Error("rate-limited on postgres needs a rateLimitTable.");
@@ -33,7 +36,11 @@ async function limiterStore(spec: ServerSpec): Promise<{ store: RateLimitStore }
 async function benchLimiter(spec: ServerSpec): Promise<{ limiter: RateLimiter; getUserId: () => string } & Closable> {
   const { store, close } = await limiterStore(spec);
   let caller = 0;
-  return { limiter: new RateLimiter(store, { name: "bench", limit: 10_000_000, windowMs: 60_000 }), getUserId: () => `u_${caller++ % USERS}`, close };
+  return {
+    limiter: new RateLimiter(store, { name: "bench", limit: 10_000_000, windowMs: 60_000 }),
+    getUserId: () => `u_${caller++ % USERS}`,
+    close,
+  };
 }
 
 export async function rateLimitedRoute(spec: ServerSpec): Promise<{ handler: RequestHandler } & Closable> {
@@ -41,7 +48,9 @@ export async function rateLimitedRoute(spec: ServerSpec): Promise<{ handler: Req
   return { handler: rateLimit(limiter, { getUserId, headers: spec.limiterHeaders }), close };
 }
 
-export async function rateLimitedHook(spec: ServerSpec): Promise<{ hook: ReturnType<typeof fastifyRateLimit> } & Closable> {
+export async function rateLimitedHook(
+  spec: ServerSpec,
+): Promise<{ hook: ReturnType<typeof fastifyRateLimit> } & Closable> {
   const { limiter, getUserId, close } = await benchLimiter(spec);
   return { hook: fastifyRateLimit(limiter, { getUserId, headers: spec.limiterHeaders }), close };
 }

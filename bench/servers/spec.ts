@@ -61,8 +61,10 @@ export const ROUTE = "/payments";
 
 export function specLabel(spec: ServerSpec): string {
   if (spec.variant === "bare" || spec.variant === "floor") return `${spec.framework} ${spec.variant}`;
-  if (spec.variant === "error-handler" || spec.variant === "hono-problem-details") return `${spec.framework} ${spec.variant}`;
-  if (spec.variant === "rate-limited") return `${spec.framework} rateLimit() ${spec.backend}${spec.limiterHeaders === false ? " (no headers)" : ""}`;
+  if (spec.variant === "error-handler" || spec.variant === "hono-problem-details")
+    return `${spec.framework} ${spec.variant}`;
+  if (spec.variant === "rate-limited")
+    return `${spec.framework} rateLimit() ${spec.backend}${spec.limiterHeaders === false ? " (no headers)" : ""}`;
   const who = spec.variant === "block" ? `blocks${spec.style === "capture" ? " (capture)" : ""}` : spec.variant;
   return `${spec.framework} ${who} ${spec.backend}`;
 }

@@ -47,13 +47,16 @@ export async function measureGroup({ name, servers, mode, runId }: Group): Promi
   return servers.map((server) => summarise(server, mode, results.get(server) ?? []));
 }
 
-const pick = (list: LoadResult[], field: "requestsPerSecond" | "p50Ms" | "p99Ms") => list.map((result) => result[field]);
+const pick = (list: LoadResult[], field: "requestsPerSecond" | "p50Ms" | "p99Ms") =>
+  list.map((result) => result[field]);
 
 /** `measurement` against `base` (both from one group): above 1 means more req/s, or slower latency. */
 export function versus(measurement: Measurement, base: Measurement): Ratio {
   return {
     to: base.label,
-    requestsPerSecond: round(pairedRatio(pick(measurement.rounds, "requestsPerSecond"), pick(base.rounds, "requestsPerSecond"))),
+    requestsPerSecond: round(
+      pairedRatio(pick(measurement.rounds, "requestsPerSecond"), pick(base.rounds, "requestsPerSecond")),
+    ),
     p50: round(pairedRatio(pick(measurement.rounds, "p50Ms"), pick(base.rounds, "p50Ms"))),
     p99: round(pairedRatio(pick(measurement.rounds, "p99Ms"), pick(base.rounds, "p99Ms"))),
   };

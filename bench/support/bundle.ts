@@ -11,7 +11,16 @@ const built = new Map<string, Promise<unknown>>();
 export function bundle(entry: string, outfile: string): Promise<unknown> {
   let done = built.get(outfile);
   if (!done) {
-    done = build({ entryPoints: [entry], outfile, bundle: true, packages: "external", platform: "node", format: "esm", target: "node20", logLevel: "warning" });
+    done = build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      packages: "external",
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      logLevel: "warning",
+    });
     built.set(outfile, done);
   }
   return done;

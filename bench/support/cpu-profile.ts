@@ -5,7 +5,11 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
+type ProfileNode = {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+};
 type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
 
 export type HotSpot = { name: string; selfMs: number; percent: number };
@@ -25,7 +29,10 @@ export function summariseProfile(path: string, top = 15): ProfileSummary {
     const where = shortUrl(frame.url);
     const name = `${frame.functionName || "(anonymous)"} ${where}${frame.url ? `:${frame.lineNumber + 1}` : ""}`;
     functions.set(name, (functions.get(name) ?? 0) + us);
-    packages.set(packageOf(frame.url, frame.functionName), (packages.get(packageOf(frame.url, frame.functionName)) ?? 0) + us);
+    packages.set(
+      packageOf(frame.url, frame.functionName),
+      (packages.get(packageOf(frame.url, frame.functionName)) ?? 0) + us,
+    );
   }
   const ranked = (map: Map<string, number>) =>
     [...map.entries()]

@@ -32,6 +32,8 @@ export class ExplainClient implements SqlClient {
 
 /** Scan nodes of a plan, e.g. `Index Scan using x_expires_at_idx on x`, to show at a glance which access paths it took. */
 export function scanNodes(plan: string): string[] {
-  const nodes = plan.match(/(?:Parallel )?(?:Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan|Bitmap Index Scan)(?: Backward)?(?: using \S+)? on \S+/g);
+  const nodes = plan.match(
+    /(?:Parallel )?(?:Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan|Bitmap Index Scan)(?: Backward)?(?: using \S+)? on \S+/g,
+  );
   return [...new Set(nodes ?? [])];
 }

@@ -26,9 +26,12 @@ export type CpuMeasurement = {
 export type CpuGroup = { name: string; servers: RunningServer[]; mode: LoadMode; runId: string; requests: number };
 
 export async function measureCpuGroup({ name, servers, mode, runId, requests }: CpuGroup): Promise<CpuMeasurement[]> {
-  const perServer = new Map<RunningServer, { us: number[]; non2xx: number; errors: number }>(servers.map((s) => [s, { us: [], non2xx: 0, errors: 0 }]));
+  const perServer = new Map<RunningServer, { us: number[]; non2xx: number; errors: number }>(
+    servers.map((s) => [s, { us: [], non2xx: 0, errors: 0 }]),
+  );
   // Replays cycle through keys primed by the warm-up (the same prefix every round); fresh keys get a new prefix per round.
-  const prefix = (server: RunningServer, tag: string) => `${runId}-${name}-${servers.indexOf(server)}-${mode}${mode === "replay" ? "" : `-${tag}`}`;
+  const prefix = (server: RunningServer, tag: string) =>
+    `${runId}-${name}-${servers.indexOf(server)}-${mode}${mode === "replay" ? "" : `-${tag}`}`;
   const job = (server: RunningServer, tag: string, amount: number) =>
     runLoad({
       url: server.url + "/payments",
@@ -52,12 +55,22 @@ export async function measureCpuGroup({ name, servers, mode, runId, requests }: 
       figures.non2xx += result.non2xx;
       figures.errors += result.errors;
       const flags = result.non2xx || result.errors ? `  non2xx=${result.non2xx} errors=${result.errors}` : "";
-      console.log(`  [${mode} r${r}] ${server.label.padEnd(40)} ${us.toFixed(1).padStart(7)} us CPU per request${flags}`);
+      console.log(
+        `  [${mode} r${r}] ${server.label.padEnd(40)} ${us.toFixed(1).padStart(7)} us CPU per request${flags}`,
+      );
     }
   }
   return servers.map((server) => {
     const { us, non2xx, errors } = perServer.get(server)!;
-    return { label: server.label, mode, usPerRequest: round(median(us), 1), roundsUs: us, requestsPerRound: requests, non2xx, errors };
+    return {
+      label: server.label,
+      mode,
+      usPerRequest: round(median(us), 1),
+      roundsUs: us,
+      requestsPerRound: requests,
+      non2xx,
+      errors,
+    };
   });
 }
 

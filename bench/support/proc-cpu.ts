@@ -15,7 +15,8 @@ export function postgresCpu(): Map<number, number> {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/stat`, "utf8").includes("(postgres)")) cpu.set(Number(entry), processCpuSeconds(Number(entry)));
+      if (readFileSync(`/proc/${entry}/stat`, "utf8").includes("(postgres)"))
+        cpu.set(Number(entry), processCpuSeconds(Number(entry)));
     } catch {
       // The process ended between the listing and the read.
     }

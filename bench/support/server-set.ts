@@ -5,7 +5,14 @@ import type { Backend, Framework, ServerSpec, Style, Variant } from "../servers/
 import { createRateLimitTable, createRunTable, runId } from "./services";
 import { startServer, type RunningServer } from "./spawn-server";
 
-export type ServerWish = { framework: Framework; variant: Variant; backend: Backend; style?: Style; limiterHeaders?: boolean; peerModule?: string };
+export type ServerWish = {
+  framework: Framework;
+  variant: Variant;
+  backend: Backend;
+  style?: Style;
+  limiterHeaders?: boolean;
+  peerModule?: string;
+};
 
 export type ServerSet = { servers: RunningServer[]; stopAll(): Promise<void> };
 
@@ -23,7 +30,8 @@ export async function startServerSet(pool: pg.Pool, group: string, wishes: Serve
       const spec: ServerSpec = {
         ...wish,
         table: needsTable ? await createRunTable(pool, `${group}_${index}`) : undefined,
-        rateLimitTable: limited && wish.backend === "postgres" ? await createRateLimitTable(pool, `${group}_${index}_rl`) : undefined,
+        rateLimitTable:
+          limited && wish.backend === "postgres" ? await createRateLimitTable(pool, `${group}_${index}_rl`) : undefined,
         redisPrefix: `bench:${runId}:${group}:${index}:`,
         databaseUrl: settings.databaseUrl,
         redisUrl: settings.redisUrl,

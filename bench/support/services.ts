@@ -62,7 +62,10 @@ export async function dropRunTables(pool: pg.Pool): Promise<void> {
  * Starts something the run must stop (a Redis Cluster, a local DynamoDB): `stopEverything` stops it
  * even when Ctrl-C comes while it is still starting, by waiting for the start to finish first.
  */
-export async function startForRun<T>(start: Promise<T>, stop: (value: T) => Promise<void>): Promise<{ value: T; stop(): Promise<void> }> {
+export async function startForRun<T>(
+  start: Promise<T>,
+  stop: (value: T) => Promise<void>,
+): Promise<{ value: T; stop(): Promise<void> }> {
   let stopped = false;
   const stopper = start.then(
     (value) => async () => {
@@ -78,7 +81,9 @@ export async function startForRun<T>(start: Promise<T>, stop: (value: T) => Prom
     value,
     stop: async () => {
       running.delete(stopper);
-      await (await stopper)?.();
+      await (
+        await stopper
+      )?.();
     },
   };
 }

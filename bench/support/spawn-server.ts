@@ -64,5 +64,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export function profileDir(spec: ServerSpec): string {
-  return join(PROFILE_DIR, specLabel(spec).replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, ""));
+  return join(
+    PROFILE_DIR,
+    specLabel(spec)
+      .replace(/[^a-z0-9]+/gi, "-")
+      .replace(/^-|-$/g, ""),
+  );
 }

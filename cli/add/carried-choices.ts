@@ -20,11 +20,15 @@ export function carryChoices(
   blocks: RegistryBlock[],
   flags: FeatureFlags,
 ): { flags: FeatureFlags; carried: CarriedChoice[]; uncarried: CarriedChoice[] } {
-  const offered = blocks.flatMap((block) => Object.values(block.features ?? {})).filter((feature) => feature.flag !== undefined);
+  const offered = blocks
+    .flatMap((block) => Object.values(block.features ?? {}))
+    .filter((feature) => feature.flag !== undefined);
   const recorded = registry.blocks.flatMap((block) =>
     [...recordedFeatures(block, lock.blocks[block.name])].flatMap((name) => {
       const feature = block.features?.[name];
-      return feature?.flag !== undefined && !feature.default ? [{ flag: feature.flag, value: feature.choice, block: block.name }] : [];
+      return feature?.flag !== undefined && !feature.default
+        ? [{ flag: feature.flag, value: feature.choice, block: block.name }]
+        : [];
     }),
   );
   const result: FeatureFlags = { ...flags };

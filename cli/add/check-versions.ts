@@ -12,7 +12,13 @@ import { BlocksError } from "../utils/errors.js";
  * @example
  * checkRequiredVersions({ root, registry, blocks, frameworks: ["hono"], pkg }); // throws UNSUPPORTED_VERSION for hono 4.6
  */
-export function checkRequiredVersions(input: { root: string; registry: Registry; blocks: RegistryBlock[]; frameworks: string[]; pkg: PackageJson }): void {
+export function checkRequiredVersions(input: {
+  root: string;
+  registry: Registry;
+  blocks: RegistryBlock[];
+  frameworks: string[];
+  pkg: PackageJson;
+}): void {
   const { root, registry, blocks, frameworks, pkg } = input;
   const used = new Set(frameworks.flatMap((name) => registry.frameworks[name]?.packages ?? []));
   for (const block of blocks) {
@@ -22,9 +28,13 @@ export function checkRequiredVersions(input: { root: string; registry: Registry;
       const range = pkg.dependencies?.[name] ?? pkg.devDependencies?.[name] ?? pkg.peerDependencies?.[name];
       const found = installed ?? (range === undefined ? undefined : lowestOf(range));
       if (found === undefined || compare(found, minimum) >= 0) continue;
-      throw new BlocksError("UNSUPPORTED_VERSION", `The ${block.name} block needs ${name} ${minimum} or later; this project has ${name} ${installed ? found : `${range} (allows ${found})`}.`, {
-        suggestion: `Upgrade it (\`npm install ${name}@^${minimum}\` or your package manager's equivalent), or leave its adapter out with --framework.`,
-      });
+      throw new BlocksError(
+        "UNSUPPORTED_VERSION",
+        `The ${block.name} block needs ${name} ${minimum} or later; this project has ${name} ${installed ? found : `${range} (allows ${found})`}.`,
+        {
+          suggestion: `Upgrade it (\`npm install ${name}@^${minimum}\` or your package manager's equivalent), or leave its adapter out with --framework.`,
+        },
+      );
     }
   }
 }

@@ -36,9 +36,13 @@ export async function chooseFeatures(
       const offs = group.filter(([, f]) => !f.default).map(([, f]) => f.off ?? "none");
       const accepted = [...new Set([...group.map(([, f]) => f.choice), ...offs])];
       if (!accepted.includes(flag)) {
-        throw new BlocksError("INVALID_OPTION", `--${flagName} takes ${accepted.map((value) => `"${value}"`).join(", ")}, not "${flag}".`, {
-          suggestion: `Pass --${flagName} ${feature.choice} (${feature.description})${feature.default ? "" : ` or --${flagName} ${feature.off ?? "none"}`}.`,
-        });
+        throw new BlocksError(
+          "INVALID_OPTION",
+          `--${flagName} takes ${accepted.map((value) => `"${value}"`).join(", ")}, not "${flag}".`,
+          {
+            suggestion: `Pass --${flagName} ${feature.choice} (${feature.description})${feature.default ? "" : ` or --${flagName} ${feature.off ?? "none"}`}.`,
+          },
+        );
       }
       on = flag === feature.choice;
     } else if (feature.default) {
@@ -47,7 +51,13 @@ export async function chooseFeatures(
       on = detected;
     } else {
       const packages = Object.keys(feature.dependencies ?? {}).join(", ");
-      on = await decide({ message: `${feature.description}? (installs ${packages})`, flag: `--${flagName} ${feature.choice}|${feature.off ?? "none"}` }, false);
+      on = await decide(
+        {
+          message: `${feature.description}? (installs ${packages})`,
+          flag: `--${flagName} ${feature.choice}|${feature.off ?? "none"}`,
+        },
+        false,
+      );
     }
     if (on) chosen.add(name);
   }
@@ -69,9 +79,13 @@ export async function chooseFeatures(
     if (!chosen.has(name) || !needed || chosen.has(needed[0])) continue;
     chosen.delete(name);
     if (options.flags[flagOf(entry)] === feature.choice) {
-      throw new BlocksError("INVALID_OPTION", `--${flagOf(entry)} ${feature.choice} needs --${flagOf(needed)} ${needed[1].choice}: ${feature.description}.`, {
-        suggestion: `Leave --${flagOf(entry)} out, or pass --${flagOf(needed)} ${needed[1].choice}.`,
-      });
+      throw new BlocksError(
+        "INVALID_OPTION",
+        `--${flagOf(entry)} ${feature.choice} needs --${flagOf(needed)} ${needed[1].choice}: ${feature.description}.`,
+        {
+          suggestion: `Leave --${flagOf(entry)} out, or pass --${flagOf(needed)} ${needed[1].choice}.`,
+        },
+      );
     }
   }
   addDefaults(true);
@@ -90,7 +104,8 @@ export function recordedFeatures(block: RegistryBlock, locked: LockedBlock | und
   const features = Object.entries(block.features ?? {});
   // A file two features share (a helper of two stores) says which of them was chosen only together with one of its own.
   const owners = new Map<string, number>();
-  for (const [, feature] of features) for (const file of feature.files ?? []) owners.set(file, (owners.get(file) ?? 0) + 1);
+  for (const [, feature] of features)
+    for (const file of feature.files ?? []) owners.set(file, (owners.get(file) ?? 0) + 1);
   return new Set(
     features
       .filter(([, feature]) => {
@@ -112,5 +127,9 @@ export function excludedFeatureFiles(blocks: RegistryBlock[], chosen: Set<string
   const features = blocks.flatMap((block) => Object.entries(block.features ?? {}));
   // A file two features share (a helper of two stores) stays when either is chosen.
   const kept = new Set(features.flatMap(([name, feature]) => (chosen.has(name) ? (feature.files ?? []) : [])));
-  return new Set(features.flatMap(([name, feature]) => (chosen.has(name) ? [] : (feature.files ?? []))).filter((file) => !kept.has(file)));
+  return new Set(
+    features
+      .flatMap(([name, feature]) => (chosen.has(name) ? [] : (feature.files ?? [])))
+      .filter((file) => !kept.has(file)),
+  );
 }

@@ -75,58 +75,135 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
   const declared = declaredPackages(pkg);
   const frameworks = await chooseFrameworks(registry, blocks, declared, options);
   checkRequiredVersions({ root, registry, blocks, frameworks, pkg });
-  const { flags, carried, uncarried } = carryChoices(registry, lock, blocks, { cache: options.cache, metrics: options.metrics, store: options.store, client: options.client });
+  const { flags, carried, uncarried } = carryChoices(registry, lock, blocks, {
+    cache: options.cache,
+    metrics: options.metrics,
+    store: options.store,
+    client: options.client,
+  });
   // A project on MySQL or SQLite gets the store on its database, unless a flag or an earlier block chose one.
   const onDialect = flags.store === undefined ? dialectStoreChoice(blocks, config.database.dialect) : undefined;
   if (onDialect) {
     flags.store = onDialect;
-    logger.info(`--store ${onDialect}: blocks.json's database is ${config.database.dialect} (pass --store to choose otherwise).`);
+    logger.info(
+      `--store ${onDialect}: blocks.json's database is ${config.database.dialect} (pass --store to choose otherwise).`,
+    );
   }
-  for (const choice of carried) logger.info(`--${choice.flag} ${choice.value}: as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added (pass --${choice.flag} to choose otherwise).`);
+  for (const choice of carried)
+    logger.info(
+      `--${choice.flag} ${choice.value}: as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added (pass --${choice.flag} to choose otherwise).`,
+    );
   for (const choice of uncarried) {
     const names = blocks.map((block) => block.name).join(", ");
-    logger.warn(`--${choice.flag} ${choice.value}, as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added, is not offered by ${names}: ${blocks.length > 1 ? "they take their" : "it takes its"} default (pass --${choice.flag} to choose another).`);
+    logger.warn(
+      `--${choice.flag} ${choice.value}, as ${choice.from.join(", ")} ${choice.from.length > 1 ? "were" : "was"} added, is not offered by ${names}: ${blocks.length > 1 ? "they take their" : "it takes its"} default (pass --${choice.flag} to choose another).`,
+    );
   }
   const features = await chooseFeatures(blocks, declared, { flags, yes: options.yes, dryRun: options.dryRun });
   const tests = options.tests !== false;
   const skip = excludedFeatureFiles(blocks, features);
-  const tables = Object.fromEntries(blocks.filter((block) => block.migration).map((block) => [block.name, blockTable(block, lock, options.table)]));
+  const tables = Object.fromEntries(
+    blocks.filter((block) => block.migration).map((block) => [block.name, blockTable(block, lock, options.table)]),
+  );
   // Each variant file's version, by what was chosen: the database client, the cache, the logger block, the framework's route.
   const present = new Set([...blocks.map((block) => block.name), ...Object.keys(lock.blocks)]);
   const context = { features, declared, frameworks, blocks: present };
-  const variants = Object.fromEntries(blocks.map((block) => [block.name, chooseVariants(block, context, { tests, recorded: lock.blocks[block.name]?.variants, hasFile: (file) => existsSync(path.join(registry.root, file)) })]));
-  const vendored = await planFiles({ root, config, registry, lock, blocks, selection: { frameworks, tests }, skip, variants, tables });
+  const variants = Object.fromEntries(
+    blocks.map((block) => [
+      block.name,
+      chooseVariants(block, context, {
+        tests,
+        recorded: lock.blocks[block.name]?.variants,
+        hasFile: (file) => existsSync(path.join(registry.root, file)),
+      }),
+    ]),
+  );
+  const vendored = await planFiles({
+    root,
+    config,
+    registry,
+    lock,
+    blocks,
+    selection: { frameworks, tests },
+    skip,
+    variants,
+    tables,
+  });
   const notes = options.client === undefined ? undetectedClientNotes(declared, features) : [];
   const setup: PlannedFile[] = [];
-  for (const block of blocks.filter((candidate) => candidate.setup)) setup.push(...(await planSetupFiles({ root, config, registry, block, planned: vendored })));
+  for (const block of blocks.filter((candidate) => candidate.setup))
+    setup.push(...(await planSetupFiles({ root, config, registry, block, planned: vendored })));
   const files = [...vendored, ...setup];
   // A version of a variant file may import more than its feature's own package (Kysely's database.ts opens a pg Pool).
-  const wiringPackages = Object.values(variants).flatMap((chosen) => chosen.flatMap((variant) => variant.packages ?? []));
+  const wiringPackages = Object.values(variants).flatMap((chosen) =>
+    chosen.flatMap((variant) => variant.packages ?? []),
+  );
   const dependencies = planDependencies(registry, blocks, files, frameworks, declared, features, wiringPackages);
   // Planned together: several blocks in one `add` get migrations the project's tool runs in order.
   const migrations = planMigrations(
     blocks
-      .filter((block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)))
+      .filter(
+        (block) => block.migration && (block.migration.feature === undefined || features.has(block.migration.feature)),
+      )
       // Not into a folder whose tool runs on another database: `blocks migrate` says so, and how to take the SQL.
       .filter((block) => !unsupportedLayout(block.name, "postgresql", config.database))
-      .map((block) => ({ root, block: block.name, table: tables[block.name] ?? "", target: { layout: config.database.layout, migrations: config.database.migrations }, lock })),
+      .map((block) => ({
+        root,
+        block: block.name,
+        table: tables[block.name] ?? "",
+        target: { layout: config.database.layout, migrations: config.database.migrations },
+        lock,
+      })),
   );
-  const build = tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
-  return { root, config, registry, lock, blocks, frameworks, tests, features: [...features].sort(), files, dependencies, migrations, tables, build, notes };
+  const build =
+    tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
+  return {
+    root,
+    config,
+    registry,
+    lock,
+    blocks,
+    frameworks,
+    tests,
+    features: [...features].sort(),
+    files,
+    dependencies,
+    migrations,
+    tables,
+    build,
+    notes,
+  };
 }
 
 /** `--framework` wins; else the frameworks the project declares; else ask, or core only with --yes. */
-async function chooseFrameworks(registry: Registry, blocks: RegistryBlock[], declared: Set<string>, options: AddPlanOptions): Promise<string[]> {
+async function chooseFrameworks(
+  registry: Registry,
+  blocks: RegistryBlock[],
+  declared: Set<string>,
+  options: AddPlanOptions,
+): Promise<string[]> {
   if (options.framework?.length) {
-    const names = [options.framework].flat().flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean);
+    const names = [options.framework]
+      .flat()
+      .flatMap((value) => value.split(","))
+      .map((value) => value.trim())
+      .filter(Boolean);
     return names.includes("none") ? [] : checkFrameworks(registry, names);
   }
   const detected = detectFrameworks(registry, declared);
-  const offered = Object.keys(registry.frameworks).filter((name) => blocks.some((block) => block.files.some((file) => file.framework === name)));
+  const offered = Object.keys(registry.frameworks).filter((name) =>
+    blocks.some((block) => block.files.some((file) => file.framework === name)),
+  );
   if (detected.length > 0 || offered.length === 0) return detected;
   if (options.yes || options.dryRun) {
-    logger.warn("No supported framework in package.json: adding the framework-independent core only (pass --framework to choose).");
+    logger.warn(
+      "No supported framework in package.json: adding the framework-independent core only (pass --framework to choose).",
+    );
     return [];
   }
-  return choose(`No supported framework found in package.json. Which adapters should be added?`, offered, "--framework <name> (or --yes for the core only)");
+  return choose(
+    `No supported framework found in package.json. Which adapters should be added?`,
+    offered,
+    "--framework <name> (or --yes for the core only)",
+  );
 }

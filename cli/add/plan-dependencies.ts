@@ -31,24 +31,36 @@ export function planDependencies(
     for (const [name, range] of Object.entries(block.dependencies ?? {})) runtime.set(name, range);
     for (const [name, range] of Object.entries(block.devDependencies ?? {})) dev.set(name, range);
     for (const [feature, { dependencies, devDependencies }] of Object.entries(block.features ?? {})) {
-      for (const [name, range] of Object.entries(dependencies ?? {})) if (features.has(feature) || wiring.includes(name)) runtime.set(name, range);
-      for (const [name, range] of Object.entries(devDependencies ?? {})) if (features.has(feature) || wiring.includes(name)) dev.set(name, range);
+      for (const [name, range] of Object.entries(dependencies ?? {}))
+        if (features.has(feature) || wiring.includes(name)) runtime.set(name, range);
+      for (const [name, range] of Object.entries(devDependencies ?? {}))
+        if (features.has(feature) || wiring.includes(name)) dev.set(name, range);
     }
   }
   const unknown = wiring.filter((name) => !runtime.has(name) && !dev.has(name));
   if (unknown.length > 0) {
-    throw new BlocksError("INVALID_REGISTRY", `The generated wiring imports ${unknown.join(", ")}, but no feature of ${blocks.map((block) => block.name).join(", ")} gives a version range for it.`, {
-      suggestion: `Add ${unknown.join(", ")} to the dependencies of the feature it belongs to in block.json.`,
-    });
+    throw new BlocksError(
+      "INVALID_REGISTRY",
+      `The generated wiring imports ${unknown.join(", ")}, but no feature of ${blocks.map((block) => block.name).join(", ")} gives a version range for it.`,
+      {
+        suggestion: `Add ${unknown.join(", ")} to the dependencies of the feature it belongs to in block.json.`,
+      },
+    );
   }
   const usedFrameworks = frameworks.filter((framework) =>
-    blocks.some((block) => block.files.some((file) => file.framework === framework && files.some((planned) => planned.source === file.path))),
+    blocks.some((block) =>
+      block.files.some((file) => file.framework === framework && files.some((planned) => planned.source === file.path)),
+    ),
   );
   for (const framework of usedFrameworks) {
-    for (const [name, range] of Object.entries(registry.frameworks[framework]?.devDependencies ?? {})) dev.set(name, range);
+    for (const [name, range] of Object.entries(registry.frameworks[framework]?.devDependencies ?? {}))
+      dev.set(name, range);
   }
   const missing = (entries: Map<string, string>) =>
-    [...entries].filter(([name]) => !declared.has(name)).map(([name, range]) => `${name}@${range}`).sort();
+    [...entries]
+      .filter(([name]) => !declared.has(name))
+      .map(([name, range]) => `${name}@${range}`)
+      .sort();
   for (const name of runtime.keys()) dev.delete(name);
   return { dependencies: missing(runtime), devDependencies: missing(dev) };
 }

@@ -57,12 +57,14 @@ export async function planFiles(input: {
   const { root, config, registry } = input;
   const posix = path.posix;
   const entries: Entry[] = input.blocks.flatMap((block) => [
-    ...selectFiles(block, input.selection).filter((file) => !input.skip?.has(file.path)).map((file) => ({
-      block: block.name,
-      source: file.path,
-      registryPath: file.path,
-      target: posix.normalize(posix.join(config.dir, file.target ?? file.path)),
-    })),
+    ...selectFiles(block, input.selection)
+      .filter((file) => !input.skip?.has(file.path))
+      .map((file) => ({
+        block: block.name,
+        source: file.path,
+        registryPath: file.path,
+        target: posix.normalize(posix.join(config.dir, file.target ?? file.path)),
+      })),
     ...(input.variants?.[block.name] ?? []).map((variant) => ({
       block: block.name,
       source: variant.path,
@@ -90,7 +92,15 @@ export async function planFiles(input: {
   // A README's snippets may import any block's files (the logger, another framework's adapter): each
   // resolves to where `add` puts it, so every snippet reads in the project's import style.
   const documented = new Map([
-    ...registry.blocks.flatMap((block) => block.files.map((file) => [file.path, { target: posix.normalize(posix.join(config.dir, file.target ?? file.path)), block: block.name }] as const)),
+    ...registry.blocks.flatMap((block) =>
+      block.files.map(
+        (file) =>
+          [
+            file.path,
+            { target: posix.normalize(posix.join(config.dir, file.target ?? file.path)), block: block.name },
+          ] as const,
+      ),
+    ),
     ...planned,
   ]);
   // ts-morph (and the TypeScript it carries) takes most of a second to load: only commands that rewrite pay for it.
@@ -100,21 +110,39 @@ export async function planFiles(input: {
   const files: PlannedFile[] = [];
   for (const entry of entries) {
     const absolute = insideProject(root, entry.target);
-    const text = withTable(await readFile(path.join(registry.root, entry.source), "utf8"), entry, input.blocks, input.tables);
+    const text = withTable(
+      await readFile(path.join(registry.root, entry.source), "utf8"),
+      entry,
+      input.blocks,
+      input.tables,
+    );
     const ctx = {
-      from: { registryPath: entry.registryPath, block: entry.registryPath ? entry.block : undefined, target: entry.target },
+      from: {
+        registryPath: entry.registryPath,
+        block: entry.registryPath ? entry.block : undefined,
+        target: entry.target,
+      },
       planned,
       omitted: input.skip,
       alias: config.alias ?? undefined,
       blocksDir: posix.normalize(config.dir),
       moduleStyle: config.moduleStyle,
     };
-    const rendered = entry.source.endsWith(".md") ? renderReadme(text, { ...ctx, planned: documented }) : transformSource(text, entry.source, ctx);
+    const rendered = entry.source.endsWith(".md")
+      ? renderReadme(text, { ...ctx, planned: documented })
+      : transformSource(text, entry.source, ctx);
     // What the project's formatter makes of it is the version blocks writes, hashes and merges from.
     const content = formatter ? await formatter.format(absolute, rendered) : rendered;
     const current = await readIfExists(absolute);
     const hash = contentHash(content);
-    files.push({ ...entry, absolute, content, hash, current, state: stateOf(current, hash, lockedHash(input.lock, entry.target)) });
+    files.push({
+      ...entry,
+      absolute,
+      content,
+      hash,
+      current,
+      state: stateOf(current, hash, lockedHash(input.lock, entry.target)),
+    });
   }
   return files;
 }
@@ -129,17 +157,24 @@ function plannedTargets(entries: Entry[], dir: string): Map<string, { target: st
     if (!entry.registryPath) continue;
     planned.set(entry.registryPath, { target: entry.target, block: entry.block });
     const underName = path.posix.relative(path.posix.normalize(dir), entry.target);
-    if (underName !== entry.registryPath && !planned.has(underName)) planned.set(underName, { target: entry.target, block: entry.block });
+    if (underName !== entry.registryPath && !planned.has(underName))
+      planned.set(underName, { target: entry.target, block: entry.block });
   }
   return planned;
 }
 
 /** The block's table module with the table `add --table` named in place of the default one (a JSON string: nothing else changes). */
-function withTable(text: string, entry: Entry, blocks: RegistryBlock[], tables: Readonly<Record<string, string>> | undefined): string {
+function withTable(
+  text: string,
+  entry: Entry,
+  blocks: RegistryBlock[],
+  tables: Readonly<Record<string, string>> | undefined,
+): string {
   const block = blocks.find((candidate) => candidate.name === entry.block);
   const table = tables?.[entry.block];
   const fallback = block?.migration?.table;
-  if (!block?.setup?.table || entry.registryPath !== block.setup.table || !table || !fallback || table === fallback) return text;
+  if (!block?.setup?.table || entry.registryPath !== block.setup.table || !table || !fallback || table === fallback)
+    return text;
   return text.replace(JSON.stringify(fallback), JSON.stringify(table));
 }
 
@@ -162,8 +197,21 @@ export async function planSetupFiles(input: {
 }): Promise<PlannedFile[]> {
   const { root, config, block } = input;
   const posix = path.posix;
-  const owned = (block.setup?.files ?? []).map((file) => ({ block: block.name, source: file.path, registryPath: file.path, target: posix.normalize(posix.join(config.dir, file.target)) }));
-  const entries: Entry[] = [...input.planned.map((file) => ({ block: file.block, source: file.source, registryPath: file.source, target: file.target })), ...owned];
+  const owned = (block.setup?.files ?? []).map((file) => ({
+    block: block.name,
+    source: file.path,
+    registryPath: file.path,
+    target: posix.normalize(posix.join(config.dir, file.target)),
+  }));
+  const entries: Entry[] = [
+    ...input.planned.map((file) => ({
+      block: file.block,
+      source: file.source,
+      registryPath: file.source,
+      target: file.target,
+    })),
+    ...owned,
+  ];
   const planned = plannedTargets(entries, config.dir);
   const { transformSource } = await import("../transforms/transform.js");
   const formatter = await projectFormatter(root);
@@ -172,7 +220,13 @@ export async function planSetupFiles(input: {
     const absolute = insideProject(root, entry.target);
     if (!input.replace && (await readIfExists(absolute)) !== undefined) continue;
     const text = await readFile(path.join(input.registry.root, entry.source), "utf8");
-    const ctx = { from: { registryPath: entry.registryPath, target: entry.target }, planned, alias: undefined, blocksDir: posix.normalize(config.dir), moduleStyle: config.moduleStyle };
+    const ctx = {
+      from: { registryPath: entry.registryPath, target: entry.target },
+      planned,
+      alias: undefined,
+      blocksDir: posix.normalize(config.dir),
+      moduleStyle: config.moduleStyle,
+    };
     const rendered = transformSource(text, entry.source, ctx);
     const content = formatter ? await formatter.format(absolute, rendered) : rendered;
     files.push({ ...entry, absolute, content, hash: contentHash(content), state: "create", owned: true });

@@ -27,14 +27,24 @@ export type VariantContext = {
 export function chooseVariants(
   block: RegistryBlock,
   context: VariantContext,
-  options: { tests: boolean; recorded?: Readonly<Record<string, string>> | undefined; hasFile(registryPath: string): boolean },
+  options: {
+    tests: boolean;
+    recorded?: Readonly<Record<string, string>> | undefined;
+    hasFile(registryPath: string): boolean;
+  },
 ): ChosenVariant[] {
   const chosen: ChosenVariant[] = [];
   for (const variant of block.variants ?? []) {
     const recorded = options.recorded?.[variant.target];
-    const choice = variant.choices.find((candidate) => candidate.path === recorded) ?? variant.choices.find((candidate) => holds(candidate.when, context));
+    const choice =
+      variant.choices.find((candidate) => candidate.path === recorded) ??
+      variant.choices.find((candidate) => holds(candidate.when, context));
     if (!choice) continue;
-    chosen.push({ path: choice.path, target: variant.target, ...(choice.packages ? { packages: choice.packages } : {}) });
+    chosen.push({
+      path: choice.path,
+      target: variant.target,
+      ...(choice.packages ? { packages: choice.packages } : {}),
+    });
     const test = testOf(choice.path);
     if (options.tests && options.hasFile(test)) chosen.push({ path: test, target: testOf(variant.target), test: true });
   }

@@ -19,7 +19,9 @@ export function reportPlan(plan: AddPlan, replace: Replace, { dryRun }: { dryRun
   const { config } = plan;
   const imports = config.alias ? `alias ${config.alias}` : "relative imports";
   const style = config.moduleStyle === "nodenext" ? "with .js suffixes" : "extensionless";
-  logger.log(`${highlighter.path(plan.blocks.map((block) => block.name).join(", "))} -> ${highlighter.path(config.dir)} (${imports}, ${style})`);
+  logger.log(
+    `${highlighter.path(plan.blocks.map((block) => block.name).join(", "))} -> ${highlighter.path(config.dir)} (${imports}, ${style})`,
+  );
   logger.log(`frameworks: ${plan.frameworks.join(", ") || "none (core only)"}${plan.tests ? "" : ", without tests"}`);
   const choices = featureChoices(plan);
   if (choices.length) logger.log(`features: ${choices.join(", ")} (pass these flags to choose otherwise)`);
@@ -49,9 +51,12 @@ export function reportPlan(plan: AddPlan, replace: Replace, { dryRun }: { dryRun
     logger.log(dryRun ? "would install:" : "packages:");
     for (const command of commands) logger.log(`  ${highlighter.code(command.join(" "))}`);
   }
-  for (const file of plan.files.filter((candidate) => candidate.state === "modified" || candidate.state === "conflict")) {
+  for (const file of plan.files.filter(
+    (candidate) => candidate.state === "modified" || candidate.state === "conflict",
+  )) {
     logger.break();
-    const why = file.state === "modified" ? "you changed this file since `blocks add`" : "this file was not written by blocks";
+    const why =
+      file.state === "modified" ? "you changed this file since `blocks add`" : "this file was not written by blocks";
     const verdict = shouldWrite(file, replace) ? "it will be REPLACED" : "it is kept; pass --overwrite to replace it";
     logger.warn(`${file.target}: ${why}; ${verdict}. Registry version vs yours:`);
     logger.log(colourDiff(unifiedDiff(file.target, file.content, file.current ?? "")));
@@ -81,11 +86,26 @@ export function planJson(plan: AddPlan, replace: Replace, outcome: { dryRun: boo
     frameworks: plan.frameworks,
     features: plan.features,
     notes: plan.notes,
-    build: plan.build.kind === "edit" ? { kind: "edit", message: plan.build.message, files: plan.build.edits.map((edit) => edit.file) } : plan.build,
-    files: plan.files.map((file) => ({ target: file.target, source: file.source, state: file.state, write: shouldWrite(file, replace) })),
+    build:
+      plan.build.kind === "edit"
+        ? { kind: "edit", message: plan.build.message, files: plan.build.edits.map((edit) => edit.file) }
+        : plan.build,
+    files: plan.files.map((file) => ({
+      target: file.target,
+      source: file.source,
+      state: file.state,
+      write: shouldWrite(file, replace),
+    })),
     dependencies: plan.dependencies,
-    install: { commands: installCommands(plan.config.packageManager, plan.dependencies).map((command) => command.join(" ")), ran: outcome.installed },
-    migrations: plan.migrations.map((migration) => ({ table: migration.table, files: migration.files.map((file) => file.path), existing: migration.existing ?? null })),
+    install: {
+      commands: installCommands(plan.config.packageManager, plan.dependencies).map((command) => command.join(" ")),
+      ran: outcome.installed,
+    },
+    migrations: plan.migrations.map((migration) => ({
+      table: migration.table,
+      files: migration.files.map((file) => file.path),
+      existing: migration.existing ?? null,
+    })),
   };
 }
 

@@ -1,7 +1,15 @@
 // A database library `add` has no client adapter for: say which one it found, what it wired instead, and why.
 
 /** Libraries a project may reach PostgreSQL (or its data) through that no adapter in stores/clients/ wraps. */
-const WITHOUT_ADAPTER = ["sequelize", "@mikro-orm/core", "objection", "pg-promise", "slonik", "@databases/pg", "mongoose"];
+const WITHOUT_ADAPTER = [
+  "sequelize",
+  "@mikro-orm/core",
+  "objection",
+  "pg-promise",
+  "slonik",
+  "@databases/pg",
+  "mongoose",
+];
 
 /** `--client` values a user can pick instead. */
 const CLIENT_CHOICES = "pg, postgres-js, drizzle, kysely, prisma, typeorm, knex";

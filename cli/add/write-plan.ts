@@ -26,7 +26,10 @@ export function shouldWrite(file: PlannedFile, replace: { modified: boolean; con
  * @example
  * await writePlan(plan, { modified: false, conflicts: false });
  */
-export async function writePlan(plan: AddPlan, replace: { modified: boolean; conflicts: boolean }): Promise<{ written: string[] }> {
+export async function writePlan(
+  plan: AddPlan,
+  replace: { modified: boolean; conflicts: boolean },
+): Promise<{ written: string[] }> {
   const files = plan.files.filter((file) => shouldWrite(file, replace));
   const migrationFiles = plan.migrations.flatMap((migration) => migration.files);
   const buildEdits = plan.build.kind === "edit" ? plan.build.edits : [];
@@ -41,9 +44,18 @@ export async function writePlan(plan: AddPlan, replace: { modified: boolean; con
   for (const file of migrationFiles) await writeProjectFile(path.join(plan.root, file.path), file.content);
   for (const edit of buildEdits) await writeProjectFile(path.join(plan.root, edit.file), edit.content);
   // The wiring module is the user's from the start: nothing ever merges into it, so it keeps no base.
-  await recordBases(plan.root, plan.files.filter((file) => !file.owned && (shouldWrite(file, replace) || file.state === "unchanged")));
+  await recordBases(
+    plan.root,
+    plan.files.filter((file) => !file.owned && (shouldWrite(file, replace) || file.state === "unchanged")),
+  );
   await writeLock(plan.root, nextLock(plan, new Set(files)));
-  return { written: [...files.map((file) => file.target), ...migrationFiles.map((file) => file.path), ...buildEdits.map((edit) => edit.file)] };
+  return {
+    written: [
+      ...files.map((file) => file.target),
+      ...migrationFiles.map((file) => file.path),
+      ...buildEdits.map((edit) => edit.file),
+    ],
+  };
 }
 
 function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
@@ -79,7 +91,10 @@ function nextLock(plan: AddPlan, written: Set<PlannedFile>): Lock {
  * @example
  * chosenVariants(plan, "idempotency"); // { "idempotency/setup/database.ts": "idempotency/setup/database-kysely.ts", ... }
  */
-export function chosenVariants(plan: { config: { dir: string }; files: PlannedFile[] }, block: string): Record<string, string> {
+export function chosenVariants(
+  plan: { config: { dir: string }; files: PlannedFile[] },
+  block: string,
+): Record<string, string> {
   const dir = path.posix.normalize(plan.config.dir);
   return Object.fromEntries(
     plan.files

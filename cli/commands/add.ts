@@ -31,7 +31,10 @@ export async function runAdd(options: AddOptions) {
   const replace = await decideConflicts(plan, options);
   reportPlan(plan, replace, { dryRun: false });
   const buildEdits = plan.build.kind === "edit" ? plan.build.edits.length : 0;
-  const writes = plan.files.filter((file) => shouldWrite(file, replace)).length + plan.migrations.reduce((n, m) => n + m.files.length, 0) + buildEdits;
+  const writes =
+    plan.files.filter((file) => shouldWrite(file, replace)).length +
+    plan.migrations.reduce((n, m) => n + m.files.length, 0) +
+    buildEdits;
   const install = options.install !== false;
   const packages = install ? plan.dependencies.dependencies.length + plan.dependencies.devDependencies.length : 0;
   logger.break();
@@ -39,8 +42,19 @@ export async function runAdd(options: AddOptions) {
     logger.success("Already up to date: nothing to write.");
     return planJson(plan, replace, { dryRun: false, installed: false });
   }
-  const summary = [writes ? `write ${writes} file(s)` : "", packages ? `install ${packages} package(s)` : ""].filter(Boolean).join(" and ");
-  if (!(await decide({ message: `Add ${plan.blocks.map((b) => b.name).join(", ")}: ${summary}?`, flag: "--yes (or --dry-run to only see the plan)" }, options.yes))) cancelled();
+  const summary = [writes ? `write ${writes} file(s)` : "", packages ? `install ${packages} package(s)` : ""]
+    .filter(Boolean)
+    .join(" and ");
+  if (
+    !(await decide(
+      {
+        message: `Add ${plan.blocks.map((b) => b.name).join(", ")}: ${summary}?`,
+        flag: "--yes (or --dry-run to only see the plan)",
+      },
+      options.yes,
+    ))
+  )
+    cancelled();
 
   const { written } = await writePlan(plan, replace);
   logger.success(`Wrote ${written.length} file(s) and blocks.lock.json.`);
@@ -58,7 +72,10 @@ async function decideConflicts(plan: AddPlan, options: AddOptions): Promise<Repl
   const conflicts = plan.files.filter((file) => file.state === "conflict");
   if (conflicts.length === 0) return { modified: false, conflicts: false };
   const message = `${conflicts.length} file(s) not written by blocks differ from the registry (${conflicts[0]?.target}${conflicts.length > 1 ? ", ..." : ""}). Replace them?`;
-  const replace = await decide({ message, flag: "--overwrite to replace them, or --yes to keep yours,", yesAnswer: false }, options.yes);
+  const replace = await decide(
+    { message, flag: "--overwrite to replace them, or --yes to keep yours,", yesAnswer: false },
+    options.yes,
+  );
   return { modified: false, conflicts: replace };
 }
 
@@ -73,26 +90,54 @@ function nextSteps(plan: AddPlan): void {
     const own = tool ? `${highlighter.code(`${exec} ${tool}`)} (it is in its journal: ${file})` : `run ${file}`;
     logger.log(`  - create the table: ${own}, or ${highlighter.code(`${exec} blocks migrate --apply`)} (DATABASE_URL)`);
   }
-  const dynamoDb = plan.blocks.some((block) => Object.entries(block.features ?? {}).some(([name, feature]) => feature.dynamoDbTable && plan.features.includes(name)));
-  const dialect = plan.blocks.flatMap((block) => Object.entries(block.features ?? {})).find(([name, feature]) => feature.sqlSchema && plan.features.includes(name))?.[1].sqlSchema?.dialect;
-  if (dialect) logger.log(`  - create the tables: ${highlighter.code(`${exec} blocks migrate --apply`)} (${dialect === "mysql" ? "MYSQL_URL" : "SQLITE_PATH, or LIBSQL_URL on libSQL"}), or \`${exec} blocks migrate\` for their ${dialect === "mysql" ? "MySQL" : "SQLite"} migration alone`);
-  if (dynamoDb) logger.log(`  - create the DynamoDB table: ${highlighter.code(`${exec} blocks migrate --apply`)}, or \`${exec} blocks migrate\` for its CreateTable JSON`);
+  const dynamoDb = plan.blocks.some((block) =>
+    Object.entries(block.features ?? {}).some(
+      ([name, feature]) => feature.dynamoDbTable && plan.features.includes(name),
+    ),
+  );
+  const dialect = plan.blocks
+    .flatMap((block) => Object.entries(block.features ?? {}))
+    .find(([name, feature]) => feature.sqlSchema && plan.features.includes(name))?.[1].sqlSchema?.dialect;
+  if (dialect)
+    logger.log(
+      `  - create the tables: ${highlighter.code(`${exec} blocks migrate --apply`)} (${dialect === "mysql" ? "MYSQL_URL" : "SQLITE_PATH, or LIBSQL_URL on libSQL"}), or \`${exec} blocks migrate\` for their ${dialect === "mysql" ? "MySQL" : "SQLite"} migration alone`,
+    );
+  if (dynamoDb)
+    logger.log(
+      `  - create the DynamoDB table: ${highlighter.code(`${exec} blocks migrate --apply`)}, or \`${exec} blocks migrate\` for its CreateTable JSON`,
+    );
   const setup = plan.files.find((file) => file.owned && file.target.endsWith("-setup.ts"));
-  if (setup) logger.log(`  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`);
+  if (setup)
+    logger.log(
+      `  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`,
+    );
   // A wiring that cannot be finished for the user (Prisma: where `prisma generate` put the client) says so in a comment.
   const toChange = plan.files.flatMap((file) => {
     const line = file.content.split("\n").findIndex((text) => text.includes("// TO CHANGE:"));
     return line >= 0 ? [`${file.target}:${line + 1}`] : [];
   })[0];
-  if (toChange) logger.log(`  - ${highlighter.warn("before it runs")}, do what the TO CHANGE comment says: ${highlighter.path(toChange)}`);
+  if (toChange)
+    logger.log(
+      `  - ${highlighter.warn("before it runs")}, do what the TO CHANGE comment says: ${highlighter.path(toChange)}`,
+    );
   if (plan.tests) {
     // The wiring's test (a variant, on the app's own client) is the only one that needs the app's server: said as it behaves.
     const testText = plan.files.find((file) => file.variant && file.target.endsWith(".test.ts"))?.content;
     const variable = testText === undefined ? undefined : /it\.skipIf\(!process\.env\.(\w+)\)/.exec(testText)?.[1];
-    const where = testText === undefined ? "" : variable ? ` (the wiring's test skips itself until ${variable} is set)` : dialect === "sqlite" ? " (the wiring's test runs on a temporary SQLite file)" : " (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)";
-    logger.log(`  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${plan.config.dir}`)}${where}`);
+    const where =
+      testText === undefined
+        ? ""
+        : variable
+          ? ` (the wiring's test skips itself until ${variable} is set)`
+          : dialect === "sqlite"
+            ? " (the wiring's test runs on a temporary SQLite file)"
+            : " (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)";
+    logger.log(
+      `  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${plan.config.dir}`)}${where}`,
+    );
   }
-  for (const block of plan.blocks) logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
+  for (const block of plan.blocks)
+    logger.log(`  - read ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`);
 }
 
 /** How a project whose migrations are in this tool's layout applies them. */
@@ -102,17 +147,28 @@ const TOOL_APPLY: Partial<Record<MigrationLayout, string>> = {
   "node-pg-migrate": "node-pg-migrate up",
 };
 
-
 export const add = new Command("add")
   .description("copy blocks into your project, with their tests, packages, migration and maintenance job")
   .argument("<blocks...>", "block names (see `blocks list`)")
   .option("-y, --yes", "answer every prompt with its default (keeps files you changed)")
   .option("-o, --overwrite", "replace files you changed since `add` (a diff is shown first)")
-  .option("--framework <names>", "adapters to add, comma-separated: express, fastify, hono, koa, nestjs, fetch (Next.js, Bun, Deno), or none (default: detected from package.json)")
+  .option(
+    "--framework <names>",
+    "adapters to add, comma-separated: express, fastify, hono, koa, nestjs, fetch (Next.js, Bun, Deno), or none (default: detected from package.json)",
+  )
   .option("--cache <choice>", "Redis cache: redis or none (default: redis when package.json declares ioredis)")
-  .option("--metrics <choice>", "Prometheus metrics: prometheus or none (default: prometheus when package.json declares prom-client)")
-  .option("--store <choice>", "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore), dynamodb (DynamoDbStore), mysql (MySqlStore on MYSQL_URL) or sqlite (SqliteStore on better-sqlite3, or libSQL when package.json declares @libsql/client) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)")
-  .option("--client <choice>", "database-client adapter of --store postgres: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex; of --store mysql: drizzle-mysql or kysely-mysql (else mysql2 itself); of --store sqlite: better-sqlite3 or libsql; none is pg (default: those package.json declares, else pg; PGlite comes with pg only)")
+  .option(
+    "--metrics <choice>",
+    "Prometheus metrics: prometheus or none (default: prometheus when package.json declares prom-client)",
+  )
+  .option(
+    "--store <choice>",
+    "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore), dynamodb (DynamoDbStore), mysql (MySqlStore on MYSQL_URL) or sqlite (SqliteStore on better-sqlite3, or libSQL when package.json declares @libsql/client) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)",
+  )
+  .option(
+    "--client <choice>",
+    "database-client adapter of --store postgres: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex; of --store mysql: drizzle-mysql or kysely-mysql (else mysql2 itself); of --store sqlite: better-sqlite3 or libsql; none is pg (default: those package.json declares, else pg; PGlite comes with pg only)",
+  )
   .option("--no-tests", "leave the block's tests out")
   .option("--no-install", "do not install npm packages (they are listed instead)")
   .option("--table <name>", "table name for the migration", undefined)

@@ -18,7 +18,13 @@ import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 import { colourDiff, unifiedDiff } from "../utils/unified-diff.js";
 
-export type DiffOptions = { block?: string | undefined; cwd?: string; registry?: string; json?: boolean; silent?: boolean };
+export type DiffOptions = {
+  block?: string | undefined;
+  cwd?: string;
+  registry?: string;
+  json?: boolean;
+  silent?: boolean;
+};
 
 /** edited: you changed it; outdated: the registry changed, you didn't; missing: deleted here; new: not added yet. */
 export type DiffStatus = "edited" | "outdated" | "missing" | "new";
@@ -33,23 +39,49 @@ export async function runDiff(options: DiffOptions) {
   const config = await readConfig(root);
   const lock = await readLock(root);
   const names = options.block ? [options.block] : Object.keys(lock.blocks);
-  const registry = await loadRegistry(options.registry, { items: lockedItems(lock, names), registries: config.registries });
+  const registry = await loadRegistry(options.registry, {
+    items: lockedItems(lock, names),
+    registries: config.registries,
+  });
   const changes: Array<{ block: string; file: string; status: DiffStatus; patch: string }> = [];
   const formatter = await projectFormatter(root);
   for (const name of names) {
     const locked = lock.blocks[name];
     if (!locked) {
       findBlock(registry, name);
-      throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
+      throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, {
+        suggestion: `Run \`blocks add ${name}\` first.`,
+      });
     }
     const block = findBlock(registry, name);
     // Files of features left out at `add` (never recorded) are not "new": the user chose not to have them.
     const skip = excludedFeatureFiles([block], recordedFeatures(block, locked));
     // Each variant file in the version the lock records (an older project's: as the defaults choose it).
-    const context = { features: recordedFeatures(block, locked), declared: new Set<string>(), frameworks: locked.frameworks, blocks: new Set(Object.keys(lock.blocks)) };
-    const variants = { [name]: chooseVariants(block, context, { tests: locked.tests, recorded: locked.variants, hasFile: (file) => existsSync(path.join(registry.root, file)) }) };
+    const context = {
+      features: recordedFeatures(block, locked),
+      declared: new Set<string>(),
+      frameworks: locked.frameworks,
+      blocks: new Set(Object.keys(lock.blocks)),
+    };
+    const variants = {
+      [name]: chooseVariants(block, context, {
+        tests: locked.tests,
+        recorded: locked.variants,
+        hasFile: (file) => existsSync(path.join(registry.root, file)),
+      }),
+    };
     const tables = locked.table === undefined ? {} : { [name]: locked.table };
-    const files = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip, variants, tables });
+    const files = await planFiles({
+      root,
+      config,
+      registry,
+      lock,
+      blocks: [block],
+      selection: { frameworks: locked.frameworks, tests: locked.tests },
+      skip,
+      variants,
+      tables,
+    });
     for (const file of files) {
       const recorded = locked.files[file.target];
       if (file.current === undefined) {
@@ -58,9 +90,18 @@ export async function runDiff(options: DiffOptions) {
         continue;
       }
       // Formatting is no edit: a copy the project's formatter turns into the registry's version is that version.
-      if (file.current === file.content || (formatter && (await formatter.format(file.absolute, file.current)) === file.content)) continue;
+      if (
+        file.current === file.content ||
+        (formatter && (await formatter.format(file.absolute, file.current)) === file.content)
+      )
+        continue;
       const status: DiffStatus = recorded && contentHash(file.current) === recorded ? "outdated" : "edited";
-      changes.push({ block: name, file: file.target, status, patch: unifiedDiff(file.target, file.content, file.current) });
+      changes.push({
+        block: name,
+        file: file.target,
+        status,
+        patch: unifiedDiff(file.target, file.content, file.current),
+      });
     }
   }
   report(changes);
@@ -86,7 +127,9 @@ function report(changes: Array<{ file: string; status: DiffStatus; patch: string
 }
 
 export const diff = new Command("diff")
-  .description("show what changed in the vendored files against what the registry would write now; exits 0 when none, 1 when there are differences, 2 on an error")
+  .description(
+    "show what changed in the vendored files against what the registry would write now; exits 0 when none, 1 when there are differences, 2 on an error",
+  )
   .argument("[block]", "one block (default: every added block)")
   .option("--json", "print the changes as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

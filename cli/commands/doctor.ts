@@ -14,7 +14,13 @@ import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 import { spinner } from "../utils/spinner.js";
 
-export type DoctorOptions = { cwd?: string; databaseUrl?: string | undefined; registry?: string; json?: boolean; silent?: boolean };
+export type DoctorOptions = {
+  cwd?: string;
+  databaseUrl?: string | undefined;
+  registry?: string;
+  json?: boolean;
+  silent?: boolean;
+};
 
 /**
  * Runs every check; `ok` is false (the command exits 1) when there is a finding.
@@ -27,7 +33,11 @@ export async function runDoctor(options: DoctorOptions) {
   const root = path.resolve(options.cwd ?? process.cwd());
   const config = await readConfig(root);
   const lock = await readLock(root);
-  const pkg = (await readPackageJson(root)) as { scripts?: Record<string, string>; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const pkg = (await readPackageJson(root)) as {
+    scripts?: Record<string, string>;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
   const registry = await loadRegistry(options.registry);
   const progress = spinner("Checking the project");
   // ts-morph loads in about a second: only doctor and add pay for it.
@@ -42,7 +52,10 @@ export async function runDoctor(options: DoctorOptions) {
   const project = loadProjectFiles(root, config.dir);
   const scripts = pkg.scripts ?? {};
   // Only blocks on PostgreSQL owe a migration: a RedisStore or DynamoDB project is never asked for one.
-  const sqlRegistry = { ...registry, blocks: registry.blocks.filter((block) => blockStore(block, lock.blocks[block.name]).kind === "sql") };
+  const sqlRegistry = {
+    ...registry,
+    blocks: registry.blocks.filter((block) => blockStore(block, lock.blocks[block.name]).kind === "sql"),
+  };
   const owesMigration = sqlRegistry.blocks.some((block) => block.migration && block.name in lock.blocks);
   const url = owesMigration ? (options.databaseUrl ?? process.env.DATABASE_URL) : undefined;
   // The names checked are the added blocks' own, from their declarations (block.json's `doctor`).
@@ -56,11 +69,26 @@ export async function runDoctor(options: DoctorOptions) {
     const store = blockStore(block, lock.blocks[block.name]);
     if (store.kind !== "dialect") return [];
     const table = lock.blocks[block.name]?.table ?? block.migration?.table ?? "";
-    const wanted = { block: block.name, table, file: lock.migrations[table] ?? "blocks.lock.json", schema: store.feature.sqlSchema };
-    return [{ wanted, target: dialectTarget(root, wanted.schema.dialect, sqliteClientOf(recordedFeatures(block, lock.blocks[block.name]))) }];
+    const wanted = {
+      block: block.name,
+      table,
+      file: lock.migrations[table] ?? "blocks.lock.json",
+      schema: store.feature.sqlSchema,
+    };
+    return [
+      {
+        wanted,
+        target: dialectTarget(
+          root,
+          wanted.schema.dialect,
+          sqliteClientOf(recordedFeatures(block, lock.blocks[block.name])),
+        ),
+      },
+    ];
   });
   const dialectFindings: Finding[] = [];
-  for (const { wanted, target } of dialectChecks) if (target) dialectFindings.push(...(await checkDialectTables(root, registry, wanted, target)));
+  for (const { wanted, target } of dialectChecks)
+    if (target) dialectFindings.push(...(await checkDialectTables(root, registry, wanted, target)));
   const findings: Finding[] = [
     ...checkRoutes(project, routes),
     ...handlers.flatMap((names) => checkHandler(project, declared, names)),
@@ -74,12 +102,20 @@ export async function runDoctor(options: DoctorOptions) {
   progress.succeed(`Checked ${project.files.length} file(s)`);
   const unchecked = [
     ...(owesMigration && !url ? ["DATABASE_URL is not set"] : []),
-    ...dialectChecks.filter((check) => !check.target).map(({ wanted }) => (wanted.schema.dialect === "mysql" ? "MYSQL_URL is not set" : "SQLITE_PATH (LIBSQL_URL on libSQL) is not set, and ./data/idempotency.db does not exist")),
+    ...dialectChecks
+      .filter((check) => !check.target)
+      .map(({ wanted }) =>
+        wanted.schema.dialect === "mysql"
+          ? "MYSQL_URL is not set"
+          : "SQLITE_PATH (LIBSQL_URL on libSQL) is not set, and ./data/idempotency.db does not exist",
+      ),
   ];
   // The default file is checked only as a guess: an app that hands the store its own database uses another one.
   const notes = dialectChecks.flatMap(({ target }) =>
     target?.fallback
-      ? [`${target.variable} is not set: checked ${target.label}, the wiring's default file. If the app passes its own database to createIdempotency, set ${target.variable} to that file.`]
+      ? [
+          `${target.variable} is not set: checked ${target.label}, the wiring's default file. If the app passes its own database to createIdempotency, set ${target.variable} to that file.`,
+        ]
       : [],
   );
   report(findings, { unchecked, notes });
@@ -99,8 +135,13 @@ function report(findings: Finding[], { unchecked, notes }: { unchecked: string[]
 }
 
 export const doctor = new Command("doctor")
-  .description("check the project against the blocks' rules (getUserId, isPermanentError, requireKey, jobs, migration, logger/metrics, packages, build, cache TTL, unresolved update conflicts); exits 1 on a finding")
-  .option("--database-url <url>", "PostgreSQL database to check the tables on (default: $DATABASE_URL; MySqlStore: $MYSQL_URL, SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL)")
+  .description(
+    "check the project against the blocks' rules (getUserId, isPermanentError, requireKey, jobs, migration, logger/metrics, packages, build, cache TTL, unresolved update conflicts); exits 1 on a finding",
+  )
+  .option(
+    "--database-url <url>",
+    "PostgreSQL database to check the tables on (default: $DATABASE_URL; MySqlStore: $MYSQL_URL, SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL)",
+  )
   .option("--json", "print the findings as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")

@@ -19,14 +19,24 @@ import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 import { cancelled, canPrompt, decide } from "../utils/prompt.js";
 
-export type InitOptions = { cwd?: string; yes?: boolean; force?: boolean; dir?: string; alias?: string; json?: boolean; silent?: boolean };
+export type InitOptions = {
+  cwd?: string;
+  yes?: boolean;
+  force?: boolean;
+  dir?: string;
+  alias?: string;
+  json?: boolean;
+  silent?: boolean;
+};
 
 /**
  * @example
  * const { config } = await runInit({ cwd: "/app", yes: true });
  * config.alias; // "@/blocks" when tsconfig maps "@/*" to "./src/*"
  */
-export async function runInit(options: InitOptions): Promise<{ ok: true; created: boolean; config: BlocksConfig; root: string }> {
+export async function runInit(
+  options: InitOptions,
+): Promise<{ ok: true; created: boolean; config: BlocksConfig; root: string }> {
   let root = path.resolve(options.cwd ?? process.cwd());
   let pkg = await readPackageJson(root);
   const workspaces = options.cwd === undefined ? workspacePackages(root, pkg) : [];
@@ -43,7 +53,9 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
   if (!tsconfig) logger.warn("No tsconfig.json: imports will be extensionless and relative.");
   const roots = tsconfig ? aliasRoots(tsconfig.paths, tsconfig.pathsBase) : [];
   const preferred = preferredRoot(roots);
-  const dir = toPosix(options.dir ?? path.join(path.relative(root, defaultParent(root, preferred?.dir, tsconfig?.sourceRoot)), "blocks"));
+  const dir = toPosix(
+    options.dir ?? path.join(path.relative(root, defaultParent(root, preferred?.dir, tsconfig?.sourceRoot)), "blocks"),
+  );
   insideProject(root, dir);
   let alias = options.alias === "none" ? null : (options.alias ?? aliasFor(roots, path.resolve(root, dir)) ?? null);
   if (alias === null && options.alias === undefined && tsconfig && Object.keys(tsconfig.paths).length === 0) {
@@ -59,13 +71,19 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
     ...(await keptRegistries(root)),
   };
   logger.log(`blocks folder:   ${highlighter.path(config.dir)}`);
-  logger.log(`imports:         ${config.alias ? `${config.alias}/...` : "relative paths"} (${config.moduleStyle === "nodenext" ? "NodeNext: .js suffixes" : "extensionless"})`);
+  logger.log(
+    `imports:         ${config.alias ? `${config.alias}/...` : "relative paths"} (${config.moduleStyle === "nodenext" ? "NodeNext: .js suffixes" : "extensionless"})`,
+  );
   logger.log(`package manager: ${config.packageManager}`);
   logger.log(`migrations:      ${config.database.migrations} (${config.database.layout}, ${config.database.dialect})`);
-  if (!(await decide({ message: `Write ${CONFIG_FILE} with these settings?`, flag: "--yes" }, options.yes))) cancelled();
+  if (!(await decide({ message: `Write ${CONFIG_FILE} with these settings?`, flag: "--yes" }, options.yes)))
+    cancelled();
   await writeProjectFile(path.join(root, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`);
-  const where = root === path.resolve(options.cwd ?? process.cwd()) ? "" : ` --cwd ${toPosix(path.relative(process.cwd(), root))}`;
-  logger.success(`Wrote ${CONFIG_FILE}. Next: ${highlighter.code(`${execCommand(config.packageManager)} blocks add idempotency${where}`)}`);
+  const where =
+    root === path.resolve(options.cwd ?? process.cwd()) ? "" : ` --cwd ${toPosix(path.relative(process.cwd(), root))}`;
+  logger.success(
+    `Wrote ${CONFIG_FILE}. Next: ${highlighter.code(`${execCommand(config.packageManager)} blocks add idempotency${where}`)}`,
+  );
   return { ok: true, created: true, config, root };
 }
 
@@ -76,7 +94,8 @@ export async function runInit(options: InitOptions): Promise<{ ok: true; created
  */
 function defaultParent(root: string, aliasDir: string | undefined, sourceRoot: string | undefined): string {
   if (aliasDir) return aliasDir;
-  if (sourceRoot && path.resolve(sourceRoot) !== root && !path.relative(root, sourceRoot).startsWith("..")) return sourceRoot;
+  if (sourceRoot && path.resolve(sourceRoot) !== root && !path.relative(root, sourceRoot).startsWith(".."))
+    return sourceRoot;
   return existsSync(path.join(root, "src")) ? path.join(root, "src") : root;
 }
 
@@ -87,12 +106,21 @@ function defaultParent(root: string, aliasDir: string | undefined, sourceRoot: s
 async function chooseWorkspace(workspaces: string[]): Promise<string> {
   const list = workspaces.join(", ");
   if (!canPrompt()) {
-    throw new BlocksError("WORKSPACE_ROOT", `This is a workspaces root (packages: ${list}); blocks go into one package.`, {
-      suggestion: `Pass --cwd <package>, e.g. \`blocks init --cwd ${workspaces[0]}\` (or --cwd . to use the root itself).`,
-    });
+    throw new BlocksError(
+      "WORKSPACE_ROOT",
+      `This is a workspaces root (packages: ${list}); blocks go into one package.`,
+      {
+        suggestion: `Pass --cwd <package>, e.g. \`blocks init --cwd ${workspaces[0]}\` (or --cwd . to use the root itself).`,
+      },
+    );
   }
   const { picked } = await prompts(
-    { type: "select", name: "picked", message: "This is a workspaces root. Which package gets the blocks?", choices: workspaces.map((value) => ({ title: value, value })) },
+    {
+      type: "select",
+      name: "picked",
+      message: "This is a workspaces root. Which package gets the blocks?",
+      choices: workspaces.map((value) => ({ title: value, value })),
+    },
     { onCancel: () => cancelled() },
   );
   if (typeof picked !== "string") cancelled();
@@ -100,14 +128,27 @@ async function chooseWorkspace(workspaces: string[]): Promise<string> {
 }
 
 /** With --yes (or no terminal to ask) the project keeps relative imports and its tsconfig untouched. */
-async function offerAlias(tsconfig: TsconfigInfo, root: string, dir: string, yes: boolean | undefined): Promise<string | null> {
+async function offerAlias(
+  tsconfig: TsconfigInfo,
+  root: string,
+  dir: string,
+  yes: boolean | undefined,
+): Promise<string | null> {
   if (yes || !canPrompt()) return null;
   const parent = toPosix(path.relative(path.dirname(tsconfig.file), path.resolve(root, path.dirname(dir))));
   const target = parent === "" ? "./*" : `./${parent}/*`;
-  const accepted = await decide({ message: `No import alias in tsconfig.json. Add "@/*": ["${target}"] so blocks import as @/${path.basename(dir)}/...?`, flag: "--yes" }, false);
+  const accepted = await decide(
+    {
+      message: `No import alias in tsconfig.json. Add "@/*": ["${target}"] so blocks import as @/${path.basename(dir)}/...?`,
+      flag: "--yes",
+    },
+    false,
+  );
   if (!accepted) return null;
   if (!(await addPathsAlias(tsconfig.file, "@/*", target))) {
-    logger.warn(`tsconfig.json has comments, so it was left alone: add "paths": { "@/*": ["${target}"] } yourself and run init --force.`);
+    logger.warn(
+      `tsconfig.json has comments, so it was left alone: add "paths": { "@/*": ["${target}"] } yourself and run init --force.`,
+    );
     return null;
   }
   return `@/${path.basename(dir)}`;
@@ -117,7 +158,8 @@ async function offerAlias(tsconfig: TsconfigInfo, root: string, dir: string, yes
 async function keptRegistries(root: string): Promise<Pick<BlocksConfig, "registries">> {
   let raw: unknown;
   try {
-    raw = (JSON.parse((await readIfExists(path.join(root, CONFIG_FILE))) ?? "{}") as { registries?: unknown } | null)?.registries;
+    raw = (JSON.parse((await readIfExists(path.join(root, CONFIG_FILE))) ?? "{}") as { registries?: unknown } | null)
+      ?.registries;
   } catch {
     return {};
   }
@@ -135,7 +177,10 @@ export const init = new Command("init")
   .description("detect your project's settings and write blocks.json")
   .option("-y, --yes", "accept the detected settings without asking")
   .option("-f, --force", "write blocks.json again even if it exists")
-  .option("-d, --dir <path>", "folder for the blocks (default: <alias folder>/blocks under your tsconfig paths alias, else <rootDir or include folder>/blocks, else src/blocks when src/ exists, else blocks)")
+  .option(
+    "-d, --dir <path>",
+    "folder for the blocks (default: <alias folder>/blocks under your tsconfig paths alias, else <rootDir or include folder>/blocks, else src/blocks when src/ exists, else blocks)",
+  )
   .option("-a, --alias <prefix>", 'import alias for that folder, e.g. "@/blocks", or "none" for relative imports')
   .option("--json", "print the result as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

@@ -33,12 +33,24 @@ export async function runList(options: ListOptions) {
   for (const [name, locked] of Object.entries(lock?.blocks ?? {})) {
     if (!locked.registry) continue;
     const { registry: from, item } = locked.registry;
-    blocks.push({ name, description: `${from}/${item}`, frameworks: locked.frameworks, dependsOn: [], added: true, registry: from });
+    blocks.push({
+      name,
+      description: `${from}/${item}`,
+      frameworks: locked.frameworks,
+      dependsOn: [],
+      added: true,
+      registry: from,
+    });
   }
   const width = Math.max(...blocks.map((block) => block.name.length));
   for (const block of blocks) {
-    const tags = [block.frameworks.length ? block.frameworks.join("/") : "", block.added ? highlighter.success("added") : ""].filter(Boolean);
-    logger.log(`${highlighter.path(block.name.padEnd(width))}  ${block.description}${tags.length ? highlighter.dim(`  [${tags.join(", ")}]`) : ""}`);
+    const tags = [
+      block.frameworks.length ? block.frameworks.join("/") : "",
+      block.added ? highlighter.success("added") : "",
+    ].filter(Boolean);
+    logger.log(
+      `${highlighter.path(block.name.padEnd(width))}  ${block.description}${tags.length ? highlighter.dim(`  [${tags.join(", ")}]`) : ""}`,
+    );
   }
   return { ok: true, blocks };
 }

@@ -21,7 +21,9 @@ export async function runMcp(options: McpCommandOptions): Promise<void> {
 }
 
 export const mcp = new Command("mcp")
-  .description("serve list_blocks, view_block, add_block and doctor (and the ten rules) to a coding assistant over MCP on stdio")
+  .description(
+    "serve list_blocks, view_block, add_block and doctor (and the ten rules) to a coding assistant over MCP on stdio",
+  )
   .option("-c, --cwd <path>", "the project the tools work on (default: the current folder)")
   .option("--registry <path>", "use another registry folder (for block authors)")
   .action(async (opts: McpCommandOptions) => {

@@ -57,11 +57,18 @@ export async function runMigrate(options: MigrateOptions) {
   const registry = await loadRegistry(options.registry);
   if (options.block && !registry.blocks.some((block) => block.name === options.block && block.migration)) {
     throw new BlocksError("UNKNOWN_BLOCK", `No block named "${options.block}" has a table.`, {
-      suggestion: `Blocks with a table: ${registry.blocks.filter((block) => block.migration).map((block) => block.name).join(", ")}.`,
+      suggestion: `Blocks with a table: ${registry.blocks
+        .filter((block) => block.migration)
+        .map((block) => block.name)
+        .join(", ")}.`,
     });
   }
   const blocks = registry.blocks.filter(
-    (block) => block.migration && (options.block ? block.name === options.block : Object.keys(lock.blocks).length === 0 || block.name in lock.blocks),
+    (block) =>
+      block.migration &&
+      (options.block
+        ? block.name === options.block
+        : Object.keys(lock.blocks).length === 0 || block.name in lock.blocks),
   );
   const store = storeChoice(blocks, options.store);
   const stores = blocks.map((block) => ({ block, store: blockStore(block, lock.blocks[block.name], store) }));
@@ -71,37 +78,71 @@ export async function runMigrate(options: MigrateOptions) {
   const noSchema = stores.filter((entry) => entry.store.kind === "none").map((entry) => entry.block.name);
   for (const { block, store: chosen } of stores) {
     const name = chosen.kind === "none" ? chosen.feature.description.split(":")[0] : "";
-    if (chosen.kind === "none") logger.info(`${block.name}: nothing to migrate: its store, ${name} (--store ${chosen.feature.choice}), keeps no schema.`);
+    if (chosen.kind === "none")
+      logger.info(
+        `${block.name}: nothing to migrate: its store, ${name} (--store ${chosen.feature.choice}), keeps no schema.`,
+      );
   }
   for (const block of options.table ? sqlBlocks : []) validTable(block.name, options.table as string);
   if (options.table && blocks.length > 1) {
-    throw new BlocksError("INVALID_OPTION", `--table names one table, but ${blocks.map((block) => block.name).join(" and ")} each have their own.`, {
-      suggestion: "Name the block: `blocks migrate <block> --table <name>`.",
-    });
+    throw new BlocksError(
+      "INVALID_OPTION",
+      `--table names one table, but ${blocks.map((block) => block.name).join(" and ")} each have their own.`,
+      {
+        suggestion: "Name the block: `blocks migrate <block> --table <name>`.",
+      },
+    );
   }
   const postgresRefusal = sqlBlocks[0] && unsupportedLayout(sqlBlocks[0].name, "postgresql", target);
   if (postgresRefusal && !options.print) throw postgresRefusal;
-  const plans = planMigrations(sqlBlocks.map((block) => ({ root, block: block.name, table: tableOf(block), target, lock })));
+  const plans = planMigrations(
+    sqlBlocks.map((block) => ({ root, block: block.name, table: tableOf(block), target, lock })),
+  );
   const tables: DynamoDbTablePlan[] = [];
   for (const { block, store: chosen } of stores) {
-    if (chosen.kind === "dynamodb") tables.push(await planDynamoDbTable({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block) }));
+    if (chosen.kind === "dynamodb")
+      tables.push(
+        await planDynamoDbTable({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block) }),
+      );
   }
   const dialects: Array<{ plan: DialectMigrationPlan; client: SqliteClientName }> = [];
   for (const { block, store: chosen } of stores) {
     if (chosen.kind !== "dialect") continue;
     const refusal = unsupportedLayout(block.name, chosen.feature.sqlSchema.dialect, target);
     if (refusal && !options.print) throw refusal;
-    const plan = await planDialectMigration({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block), target: refusal ? { ...target, layout: "sql" } : target, lock });
+    const plan = await planDialectMigration({
+      root,
+      registry,
+      block: block.name,
+      feature: chosen.feature,
+      table: tableOf(block),
+      target: refusal ? { ...target, layout: "sql" } : target,
+      lock,
+    });
     dialects.push({ plan, client: sqliteClientOf(recordedFeatures(block, lock.blocks[block.name])) });
   }
 
   if (options.print) {
     process.stdout.write(
-      [...plans.map((plan) => plan.sql), ...dialects.map(({ plan }) => plan.sql), ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`)].join("\n"),
+      [
+        ...plans.map((plan) => plan.sql),
+        ...dialects.map(({ plan }) => plan.sql),
+        ...tables.map((table) => `${JSON.stringify(table.definition, null, 2)}\n`),
+      ].join("\n"),
     );
-    return { ok: true, layout: target.layout, written: [] as string[], existing: [] as string[], applied: [] as Array<ApplyResult | DynamoDbApplyResult>, noSchema };
+    return {
+      ok: true,
+      layout: target.layout,
+      written: [] as string[],
+      existing: [] as string[],
+      applied: [] as Array<ApplyResult | DynamoDbApplyResult>,
+      noSchema,
+    };
   }
-  const written = [...(await writeMigrations(root, [...plans, ...dialects.map(({ plan }) => plan)], lock)), ...(await writeTables(root, tables, { hint: !options.apply }))];
+  const written = [
+    ...(await writeMigrations(root, [...plans, ...dialects.map(({ plan }) => plan)], lock)),
+    ...(await writeTables(root, tables, { hint: !options.apply })),
+  ];
   const applied: Array<ApplyResult | DynamoDbApplyResult> = [];
   if (options.apply) {
     for (const plan of plans) {
@@ -117,15 +158,23 @@ export async function runMigrate(options: MigrateOptions) {
       if (!files.length) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
       const database = storeDatabase(root, plan.dialect, client, process.env, options.databaseUrl);
       const result = await applyDialectMigration(plan, { root, files, database });
-      logger.success(`${appliedLine(plan.table, result)} on ${database?.label ?? "the store's database"}, from ${files.join(", ")}.`);
+      logger.success(
+        `${appliedLine(plan.table, result)} on ${database?.label ?? "the store's database"}, from ${files.join(", ")}.`,
+      );
       if (database?.fallback) {
-        logger.warn(`${database.variable} is not set: the tables went into ${database.label}, the wiring's default file. If the app passes its own database to createIdempotency, set the variable to that file and run this again.`);
+        logger.warn(
+          `${database.variable} is not set: the tables went into ${database.label}, the wiring's default file. If the app passes its own database to createIdempotency, set the variable to that file and run this again.`,
+        );
       }
       applied.push(result);
     }
     for (const table of tables) {
       const result = await applyDynamoDbTable(table, { root, endpoint: options.endpoint });
-      logger.success(result.alreadyApplied ? `DynamoDB table ${result.table}: already there, with the store's keys.` : `DynamoDB table ${result.table}: created.`);
+      logger.success(
+        result.alreadyApplied
+          ? `DynamoDB table ${result.table}: already there, with the store's keys.`
+          : `DynamoDB table ${result.table}: created.`,
+      );
       if (result.ttl === "not enabled") {
         logger.warn(
           `DynamoDB table ${result.table}: TTL could not be enabled (${result.ttlError}). The store still treats expired items as absent, ` +
@@ -135,7 +184,10 @@ export async function runMigrate(options: MigrateOptions) {
       applied.push(result);
     }
   }
-  const existing = [...[...plans, ...dialects.map(({ plan }) => plan)].flatMap((plan) => plan.existing ?? []), ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable)];
+  const existing = [
+    ...[...plans, ...dialects.map(({ plan }) => plan)].flatMap((plan) => plan.existing ?? []),
+    ...tables.filter((table) => !table.files.length).map((table) => table.paths.createTable),
+  ];
   return { ok: true, layout: target.layout, written, existing, applied, noSchema };
 }
 
@@ -145,9 +197,13 @@ function storeChoice(blocks: RegistryBlock[], store: string | undefined): string
   const features = blocks.flatMap((block) => storeFeatures(block).map(([, feature]) => feature));
   const accepted = [...new Set(features.flatMap((feature) => [feature.choice, ...(feature.off ? [feature.off] : [])]))];
   if (accepted.includes(store)) return store;
-  throw new BlocksError("INVALID_OPTION", `--store ${store}: ${accepted.length ? `expected ${accepted.join(", ")}` : "no block here has a choice of store"}.`, {
-    suggestion: "Leave --store out to use the store chosen at `blocks add`.",
-  });
+  throw new BlocksError(
+    "INVALID_OPTION",
+    `--store ${store}: ${accepted.length ? `expected ${accepted.join(", ")}` : "no block here has a choice of store"}.`,
+    {
+      suggestion: "Leave --store out to use the store chosen at `blocks add`.",
+    },
+  );
 }
 
 async function writeTables(root: string, tables: DynamoDbTablePlan[], { hint }: { hint: boolean }): Promise<string[]> {
@@ -158,10 +214,11 @@ async function writeTables(root: string, tables: DynamoDbTablePlan[], { hint }: 
       continue;
     }
     written.push(...(await writeFiles(root, table.files)));
-    if (hint) logger.info(
-      `Create it with \`blocks migrate --apply\`, or \`aws dynamodb create-table --cli-input-json file://${table.paths.createTable}\` ` +
-        `then \`aws dynamodb update-time-to-live --cli-input-json file://${table.paths.updateTimeToLive}\`.`,
-    );
+    if (hint)
+      logger.info(
+        `Create it with \`blocks migrate --apply\`, or \`aws dynamodb create-table --cli-input-json file://${table.paths.createTable}\` ` +
+          `then \`aws dynamodb update-time-to-live --cli-input-json file://${table.paths.updateTimeToLive}\`.`,
+      );
   }
   return written;
 }
@@ -177,7 +234,11 @@ async function writeFiles(root: string, files: RenderedFile[]): Promise<string[]
   return files.map((file) => file.path);
 }
 
-async function writeMigrations(root: string, plans: Array<MigrationPlan | DialectMigrationPlan>, lock: Awaited<ReturnType<typeof readLock>>): Promise<string[]> {
+async function writeMigrations(
+  root: string,
+  plans: Array<MigrationPlan | DialectMigrationPlan>,
+  lock: Awaited<ReturnType<typeof readLock>>,
+): Promise<string[]> {
   const written: string[] = [];
   for (const plan of plans) {
     if (plan.existing) {
@@ -193,14 +254,31 @@ async function writeMigrations(root: string, plans: Array<MigrationPlan | Dialec
 }
 
 export const migrate = new Command("migrate")
-  .description("write the migration (PostgreSQL, MySQL or SQLite; for a DynamoDB store, the table definition) of every added block that has a table; --apply runs what is on disk")
+  .description(
+    "write the migration (PostgreSQL, MySQL or SQLite; for a DynamoDB store, the table definition) of every added block that has a table; --apply runs what is on disk",
+  )
   .argument("[block]", "only this block's migration (default: every added block with a table)")
-  .option("-t, --table <name>", "table name (lower-case identifier, optionally schema-qualified; default: the one `add --table` recorded, else the block's)")
+  .option(
+    "-t, --table <name>",
+    "table name (lower-case identifier, optionally schema-qualified; default: the one `add --table` recorded, else the block's)",
+  )
   .option("-p, --print", "print the SQL (a DynamoDB table: its JSON) to stdout and write nothing")
-  .option("--apply", "also run the migration file (as it is on disk, your edits included) on the store's database, once per table (PostgreSQL and SQLite in one transaction); a DynamoDB table is created from its JSON files")
-  .option("--database-url <url>", "database to apply to (default: $DATABASE_URL; MySqlStore: $MYSQL_URL; SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL, else ./data/idempotency.db)")
-  .option("--store <store>", "postgres, mysql, sqlite, dynamodb or redis (which has no schema): which store's table (default: the store chosen at add)")
-  .option("--endpoint <url>", "DynamoDB endpoint for --apply, e.g. a local one (default: $AWS_ENDPOINT_URL_DYNAMODB, else the AWS region's)")
+  .option(
+    "--apply",
+    "also run the migration file (as it is on disk, your edits included) on the store's database, once per table (PostgreSQL and SQLite in one transaction); a DynamoDB table is created from its JSON files",
+  )
+  .option(
+    "--database-url <url>",
+    "database to apply to (default: $DATABASE_URL; MySqlStore: $MYSQL_URL; SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL, else ./data/idempotency.db)",
+  )
+  .option(
+    "--store <store>",
+    "postgres, mysql, sqlite, dynamodb or redis (which has no schema): which store's table (default: the store chosen at add)",
+  )
+  .option(
+    "--endpoint <url>",
+    "DynamoDB endpoint for --apply, e.g. a local one (default: $AWS_ENDPOINT_URL_DYNAMODB, else the AWS region's)",
+  )
   .option("--json", "print the result as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")
   .option("--registry <path>", "use another registry folder (for block authors)")
@@ -216,7 +294,9 @@ export const migrate = new Command("migrate")
   });
 
 function appliedLine(table: string, result: ApplyResult): string {
-  return result.alreadyApplied ? `${table}: already up to date (every table was there; the files ran again, safely)` : `${table}: applied`;
+  return result.alreadyApplied
+    ? `${table}: already up to date (every table was there; the files ran again, safely)`
+    : `${table}: applied`;
 }
 
 /** Where DATABASE_URL points, without its credentials. */

@@ -12,7 +12,16 @@ import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 
-export type RegistryBuildOptions = { out: string; cwd?: string; dir?: string; baseUrl?: string; name?: string; registry?: string; json?: boolean; silent?: boolean };
+export type RegistryBuildOptions = {
+  out: string;
+  cwd?: string;
+  dir?: string;
+  baseUrl?: string;
+  name?: string;
+  registry?: string;
+  json?: boolean;
+  silent?: boolean;
+};
 
 /**
  * Writes `<out>/<block>.json` (every file; `blocks add` picks the frameworks),
@@ -24,18 +33,26 @@ export type RegistryBuildOptions = { out: string; cwd?: string; dir?: string; ba
  */
 export async function runRegistryBuild(options: RegistryBuildOptions) {
   const dir = options.dir ?? "src/blocks";
-  if (!isInsideFolder(dir)) throw new BlocksError("INVALID_CONFIG", `--dir must be a project-relative folder without "../" (got ${dir}).`);
+  if (!isInsideFolder(dir))
+    throw new BlocksError("INVALID_CONFIG", `--dir must be a project-relative folder without "../" (got ${dir}).`);
   const registry = await loadRegistry(options.registry);
   // A team's registry may depend on the shipped blocks (`logger`): they resolve for the checks (every `blocks` CLI carries them).
-  const shipped = options.registry ? (await loadRegistry()).blocks.filter((block) => !registry.blocks.some((own) => own.name === block.name)) : [];
+  const shipped = options.registry
+    ? (await loadRegistry()).blocks.filter((block) => !registry.blocks.some((own) => own.name === block.name))
+    : [];
   const checked = { ...registry, blocks: [...registry.blocks, ...shipped] };
   // An item is only as good as its imports: refuse to publish a block that would not compile somewhere.
   for (const block of registry.blocks) {
     const problems = await checkBlockImports(checked, block);
     if (problems.length) {
-      throw new BlocksError("INVALID_REGISTRY", `Block "${block.name}" has imports that do not resolve or packages it does not declare:\n  ${problems.join("\n  ")}`, {
-        suggestion: "Declare the package in the block's block.json, or move the imported file so every framework selection copies it.",
-      });
+      throw new BlocksError(
+        "INVALID_REGISTRY",
+        `Block "${block.name}" has imports that do not resolve or packages it does not declare:\n  ${problems.join("\n  ")}`,
+        {
+          suggestion:
+            "Declare the package in the block's block.json, or move the imported file so every framework selection copies it.",
+        },
+      );
     }
   }
   const out = path.resolve(options.cwd ?? process.cwd(), options.out);
@@ -46,7 +63,11 @@ export async function runRegistryBuild(options: RegistryBuildOptions) {
     const frameworks = [...new Set(block.files.flatMap((file) => (file.framework ? [file.framework] : [])))].sort();
     for (const framework of [undefined, ...frameworks]) {
       const item = await buildItem(registry, block, { dir, framework, baseUrl: options.baseUrl });
-      if (`${item.name}.json` === INDEX_FILE) throw new BlocksError("INVALID_REGISTRY", `A block named "${item.name}" would overwrite the registry's index ${INDEX_FILE}: rename it.`);
+      if (`${item.name}.json` === INDEX_FILE)
+        throw new BlocksError(
+          "INVALID_REGISTRY",
+          `A block named "${item.name}" would overwrite the registry's index ${INDEX_FILE}: rename it.`,
+        );
       items.push(item);
       const file = path.join(out, `${item.name}.json`);
       await writeFile(file, `${JSON.stringify(item, null, 2)}\n`);
@@ -55,14 +76,19 @@ export async function runRegistryBuild(options: RegistryBuildOptions) {
     }
   }
   const index = path.join(out, INDEX_FILE);
-  await writeFile(index, `${JSON.stringify(buildIndex(items, { name: options.name ?? "blocks", homepage: options.baseUrl ?? "" }), null, 2)}\n`);
+  await writeFile(
+    index,
+    `${JSON.stringify(buildIndex(items, { name: options.name ?? "blocks", homepage: options.baseUrl ?? "" }), null, 2)}\n`,
+  );
   written.push(index);
   logger.success(`${highlighter.path(path.relative(process.cwd(), index))}: the index of ${items.length} item(s)`);
   return { ok: true, written };
 }
 
 const build = new Command("build")
-  .description("write each block as a shadcn registry item (<out>/<block>.json, <block>-<framework>.json per framework) and the index <out>/registry.json")
+  .description(
+    "write each block as a shadcn registry item (<out>/<block>.json, <block>-<framework>.json per framework) and the index <out>/registry.json",
+  )
   .requiredOption("-o, --out <dir>", "folder to write the items to")
   .option("--dir <path>", "project folder the items' targets point to", "src/blocks")
   .option("--base-url <url>", "URL the items will be served from (registryDependencies become URLs)")
@@ -81,4 +107,6 @@ const build = new Command("build")
     }
   });
 
-export const registryCommand = new Command("registry").description("tools for registry authors: build shadcn-compatible registry items").addCommand(build);
+export const registryCommand = new Command("registry")
+  .description("tools for registry authors: build shadcn-compatible registry items")
+  .addCommand(build);

@@ -9,7 +9,13 @@ import { handleError } from "../utils/handle-error.js";
 import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 
-export type SearchOptions = { query?: string | undefined; cwd?: string; registry?: string; json?: boolean; silent?: boolean };
+export type SearchOptions = {
+  query?: string | undefined;
+  cwd?: string;
+  registry?: string;
+  json?: boolean;
+  silent?: boolean;
+};
 
 export type SearchResult = {
   /** What `blocks add` and `blocks view` take: `idempotency`, `@acme/audit-log`. */
@@ -36,7 +42,11 @@ export async function runSearch(options: SearchOptions) {
   const root = path.resolve(options.cwd ?? process.cwd());
   const config = await projectConfig(root);
   const builtIn = await loadRegistry(options.registry);
-  const entries: SearchResult[] = builtIn.blocks.map((block) => ({ name: block.name, registry: "built-in", description: block.description }));
+  const entries: SearchResult[] = builtIn.blocks.map((block) => ({
+    name: block.name,
+    registry: "built-in",
+    description: block.description,
+  }));
   const unreachable: UnreachableRegistry[] = [];
   const registries = namedRegistries(config);
   const indexes = await Promise.allSettled(registries.map((registry) => readIndex(registry)));
@@ -49,15 +59,22 @@ export async function runSearch(options: SearchOptions) {
       continue;
     }
     for (const entry of read.value) {
-      entries.push({ name: `${registry.name}/${entry.name}`, registry: registry.name, description: entry.description ?? entry.title ?? "" });
+      entries.push({
+        name: `${registry.name}/${entry.name}`,
+        registry: registry.name,
+        description: entry.description ?? entry.title ?? "",
+      });
     }
   }
   const words = (options.query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
-  const items = entries.filter((entry) => words.every((word) => `${entry.name} ${entry.description}`.toLowerCase().includes(word)));
+  const items = entries.filter((entry) =>
+    words.every((word) => `${entry.name} ${entry.description}`.toLowerCase().includes(word)),
+  );
   const width = Math.max(0, ...items.map((item) => item.name.length));
   for (const item of items) logger.log(`${highlighter.path(item.name.padEnd(width))}  ${item.description}`);
   if (items.length === 0) logger.warn(`Nothing matches ${JSON.stringify(options.query ?? "")}.`);
-  for (const failed of unreachable) process.stderr.write(`${highlighter.error(`✖ ${failed.message}`)} ${highlighter.dim(`[${failed.code}]`)}\n`);
+  for (const failed of unreachable)
+    process.stderr.write(`${highlighter.error(`✖ ${failed.message}`)} ${highlighter.dim(`[${failed.code}]`)}\n`);
   return { ok: unreachable.length === 0, query: options.query ?? "", items, unreachable };
 }
 

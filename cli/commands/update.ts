@@ -26,7 +26,10 @@ const LABELS: Record<UpdateStatus, (file: UpdatedFile) => string> = {
   updated: () => highlighter.info("updated (you had not changed it)"),
   merged: () => highlighter.success("merged: your edits and the registry's changes"),
   conflict: (file) => highlighter.error(`CONFLICT: ${file.conflicts} region(s) changed by both; resolve the markers`),
-  unresolved: (file) => highlighter.error(`UNRESOLVED: ${file.conflicts} conflict(s) from an earlier update still marked (line ${file.lines?.join(", ")}); keep what you want between <<<<<<< yours and >>>>>>> registry, delete the markers, run update again`),
+  unresolved: (file) =>
+    highlighter.error(
+      `UNRESOLVED: ${file.conflicts} conflict(s) from an earlier update still marked (line ${file.lines?.join(", ")}); keep what you want between <<<<<<< yours and >>>>>>> registry, delete the markers, run update again`,
+    ),
   added: () => highlighter.success("added (new in the registry)"),
   unchanged: () => highlighter.dim("unchanged"),
   kept: () => highlighter.dim("kept: your edits, the registry did not change it"),
@@ -34,7 +37,10 @@ const LABELS: Record<UpdateStatus, (file: UpdatedFile) => string> = {
   dropped: () => highlighter.warn("no longer in the registry: left in place, no longer tracked; delete it if unused"),
   skipped: () => highlighter.warn("a file blocks did not write is in the way: left alone"),
   "no-base": () => highlighter.error("edited, but no base was recorded to merge from: compare with `blocks diff`"),
-  replaced: () => highlighter.info("replaced: the wiring an older add wrote (you had not changed it) now re-exports the block's wiring, which update keeps up to date"),
+  replaced: () =>
+    highlighter.info(
+      "replaced: the wiring an older add wrote (you had not changed it) now re-exports the block's wiring, which update keeps up to date",
+    ),
   manual: (file) => highlighter.warn(`CHANGE IT YOURSELF: ${file.message ?? ""}`),
 };
 
@@ -57,7 +63,13 @@ export async function runUpdate(options: UpdateOptions) {
     ok: needsYou.length === 0,
     dryRun: options.dryRun === true,
     written,
-    files: plan.files.map(({ block, target, status, conflicts, message }) => ({ block, target, status, ...(conflicts ? { conflicts } : {}), ...(message ? { message } : {}) })),
+    files: plan.files.map(({ block, target, status, conflicts, message }) => ({
+      block,
+      target,
+      status,
+      ...(conflicts ? { conflicts } : {}),
+      ...(message ? { message } : {}),
+    })),
     conflicts: needsYou,
     install: installCommands(plan.packageManager, plan.packages).map((command) => command.join(" ")),
     schemaChanges: plan.schemaChanges,
@@ -74,12 +86,18 @@ export async function runUpdate(options: UpdateOptions) {
     for (const file of writes) await assertWritable(file.absolute as string);
     for (const file of writes) await writeProjectFile(file.absolute as string, file.content as string);
   }
-  await recordBases(plan.root, plan.files.flatMap((file) => (file.base === undefined ? [] : [{ content: file.base }])));
+  await recordBases(
+    plan.root,
+    plan.files.flatMap((file) => (file.base === undefined ? [] : [{ content: file.base }])),
+  );
   await writeLock(plan.root, lock);
   const droppedBases = explainDroppedBases(plan, await pruneBases(plan.root, lock));
   for (const line of droppedBases) logger.info(`.blocks/bases: removed ${line.reason}`);
   const install = installCommands(plan.packageManager, plan.packages);
-  if (install.length) logger.warn(`The registry's version needs packages you do not declare; install them: ${install.map((command) => command.join(" ")).join(" && ")}`);
+  if (install.length)
+    logger.warn(
+      `The registry's version needs packages you do not declare; install them: ${install.map((command) => command.join(" ")).join(" && ")}`,
+    );
   if (needsYou.length) logger.error(`${needsYou.length} file(s) need you: ${needsYou.join(", ")}`);
   else logger.success(writes.length ? `Updated ${writes.length} file(s) and blocks.lock.json.` : "Already up to date.");
   return result(writes.length > 0, droppedBases);
@@ -89,14 +107,24 @@ type DroppedBase = { hash: string; file?: string; reason: string };
 
 /** Why each base went: the lock no longer names it, and the old lock says which file it was for. */
 function explainDroppedBases(plan: UpdatePlan, hashes: string[]): DroppedBase[] {
-  const owners = new Map(Object.values(plan.lock.blocks).flatMap((block) => Object.entries(block.files).map(([file, hash]) => [hash, file] as const)));
+  const owners = new Map(
+    Object.values(plan.lock.blocks).flatMap((block) =>
+      Object.entries(block.files).map(([file, hash]) => [hash, file] as const),
+    ),
+  );
   return hashes.map((hash) => {
     const file = owners.get(hash);
     if (file === undefined) {
-      return { hash, reason: `${hash.slice(7, 19)}…: no file in blocks.lock.json has it as its base (a copy of a file blocks never merges into, such as the wiring module an older add kept)` };
+      return {
+        hash,
+        reason: `${hash.slice(7, 19)}…: no file in blocks.lock.json has it as its base (a copy of a file blocks never merges into, such as the wiring module an older add kept)`,
+      };
     }
     const status = plan.files.find((candidate) => candidate.target === file)?.status;
-    const why = status === "dropped" ? "the registry no longer has that file, so it is no longer tracked" : "its base is now the registry's version, which the next update merges from";
+    const why =
+      status === "dropped"
+        ? "the registry no longer has that file, so it is no longer tracked"
+        : "its base is now the registry's version, which the next update merges from";
     return { hash, file, reason: `the old base of ${file}: ${why}` };
   });
 }
@@ -118,13 +146,18 @@ function schemaChangeMessage(change: SchemaChange): string {
     ...change.changed.map((line) => `  ~ ${line}`),
     ...change.removed.map((line) => `  - ${line}`),
   ];
-  if (change.changed.length) lines.push(`  (~: the same object with a new definition; \`blocks migrate --print\` shows the statement to run again if the migration leaves it out)`);
+  if (change.changed.length)
+    lines.push(
+      `  (~: the same object with a new definition; \`blocks migrate --print\` shows the statement to run again if the migration leaves it out)`,
+    );
   if (change.removed.length) lines.push(`  (-: no longer created; nothing drops what an earlier migration made)`);
   return lines.join("\n");
 }
 
 export const update = new Command("update")
-  .description("bring vendored blocks to the registry's version: a three-way merge keeps your edits; conflicts get markers and exit 1")
+  .description(
+    "bring vendored blocks to the registry's version: a three-way merge keeps your edits; conflicts get markers and exit 1",
+  )
   .argument("[blocks...]", "blocks to update (default: every added block)")
   .option("-y, --yes", "write without asking")
   .option("--dry-run", "print what would happen and write nothing")

@@ -26,21 +26,38 @@ export async function runView(options: ViewOptions) {
   const config = await projectConfig(root);
   const replace = { modified: false, conflicts: false };
   // In a project the plan is the answer to "what would add write"; its registry has the item, fetched once.
-  const plan = config ? await planAdd({ blocks: [options.name], cwd: root, dryRun: true, yes: true, ...(options.registry ? { registry: options.registry } : {}) }) : undefined;
-  const blocks = plan?.blocks ?? resolveBlocks(await loadRegistry(options.registry, { items: [options.name] }), [options.name]);
+  const plan = config
+    ? await planAdd({
+        blocks: [options.name],
+        cwd: root,
+        dryRun: true,
+        yes: true,
+        ...(options.registry ? { registry: options.registry } : {}),
+      })
+    : undefined;
+  const blocks =
+    plan?.blocks ?? resolveBlocks(await loadRegistry(options.registry, { items: [options.name] }), [options.name]);
   const block = blocks.at(-1) as RegistryBlock;
   const dir = config?.dir ?? DEFAULT_DIR;
   const view = {
     ok: true,
     name: block.name,
-    source: block.origin ? `${block.origin.registry}/${block.origin.item}` : isItemSource(options.name) ? options.name : "built-in",
+    source: block.origin
+      ? `${block.origin.registry}/${block.origin.item}`
+      : isItemSource(options.name)
+        ? options.name
+        : "built-in",
     description: block.description,
     registryDependencies: block.registryDependencies ?? [],
     /** The blocks `add` brings, dependencies first. */
     blocks: blocks.map((candidate) => candidate.name),
     dependencies: block.dependencies ?? {},
     devDependencies: block.devDependencies ?? {},
-    features: Object.entries(block.features ?? {}).map(([name, feature]) => ({ name, flag: `--${feature.flag ?? name} ${feature.choice}`, description: feature.description })),
+    features: Object.entries(block.features ?? {}).map(([name, feature]) => ({
+      name,
+      flag: `--${feature.flag ?? name} ${feature.choice}`,
+      description: feature.description,
+    })),
     files: block.files.map((file) => ({ ...file, target: path.posix.join(dir, file.target ?? file.path) })),
     migration: block.migration ? { table: block.migration.table } : null,
     add: plan ? planJson(plan, replace, { dryRun: true, installed: false }) : null,
@@ -54,7 +71,14 @@ export async function runView(options: ViewOptions) {
   return view;
 }
 
-function report(view: { name: string; source: string; description: string; blocks: string[]; dependencies: Record<string, string>; files: Array<{ target: string; framework?: string; test?: boolean }> }): void {
+function report(view: {
+  name: string;
+  source: string;
+  description: string;
+  blocks: string[];
+  dependencies: Record<string, string>;
+  files: Array<{ target: string; framework?: string; test?: boolean }>;
+}): void {
   logger.log(`${highlighter.path(view.name)} (${view.source}): ${view.description}`);
   if (view.blocks.length > 1) logger.log(`brings: ${view.blocks.join(", ")}`);
   const packages = Object.entries(view.dependencies).map(([name, range]) => `${name}@${range}`);
@@ -66,7 +90,9 @@ function report(view: { name: string; source: string; description: string; block
 }
 
 export const view = new Command("view")
-  .description("show a block or registry item: its files, packages and dependencies, and in a project what `add` would write")
+  .description(
+    "show a block or registry item: its files, packages and dependencies, and in a project what `add` would write",
+  )
   .argument("<block>", "a block name, @registry/name, or an item's file or URL")
   .option("--json", "print it as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

@@ -35,7 +35,9 @@ export async function readConfig(root: string): Promise<BlocksConfig> {
   const file = path.join(root, CONFIG_FILE);
   const text = await readIfExists(file);
   if (text === undefined) {
-    throw new BlocksError("MISSING_CONFIG", `No ${CONFIG_FILE} in ${root}.`, { suggestion: "Run `blocks init` first (add --yes to accept the detected settings)." });
+    throw new BlocksError("MISSING_CONFIG", `No ${CONFIG_FILE} in ${root}.`, {
+      suggestion: "Run `blocks init` first (add --yes to accept the detected settings).",
+    });
   }
   let raw: unknown;
   try {
@@ -56,10 +58,17 @@ export function checkConfig(raw: unknown): BlocksConfig {
   const config = raw as Partial<BlocksConfig> | null;
   if (typeof config !== "object" || config === null) throw invalid(`${CONFIG_FILE} must hold a JSON object.`);
   if (typeof config.dir !== "string" || !isInsideFolder(config.dir) || path.isAbsolute(config.dir)) {
-    throw invalid(`"dir" must be a folder inside the project, without "../", e.g. "src/blocks" (got ${JSON.stringify(config.dir)}).`);
+    throw invalid(
+      `"dir" must be a folder inside the project, without "../", e.g. "src/blocks" (got ${JSON.stringify(config.dir)}).`,
+    );
   }
-  if (config.alias !== null && (typeof config.alias !== "string" || config.alias.endsWith("/") || !isModuleSpecifier(config.alias))) {
-    throw invalid(`"alias" must be an import prefix such as "@/blocks" (letters, digits, "@", "~", "#", "/", "-", "_", "."; no quotes, spaces or trailing slash), or null (got ${JSON.stringify(config.alias)}).`);
+  if (
+    config.alias !== null &&
+    (typeof config.alias !== "string" || config.alias.endsWith("/") || !isModuleSpecifier(config.alias))
+  ) {
+    throw invalid(
+      `"alias" must be an import prefix such as "@/blocks" (letters, digits, "@", "~", "#", "/", "-", "_", "."; no quotes, spaces or trailing slash), or null (got ${JSON.stringify(config.alias)}).`,
+    );
   }
   if (config.moduleStyle !== "nodenext" && config.moduleStyle !== "extensionless") {
     throw invalid(`"moduleStyle" must be "nodenext" or "extensionless".`);
@@ -67,14 +76,18 @@ export function checkConfig(raw: unknown): BlocksConfig {
   if (!isPackageManager(config.packageManager)) throw invalid(`"packageManager" must be npm, pnpm, yarn or bun.`);
   checkDatabase(config.database);
   // "@oss": "https://..." is short for { "url": "https://..." }: every reader sees the long form.
-  return (config.registries === undefined ? config : { ...config, registries: checkRegistries(config.registries) }) as BlocksConfig;
+  return (
+    config.registries === undefined ? config : { ...config, registries: checkRegistries(config.registries) }
+  ) as BlocksConfig;
 }
 
 const quoted = (values: readonly string[]) => values.map((value) => `"${value}"`).join(" | ");
 
 function checkDatabase(database: Partial<BlocksConfig["database"]> | undefined): void {
   if (typeof database !== "object" || database === null) {
-    throw invalid(`"database" must be { "dialect": ${quoted(DATABASE_DIALECTS)}, "migrations": "<folder>", "layout": ${quoted(MIGRATION_LAYOUTS)} }.`);
+    throw invalid(
+      `"database" must be { "dialect": ${quoted(DATABASE_DIALECTS)}, "migrations": "<folder>", "layout": ${quoted(MIGRATION_LAYOUTS)} }.`,
+    );
   }
   if (!DATABASE_DIALECTS.includes(database.dialect as DatabaseDialect)) {
     throw invalid(`"database.dialect" must be ${quoted(DATABASE_DIALECTS)} (got ${JSON.stringify(database.dialect)}).`);
@@ -83,10 +96,14 @@ function checkDatabase(database: Partial<BlocksConfig["database"]> | undefined):
     throw invalid(`"database.layout" must be ${quoted(MIGRATION_LAYOUTS)} (got ${JSON.stringify(database.layout)}).`);
   }
   if (database.layout === "node-pg-migrate" && database.dialect !== "postgresql") {
-    throw invalid(`"database.layout": "node-pg-migrate" runs on PostgreSQL only, and "database.dialect" is "${database.dialect}": use "sql", "drizzle" or "prisma".`);
+    throw invalid(
+      `"database.layout": "node-pg-migrate" runs on PostgreSQL only, and "database.dialect" is "${database.dialect}": use "sql", "drizzle" or "prisma".`,
+    );
   }
   if (typeof database.migrations !== "string" || !isInsideFolder(database.migrations)) {
-    throw invalid(`"database.migrations" must be a folder inside the project, without "../" (got ${JSON.stringify(database.migrations)}).`);
+    throw invalid(
+      `"database.migrations" must be a folder inside the project, without "../" (got ${JSON.stringify(database.migrations)}).`,
+    );
   }
 }
 

@@ -62,7 +62,10 @@ export async function writeLock(root: string, lock: Lock): Promise<void> {
     blocks: Object.fromEntries(
       Object.entries(lock.blocks)
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([name, block]) => [name, { ...block, files: Object.fromEntries(Object.entries(block.files).sort(([a], [b]) => a.localeCompare(b))) }]),
+        .map(([name, block]) => [
+          name,
+          { ...block, files: Object.fromEntries(Object.entries(block.files).sort(([a], [b]) => a.localeCompare(b))) },
+        ]),
     ),
     migrations: lock.migrations,
   };

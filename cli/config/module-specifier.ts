@@ -11,7 +11,9 @@ const ALIAS = /^[@~#$]?[A-Za-z0-9_.+-]*(?:\/[A-Za-z0-9_.+@-]+)*$/;
  * isModuleSpecifier('@/x"; process.exit(1); "'); // false
  */
 export function isModuleSpecifier(alias: string): boolean {
-  return alias.length > 0 && alias.length <= 200 && ALIAS.test(alias) && !alias.startsWith(".") && !alias.includes("//");
+  return (
+    alias.length > 0 && alias.length <= 200 && ALIAS.test(alias) && !alias.startsWith(".") && !alias.includes("//")
+  );
 }
 
 /**

@@ -46,5 +46,9 @@ export async function playScenario(base: string): Promise<Scenario> {
   await new Promise((resolve) => setTimeout(resolve, 100));
   const duplicate = await post(base, other, payment, "4b. concurrent duplicate");
   const exchanges = [first, retry, reused, await original, duplicate];
-  return { exchanges, charges: await charges(base), replayIdentical: first.body === retry.body && first.status === retry.status };
+  return {
+    exchanges,
+    charges: await charges(base),
+    replayIdentical: first.body === retry.body && first.status === retry.status,
+  };
 }

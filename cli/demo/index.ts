@@ -35,7 +35,9 @@ async function main(): Promise<void> {
     frameworks: string[];
     install: { commands: string[] };
   };
-  logger.success(`blocks add idempotency: ${add.files.length} files (core, ${add.frameworks.join(", ")} adapter, tests, maintenance job)`);
+  logger.success(
+    `blocks add idempotency: ${add.files.length} files (core, ${add.frameworks.join(", ")} adapter, tests, maintenance job)`,
+  );
   const migrate = (await blocks(dir, ["migrate"])) as { written: string[]; existing: string[] };
   logger.success(`blocks migrate: ${[...migrate.written, ...migrate.existing].join(", ")}`);
   await execa("npx", ["--no-install", "tsc", "--noEmit"], { cwd: dir, stdin: "ignore" });
@@ -55,7 +57,10 @@ async function main(): Promise<void> {
     logger.break();
     const scenario = await playScenario(`http://127.0.0.1:${port}`);
     for (const exchange of scenario.exchanges) {
-      const status = exchange.status < 300 ? highlighter.success(String(exchange.status)) : highlighter.warn(String(exchange.status));
+      const status =
+        exchange.status < 300
+          ? highlighter.success(String(exchange.status))
+          : highlighter.warn(String(exchange.status));
       logger.log(`  ${exchange.label.padEnd(34)} ${status}  ${describe(exchange)}`);
     }
     logger.break();
@@ -63,8 +68,14 @@ async function main(): Promise<void> {
     const checks: Array<[boolean, string]> = [
       [first?.status === 201, "the first request executed"],
       [scenario.replayIdentical, "the retry replayed the identical response (status and body bytes)"],
-      [reused?.status === 409 && reused.body.includes("KEY_REUSED_WITH_DIFFERENT_REQUEST"), "a different payload under the same key got 409"],
-      [duplicate?.status === 409 && duplicate.body.includes("REQUEST_IN_PROGRESS"), "the concurrent duplicate got 409 in progress"],
+      [
+        reused?.status === 409 && reused.body.includes("KEY_REUSED_WITH_DIFFERENT_REQUEST"),
+        "a different payload under the same key got 409",
+      ],
+      [
+        duplicate?.status === 409 && duplicate.body.includes("REQUEST_IN_PROGRESS"),
+        "the concurrent duplicate got 409 in progress",
+      ],
       [scenario.charges === 2, `the card was charged ${scenario.charges} times for 5 requests (expected 2)`],
     ];
     for (const [ok, text] of checks) logger.log(`${ok ? highlighter.success("✔") : highlighter.error("✖")} ${text}`);

@@ -15,7 +15,13 @@ export function scaffoldDemoApp(): string {
   const root = packageRoot();
   const dir = path.join(mkdtempSync(path.join(tmpdir(), "blocks-demo-")), "shop");
   mkdirSync(path.join(dir, "src"), { recursive: true });
-  const pkg = { name: "shop", private: true, type: "module", dependencies: { express: "^5.3.0" }, devDependencies: { typescript: "~5.9" } };
+  const pkg = {
+    name: "shop",
+    private: true,
+    type: "module",
+    dependencies: { express: "^5.3.0" },
+    devDependencies: { typescript: "~5.9" },
+  };
   writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   const tsconfig = {
     compilerOptions: {

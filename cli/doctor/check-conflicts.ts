@@ -17,7 +17,14 @@ export async function checkConflicts(root: string, lock: Lock): Promise<Finding[
   for (const file of [...new Set(files)].sort()) {
     const text = await readIfExists(path.join(root, file));
     for (const line of text === undefined ? [] : unresolvedConflicts(text)) {
-      findings.push(finding("unresolved-conflict", file, line, "a conflict from `blocks update` is still marked (<<<<<<< yours ... >>>>>>> registry)"));
+      findings.push(
+        finding(
+          "unresolved-conflict",
+          file,
+          line,
+          "a conflict from `blocks update` is still marked (<<<<<<< yours ... >>>>>>> registry)",
+        ),
+      );
     }
   }
   return findings;

@@ -26,23 +26,39 @@ export function checkHandler(project: ProjectFiles, declared: Set<string>, names
     const missing = expected.filter((key) => !options?.getProperty(key));
     if (missing.length) {
       const line = expression.getStartLineNumber();
-      findings.push(finding("handler-observability", project.relative(file), line, `new ${names.class}(...) has no ${missing.join(" and no ")}`));
+      findings.push(
+        finding(
+          "handler-observability",
+          project.relative(file),
+          line,
+          `new ${names.class}(...) has no ${missing.join(" and no ")}`,
+        ),
+      );
     }
   }
   const ttls = handlers.map(({ expression }) => {
     const options = objectArg(expression, names.options);
     return options === "unknown" ? undefined : (numberOf(options, "ttlMs") ?? names.defaultTtlMs);
   });
-  const recordTtl = ttls.every((ttl) => ttl !== undefined) && ttls.length ? Math.min(...(ttls as number[])) : names.defaultTtlMs;
+  const recordTtl =
+    ttls.every((ttl) => ttl !== undefined) && ttls.length ? Math.min(...(ttls as number[])) : names.defaultTtlMs;
   const cache = names.cache;
   if (!cache) return findings;
   for (const file of scanned) {
     for (const expression of news(file, cache.class)) {
       const options = objectArg(expression, cache.options);
       if (options === "unknown" || !options) continue;
-      const cacheTtl = numberOf(options, "ttlMs") ?? numberOf(options, "ttl") ?? secondsToMs(numberOf(options, "ttlSeconds"));
+      const cacheTtl =
+        numberOf(options, "ttlMs") ?? numberOf(options, "ttl") ?? secondsToMs(numberOf(options, "ttlSeconds"));
       if (cacheTtl !== undefined && cacheTtl > recordTtl) {
-        findings.push(finding("cache-ttl", project.relative(file), expression.getStartLineNumber(), `${cache.class} keeps entries ${cacheTtl} ms, longer than the handler's ttlMs (${recordTtl} ms)`));
+        findings.push(
+          finding(
+            "cache-ttl",
+            project.relative(file),
+            expression.getStartLineNumber(),
+            `${cache.class} keeps entries ${cacheTtl} ms, longer than the handler's ttlMs (${recordTtl} ms)`,
+          ),
+        );
       }
     }
   }
@@ -50,7 +66,9 @@ export function checkHandler(project: ProjectFiles, declared: Set<string>, names
 }
 
 function news(file: ProjectFiles["files"][number], className: string): NewExpression[] {
-  return file.getDescendantsOfKind(SyntaxKind.NewExpression).filter((expression) => expression.getExpression().getText() === className);
+  return file
+    .getDescendantsOfKind(SyntaxKind.NewExpression)
+    .filter((expression) => expression.getExpression().getText() === className);
 }
 
 function objectArg(expression: NewExpression, index: number): ObjectLiteralExpression | undefined | "unknown" {
@@ -66,7 +84,10 @@ function numberOf(options: ObjectLiteralExpression | undefined, key: string): nu
   if (!property || !Node.isPropertyAssignment(property)) return undefined;
   const text = property.getInitializer()?.getText().replace(/_/g, "") ?? "";
   if (!/^[\d\s.*+()]+$/.test(text)) return undefined;
-  const terms = text.replace(/[()\s]/g, "").split("+").map((term) => term.split("*").reduce((product, factor) => product * Number(factor), 1));
+  const terms = text
+    .replace(/[()\s]/g, "")
+    .split("+")
+    .map((term) => term.split("*").reduce((product, factor) => product * Number(factor), 1));
   const value = terms.reduce((sum, term) => sum + term, 0);
   return Number.isFinite(value) ? value : undefined;
 }

@@ -17,14 +17,25 @@ const WIRING = /(^|\/)[\w-]+-setup\.[cm]?tsx?$/;
  * @example
  * checkMaintenance(project, registry, lock, config, pkg.scripts); // the wiring module, when nothing starts its jobs
  */
-export function checkMaintenance(project: ProjectFiles, registry: Registry, lock: Lock, config: BlocksConfig, scripts: Record<string, string>): Finding[] {
+export function checkMaintenance(
+  project: ProjectFiles,
+  registry: Registry,
+  lock: Lock,
+  config: BlocksConfig,
+  scripts: Record<string, string>,
+): Finding[] {
   return registry.blocks.flatMap((block) => {
     const names = block.doctor?.maintenance;
     return names && block.name in lock.blocks ? checkJobs(project, config, scripts, names) : [];
   });
 }
 
-function checkJobs(project: ProjectFiles, config: BlocksConfig, scripts: Record<string, string>, names: { start: string; cronEntry: string }): Finding[] {
+function checkJobs(
+  project: ProjectFiles,
+  config: BlocksConfig,
+  scripts: Record<string, string>,
+  names: { start: string; cronEntry: string },
+): Finding[] {
   const isCronEntry = (text: string) => text.includes(names.cronEntry);
   const vendored = `${path.posix.normalize(config.dir)}/`;
   const own = project.files.filter((file) => {
@@ -32,14 +43,28 @@ function checkJobs(project: ProjectFiles, config: BlocksConfig, scripts: Record<
     return !relative.startsWith(vendored) && !WIRING.test(relative) && !isCronEntry(relative);
   });
   const startCall = (text: string) => text === names.start || text.endsWith(`.${names.start}`);
-  const started = own.some((file) => file.getDescendantsOfKind(SyntaxKind.CallExpression).some((call) => startCall(call.getExpression().getText())));
+  const started = own.some((file) =>
+    file.getDescendantsOfKind(SyntaxKind.CallExpression).some((call) => startCall(call.getExpression().getText())),
+  );
   const scheduled = Object.values(scripts).some(isCronEntry);
   if (started || scheduled) return [];
   const wiring = project.files.find((file) => WIRING.test(project.relative(file)));
   const at = wiring ? project.relative(wiring) : vendored;
   // The wiring's own example of the call (its doc comment) is where the fix goes.
   const start = new RegExp(`\\b${names.start}\\b`);
-  const index = wiring ? wiring.getFullText().split("\n").findIndex((text) => start.test(text)) : -1;
+  const index = wiring
+    ? wiring
+        .getFullText()
+        .split("\n")
+        .findIndex((text) => start.test(text))
+    : -1;
   const line = index >= 0 ? index + 1 : 1;
-  return [finding("maintenance-scheduled", at, line, `the maintenance jobs (recovery of stuck keys, cleanup) are never started: no ${names.start}() call in the app and no script runs the cron entry`)];
+  return [
+    finding(
+      "maintenance-scheduled",
+      at,
+      line,
+      `the maintenance jobs (recovery of stuck keys, cleanup) are never started: no ${names.start}() call in the app and no script runs the cron entry`,
+    ),
+  ];
 }

@@ -15,14 +15,27 @@ export async function checkPackages(root: string, lock: Lock, pkg: PackageJson):
   const dev = new Set(Object.keys(pkg.devDependencies ?? {}).filter((name) => !(name in (pkg.dependencies ?? {}))));
   const findings: Finding[] = [];
   const files = Object.values(lock.blocks).flatMap((block) => Object.keys(block.files));
-  for (const file of files.filter((candidate) => /\.[cm]?tsx?$/.test(candidate) && !/\.test\.[cm]?tsx?$/.test(candidate) && !candidate.includes("/testing/"))) {
+  for (const file of files.filter(
+    (candidate) =>
+      /\.[cm]?tsx?$/.test(candidate) && !/\.test\.[cm]?tsx?$/.test(candidate) && !candidate.includes("/testing/"),
+  )) {
     const text = await readIfExists(path.join(root, file));
     if (text === undefined) continue;
-    for (const match of text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'"]*?\s+from\s+)?["']([^"'.][^"']*)["']/gm)) {
+    for (const match of text.matchAll(
+      /^\s*(?:import|export)\s+(?!type\s)(?:[^'"]*?\s+from\s+)?["']([^"'.][^"']*)["']/gm,
+    )) {
       const name = packageName(match[1] as string);
       if (!dev.has(name) || builtinModules.includes(name)) continue;
-      const line = text.slice(0, match.index).split("\n").length + (match[0].match(/^\s*/)?.[0].split("\n").length ?? 1) - 1;
-      findings.push(finding("runtime-package-in-dev", file, line, `"${name}" is imported at runtime but declared only in devDependencies`));
+      const line =
+        text.slice(0, match.index).split("\n").length + (match[0].match(/^\s*/)?.[0].split("\n").length ?? 1) - 1;
+      findings.push(
+        finding(
+          "runtime-package-in-dev",
+          file,
+          line,
+          `"${name}" is imported at runtime but declared only in devDependencies`,
+        ),
+      );
     }
   }
   return findings;

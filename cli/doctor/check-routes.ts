@@ -30,11 +30,17 @@ export function checkRoutes(project: ProjectFiles, declared: RouteNames[]): Find
       const method = routeMethod(plugin ? call : call.getParentIfKind(SyntaxKind.CallExpression));
       const label = `${plugin ? "idempotencyPlugin" : `${name}()`}${method ? ` on ${method.toUpperCase()}` : ""}`;
       const has = (key: string) => options?.getProperty(key) !== undefined;
-      if (!has("getUserId")) findings.push(finding("route-user-id", where.file, where.line, `${label} has no getUserId`));
-      if (!has("isPermanentError") && seesThrownErrors(call, name, responseOnly)) findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
+      if (!has("getUserId"))
+        findings.push(finding("route-user-id", where.file, where.line, `${label} has no getUserId`));
+      if (!has("isPermanentError") && seesThrownErrors(call, name, responseOnly))
+        findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
       const isTrue = (key: string) => {
         const property = options?.getProperty(key);
-        return property !== undefined && Node.isPropertyAssignment(property) && property.getInitializer()?.getText() === "true";
+        return (
+          property !== undefined &&
+          Node.isPropertyAssignment(property) &&
+          property.getInitializer()?.getText() === "true"
+        );
       };
       // A transactional route refuses a request without a key itself (it has nothing to commit the record with).
       const required = isTrue("requireKey") || isTrue("transaction");
@@ -51,7 +57,11 @@ export function checkRoutes(project: ProjectFiles, declared: RouteNames[]): Find
  * declares it: idempotency's `idempotency` from adapters/express) runs before the route and sees only
  * the status the app's error handler sends, never the error: `classifyResponse` decides there.
  */
-function seesThrownErrors(call: CallExpression, name: string | undefined, responseOnly: RouteNames["responseOnly"]): boolean {
+function seesThrownErrors(
+  call: CallExpression,
+  name: string | undefined,
+  responseOnly: RouteNames["responseOnly"],
+): boolean {
   const from = (importedFrom(call) ?? "").replace(/\.[cm]?[jt]s$/, "");
   return !responseOnly.some((only) => only.call === name && (from === only.module || from.endsWith(`/${only.module}`)));
 }
@@ -74,7 +84,11 @@ function calleeName(call: CallExpression): string | undefined {
 /** The route's method when the protection is an argument of `app.post(...)` and the like. */
 function routeMethod(parent: CallExpression | undefined): string | undefined {
   const name = parent ? calleeName(parent) : undefined;
-  return name && (ROUTE_METHODS.has(name) || SAFE_METHODS.has(name)) && !["use", "register", "route", "on", "all"].includes(name) ? name : undefined;
+  return name &&
+    (ROUTE_METHODS.has(name) || SAFE_METHODS.has(name)) &&
+    !["use", "register", "route", "on", "all"].includes(name)
+    ? name
+    : undefined;
 }
 
 /**
@@ -84,9 +98,14 @@ function routeMethod(parent: CallExpression | undefined): string | undefined {
 function optionsOf(call: CallExpression, plugins: Set<string>): ObjectLiteralExpression | undefined | "unknown" {
   const args = call.getArguments();
   for (const arg of [...args].reverse()) {
-    const literal = Node.isObjectLiteralExpression(arg) ? arg : Node.isIdentifier(arg) ? initializer(arg, plugins) : undefined;
+    const literal = Node.isObjectLiteralExpression(arg)
+      ? arg
+      : Node.isIdentifier(arg)
+        ? initializer(arg, plugins)
+        : undefined;
     if (literal === "unknown") return "unknown";
-    if (literal) return literal.getProperties().some((property) => Node.isSpreadAssignment(property)) ? "unknown" : literal;
+    if (literal)
+      return literal.getProperties().some((property) => Node.isSpreadAssignment(property)) ? "unknown" : literal;
   }
   return args.length > 1 ? "unknown" : undefined;
 }

@@ -17,11 +17,21 @@ export type ProjectFiles = {
  * const { files, wiring } = loadProjectFiles("/app", "src/blocks"); // wiring: src/blocks/idempotency/setup/compose.ts, ...
  */
 export function loadProjectFiles(root: string, blocksDir: string): ProjectFiles {
-  const project = new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, compilerOptions: { allowJs: true } });
-  const ignored = ["node_modules", "dist", "build", ".git", ".blocks", ".next", "coverage"].map((folder) => `!${root}/**/${folder}/**`);
+  const project = new Project({
+    skipAddingFilesFromTsConfig: true,
+    skipFileDependencyResolution: true,
+    compilerOptions: { allowJs: true },
+  });
+  const ignored = ["node_modules", "dist", "build", ".git", ".blocks", ".next", "coverage"].map(
+    (folder) => `!${root}/**/${folder}/**`,
+  );
   project.addSourceFilesAtPaths([`${root}/**/*.{ts,tsx,mts,cts}`, ...ignored, `!${path.join(root, blocksDir)}/**`]);
   const files = project.getSourceFiles();
   const blocks = path.join(root, blocksDir);
-  const wiring = project.addSourceFilesAtPaths([`${blocks}/*/setup/**/*.{ts,tsx,mts,cts}`, `!${blocks}/*/setup/**/*.test.{ts,tsx,mts,cts}`, `!${blocks}/*/setup/**/testing/**`]);
+  const wiring = project.addSourceFilesAtPaths([
+    `${blocks}/*/setup/**/*.{ts,tsx,mts,cts}`,
+    `!${blocks}/*/setup/**/*.test.{ts,tsx,mts,cts}`,
+    `!${blocks}/*/setup/**/testing/**`,
+  ]);
   return { root, files, wiring, relative: (file) => toPosix(path.relative(root, file.getFilePath())) };
 }

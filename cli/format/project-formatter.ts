@@ -12,13 +12,34 @@ export type Formatter = {
   format(file: string, content: string): Promise<string>;
 };
 
-const PRETTIER_CONFIGS = [".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".prettierrc.json5", ".prettierrc.js", ".prettierrc.cjs", ".prettierrc.mjs", ".prettierrc.ts", ".prettierrc.toml", "prettier.config.js", "prettier.config.cjs", "prettier.config.mjs", "prettier.config.ts"];
+const PRETTIER_CONFIGS = [
+  ".prettierrc",
+  ".prettierrc.json",
+  ".prettierrc.yaml",
+  ".prettierrc.yml",
+  ".prettierrc.json5",
+  ".prettierrc.js",
+  ".prettierrc.cjs",
+  ".prettierrc.mjs",
+  ".prettierrc.ts",
+  ".prettierrc.toml",
+  "prettier.config.js",
+  "prettier.config.cjs",
+  "prettier.config.mjs",
+  "prettier.config.ts",
+];
 const BIOME_CONFIGS = ["biome.json", "biome.jsonc"];
 
 /** The slice of Prettier's API blocks uses; the same in Prettier 2 (partly synchronous) and 3. */
 type PrettierApi = {
-  resolveConfig(file: string, options: { editorconfig: boolean }): Promise<Record<string, unknown> | null> | Record<string, unknown> | null;
-  getFileInfo(file: string, options: { ignorePath?: string[] | string; resolveConfig: boolean }): Promise<{ ignored: boolean; inferredParser: string | null }>;
+  resolveConfig(
+    file: string,
+    options: { editorconfig: boolean },
+  ): Promise<Record<string, unknown> | null> | Record<string, unknown> | null;
+  getFileInfo(
+    file: string,
+    options: { ignorePath?: string[] | string; resolveConfig: boolean },
+  ): Promise<{ ignored: boolean; inferredParser: string | null }>;
   format(text: string, options: Record<string, unknown>): Promise<string> | string;
   clearConfigCache?(): Promise<void> | void;
   version?: string;
@@ -47,7 +68,9 @@ export async function projectFormatter(root: string): Promise<Formatter | undefi
     if (bin) return biome(root, bin);
   }
   const pkg = readPackage(root);
-  const declared = ["dependencies", "devDependencies"].some((field) => (pkg[field] as Record<string, string> | undefined)?.prettier !== undefined);
+  const declared = ["dependencies", "devDependencies"].some(
+    (field) => (pkg[field] as Record<string, string> | undefined)?.prettier !== undefined,
+  );
   const configured = pkg.prettier !== undefined || PRETTIER_CONFIGS.some((file) => existsSync(path.join(root, file)));
   const entry = declared || configured ? resolve("prettier") : undefined;
   if (!entry) return undefined;
@@ -60,13 +83,20 @@ export async function projectFormatter(root: string): Promise<Formatter | undefi
 
 function prettier(root: string, api: PrettierApi): Formatter {
   // What the prettier CLI ignores by default, so a file it would skip is written as it is.
-  const ignoreFiles = [".prettierignore", ".gitignore"].map((file) => path.join(root, file)).filter((file) => existsSync(file));
+  const ignoreFiles = [".prettierignore", ".gitignore"]
+    .map((file) => path.join(root, file))
+    .filter((file) => existsSync(file));
   // Prettier 2 takes one ignore file (its CLI reads only .prettierignore); 3 takes a list.
-  const ignorePath = api.version?.startsWith("2.") ? ignoreFiles.find((file) => file.endsWith(".prettierignore")) : ignoreFiles;
+  const ignorePath = api.version?.startsWith("2.")
+    ? ignoreFiles.find((file) => file.endsWith(".prettierignore"))
+    : ignoreFiles;
   return {
     name: "prettier",
     async format(file, content) {
-      const info = await api.getFileInfo(file, { ...(ignorePath === undefined ? {} : { ignorePath }), resolveConfig: true });
+      const info = await api.getFileInfo(file, {
+        ...(ignorePath === undefined ? {} : { ignorePath }),
+        resolveConfig: true,
+      });
       if (info.ignored || !info.inferredParser) return content;
       const config = (await api.resolveConfig(file, { editorconfig: true })) ?? {};
       return api.format(content, { ...config, filepath: file });
@@ -84,7 +114,13 @@ function biome(root: string, bin: string): Formatter {
       // vendored file. A Biome that refuses (an old one) formats only. A file type it does not format
       // or ignores is an error or an echo: either way the content stays.
       const stdin = `--stdin-file-path=${path.relative(root, file)}`;
-      const run = async (args: string[]) => execa(process.execPath, [bin, ...args, stdin], { cwd: root, input: content, reject: false, stripFinalNewline: false });
+      const run = async (args: string[]) =>
+        execa(process.execPath, [bin, ...args, stdin], {
+          cwd: root,
+          input: content,
+          reject: false,
+          stripFinalNewline: false,
+        });
       const checked = await run(["check", "--write", "--linter-enabled=false"]);
       if (checked.exitCode === 0 && checked.stdout !== "") return checked.stdout;
       const formatted = await run(["format"]);

@@ -21,7 +21,13 @@ export type McpOptions = {
 
 export const RULES_URI = "blocks://rules";
 
-const findingSchema = z.object({ rule: z.enum(Object.keys(RULES) as [keyof typeof RULES]), file: z.string(), line: z.number(), message: z.string(), fix: z.string() });
+const findingSchema = z.object({
+  rule: z.enum(Object.keys(RULES) as [keyof typeof RULES]),
+  file: z.string(),
+  line: z.number(),
+  message: z.string(),
+  fix: z.string(),
+});
 
 /**
  * @example
@@ -42,7 +48,8 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerTool(
     "list_blocks",
     {
-      description: "List the blocks this project can add (built-in ones and the items of the registries in blocks.json), optionally only those matching a query.",
+      description:
+        "List the blocks this project can add (built-in ones and the items of the registries in blocks.json), optionally only those matching a query.",
       inputSchema: { query: z.string().optional().describe("words that must all appear in the name or description") },
       annotations: { readOnlyHint: true },
     },
@@ -52,7 +59,8 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerTool(
     "view_block",
     {
-      description: "Describe one block or registry item (`idempotency`, `@acme/audit-log`): files, packages, dependencies, and every file `add` would write in this project.",
+      description:
+        "Describe one block or registry item (`idempotency`, `@acme/audit-log`): files, packages, dependencies, and every file `add` would write in this project.",
       inputSchema: { name: z.string().describe("a block name or @registry/name") },
       annotations: { readOnlyHint: true },
     },
@@ -66,11 +74,24 @@ export function createMcpServer(options: McpOptions): McpServer {
         "Plan adding blocks to this project (nothing is written), or add them with apply: true. Files the user changed are never replaced. Show the user the plan before applying it.",
       inputSchema: {
         blocks: z.array(z.string()).min(1).describe("block names or @registry/name items"),
-        apply: z.boolean().optional().describe("write the files (and install packages unless install is false); default: only the plan"),
+        apply: z
+          .boolean()
+          .optional()
+          .describe("write the files (and install packages unless install is false); default: only the plan"),
         install: z.boolean().optional().describe("install npm packages when applying (default true)"),
-        framework: z.string().optional().describe("adapters, comma-separated (express, fastify, hono, koa, nestjs, fetch) or none; default: detected"),
+        framework: z
+          .string()
+          .optional()
+          .describe(
+            "adapters, comma-separated (express, fastify, hono, koa, nestjs, fetch) or none; default: detected",
+          ),
         store: z.string().optional().describe("postgres, redis, dynamodb, mysql or sqlite"),
-        client: z.string().optional().describe("database client adapter: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex (postgres); drizzle-mysql or kysely-mysql (mysql); better-sqlite3 or libsql (sqlite)"),
+        client: z
+          .string()
+          .optional()
+          .describe(
+            "database client adapter: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex (postgres); drizzle-mysql or kysely-mysql (mysql); better-sqlite3 or libsql (sqlite)",
+          ),
         cache: z.string().optional().describe("redis or none"),
         metrics: z.string().optional().describe("prometheus or none"),
       },
@@ -79,7 +100,9 @@ export function createMcpServer(options: McpOptions): McpServer {
     ({ blocks, apply, install, ...choices }) => {
       const flags = Object.fromEntries(Object.entries(choices).filter(([, value]) => value !== undefined));
       const common = { blocks, cwd, yes: true, ...flags, ...(registry ? { registry } : {}) };
-      return apply ? answer(() => runAdd({ ...common, install: install !== false }), true) : answer(() => runAdd({ ...common, dryRun: true }));
+      return apply
+        ? answer(() => runAdd({ ...common, install: install !== false }), true)
+        : answer(() => runAdd({ ...common, dryRun: true }));
     },
   );
 
@@ -89,7 +112,12 @@ export function createMcpServer(options: McpOptions): McpServer {
       description:
         "Audit this project against the blocks' rules (see the blocks://rules resource): each finding with its rule, file, line and fix. The database is checked when DATABASE_URL is set (MySqlStore: MYSQL_URL; SqliteStore: SQLITE_PATH or LIBSQL_URL); notes say where a check had to guess.",
       inputSchema: {},
-      outputSchema: { ok: z.boolean(), checkedDatabase: z.boolean(), findings: z.array(findingSchema), notes: z.array(z.string()) },
+      outputSchema: {
+        ok: z.boolean(),
+        checkedDatabase: z.boolean(),
+        findings: z.array(findingSchema),
+        notes: z.array(z.string()),
+      },
       annotations: { readOnlyHint: true },
     },
     () => answer(() => runDoctor({ cwd, ...(registry ? { registry } : {}) })),
@@ -98,7 +126,11 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerResource(
     "rules",
     RULES_URI,
-    { title: "The ten rules of idempotency", description: "The rules every idempotent route keeps, with the doctor checks that audit each.", mimeType: "text/markdown" },
+    {
+      title: "The ten rules of idempotency",
+      description: "The rules every idempotent route keeps, with the doctor checks that audit each.",
+      mimeType: "text/markdown",
+    },
     (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/markdown", text: rulesMarkdown() }] }),
   );
   return server;
@@ -111,7 +143,12 @@ async function answerNow(run: () => Promise<Record<string, unknown>>): Promise<C
     const value = await withItemFolders(run);
     return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }], structuredContent: value };
   } catch (err) {
-    const error = isBlocksError(err) ? err : new BlocksError("UNEXPECTED", err instanceof Error ? err.message : String(err));
-    return { isError: true, content: [{ type: "text", text: JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) }] };
+    const error = isBlocksError(err)
+      ? err
+      : new BlocksError("UNEXPECTED", err instanceof Error ? err.message : String(err));
+    return {
+      isError: true,
+      content: [{ type: "text", text: JSON.stringify({ ok: false, error: error.toJSON() }, null, 2) }],
+    };
   }
 }

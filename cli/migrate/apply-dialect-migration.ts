@@ -33,10 +33,17 @@ export async function applyDialectMigration(
   try {
     connection = await openStoreDatabase(source.root, database, { readonly: false });
   } catch (cause) {
-    throw new BlocksError("MIGRATION_FAILED", `Could not open the ${plan.dialect === "mysql" ? "MySQL" : "SQLite"} database at ${database.label}.`, {
-      cause,
-      suggestion: plan.dialect === "mysql" ? "Check that MySQL or MariaDB is running and that the URL's host, port, user and database are right." : "Check the path (or URL) and that the folder is writable.",
-    });
+    throw new BlocksError(
+      "MIGRATION_FAILED",
+      `Could not open the ${plan.dialect === "mysql" ? "MySQL" : "SQLite"} database at ${database.label}.`,
+      {
+        cause,
+        suggestion:
+          plan.dialect === "mysql"
+            ? "Check that MySQL or MariaDB is running and that the URL's host, port, user and database are right."
+            : "Check the path (or URL) and that the folder is writable.",
+      },
+    );
   }
   try {
     return await connection.exclusive(`blocks:migrate:${plan.table}`, async (session) => {
@@ -45,10 +52,14 @@ export async function applyDialectMigration(
       return { table: plan.table, alreadyApplied: missing.length === 0 };
     });
   } catch (cause) {
-    throw new BlocksError("MIGRATION_FAILED", `Running ${source.files.join(", ")} on ${database.label} failed${plan.dialect === "sqlite" ? "; the transaction was rolled back" : ""}.`, {
-      cause,
-      suggestion: `Check the file's SQL and that the database user may create tables${plan.dialect === "mysql" ? " and procedures (CREATE ROUTINE); every statement is safe to run again" : ""}.`,
-    });
+    throw new BlocksError(
+      "MIGRATION_FAILED",
+      `Running ${source.files.join(", ")} on ${database.label} failed${plan.dialect === "sqlite" ? "; the transaction was rolled back" : ""}.`,
+      {
+        cause,
+        suggestion: `Check the file's SQL and that the database user may create tables${plan.dialect === "mysql" ? " and procedures (CREATE ROUTINE); every statement is safe to run again" : ""}.`,
+      },
+    );
   } finally {
     await connection.close().catch(() => {});
   }

@@ -16,13 +16,20 @@ export type ApplyResult = { table: string; alreadyApplied: boolean };
  * @example
  * const { alreadyApplied } = await applyMigration(process.env.DATABASE_URL, plan, { root: "/app", file: "migrations/2026_create_x.sql" });
  */
-export async function applyMigration(url: string | undefined, plan: MigrationPlan, source: { root: string; files: string[] }): Promise<ApplyResult> {
+export async function applyMigration(
+  url: string | undefined,
+  plan: MigrationPlan,
+  source: { root: string; files: string[] },
+): Promise<ApplyResult> {
   if (!url) {
     throw new BlocksError("MISSING_DATABASE_URL", "--apply needs DATABASE_URL.", {
-      suggestion: "Set DATABASE_URL=postgres://user:pass@host:5432/db (or pass --database-url), or drop --apply and run the file yourself.",
+      suggestion:
+        "Set DATABASE_URL=postgres://user:pass@host:5432/db (or pass --database-url), or drop --apply and run the file yourself.",
     });
   }
-  const scripts = await Promise.all(source.files.map(async (file) => upSection(await readFile(insideProject(source.root, file), "utf8"))));
+  const scripts = await Promise.all(
+    source.files.map(async (file) => upSection(await readFile(insideProject(source.root, file), "utf8"))),
+  );
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
@@ -44,10 +51,15 @@ export async function applyMigration(url: string | undefined, plan: MigrationPla
     return { table: plan.table, alreadyApplied: missing.rows.length === 0 };
   } catch (cause) {
     await client.query("ROLLBACK").catch(() => {});
-    throw new BlocksError("MIGRATION_FAILED", `Running ${source.files.join(", ")} failed; the transaction was rolled back.`, {
-      cause,
-      suggestion: "Check the file's SQL, and that the database user may create tables (and the schema, if the table name has one).",
-    });
+    throw new BlocksError(
+      "MIGRATION_FAILED",
+      `Running ${source.files.join(", ")} failed; the transaction was rolled back.`,
+      {
+        cause,
+        suggestion:
+          "Check the file's SQL, and that the database user may create tables (and the schema, if the table name has one).",
+      },
+    );
   } finally {
     await client.end().catch(() => {});
   }

@@ -23,7 +23,10 @@ export function storeFeatures(block: RegistryBlock): Array<[string, RegistryFeat
   const owner = block.migration?.feature;
   const ownerFeature = owner === undefined ? undefined : block.features?.[owner];
   const flag = ownerFeature ? (ownerFeature.flag ?? owner) : undefined;
-  return features.filter(([name, feature]) => name === owner || feature.dynamoDbTable !== undefined || (flag !== undefined && (feature.flag ?? name) === flag));
+  return features.filter(
+    ([name, feature]) =>
+      name === owner || feature.dynamoDbTable !== undefined || (flag !== undefined && (feature.flag ?? name) === flag),
+  );
 }
 
 /**
@@ -45,7 +48,8 @@ export function blockStore(block: RegistryBlock, locked: LockedBlock | undefined
         candidates.find(([name]) => recorded.has(name)));
   if (!chosen || chosen[0] === owner) return { kind: "sql" };
   const [, feature] = chosen;
-  if (feature.sqlSchema !== undefined) return { kind: "dialect", feature: { ...feature, sqlSchema: feature.sqlSchema } };
+  if (feature.sqlSchema !== undefined)
+    return { kind: "dialect", feature: { ...feature, sqlSchema: feature.sqlSchema } };
   return feature.dynamoDbTable !== undefined ? { kind: "dynamodb", feature } : { kind: "none", feature };
 }
 

@@ -9,18 +9,41 @@ import { toPosix } from "../utils/files.js";
 /** `dialect`: the database the layout's tool runs the folder on (unknown where only the layout was given). */
 export type MigrationTarget = { layout: MigrationLayout; migrations: string; dialect?: DatabaseDialect };
 
-const SQL_FOLDERS = ["migrations", "db/migrations", "database/migrations", "sql/migrations", "src/migrations", "supabase/migrations"];
-const DRIZZLE_CONFIGS = ["drizzle.config.ts", "drizzle.config.js", "drizzle.config.mjs", "drizzle.config.cjs", "drizzle.config.json"];
+const SQL_FOLDERS = [
+  "migrations",
+  "db/migrations",
+  "database/migrations",
+  "sql/migrations",
+  "src/migrations",
+  "supabase/migrations",
+];
+const DRIZZLE_CONFIGS = [
+  "drizzle.config.ts",
+  "drizzle.config.js",
+  "drizzle.config.mjs",
+  "drizzle.config.cjs",
+  "drizzle.config.json",
+];
 
 /**
  * @example
  * detectMigrations("/app", declared); // { layout: "prisma", migrations: "prisma/migrations", dialect: "mysql" }
  */
-export function detectMigrations(root: string, declared: Set<string>, scripts: Record<string, string> = {}): Required<MigrationTarget> {
+export function detectMigrations(
+  root: string,
+  declared: Set<string>,
+  scripts: Record<string, string> = {},
+): Required<MigrationTarget> {
   const prismaSchema = path.join(root, "prisma", "schema.prisma");
   if (existsSync(prismaSchema) || declared.has("prisma")) {
-    const provider = existsSync(prismaSchema) ? /^\s*provider\s*=\s*"(\w+)"/m.exec(datasourceBlock(readFileSync(prismaSchema, "utf8")))?.[1] : undefined;
-    return { layout: "prisma", migrations: "prisma/migrations", dialect: dialectNamed(provider) ?? driverDialect(declared) };
+    const provider = existsSync(prismaSchema)
+      ? /^\s*provider\s*=\s*"(\w+)"/m.exec(datasourceBlock(readFileSync(prismaSchema, "utf8")))?.[1]
+      : undefined;
+    return {
+      layout: "prisma",
+      migrations: "prisma/migrations",
+      dialect: dialectNamed(provider) ?? driverDialect(declared),
+    };
   }
   const drizzleConfig = DRIZZLE_CONFIGS.find((file) => existsSync(path.join(root, file)));
   if (drizzleConfig || declared.has("drizzle-kit")) {
@@ -37,14 +60,25 @@ export function detectMigrations(root: string, declared: Set<string>, scripts: R
     const flag = Object.values(scripts)
       .map((script) => /node-pg-migrate.*?(?:-m|--migrations-dir)[ =]["']?([^\s"']+)/.exec(script)?.[1])
       .find(Boolean);
-    return { layout: "node-pg-migrate", migrations: projectFolder(root, flag ?? "migrations", "the node-pg-migrate -m folder of a package.json script"), dialect: "postgresql" };
+    return {
+      layout: "node-pg-migrate",
+      migrations: projectFolder(root, flag ?? "migrations", "the node-pg-migrate -m folder of a package.json script"),
+      dialect: "postgresql",
+    };
   }
   const folder = SQL_FOLDERS.find((candidate) => existsSync(path.join(root, candidate)));
   return { layout: "sql", migrations: folder ?? "migrations", dialect: driverDialect(declared) };
 }
 
 /** The names Prisma's `provider` and drizzle-kit's `dialect` give each database. */
-const DIALECT_NAMES: Record<string, DatabaseDialect> = { postgresql: "postgresql", postgres: "postgresql", cockroachdb: "postgresql", mysql: "mysql", sqlite: "sqlite", turso: "sqlite" };
+const DIALECT_NAMES: Record<string, DatabaseDialect> = {
+  postgresql: "postgresql",
+  postgres: "postgresql",
+  cockroachdb: "postgresql",
+  mysql: "mysql",
+  sqlite: "sqlite",
+  turso: "sqlite",
+};
 
 function dialectNamed(name: string | undefined): DatabaseDialect | undefined {
   return name === undefined ? undefined : DIALECT_NAMES[name];
@@ -58,7 +92,9 @@ const DRIVERS: Array<[DatabaseDialect, string[]]> = [
 ];
 
 function driverDialect(declared: Set<string>): DatabaseDialect {
-  const found = DRIVERS.filter(([, packages]) => packages.some((name) => declared.has(name))).map(([dialect]) => dialect);
+  const found = DRIVERS.filter(([, packages]) => packages.some((name) => declared.has(name))).map(
+    ([dialect]) => dialect,
+  );
   return found.length === 1 && found[0] ? found[0] : "postgresql";
 }
 
@@ -71,9 +107,14 @@ function datasourceBlock(schema: string): string {
 function projectFolder(root: string, folder: string, origin: string): string {
   const relative = path.relative(root, path.resolve(root, folder));
   if (!isInsideFolder(relative) || relative === "") {
-    throw new BlocksError("TARGET_OUTSIDE_PROJECT", `Refusing the migrations folder ${folder} (${origin}): it is outside the project at ${root}.`, {
-      suggestion: 'Set "database.migrations" in blocks.json to a folder inside the project, or write the migration with `blocks migrate --print > file.sql`.',
-    });
+    throw new BlocksError(
+      "TARGET_OUTSIDE_PROJECT",
+      `Refusing the migrations folder ${folder} (${origin}): it is outside the project at ${root}.`,
+      {
+        suggestion:
+          'Set "database.migrations" in blocks.json to a folder inside the project, or write the migration with `blocks migrate --print > file.sql`.',
+      },
+    );
   }
   return toPosix(relative);
 }

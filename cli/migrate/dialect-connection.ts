@@ -8,7 +8,10 @@ import type { SqliteClientName } from "./sqlite-client.js";
 import { createdObjects, type Dialect } from "./dialect-migration.js";
 
 /** What runs inside `exclusive`: names (each row's first column) and SQL text as the migration tool sends it. */
-export type DialectSession = { names(sql: string, params: string[]): Promise<string[]>; run(sql: string): Promise<void> };
+export type DialectSession = {
+  names(sql: string, params: string[]): Promise<string[]>;
+  run(sql: string): Promise<void>;
+};
 
 export type DialectConnection = DialectSession & {
   /** MySQL: under GET_LOCK(lock) (its DDL commits at once); SQLite: in one write transaction (BEGIN IMMEDIATE). */
@@ -34,22 +37,58 @@ export type StoreDatabase = {
  * @example
  * storeDatabase("/app", "sqlite", "libsql", { LIBSQL_URL: "file:app.db" }); // { url: "file:/app/app.db", label: "LIBSQL_URL", ... }
  */
-export function storeDatabase(root: string, dialect: Dialect, client: SqliteClientName, env: NodeJS.ProcessEnv = process.env, override?: string): StoreDatabase | undefined {
+export function storeDatabase(
+  root: string,
+  dialect: Dialect,
+  client: SqliteClientName,
+  env: NodeJS.ProcessEnv = process.env,
+  override?: string,
+): StoreDatabase | undefined {
   if (dialect === "mysql") {
     const url = override || env.MYSQL_URL;
-    return url ? { dialect, client: "mysql2", url, label: override ? "--database-url" : "MYSQL_URL", variable: "MYSQL_URL", fallback: false } : undefined;
+    return url
+      ? {
+          dialect,
+          client: "mysql2",
+          url,
+          label: override ? "--database-url" : "MYSQL_URL",
+          variable: "MYSQL_URL",
+          fallback: false,
+        }
+      : undefined;
   }
   const fallback = path.join(root, "data/idempotency.db");
   if (client === "libsql") {
     const url = override || env.LIBSQL_URL;
     return url
-      ? { dialect, client, url: projectFileUrl(root, url), label: override ? "--database-url" : "LIBSQL_URL", variable: "LIBSQL_URL", fallback: false }
-      : { dialect, client, url: pathToFileURL(fallback).href, label: "data/idempotency.db", variable: "LIBSQL_URL", fallback: true };
+      ? {
+          dialect,
+          client,
+          url: projectFileUrl(root, url),
+          label: override ? "--database-url" : "LIBSQL_URL",
+          variable: "LIBSQL_URL",
+          fallback: false,
+        }
+      : {
+          dialect,
+          client,
+          url: pathToFileURL(fallback).href,
+          label: "data/idempotency.db",
+          variable: "LIBSQL_URL",
+          fallback: true,
+        };
   }
   const file = override || env.SQLITE_PATH;
   const variable = "SQLITE_PATH";
   return file
-    ? { dialect, client, url: path.resolve(root, file), label: path.relative(root, path.resolve(root, file)) || file, variable, fallback: false }
+    ? {
+        dialect,
+        client,
+        url: path.resolve(root, file),
+        label: path.relative(root, path.resolve(root, file)) || file,
+        variable,
+        fallback: false,
+      }
     : { dialect, client, url: fallback, label: "data/idempotency.db", variable, fallback: true };
 }
 
@@ -57,7 +96,9 @@ export function storeDatabase(root: string, dialect: Dialect, client: SqliteClie
 export function databaseFile(database: StoreDatabase): string | undefined {
   if (database.client === "better-sqlite3") return database.url;
   if (database.client !== "libsql" || !database.url.startsWith("file:")) return undefined;
-  return database.url.startsWith("file://") ? new URL(database.url).pathname : database.url.slice("file:".length).split("?")[0];
+  return database.url.startsWith("file://")
+    ? new URL(database.url).pathname
+    : database.url.slice("file:".length).split("?")[0];
 }
 
 /**
@@ -67,12 +108,18 @@ export function databaseFile(database: StoreDatabase): string | undefined {
  * @example
  * const db = await openStoreDatabase("/app", database, { readonly: true });
  */
-export async function openStoreDatabase(root: string, database: StoreDatabase, { readonly }: { readonly: boolean }): Promise<DialectConnection> {
+export async function openStoreDatabase(
+  root: string,
+  database: StoreDatabase,
+  { readonly }: { readonly: boolean },
+): Promise<DialectConnection> {
   const file = databaseFile(database);
   if (file !== undefined && readonly && !existsSync(file)) throw new Error(`${file} does not exist`);
   if (file !== undefined && !readonly) mkdirSync(path.dirname(file), { recursive: true });
   if (database.client === "mysql2") return openMySql(root, database.url, readonly);
-  return database.client === "libsql" ? openLibsql(root, database.url) : openBetterSqlite3(root, database.url, readonly);
+  return database.client === "libsql"
+    ? openLibsql(root, database.url)
+    : openBetterSqlite3(root, database.url, readonly);
 }
 
 /**
@@ -81,11 +128,16 @@ export async function openStoreDatabase(root: string, database: StoreDatabase, {
  * @example
  * await missingObjects(session, "mysql", mySqlSchemaStatements("t")); // ["t_retries", "t_create()"]
  */
-export async function missingObjects(session: DialectSession, dialect: Dialect, statements: string[]): Promise<string[]> {
+export async function missingObjects(
+  session: DialectSession,
+  dialect: Dialect,
+  statements: string[],
+): Promise<string[]> {
   const { tables, procedures } = createdObjects(statements);
   const missing: string[] = [];
   for (const table of tables) if ((await session.names(TABLE_SQL[dialect], [table])).length === 0) missing.push(table);
-  for (const name of procedures) if ((await session.names(PROCEDURE_SQL, [name])).length === 0) missing.push(`${name}()`);
+  for (const name of procedures)
+    if ((await session.names(PROCEDURE_SQL, [name])).length === 0) missing.push(`${name}()`);
   return missing;
 }
 
@@ -93,7 +145,8 @@ const TABLE_SQL: Record<Dialect, string> = {
   mysql: "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
   sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
 };
-const PROCEDURE_SQL = "SELECT routine_name FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name = ?";
+const PROCEDURE_SQL =
+  "SELECT routine_name FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_name = ?";
 
 /** `file:data/app.db` in LIBSQL_URL means the project's data/app.db, wherever the CLI was started. */
 function projectFileUrl(root: string, url: string): string {
@@ -118,7 +171,10 @@ type MySqlConnection = { query(sql: string, params?: string[]): Promise<[unknown
 
 async function openMySql(root: string, url: string, readonly: boolean): Promise<DialectConnection> {
   const mysql = await projectImport(root, "mysql2/promise");
-  const create = (mysql.createConnection ?? (mysql.default as Record<string, unknown> | undefined)?.createConnection) as (options: object) => Promise<MySqlConnection>;
+  const create = (mysql.createConnection ??
+    (mysql.default as Record<string, unknown> | undefined)?.createConnection) as (
+    options: object,
+  ) => Promise<MySqlConnection>;
   // Several statements in one query, as Prisma sends a migration: the server parses a procedure's BEGIN ... END itself.
   const connection = await create({ uri: url, connectTimeout: 5_000, multipleStatements: !readonly });
   const session: DialectSession = {
@@ -140,7 +196,11 @@ async function openMySql(root: string, url: string, readonly: boolean): Promise<
   };
 }
 
-type SqliteDatabase = { prepare(sql: string): { all(...params: string[]): unknown[] }; exec(sql: string): void; close(): void };
+type SqliteDatabase = {
+  prepare(sql: string): { all(...params: string[]): unknown[] };
+  exec(sql: string): void;
+  close(): void;
+};
 
 async function openBetterSqlite3(root: string, file: string, readonly: boolean): Promise<DialectConnection> {
   const module = await projectImport(root, "better-sqlite3");
@@ -168,12 +228,21 @@ async function openBetterSqlite3(root: string, file: string, readonly: boolean):
 }
 
 type LibsqlRows = { rows: unknown[][] };
-type LibsqlTransaction = { execute(stmt: { sql: string; args: string[] }): Promise<LibsqlRows>; executeMultiple(sql: string): Promise<void>; commit(): Promise<void>; close(): void };
+type LibsqlTransaction = {
+  execute(stmt: { sql: string; args: string[] }): Promise<LibsqlRows>;
+  executeMultiple(sql: string): Promise<void>;
+  commit(): Promise<void>;
+  close(): void;
+};
 type LibsqlClient = LibsqlTransaction & { transaction(mode: "write"): Promise<LibsqlTransaction> };
 
 async function openLibsql(root: string, url: string): Promise<DialectConnection> {
   const libsql = await projectImport(root, "@libsql/client");
-  const create = (libsql.createClient ?? (libsql.default as Record<string, unknown> | undefined)?.createClient) as (config: { url: string; authToken?: string }) => LibsqlClient;
+  const create = (libsql.createClient ??
+    (libsql.default as Record<string, unknown> | undefined)?.createClient) as (config: {
+    url: string;
+    authToken?: string;
+  }) => LibsqlClient;
   const authToken = process.env.LIBSQL_AUTH_TOKEN;
   const client = create(authToken ? { url, authToken } : { url });
   const sessionOf = (on: LibsqlTransaction): DialectSession => ({

@@ -54,10 +54,30 @@ export async function planDialectMigration(input: {
     const onDisk = tableMigrations(input.root, input.target, input.table, recorded);
     const changed = changedStatements(input.root, onDisk, statements);
     const sql = (files: RenderedFile[]) => files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
-    if (changed.length === 0) return { block: input.block, table: input.table, dialect, statements, sql: sql(dialectFiles(input, dialect, statements, "create").files), files: [], onDisk, notes: [], existing: recorded };
+    if (changed.length === 0)
+      return {
+        block: input.block,
+        table: input.table,
+        dialect,
+        statements,
+        sql: sql(dialectFiles(input, dialect, statements, "create").files),
+        files: [],
+        onDisk,
+        notes: [],
+        existing: recorded,
+      };
     const update = dialectFiles(input, dialect, changed, "update");
     const note = `${recorded} predates part of the block's schema; ${update.files[0]?.path ?? "the new file"} adds it. When to apply it in a rolling deploy: the store's "Upgrading" note in STORES.md (for a redefined MySQL procedure, once every instance runs this version).`;
-    return { block: input.block, table: input.table, dialect, statements: changed, sql: sql(update.files), files: update.files, onDisk, notes: [note, ...update.notes] };
+    return {
+      block: input.block,
+      table: input.table,
+      dialect,
+      statements: changed,
+      sql: sql(update.files),
+      files: update.files,
+      onDisk,
+      notes: [note, ...update.notes],
+    };
   }
   const { files, notes } = dialectFiles(input, dialect, statements, "create");
   const sql = files.find((file) => file.path.endsWith(".sql"))?.content ?? "";
@@ -68,7 +88,9 @@ export async function planDialectMigration(input: {
 function changedStatements(root: string, onDisk: string[], statements: string[]): string[] {
   const changed = unwrittenStatements(root, onDisk, statements).flatMap((statement) => {
     const drop = statements[statements.indexOf(statement) - 1];
-    return /^CREATE PROCEDURE/i.test(statement) && drop !== undefined && /^DROP PROCEDURE IF EXISTS/i.test(drop) ? [drop, statement] : [statement];
+    return /^CREATE PROCEDURE/i.test(statement) && drop !== undefined && /^DROP PROCEDURE IF EXISTS/i.test(drop)
+      ? [drop, statement]
+      : [statement];
   });
   return [...new Set(changed)];
 }
@@ -82,18 +104,36 @@ function dialectFiles(
   const { root, table, target } = input;
   const now = input.now ?? new Date();
   const store = dialect === "mysql" ? "MySqlStore (MySQL 8 or MariaDB 10.6+)" : "SqliteStore";
-  const title = kind === "create" ? `Create ${table} and its retry counters for ${store}. Safe to run again.` : `Update ${table} for this version of ${store}. Safe to run again.`;
+  const title =
+    kind === "create"
+      ? `Create ${table} and its retry counters for ${store}. Safe to run again.`
+      : `Update ${table} for this version of ${store}. Safe to run again.`;
   const slug = `${kind}_${table}`;
   switch (target.layout) {
     case "drizzle":
-      return { files: drizzleMigration({ root, dir: target.migrations, slug, title, statements, now, dialect }), notes: [] };
+      return {
+        files: drizzleMigration({ root, dir: target.migrations, slug, title, statements, now, dialect }),
+        notes: [],
+      };
     case "prisma":
       return {
-        files: [{ path: `${target.migrations}/${stamp(now)}_${slug}/migration.sql`, content: scriptSql(title, statements) }],
-        notes: [`Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`],
+        files: [
+          { path: `${target.migrations}/${stamp(now)}_${slug}/migration.sql`, content: scriptSql(title, statements) },
+        ],
+        notes: [
+          `Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`,
+        ],
       };
     default:
-      return { files: [{ path: `${target.migrations}/${stamp(now)}_${slug}.${dialect}.sql`, content: dialectSql(dialect, statements, title) }], notes: [] };
+      return {
+        files: [
+          {
+            path: `${target.migrations}/${stamp(now)}_${slug}.${dialect}.sql`,
+            content: dialectSql(dialect, statements, title),
+          },
+        ],
+        notes: [],
+      };
   }
 }
 
@@ -112,16 +152,25 @@ function scriptSql(title: string, statements: string[]): string {
  * @example
  * await dialectStatements(registry, { dialect: "sqlite", module: "idempotency/stores/sqlite-schema.ts", statements: "sqliteSchemaStatements" }, "t");
  */
-export async function dialectStatements(registry: Registry, schema: NonNullable<RegistryFeature["sqlSchema"]>, table: string): Promise<string[]> {
+export async function dialectStatements(
+  registry: Registry,
+  schema: NonNullable<RegistryFeature["sqlSchema"]>,
+  table: string,
+): Promise<string[]> {
   const file = path.resolve(registry.root, schema.module);
   const render = (await importRegistryModule(file, registry.root))[schema.statements];
-  if (typeof render !== "function") throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${schema.statements}().`);
+  if (typeof render !== "function")
+    throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${schema.statements}().`);
   try {
     return (render as (table: string) => string[])(table);
   } catch (cause) {
-    throw new BlocksError("INVALID_TABLE_NAME", `"${table}" is not a valid ${NAMES[schema.dialect]} table name: ${(cause as Error).message}`, {
-      suggestion: "Use lower-case letters, digits and underscores: --table orders_idempotency",
-    });
+    throw new BlocksError(
+      "INVALID_TABLE_NAME",
+      `"${table}" is not a valid ${NAMES[schema.dialect]} table name: ${(cause as Error).message}`,
+      {
+        suggestion: "Use lower-case letters, digits and underscores: --table orders_idempotency",
+      },
+    );
   }
 }
 
@@ -154,7 +203,9 @@ export function dialectSql(dialect: Dialect, statements: string[], title: string
         ]
       : [`-- ${title} (\`sqlite3 app.db < this-file\`)`];
   const body = statements.map((statement) =>
-    dialect === "mysql" && /^CREATE PROCEDURE/i.test(statement) ? `DELIMITER //\n${statement} //\nDELIMITER ;` : `${statement};`,
+    dialect === "mysql" && /^CREATE PROCEDURE/i.test(statement)
+      ? `DELIMITER //\n${statement} //\nDELIMITER ;`
+      : `${statement};`,
   );
   return `${[...header, "", body.join("\n\n")].join("\n")}\n`;
 }
@@ -166,16 +217,28 @@ export function dialectSql(dialect: Dialect, statements: string[], title: string
  * @example
  * unsupportedLayout("idempotency", "mysql", { layout: "prisma", migrations: "prisma/migrations", dialect: "postgresql" }); // a BlocksError naming --print
  */
-export function unsupportedLayout(block: string, dialect: DatabaseDialect, target: MigrationTarget): BlocksError | undefined {
+export function unsupportedLayout(
+  block: string,
+  dialect: DatabaseDialect,
+  target: MigrationTarget,
+): BlocksError | undefined {
   const project: DatabaseDialect = target.dialect ?? "postgresql";
-  const fits = target.layout === "sql" || (target.layout === "node-pg-migrate" ? dialect === "postgresql" : project === dialect);
+  const fits =
+    target.layout === "sql" || (target.layout === "node-pg-migrate" ? dialect === "postgresql" : project === dialect);
   if (fits) return undefined;
-  const why = target.layout === "node-pg-migrate" ? "node-pg-migrate runs on PostgreSQL only" : `its ${target.layout} migrations (${target.migrations}) run on ${NAMES[project]} ("database.dialect" in blocks.json)`;
-  return new BlocksError("INVALID_OPTION", `blocks migrate cannot write ${block}'s ${NAMES[dialect]} tables into this project's migrations: ${why}.`, {
-    suggestion:
-      `Take the SQL with \`blocks migrate ${block} --print > ${block}.${dialect}.sql\` and run it on the store's database, ` +
-      `or set "database.layout" to "sql" (and "database.migrations" to a folder of its own) in blocks.json.`,
-  });
+  const why =
+    target.layout === "node-pg-migrate"
+      ? "node-pg-migrate runs on PostgreSQL only"
+      : `its ${target.layout} migrations (${target.migrations}) run on ${NAMES[project]} ("database.dialect" in blocks.json)`;
+  return new BlocksError(
+    "INVALID_OPTION",
+    `blocks migrate cannot write ${block}'s ${NAMES[dialect]} tables into this project's migrations: ${why}.`,
+    {
+      suggestion:
+        `Take the SQL with \`blocks migrate ${block} --print > ${block}.${dialect}.sql\` and run it on the store's database, ` +
+        `or set "database.layout" to "sql" (and "database.migrations" to a folder of its own) in blocks.json.`,
+    },
+  );
 }
 
 /** UTC `YYYYMMDDHHMMSS`, the prefix most SQL runners sort by. */

@@ -31,7 +31,8 @@ export function drizzleMigration(args: {
   const journalPath = `${args.dir}/${JOURNAL}`;
   const journalFile = path.join(args.root, journalPath);
   const text = args.journal ?? (existsSync(journalFile) ? readFileSync(journalFile, "utf8") : undefined);
-  const journal: { entries: Array<Record<string, unknown>> } = text === undefined ? { version: "7", dialect: args.dialect, entries: [] } : JSON.parse(text);
+  const journal: { entries: Array<Record<string, unknown>> } =
+    text === undefined ? { version: "7", dialect: args.dialect, entries: [] } : JSON.parse(text);
   const idx = journal.entries.length;
   const tag = `${String(idx).padStart(4, "0")}_${args.slug}`;
   const body = `-- ${args.title}\n${args.statements.map((statement) => `${statement};`).join(`\n${BREAKPOINT}\n`)}\n`;

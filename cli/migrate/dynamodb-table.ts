@@ -11,7 +11,10 @@ import { importRegistryModule } from "./schemas.js";
 export const DYNAMODB_FOLDER = "dynamodb";
 
 /** The two inputs, as the AWS SDK and the AWS CLI take them (`CreateTable`, `UpdateTimeToLive`). */
-export type DynamoDbTableDefinition = { createTable: Record<string, unknown>; updateTimeToLive: Record<string, unknown> };
+export type DynamoDbTableDefinition = {
+  createTable: Record<string, unknown>;
+  updateTimeToLive: Record<string, unknown>;
+};
 
 export type DynamoDbTablePlan = {
   block: string;
@@ -30,7 +33,13 @@ export type DynamoDbTablePlan = {
  * const plan = await planDynamoDbTable({ root: "/app", registry, block: "idempotency", feature, table: "idempotency_records" });
  * plan.paths.createTable; // "dynamodb/idempotency_records.create-table.json"
  */
-export async function planDynamoDbTable(input: { root: string; registry: Registry; block: string; feature: RegistryFeature; table: string }): Promise<DynamoDbTablePlan> {
+export async function planDynamoDbTable(input: {
+  root: string;
+  registry: Registry;
+  block: string;
+  feature: RegistryFeature;
+  table: string;
+}): Promise<DynamoDbTablePlan> {
   const table = checkDynamoDbTableName(input.table);
   const file = path.resolve(input.registry.root, input.feature.dynamoDbTable as string);
   const { dynamoDbTableDefinition } = await importRegistryModule(file, input.registry.root);
@@ -38,7 +47,10 @@ export async function planDynamoDbTable(input: { root: string; registry: Registr
     throw new BlocksError("INVALID_REGISTRY", `The registry module ${file} does not export dynamoDbTableDefinition().`);
   }
   const definition = (dynamoDbTableDefinition as (table: string) => DynamoDbTableDefinition)(table);
-  const paths = { createTable: `${DYNAMODB_FOLDER}/${table}.create-table.json`, updateTimeToLive: `${DYNAMODB_FOLDER}/${table}.update-time-to-live.json` };
+  const paths = {
+    createTable: `${DYNAMODB_FOLDER}/${table}.create-table.json`,
+    updateTimeToLive: `${DYNAMODB_FOLDER}/${table}.update-time-to-live.json`,
+  };
   const rendered = [
     { path: paths.createTable, content: `${JSON.stringify(definition.createTable, null, 2)}\n` },
     { path: paths.updateTimeToLive, content: `${JSON.stringify(definition.updateTimeToLive, null, 2)}\n` },

@@ -50,7 +50,9 @@ export function renderSql(texts: string[], table: string): string[] {
  * checkTable(sql, "Robert'); DROP TABLE x; --"); // throws INVALID_TABLE_NAME
  */
 export function checkTable(sql: Pick<MigrationSql, "maxNameLength">, table: string): string {
-  const pattern = new RegExp(`^(?:[a-z_][a-z0-9_]{0,${MAX_IDENTIFIER - 1}}\\.)?[a-z_][a-z0-9_]{0,${sql.maxNameLength - 1}}$`);
+  const pattern = new RegExp(
+    `^(?:[a-z_][a-z0-9_]{0,${MAX_IDENTIFIER - 1}}\\.)?[a-z_][a-z0-9_]{0,${sql.maxNameLength - 1}}$`,
+  );
   if (pattern.test(table)) return table;
   throw new BlocksError("INVALID_TABLE_NAME", `"${table}" is not a valid table name.`, {
     suggestion: `Use lower-case letters, digits and underscores (at most ${sql.maxNameLength}), optionally schema-qualified: --table billing.idempotency_records`,
@@ -67,13 +69,19 @@ export function migrationSqlProblem(value: unknown): string | undefined {
   const sql = value as Partial<Record<keyof MigrationSql, unknown>> | null;
   if (typeof sql !== "object" || sql === null) return '"sql" is not an object';
   const { maxNameLength } = sql;
-  if (typeof maxNameLength !== "number" || !Number.isInteger(maxNameLength) || maxNameLength < 1 || maxNameLength > MAX_IDENTIFIER) {
+  if (
+    typeof maxNameLength !== "number" ||
+    !Number.isInteger(maxNameLength) ||
+    maxNameLength < 1 ||
+    maxNameLength > MAX_IDENTIFIER
+  ) {
     return `"sql.maxNameLength" must be an integer from 1 to ${MAX_IDENTIFIER}`;
   }
   for (const field of ["statements", "drop", "tables", "functions"] as const) {
     const list = sql[field];
     if (list === undefined && field === "functions") continue;
-    if (!Array.isArray(list) || !list.every((entry) => typeof entry === "string" && entry.length > 0)) return `"sql.${field}" must be a list of non-empty strings`;
+    if (!Array.isArray(list) || !list.every((entry) => typeof entry === "string" && entry.length > 0))
+      return `"sql.${field}" must be a list of non-empty strings`;
   }
   if ((sql.statements as string[]).length === 0) return '"sql.statements" is empty';
   return undefined;
@@ -91,7 +99,8 @@ export function migrationSqlOf(module: SchemaModule, defaultTable: string, block
   const markerSchema = "zz_blocks_schema_marker";
   const markerName = "zz_blocks_name_marker";
   const marker = `${markerSchema}.${markerName}`;
-  const template = (texts: string[]) => texts.map((text) => text.split(marker).join("{{table}}").split(markerName).join("{{name}}"));
+  const template = (texts: string[]) =>
+    texts.map((text) => text.split(marker).join("{{table}}").split(markerName).join("{{name}}"));
   const functions = module.schemaFunctions?.(marker);
   const sql: MigrationSql = {
     maxNameLength: longestAccepted(module),
@@ -101,16 +110,22 @@ export function migrationSqlOf(module: SchemaModule, defaultTable: string, block
     ...(functions ? { functions: template(functions) } : {}),
   };
   for (const table of [defaultTable, `public.${defaultTable}`]) {
-    const same = (texts: string[], expected: string[] | undefined) => JSON.stringify(renderSql(texts, table)) === JSON.stringify(expected ?? []);
+    const same = (texts: string[], expected: string[] | undefined) =>
+      JSON.stringify(renderSql(texts, table)) === JSON.stringify(expected ?? []);
     const faithful =
       same(sql.statements, module.schemaStatements(table)) &&
       same(sql.drop, module.dropStatements(table)) &&
       same(sql.tables, module.schemaTables(table)) &&
       same(sql.functions ?? [], module.schemaFunctions?.(table));
     if (!faithful || JSON.stringify(sql).includes(markerSchema)) {
-      throw new BlocksError("INVALID_REGISTRY", `Block "${block}": its schema module's SQL cannot be written as data with {{table}} and {{name}} in place of the table.`, {
-        suggestion: "Build every name from the table argument as `${table}` or as its last part (`table.split(\".\").pop()`), and nothing else from it.",
-      });
+      throw new BlocksError(
+        "INVALID_REGISTRY",
+        `Block "${block}": its schema module's SQL cannot be written as data with {{table}} and {{name}} in place of the table.`,
+        {
+          suggestion:
+            'Build every name from the table argument as `${table}` or as its last part (`table.split(".").pop()`), and nothing else from it.',
+        },
+      );
     }
   }
   return sql;
@@ -127,6 +142,7 @@ function longestAccepted(module: SchemaModule): number {
       break;
     }
   }
-  if (longest === 0) throw new BlocksError("INVALID_REGISTRY", "A schema module's checkTableName() accepts no table name at all.");
+  if (longest === 0)
+    throw new BlocksError("INVALID_REGISTRY", "A schema module's checkTableName() accepts no table name at all.");
   return longest;
 }

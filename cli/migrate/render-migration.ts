@@ -83,26 +83,49 @@ function renderMigration(input: MigrationInput, schema: BlockSchema): MigrationP
   const existing = findExisting(input, table);
   const onDisk = existing ? tableMigrations(input.root, input.target, table, existing) : [];
   const base = { block: input.block, table, target: input.target, statements, sql, onDisk, notes: [] as string[] };
-  if (!existing) return { ...base, ...renderFiles(input, schema, { slug: `create_${table.replace(/\./g, "_")}`, title: `Create ${table} (${schema.title}).`, statements }) };
+  if (!existing)
+    return {
+      ...base,
+      ...renderFiles(input, schema, {
+        slug: `create_${table.replace(/\./g, "_")}`,
+        title: `Create ${table} (${schema.title}).`,
+        statements,
+      }),
+    };
 
   // A migration written by an older version lacks what the block added since (the store's function):
   // a second migration adds only that, and `--apply` runs it.
   const missing = unwrittenStatements(input.root, onDisk, statements);
   if (missing.length === 0) return { ...base, files: [], existing };
-  const rendered = renderFiles(input, schema, { slug: `update_${table.replace(/\./g, "_")}`, title: `Update ${table} (${schema.title}).`, statements: missing, update: true });
+  const rendered = renderFiles(input, schema, {
+    slug: `update_${table.replace(/\./g, "_")}`,
+    title: `Update ${table} (${schema.title}).`,
+    statements: missing,
+    update: true,
+  });
   return {
     ...base,
     statements: missing,
     sql: missing.map((statement) => `${statement};\n`).join("\n"),
     files: rendered.files,
-    notes: [`${existing} predates part of the block's schema; ${rendered.files[0]?.path ?? "the new file"} adds it. Apply it before deploying this version of the block.`, ...rendered.notes],
+    notes: [
+      `${existing} predates part of the block's schema; ${rendered.files[0]?.path ?? "the new file"} adds it. Apply it before deploying this version of the block.`,
+      ...rendered.notes,
+    ],
   };
 }
 
 /** `update`: the file adds only `statements` to an earlier migration, and its down step drops only what they create. */
-function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: string; title: string; statements: string[]; update?: boolean }): { files: RenderedFile[]; notes: string[] } {
+function renderFiles(
+  input: MigrationInput,
+  schema: BlockSchema,
+  args: { slug: string; title: string; statements: string[]; update?: boolean },
+): { files: RenderedFile[]; notes: string[] } {
   const { slug, title, statements } = args;
-  const up = statements.map((statement) => `${statement};\n`).join("\n").trimEnd();
+  const up = statements
+    .map((statement) => `${statement};\n`)
+    .join("\n")
+    .trimEnd();
   const now = input.now ?? new Date();
   const dir = input.target.migrations;
   const plain = render(schema.template, { title, up });
@@ -110,16 +133,38 @@ function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: s
     case "node-pg-migrate": {
       const drops = dropStatements(schema, input.table);
       const down = (args.update ? dropsFor(drops, statements) : drops).map((statement) => `${statement};`).join("\n");
-      return { files: [{ path: `${dir}/${now.getTime()}_${slug.replace(/_/g, "-")}.sql`, content: render(schema.nodePgMigrateTemplate, { title, up, down }) }], notes: [] };
+      return {
+        files: [
+          {
+            path: `${dir}/${now.getTime()}_${slug.replace(/_/g, "-")}.sql`,
+            content: render(schema.nodePgMigrateTemplate, { title, up, down }),
+          },
+        ],
+        notes: [],
+      };
     }
     case "prisma":
       return {
         files: [{ path: `${dir}/${stamp(now)}_${slug}/migration.sql`, content: plain }],
-        notes: [`Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`],
+        notes: [
+          `Prisma does not know these tables: add them to schema.prisma (\`prisma db pull\` after applying), or \`prisma migrate dev\` will want to drop them.`,
+        ],
       };
     case "drizzle": {
       const journal = input.journal === undefined ? {} : { journal: input.journal };
-      return { files: drizzleMigration({ root: input.root, dir, slug, title, statements, now, dialect: "postgresql", ...journal }), notes: [] };
+      return {
+        files: drizzleMigration({
+          root: input.root,
+          dir,
+          slug,
+          title,
+          statements,
+          now,
+          dialect: "postgresql",
+          ...journal,
+        }),
+        notes: [],
+      };
     }
     default:
       return { files: [{ path: `${dir}/${stamp(now)}_${slug}.sql`, content: plain }], notes: [] };
@@ -130,14 +175,21 @@ function renderFiles(input: MigrationInput, schema: BlockSchema, args: { slug: s
 function dropsFor(drops: string[], statements: string[]): string[] {
   return drops.filter((drop) => {
     const [, kind, name] = /^DROP (\w+) IF EXISTS ([\w.]+)/i.exec(drop) ?? [];
-    return statements.some((statement) => new RegExp(`^CREATE (?:OR REPLACE )?(?:UNLOGGED )?${kind} (?:IF NOT EXISTS )?${name?.replace(".", "\\.")}\\b`, "i").test(statement));
+    return statements.some((statement) =>
+      new RegExp(
+        `^CREATE (?:OR REPLACE )?(?:UNLOGGED )?${kind} (?:IF NOT EXISTS )?${name?.replace(".", "\\.")}\\b`,
+        "i",
+      ).test(statement),
+    );
   });
 }
 
 /** The table's create migration (as the lock records it, or by its name), if one was written. */
 function findExisting(input: MigrationInput, table: string): string | undefined {
   const recorded = input.lock.migrations[table];
-  const created = tableMigrations(input.root, input.target, table).find((file) => /create[_-][^/]*(?:\.sql|\/migration\.sql)$/.test(file));
+  const created = tableMigrations(input.root, input.target, table).find((file) =>
+    /create[_-][^/]*(?:\.sql|\/migration\.sql)$/.test(file),
+  );
   if (recorded && existsSync(path.join(input.root, recorded)) && !isUpdate(recorded)) return recorded;
   return created ?? (recorded && existsSync(path.join(input.root, recorded)) ? recorded : undefined);
 }

@@ -34,11 +34,20 @@ export async function loadSchemas(registry: Registry): Promise<void> {
     const migration = block.migration;
     if (!migration?.sql && !migration?.schema) continue;
     const fromRegistry = (file: string | undefined, fallback: string) => path.resolve(registry.root, file ?? fallback);
-    const sql = migration.sql ?? migrationSqlOf(await importSchema(path.resolve(registry.root, migration.schema as string), registry.root), migration.table, block.name);
+    const sql =
+      migration.sql ??
+      migrationSqlOf(
+        await importSchema(path.resolve(registry.root, migration.schema as string), registry.root),
+        migration.table,
+        block.name,
+      );
     loaded.set(block.name, {
       sql,
       template: fromRegistry(migration.template, "../templates/migration.sql"),
-      nodePgMigrateTemplate: fromRegistry(migration.nodePgMigrateTemplate, "../templates/migration.node-pg-migrate.sql"),
+      nodePgMigrateTemplate: fromRegistry(
+        migration.nodePgMigrateTemplate,
+        "../templates/migration.node-pg-migrate.sql",
+      ),
       title: migration.title ?? `the ${block.name} block's tables`,
     });
   }
@@ -53,9 +62,13 @@ export async function loadSchemas(registry: Registry): Promise<void> {
 export function schemaOf(block: string): BlockSchema {
   const schema = loaded.get(block);
   if (!schema) {
-    throw new BlocksError("INVALID_REGISTRY", `Block "${block}" has a migration but neither its SQL nor a schema module.`, {
-      suggestion: `Add "migration": { "schema": "${block}/<name>-schema.ts", ... } to registry/${block}/block.json.`,
-    });
+    throw new BlocksError(
+      "INVALID_REGISTRY",
+      `Block "${block}" has a migration but neither its SQL nor a schema module.`,
+      {
+        suggestion: `Add "migration": { "schema": "${block}/<name>-schema.ts", ... } to registry/${block}/block.json.`,
+      },
+    );
   }
   return schema;
 }
@@ -118,7 +131,8 @@ export function validTable(block: string, table: string): string {
 async function importSchema(file: string, registryRoot: string): Promise<SchemaModule> {
   const module = (await importRegistryModule(file, registryRoot)) as Partial<SchemaModule>;
   for (const name of ["schemaStatements", "dropStatements", "schemaTables", "checkTableName"] as const) {
-    if (typeof module[name] !== "function") throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${name}().`);
+    if (typeof module[name] !== "function")
+      throw new BlocksError("INVALID_REGISTRY", `The schema module ${file} does not export ${name}().`);
   }
   return module as SchemaModule;
 }
@@ -151,7 +165,9 @@ async function transpileAndImport(file: string): Promise<Record<string, unknown>
  */
 export async function importModuleText(text: string): Promise<Record<string, unknown>> {
   const { ts } = await import("ts-morph");
-  const output = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const output = ts.transpileModule(text, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
   const dir = await mkdtemp(path.join(tmpdir(), "blocks-schema-"));
   try {
     const target = path.join(dir, "schema.mjs");

@@ -12,14 +12,21 @@ import type { MigrationTarget } from "./detect-layout.js";
  * tableMigrations("/app", { layout: "sql", migrations: "migrations" }, "idempotency_records");
  * // ["migrations/20250101000000_create_idempotency_records.sql", "migrations/20261205071500_update_idempotency_records.sql"]
  */
-export function tableMigrations(root: string, target: Pick<MigrationTarget, "layout" | "migrations">, table: string, also?: string): string[] {
+export function tableMigrations(
+  root: string,
+  target: Pick<MigrationTarget, "layout" | "migrations">,
+  table: string,
+  also?: string,
+): string[] {
   const files = new Set<string>(also ? [also] : []);
   const dir = path.join(root, target.migrations);
   if (existsSync(dir)) {
     const slug = table.replace(/\./g, "_").replace(/_/g, "[_-]");
     const pattern = new RegExp(`(?:create|update)[_-]${slug}(?:\\.(?:mysql|sqlite))?(?:\\.sql)?$`);
     for (const name of readdirSync(dir).filter((entry) => pattern.test(entry))) {
-      files.add(target.layout === "prisma" ? `${target.migrations}/${name}/migration.sql` : `${target.migrations}/${name}`);
+      files.add(
+        target.layout === "prisma" ? `${target.migrations}/${name}/migration.sql` : `${target.migrations}/${name}`,
+      );
     }
   }
   return [...files].filter((file) => existsSync(path.join(root, file))).sort();
@@ -35,7 +42,8 @@ export function tableMigrations(root: string, target: Pick<MigrationTarget, "lay
  */
 export function unwrittenStatements(root: string, files: string[], statements: string[]): string[] {
   const written = files.map((file) => normalized(readFileSync(path.join(root, file), "utf8"))).join("\n");
-  const identity = (statement: string) => (/^CREATE (?:OR REPLACE |PROCEDURE )/i.test(statement) ? statement : (statement.split("\n")[0] ?? statement));
+  const identity = (statement: string) =>
+    /^CREATE (?:OR REPLACE |PROCEDURE )/i.test(statement) ? statement : (statement.split("\n")[0] ?? statement);
   return statements.filter((statement) => !written.includes(normalized(identity(statement))));
 }
 

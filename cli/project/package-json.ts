@@ -25,13 +25,17 @@ export async function readPackageJson(root: string): Promise<PackageJson> {
   } catch (cause) {
     throw new BlocksError("MISSING_PACKAGE_JSON", `No package.json in ${root}.`, {
       cause,
-      suggestion: "Run blocks from your project's root, or pass --cwd <project folder> (run `npm init -y` first for a new project).",
+      suggestion:
+        "Run blocks from your project's root, or pass --cwd <project folder> (run `npm init -y` first for a new project).",
     });
   }
   try {
     return JSON.parse(text) as PackageJson;
   } catch (cause) {
-    throw new BlocksError("MISSING_PACKAGE_JSON", `${file} is not valid JSON.`, { cause, suggestion: "Fix the syntax error in package.json." });
+    throw new BlocksError("MISSING_PACKAGE_JSON", `${file} is not valid JSON.`, {
+      cause,
+      suggestion: "Fix the syntax error in package.json.",
+    });
   }
 }
 
@@ -43,6 +47,8 @@ export async function readPackageJson(root: string): Promise<PackageJson> {
  */
 export function declaredPackages(pkg: PackageJson): Set<string> {
   return new Set(
-    [pkg.dependencies, pkg.devDependencies, pkg.peerDependencies, pkg.optionalDependencies].flatMap((deps) => Object.keys(deps ?? {})),
+    [pkg.dependencies, pkg.devDependencies, pkg.peerDependencies, pkg.optionalDependencies].flatMap((deps) =>
+      Object.keys(deps ?? {}),
+    ),
   );
 }

@@ -55,7 +55,7 @@ export function installCommand(manager: PackageManager, packages: string[], dev:
     const parsed = parsePackageSpecifier(specifier);
     if (typeof parsed === "string") {
       throw new BlocksError("INVALID_REGISTRY", `Refusing to install ${JSON.stringify(specifier)}: it ${parsed}.`, {
-        suggestion: "Declare packages as { \"name\": \"range\" } in block.json; install anything else yourself.",
+        suggestion: 'Declare packages as { "name": "range" } in block.json; install anything else yourself.',
       });
     }
   }

@@ -39,7 +39,13 @@ export function packageProblem(name: string, range: string): string | undefined 
   if (name.length > 214 || !NAME.test(name) || RESERVED.has(name)) {
     return `names ${JSON.stringify(name)}, which is not an npm package name (lower-case letters, digits, "-", "." and "_", optionally @scope/)`;
   }
-  if (range.length === 0 || range.length > 256 || range.trim() !== range || range.startsWith("-") || !RANGE.test(range)) {
+  if (
+    range.length === 0 ||
+    range.length > 256 ||
+    range.trim() !== range ||
+    range.startsWith("-") ||
+    !RANGE.test(range)
+  ) {
     return `has the version ${JSON.stringify(range)}, which is not a version range or tag (no URL, path, git or alias)`;
   }
   return undefined;

@@ -29,15 +29,24 @@ export async function loadTsconfig(root: string): Promise<TsconfigInfo | undefin
   if (!existsSync(file)) return undefined;
   // Loaded lazily: commands that never read tsconfig should not pay for TypeScript's start-up.
   const { ts } = await import("ts-morph");
-  const parsed = ts.getParsedCommandLineOfConfigFile(file, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: () => {},
-  });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    file,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: () => {},
+    },
+  );
   const options = parsed?.options ?? {};
   // TypeScript records where inherited `paths` are relative to; it is not in the public typings.
   const pathsBase = (options as { pathsBasePath?: string }).pathsBasePath ?? options.baseUrl ?? root;
   const include = (parsed?.raw as { include?: unknown } | undefined)?.include;
-  const sourceRoot = options.rootDir ?? includedFolder(Array.isArray(include) ? include.filter((entry) => typeof entry === "string") : [], path.dirname(file));
+  const sourceRoot =
+    options.rootDir ??
+    includedFolder(
+      Array.isArray(include) ? include.filter((entry) => typeof entry === "string") : [],
+      path.dirname(file),
+    );
   return { file, paths: options.paths ?? {}, pathsBase, moduleStyle: moduleStyleOf(options, ts), sourceRoot };
 }
 

@@ -11,7 +11,10 @@ import type { PackageJson } from "./package-json.js";
  * @example
  * workspacePackages("/repo", { workspaces: ["apps/*"] }); // ["apps/api", "apps/web"]
  */
-export function workspacePackages(root: string, pkg: PackageJson & { workspaces?: string[] | { packages?: string[] } }): string[] {
+export function workspacePackages(
+  root: string,
+  pkg: PackageJson & { workspaces?: string[] | { packages?: string[] } },
+): string[] {
   const declared = Array.isArray(pkg.workspaces) ? pkg.workspaces : (pkg.workspaces?.packages ?? pnpmPatterns(root));
   const found = new Set<string>();
   for (const raw of declared) {
@@ -20,8 +23,10 @@ export function workspacePackages(root: string, pkg: PackageJson & { workspaces?
     const parts = pattern.split("/");
     const wildcard = parts.findIndex((part) => part.includes("*"));
     const base = wildcard === -1 ? pattern : parts.slice(0, wildcard).join("/");
-    const candidates = wildcard === -1 ? [base] : subfolders(path.join(root, base)).map((name) => path.posix.join(base, name));
-    for (const candidate of candidates) if (existsSync(path.join(root, candidate, "package.json"))) found.add(candidate);
+    const candidates =
+      wildcard === -1 ? [base] : subfolders(path.join(root, base)).map((name) => path.posix.join(base, name));
+    for (const candidate of candidates)
+      if (existsSync(path.join(root, candidate, "package.json"))) found.add(candidate);
   }
   return [...found].sort();
 }

@@ -34,29 +34,51 @@ export async function fetchRegistryJson(registry: NamedRegistry, template: strin
     response = await follow(url.value, headers, AbortSignal.timeout(timeoutMs));
   } catch (cause) {
     if (cause instanceof DOMException && cause.name === "TimeoutError") {
-      throw fail(`did not answer within ${timeoutMs} ms`, `Check that the registry is up, or raise "timeoutMs" for ${registry.name} in blocks.json.`);
+      throw fail(
+        `did not answer within ${timeoutMs} ms`,
+        `Check that the registry is up, or raise "timeoutMs" for ${registry.name} in blocks.json.`,
+      );
     }
-    if (cause instanceof OffOrigin) throw fail(`redirects to another origin (${cause.origin}), where its headers are not sent`, "Point the registry's url at where the items are served.");
+    if (cause instanceof OffOrigin)
+      throw fail(
+        `redirects to another origin (${cause.origin}), where its headers are not sent`,
+        "Point the registry's url at where the items are served.",
+      );
     throw fail("cannot be reached", "Check the url in blocks.json and your network.", cause);
   }
   if (!response.ok) await response.body?.cancel();
   if (response.status === 401 || response.status === 403) {
-    throw fail(`refused the credentials (HTTP ${response.status})`, `Check the token the headers of ${registry.name} in blocks.json name (the value is never shown).`);
+    throw fail(
+      `refused the credentials (HTTP ${response.status})`,
+      `Check the token the headers of ${registry.name} in blocks.json name (the value is never shown).`,
+    );
   }
-  if (response.status === 404) throw fail("does not exist (HTTP 404)", `Run \`blocks search\` to see what ${registry.name} offers.`);
+  if (response.status === 404)
+    throw fail("does not exist (HTTP 404)", `Run \`blocks search\` to see what ${registry.name} offers.`);
   if (!response.ok) throw fail(`answered HTTP ${response.status}`, "Try again later, or ask the registry's owners.");
   let text: string | undefined;
   try {
     text = await readLimited(response, MAX_BYTES);
   } catch (cause) {
-    if (cause instanceof DOMException && cause.name === "TimeoutError") throw fail(`did not finish its answer within ${timeoutMs} ms`, `Raise "timeoutMs" for ${registry.name} in blocks.json.`);
+    if (cause instanceof DOMException && cause.name === "TimeoutError")
+      throw fail(
+        `did not finish its answer within ${timeoutMs} ms`,
+        `Raise "timeoutMs" for ${registry.name} in blocks.json.`,
+      );
     throw fail("broke off its answer", "Try again; check the registry's server if it persists.", cause);
   }
-  if (text === undefined) throw fail(`answered more than ${MAX_BYTES / 2 ** 20} MB`, "An item is a few hundred kB: check that the url points at the registry's items.");
+  if (text === undefined)
+    throw fail(
+      `answered more than ${MAX_BYTES / 2 ** 20} MB`,
+      "An item is a few hundred kB: check that the url points at the registry's items.",
+    );
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw fail("answered with something that is not JSON", "Check that the url points at the JSON items `blocks registry build` writes (a login page or proxy answer is not one).");
+    throw fail(
+      "answered with something that is not JSON",
+      "Check that the url points at the JSON items `blocks registry build` writes (a login page or proxy answer is not one).",
+    );
   }
 }
 

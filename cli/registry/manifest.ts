@@ -21,7 +21,13 @@ import path from "node:path";
 import { migrationSqlProblem, type MigrationSql } from "../migrate/migration-sql.js";
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
-import { blockDeclarationSchema, declarationProblems, type DoctorNames, type RegistrySetup, type RegistryVariant } from "./block-schema.js";
+import {
+  blockDeclarationSchema,
+  declarationProblems,
+  type DoctorNames,
+  type RegistrySetup,
+  type RegistryVariant,
+} from "./block-schema.js";
 import { DECLARATION_FILE, deriveFiles } from "./derive-files.js";
 import type { RegistryConfig } from "./registries-config.js";
 import { isRegistryAddress, type ItemOrigin } from "./resolve-dependencies.js";
@@ -196,7 +202,8 @@ async function readRegistry(raw: unknown, root: string): Promise<Registry> {
   for (const folder of folders) blocks.push(await readDeclaration(registry, folder));
   for (const block of blocks) {
     checkBlock(registry, block);
-    if (registry.blocks.some((other) => other.name === block.name)) throw invalid(`Two blocks are named "${block.name}".`);
+    if (registry.blocks.some((other) => other.name === block.name))
+      throw invalid(`Two blocks are named "${block.name}".`);
     registry.blocks.push(block);
   }
   return registry;
@@ -210,21 +217,31 @@ async function readDeclaration(registry: Registry, folder: string): Promise<Regi
   }
   const problems = declarationProblems(raw);
   if (problems.length) throw invalid(`${file} is not a valid block declaration: ${problems.join("; ")}.`);
-  const declaration = blockDeclarationSchema.parse(raw) as Partial<RegistryBlock> & { name: string; description: string };
-  if (declaration.name !== folder) throw invalid(`${file} names the block "${declaration.name}"; it must match its folder "${folder}".`);
+  const declaration = blockDeclarationSchema.parse(raw) as Partial<RegistryBlock> & {
+    name: string;
+    description: string;
+  };
+  if (declaration.name !== folder)
+    throw invalid(`${file} names the block "${declaration.name}"; it must match its folder "${folder}".`);
   // Variants, their stand-ins and the wiring the user owns are copied by their own rules, not as block files.
   const apart = new Set([
-    ...(declaration.variants ?? []).flatMap((entry) => [entry.target, ...entry.choices.flatMap((choice) => [choice.path, testOf(choice.path)])]),
+    ...(declaration.variants ?? []).flatMap((entry) => [
+      entry.target,
+      ...entry.choices.flatMap((choice) => [choice.path, testOf(choice.path)]),
+    ]),
     ...(declaration.setup?.files ?? []).map((file) => file.path),
     ...(declaration.setup?.legacy ? [declaration.setup.legacy.fingerprints] : []),
   ]);
-  const files = declaration.files ?? deriveFiles(registry.root, folder, Object.keys(registry.frameworks)).filter((file) => !apart.has(file.path));
+  const files =
+    declaration.files ??
+    deriveFiles(registry.root, folder, Object.keys(registry.frameworks)).filter((file) => !apart.has(file.path));
   return { ...declaration, name: declaration.name, description: declaration.description, files };
 }
 
 function checkBlock(registry: Registry, block: RegistryBlock): void {
   const { root, frameworks } = registry;
-  if (typeof block?.name !== "string" || !Array.isArray(block.files)) throw invalid(`Every block needs a "name" and a "files" array.`);
+  if (typeof block?.name !== "string" || !Array.isArray(block.files))
+    throw invalid(`Every block needs a "name" and a "files" array.`);
   for (const file of block.files) {
     if (typeof file?.path !== "string") throw invalid(`Block "${block.name}" lists a file without a "path".`);
     if (file.framework !== undefined && !(file.framework in frameworks)) {
@@ -247,7 +264,8 @@ function checkBlock(registry: Registry, block: RegistryBlock): void {
   for (const source of [migration?.schema, migration?.template, migration?.nodePgMigrateTemplate]) {
     if (source !== undefined) within(path.dirname(root), path.resolve(root, source), block.name);
   }
-  if (migration && typeof migration.table !== "string") throw invalid(`Block "${block.name}": "migration" needs a default "table".`);
+  if (migration && typeof migration.table !== "string")
+    throw invalid(`Block "${block.name}": "migration" needs a default "table".`);
   const sqlProblem = migration?.sql === undefined ? undefined : migrationSqlProblem(migration.sql);
   if (sqlProblem) throw invalid(`Block "${block.name}": in "migration", ${sqlProblem}.`);
 }
@@ -265,17 +283,26 @@ export function testOf(file: string): string {
 /** Sources stay inside the registry (templates: inside its package): a manifest cannot make the CLI read arbitrary files. */
 function within(folder: string, absolute: string, block: string): void {
   const rel = path.relative(folder, absolute);
-  if (rel.startsWith("..") || path.isAbsolute(rel)) throw invalid(`Block "${block}": ${absolute} is outside ${folder}.`);
+  if (rel.startsWith("..") || path.isAbsolute(rel))
+    throw invalid(`Block "${block}": ${absolute} is outside ${folder}.`);
 }
 
 /** A target lands in the blocks folder: relative, and never above it. */
 export function insideBlocks(target: string, block: string): void {
   const normalized = path.posix.normalize(target.replace(/\\/g, "/"));
-  if (path.posix.isAbsolute(normalized) || normalized === ".." || normalized.startsWith("../") || /^[A-Za-z]:/.test(target)) {
+  if (
+    path.posix.isAbsolute(normalized) ||
+    normalized === ".." ||
+    normalized.startsWith("../") ||
+    /^[A-Za-z]:/.test(target)
+  ) {
     throw invalid(`Block "${block}": the target ${target} is outside the blocks folder.`);
   }
 }
 
 function invalid(message: string, cause?: unknown): BlocksError {
-  return new BlocksError("INVALID_REGISTRY", message, { cause, suggestion: "Fix registry.json or the block's block.json (or the folder given to --registry)." });
+  return new BlocksError("INVALID_REGISTRY", message, {
+    cause,
+    suggestion: "Fix registry.json or the block's block.json (or the folder given to --registry).",
+  });
 }

@@ -36,21 +36,30 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
  */
 export function checkRegistries(raw: unknown): Record<string, RegistryConfig> {
   if (raw === undefined) return {};
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw invalid(`"registries" must be an object of "@name": { "url": ... }.`);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw invalid(`"registries" must be an object of "@name": { "url": ... }.`);
   const registries: Record<string, RegistryConfig> = {};
   for (const [name, value] of Object.entries(raw)) {
-    if (!NAMESPACE.test(name)) throw invalid(`the registry name ${JSON.stringify(name)} must start with "@" and use lower-case letters, digits, ".", "_" or "-" (e.g. "@acme").`);
+    if (!NAMESPACE.test(name))
+      throw invalid(
+        `the registry name ${JSON.stringify(name)} must start with "@" and use lower-case letters, digits, ".", "_" or "-" (e.g. "@acme").`,
+      );
     registries[name] = checkRegistry(name, typeof value === "string" ? { url: value } : value);
   }
   return registries;
 }
 
 function checkRegistry(name: string, raw: unknown): RegistryConfig {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw invalid(`registry ${name} must be a URL string or { "url": ..., "headers"?: ... }.`);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw invalid(`registry ${name} must be a URL string or { "url": ..., "headers"?: ... }.`);
   const { url, index, headers, timeoutMs, ...rest } = raw as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length) throw invalid(`registry ${name} has the unknown field(s) ${unknown.map((key) => JSON.stringify(key)).join(", ")} (known: url, index, headers, timeoutMs).`);
-  if (typeof url !== "string" || !url.includes("{name}")) throw invalid(`registry ${name} needs a "url" with {name} in it, e.g. "https://r.acme.dev/{name}.json".`);
+  if (unknown.length)
+    throw invalid(
+      `registry ${name} has the unknown field(s) ${unknown.map((key) => JSON.stringify(key)).join(", ")} (known: url, index, headers, timeoutMs).`,
+    );
+  if (typeof url !== "string" || !url.includes("{name}"))
+    throw invalid(`registry ${name} needs a "url" with {name} in it, e.g. "https://r.acme.dev/{name}.json".`);
   checkUrl(name, "url", url);
   if (index !== undefined) {
     if (typeof index !== "string") throw invalid(`registry ${name}: "index" must be a URL string.`);
@@ -60,10 +69,15 @@ function checkRegistry(name: string, raw: unknown): RegistryConfig {
     throw invalid(`registry ${name}: "headers" must be an object of header name -> string value.`);
   }
   for (const [header, value] of Object.entries(headers ?? {})) {
-    if (!HEADER_NAME.test(header)) throw invalid(`registry ${name}: ${JSON.stringify(header)} is not a valid header name.`);
-    if (typeof value !== "string") throw invalid(`registry ${name}: the header ${header} must be a string (use "\${VAR}" for a secret).`);
+    if (!HEADER_NAME.test(header))
+      throw invalid(`registry ${name}: ${JSON.stringify(header)} is not a valid header name.`);
+    if (typeof value !== "string")
+      throw invalid(`registry ${name}: the header ${header} must be a string (use "\${VAR}" for a secret).`);
   }
-  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)) {
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)
+  ) {
     throw invalid(`registry ${name}: "timeoutMs" must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}.`);
   }
   const checked: RegistryConfig = { url };
@@ -72,7 +86,9 @@ function checkRegistry(name: string, raw: unknown): RegistryConfig {
   if (timeoutMs !== undefined) checked.timeoutMs = timeoutMs;
   for (const url of [checked.url, checked.index ?? checked.url]) {
     if (checked.headers && Object.keys(checked.headers).length && !secureTransport(url)) {
-      throw invalid(`registry ${name} sends headers over plain http to ${new URL(fill(url)).host}: use https (plain http only reaches localhost).`);
+      throw invalid(
+        `registry ${name} sends headers over plain http to ${new URL(fill(url)).host}: use https (plain http only reaches localhost).`,
+      );
     }
   }
   return checked;
@@ -86,7 +102,8 @@ function checkUrl(name: string, field: string, template: string): void {
   } catch {
     throw invalid(`registry ${name}: "${field}" is not a URL (${JSON.stringify(template)}).`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw invalid(`registry ${name}: "${field}" must be an http(s) URL.`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw invalid(`registry ${name}: "${field}" must be an http(s) URL.`);
 }
 
 function fill(template: string): string {
@@ -106,14 +123,23 @@ function secureTransport(template: string): boolean {
  * @example
  * expandEnv("Bearer ${ACME_TOKEN}", "@acme", "the header Authorization"); // { value: "Bearer s3cr3t", secrets: ["s3cr3t"] }
  */
-export function expandEnv(template: string, registry: string, where: string, env: NodeJS.ProcessEnv = process.env): { value: string; secrets: string[] } {
+export function expandEnv(
+  template: string,
+  registry: string,
+  where: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { value: string; secrets: string[] } {
   const secrets: string[] = [];
   const value = template.replace(VARIABLE, (_, variable: string) => {
     const found = env[variable];
     if (!found) {
-      throw new BlocksError("MISSING_ENV_VAR", `Registry ${registry}: ${where} needs the environment variable ${variable}, which is not set.`, {
-        suggestion: `Set ${variable} (for example in your shell or CI secrets) and run the command again; blocks.json keeps only its name.`,
-      });
+      throw new BlocksError(
+        "MISSING_ENV_VAR",
+        `Registry ${registry}: ${where} needs the environment variable ${variable}, which is not set.`,
+        {
+          suggestion: `Set ${variable} (for example in your shell or CI secrets) and run the command again; blocks.json keeps only its name.`,
+        },
+      );
     }
     secrets.push(found);
     return found;

@@ -7,7 +7,9 @@ import type { RegistryItem } from "./registry-item.js";
 export const INDEX_FILE = "registry.json";
 export const INDEX_SCHEMA_URL = "https://ui.shadcn.com/schema/registry.json";
 
-export type IndexItem = Omit<RegistryItem, "$schema" | "files" | "meta"> & { files: Array<{ path: string; type: "registry:file"; target: string }> };
+export type IndexItem = Omit<RegistryItem, "$schema" | "files" | "meta"> & {
+  files: Array<{ path: string; type: "registry:file"; target: string }>;
+};
 
 export type RegistryIndex = { $schema: string; name: string; homepage: string; items: IndexItem[] };
 
@@ -19,7 +21,10 @@ export function buildIndex(items: RegistryItem[], header: { name: string; homepa
   return {
     $schema: INDEX_SCHEMA_URL,
     ...header,
-    items: items.map(({ $schema: _schema, meta: _meta, files, ...rest }) => ({ ...rest, files: files.map(({ content: _content, ...file }) => file) })),
+    items: items.map(({ $schema: _schema, meta: _meta, files, ...rest }) => ({
+      ...rest,
+      files: files.map(({ content: _content, ...file }) => file),
+    })),
   };
 }
 
@@ -35,13 +40,24 @@ export type IndexEntry = { name: string; title?: string; description?: string };
 export async function readIndex(registry: NamedRegistry): Promise<IndexEntry[]> {
   const index = (await fetchRegistryJson(registry, indexUrl(registry), "the index")) as { items?: unknown } | null;
   if (!Array.isArray(index?.items)) {
-    throw new BlocksError("INVALID_REGISTRY", `Registry ${registry.name}: its index ${indexUrl(registry)} has no "items" list.`, {
-      suggestion: "Serve the registry.json `blocks registry build` writes, or set \"index\" for the registry in blocks.json.",
-    });
+    throw new BlocksError(
+      "INVALID_REGISTRY",
+      `Registry ${registry.name}: its index ${indexUrl(registry)} has no "items" list.`,
+      {
+        suggestion:
+          'Serve the registry.json `blocks registry build` writes, or set "index" for the registry in blocks.json.',
+      },
+    );
   }
   return (index.items as unknown[]).flatMap((entry) => {
     const { name, title, description } = (entry ?? {}) as Record<string, unknown>;
     if (typeof name !== "string") return [];
-    return [{ name, ...(typeof title === "string" ? { title } : {}), ...(typeof description === "string" ? { description } : {}) }];
+    return [
+      {
+        name,
+        ...(typeof title === "string" ? { title } : {}),
+        ...(typeof description === "string" ? { description } : {}),
+      },
+    ];
   });
 }

@@ -19,10 +19,21 @@ import { validateItem, type ValidItem } from "./validate-item.js";
  * const registry = await addItems(await loadRegistry(), ["http://127.0.0.1:8080/r/idempotency.json"]);
  * await addItems(registry, ["@acme/audit-log"], config.registries); // + @acme's tenant-guard it depends on
  */
-export async function addItems(registry: Registry, sources: string[], registries: Record<string, RegistryConfig> = {}): Promise<Registry> {
+export async function addItems(
+  registry: Registry,
+  sources: string[],
+  registries: Record<string, RegistryConfig> = {},
+): Promise<Registry> {
   // Each item once, its registryDependencies first (from configured registries too), every one validated alike.
-  const resolved = await resolveItemSources(sources, { registries, builtIn: new Set(registry.blocks.map((block) => block.name)), read: readItem });
-  const next = await registryWithItems(registry, resolved.map(({ source, item }) => ({ source, item: validateItem(item, source) })));
+  const resolved = await resolveItemSources(sources, {
+    registries,
+    builtIn: new Set(registry.blocks.map((block) => block.name)),
+    read: readItem,
+  });
+  const next = await registryWithItems(
+    registry,
+    resolved.map(({ source, item }) => ({ source, item: validateItem(item, source) })),
+  );
   return withOrigins(next, resolved);
 }
 
@@ -35,12 +46,17 @@ export async function addItems(registry: Registry, sources: string[], registries
  * @example
  * const registry = await registryWithItems(await loadRegistry(), [{ source: url, item: validateItem(json, url) }]);
  */
-export async function registryWithItems(registry: Registry, items: Array<{ source: string; item: ValidItem }>): Promise<Registry> {
+export async function registryWithItems(
+  registry: Registry,
+  items: Array<{ source: string; item: ValidItem }>,
+): Promise<Registry> {
   const names = items.map(({ item }) => item.name);
   const twice = names.find((name, at) => names.indexOf(name) !== at);
   if (twice !== undefined) {
     const sources = items.filter(({ item }) => item.name === twice).map(({ source }) => source);
-    throw new BlocksError("INVALID_REGISTRY", `Two registry items are named "${twice}": ${sources.join(", ")}.`, { suggestion: "Add one of them at a time." });
+    throw new BlocksError("INVALID_REGISTRY", `Two registry items are named "${twice}": ${sources.join(", ")}.`, {
+      suggestion: "Add one of them at a time.",
+    });
   }
   const replaced = new Set(names);
   const blocks = [...registry.blocks];
@@ -73,7 +89,8 @@ const itemFolders = new Set<string>();
 const scope = new AsyncLocalStorage<Set<string>>();
 
 function itemFolder(): string {
-  if (itemFolders.size === 0 && process.listeners("exit").every((listener) => listener !== removeAll)) process.once("exit", removeAll);
+  if (itemFolders.size === 0 && process.listeners("exit").every((listener) => listener !== removeAll))
+    process.once("exit", removeAll);
   const folder = mkdtempSync(path.join(tmpdir(), "blocks-item-"));
   itemFolders.add(folder);
   scope.getStore()?.add(folder);

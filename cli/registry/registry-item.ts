@@ -56,7 +56,8 @@ export type ItemOptions = {
 export async function buildItem(registry: Registry, block: RegistryBlock, options: ItemOptions): Promise<RegistryItem> {
   // An item offers no choices: the default store comes; the optional parts (metrics, other stores, client adapters) stay for `blocks add`, which asks.
   // A default of another store's flag (better-sqlite3, SQLite's default client) comes only with that store.
-  const isDefault = (feature: RegistryFeature) => feature.default === true && (feature.needs === undefined || block.features?.[feature.needs]?.default === true);
+  const isDefault = (feature: RegistryFeature) =>
+    feature.default === true && (feature.needs === undefined || block.features?.[feature.needs]?.default === true);
   const defaults = Object.values(block.features ?? {}).filter(isDefault);
   // A file an optional feature shares with a default one (the transaction guard) comes with the default.
   const kept = new Set(defaults.flatMap((feature) => feature.files ?? []));
@@ -67,15 +68,27 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
       .filter((file) => !kept.has(file)),
   );
   const files = block.files.filter(
-    (file) => !optional.has(file.path) && (options.framework === undefined || file.framework === undefined || file.framework === options.framework),
+    (file) =>
+      !optional.has(file.path) &&
+      (options.framework === undefined || file.framework === undefined || file.framework === options.framework),
   );
   // Each variant file as the defaults choose it, at its target: the item is then the block as `add` writes it by default.
   const variants = chooseVariants(
     block,
-    { features: new Set(Object.entries(block.features ?? {}).filter(([, feature]) => isDefault(feature)).map(([name]) => name)), declared: new Set(), frameworks: options.framework ? [options.framework] : [], blocks: new Set([block.name]) },
+    {
+      features: new Set(
+        Object.entries(block.features ?? {})
+          .filter(([, feature]) => isDefault(feature))
+          .map(([name]) => name),
+      ),
+      declared: new Set(),
+      frameworks: options.framework ? [options.framework] : [],
+      blocks: new Set([block.name]),
+    },
     { tests: true, hasFile: (file) => existsSync(path.join(registry.root, file)) },
   );
-  for (const variant of variants) files.push({ path: variant.path, target: variant.target, ...(variant.test ? { test: true } : {}) });
+  for (const variant of variants)
+    files.push({ path: variant.path, target: variant.target, ...(variant.test ? { test: true } : {}) });
   const itemFiles = [];
   for (const file of files) {
     itemFiles.push({
@@ -94,7 +107,9 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
   });
   // A shipped block another registry depends on keeps its bare name: it is not served at baseUrl.
   const registryDependencies = (block.registryDependencies ?? []).map((dependency) =>
-    options.baseUrl && registry.blocks.some((other) => other.name === dependency) ? `${options.baseUrl.replace(/\/$/, "")}/${dependency}.json` : dependency,
+    options.baseUrl && registry.blocks.some((other) => other.name === dependency)
+      ? `${options.baseUrl.replace(/\/$/, "")}/${dependency}.json`
+      : dependency,
   );
   return {
     $schema: ITEM_SCHEMA_URL,
@@ -110,7 +125,10 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
       blocks: {
         version: 1,
         dir: options.dir,
-        files: files.map(({ target, ...file }) => ({ ...file, path: (target ?? file.path).slice(block.name.length + 1) })),
+        files: files.map(({ target, ...file }) => ({
+          ...file,
+          path: (target ?? file.path).slice(block.name.length + 1),
+        })),
         ...(block.migration ? { migration: itemMigration(block, block.migration, files) } : {}),
       },
     },
@@ -122,13 +140,21 @@ export async function buildItem(registry: Registry, block: RegistryBlock, option
  * feature that decided the store is gone (the item's store is the default one, whose migration it
  * always has), and a template must be one of the item's own files, as `blocks add` requires.
  */
-function itemMigration(block: RegistryBlock, migration: RegistryMigration, files: RegistryFile[]): NonNullable<BlocksMeta["migration"]> {
+function itemMigration(
+  block: RegistryBlock,
+  migration: RegistryMigration,
+  files: RegistryFile[],
+): NonNullable<BlocksMeta["migration"]> {
   const { schema: _schema, feature: _feature, sql: _sql, ...rest } = migration;
   for (const template of [migration.template, migration.nodePgMigrateTemplate]) {
     if (template !== undefined && !files.some((file) => file.path === template)) {
-      throw new BlocksError("INVALID_REGISTRY", `Block "${block.name}": its migration template ${template} is not one of the item's files, so the item could not carry it.`, {
-        suggestion: `Move the template into registry/${block.name}/ (a file of the block), or leave it out for the CLI's own.`,
-      });
+      throw new BlocksError(
+        "INVALID_REGISTRY",
+        `Block "${block.name}": its migration template ${template} is not one of the item's files, so the item could not carry it.`,
+        {
+          suggestion: `Move the template into registry/${block.name}/ (a file of the block), or leave it out for the CLI's own.`,
+        },
+      );
     }
   }
   return { ...rest, sql: schemaOf(block.name).sql };

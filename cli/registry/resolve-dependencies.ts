@@ -61,15 +61,19 @@ export async function resolveItemSources(sources: string[], context: ResolveCont
       return;
     }
     if (trail.some((step) => step.key === target.key)) {
-      const chain = [...trail.slice(trail.findIndex((step) => step.key === target.key)), target].map((step) => step.source);
+      const chain = [...trail.slice(trail.findIndex((step) => step.key === target.key)), target].map(
+        (step) => step.source,
+      );
       throw new BlocksError("INVALID_REGISTRY", `The registryDependencies form a cycle: ${chain.join(" -> ")}.`, {
-        suggestion: "Remove one of these dependencies from its item: an item cannot (even indirectly) depend on itself.",
+        suggestion:
+          "Remove one of these dependencies from its item: an item cannot (even indirectly) depend on itself.",
       });
     }
     const item = await read(target, context);
     for (const dependency of dependencies(item, target.source)) await visit(dependency, target, [...trail, target]);
     const resolved: ResolvedItem = { source: target.source, specs: [spec], item };
-    if (target.registry && target.name) resolved.origin = { registry: target.registry.name, url: target.registry.url, item: target.name };
+    if (target.registry && target.name)
+      resolved.origin = { registry: target.registry.name, url: target.registry.url, item: target.name };
     done.set(target.key, resolved);
     ordered.push(resolved);
   };
@@ -87,9 +91,13 @@ function locate(spec: string, from: Target | undefined, context: ResolveContext)
     return registryTarget(from.registry.name, spec, context);
   }
   if (from) {
-    throw new BlocksError("INVALID_REGISTRY", `The registry item ${from.source} lists the dependency ${JSON.stringify(spec)}, which is neither a block name, an @registry/name nor an http(s) URL.`, {
-      suggestion: "An item may not make `add` read a local file: list the dependency by name or URL.",
-    });
+    throw new BlocksError(
+      "INVALID_REGISTRY",
+      `The registry item ${from.source} lists the dependency ${JSON.stringify(spec)}, which is neither a block name, an @registry/name nor an http(s) URL.`,
+      {
+        suggestion: "An item may not make `add` read a local file: list the dependency by name or URL.",
+      },
+    );
   }
   return { key: path.resolve(spec), source: spec };
 }
@@ -98,11 +106,22 @@ function registryTarget(namespace: string, name: string, context: ResolveContext
   const config = context.registries[namespace];
   if (!config) {
     const known = Object.keys(context.registries);
-    throw new BlocksError("UNKNOWN_REGISTRY", `No registry named ${namespace} is configured (wanted for ${namespace}/${name}).`, {
-      suggestion: known.length ? `Configured in blocks.json: ${known.join(", ")}.` : `Add it to "registries" in blocks.json: { "${namespace}": { "url": "https://.../{name}.json" } }.`,
-    });
+    throw new BlocksError(
+      "UNKNOWN_REGISTRY",
+      `No registry named ${namespace} is configured (wanted for ${namespace}/${name}).`,
+      {
+        suggestion: known.length
+          ? `Configured in blocks.json: ${known.join(", ")}.`
+          : `Add it to "registries" in blocks.json: { "${namespace}": { "url": "https://.../{name}.json" } }.`,
+      },
+    );
   }
-  return { key: `${namespace}/${name}`, source: `${namespace}/${name}`, registry: { ...config, name: namespace }, name };
+  return {
+    key: `${namespace}/${name}`,
+    source: `${namespace}/${name}`,
+    registry: { ...config, name: namespace },
+    name,
+  };
 }
 
 /** A URL of the shape a configured registry's url makes is that registry's item, so its headers (and only its) go along. */
@@ -117,12 +136,21 @@ function matchRegistry(url: string, context: ResolveContext): Target | undefined
 
 async function read(target: Target, context: ResolveContext): Promise<unknown> {
   if (!target.registry || !target.name) return context.read(target.source);
-  const item = await fetchRegistryJson(target.registry, target.registry.url.replaceAll("{name}", target.name), `the item "${target.name}"`);
+  const item = await fetchRegistryJson(
+    target.registry,
+    target.registry.url.replaceAll("{name}", target.name),
+    `the item "${target.name}"`,
+  );
   const name = (item as { name?: unknown } | null)?.name;
   if (name !== target.name) {
-    throw new BlocksError("INVALID_REGISTRY", `Registry ${target.registry.name} answered ${target.source} with an item named ${JSON.stringify(name)}.`, {
-      suggestion: "An item's name must be the name it is served under: rebuild the registry with `blocks registry build`.",
-    });
+    throw new BlocksError(
+      "INVALID_REGISTRY",
+      `Registry ${target.registry.name} answered ${target.source} with an item named ${JSON.stringify(name)}.`,
+      {
+        suggestion:
+          "An item's name must be the name it is served under: rebuild the registry with `blocks registry build`.",
+      },
+    );
   }
   return item;
 }
@@ -131,7 +159,10 @@ function dependencies(item: unknown, source: string): string[] {
   const list = (item as { registryDependencies?: unknown } | null)?.registryDependencies;
   if (list === undefined) return [];
   if (!Array.isArray(list) || list.some((entry) => typeof entry !== "string")) {
-    throw new BlocksError("INVALID_REGISTRY", `The registry item ${source} has "registryDependencies" that is not a list of strings.`);
+    throw new BlocksError(
+      "INVALID_REGISTRY",
+      `The registry item ${source} has "registryDependencies" that is not a list of strings.`,
+    );
   }
   return list as string[];
 }

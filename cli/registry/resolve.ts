@@ -12,7 +12,8 @@ export function resolveBlocks(registry: Registry, names: string[]): RegistryBloc
   const visit = (name: string, trail: string[]) => {
     const block = findBlock(registry, name);
     if (ordered.includes(block)) return;
-    if (trail.includes(block.name)) throw new BlocksError("INVALID_REGISTRY", `Block dependency cycle: ${[...trail, block.name].join(" -> ")}.`);
+    if (trail.includes(block.name))
+      throw new BlocksError("INVALID_REGISTRY", `Block dependency cycle: ${[...trail, block.name].join(" -> ")}.`);
     for (const dependency of block.registryDependencies ?? []) visit(dependency, [...trail, block.name]);
     ordered.push(block);
   };

@@ -22,7 +22,14 @@ export type ValidItem = {
 };
 
 type RawFile = { content?: unknown; target?: unknown };
-type RawMigration = { table?: unknown; schema?: unknown; sql?: unknown; title?: unknown; template?: unknown; nodePgMigrateTemplate?: unknown };
+type RawMigration = {
+  table?: unknown;
+  schema?: unknown;
+  sql?: unknown;
+  title?: unknown;
+  template?: unknown;
+  nodePgMigrateTemplate?: unknown;
+};
 type RawItem = {
   name?: unknown;
   type?: unknown;
@@ -48,16 +55,24 @@ const hasControl = (text: string) => [...text].some((char) => char.charCodeAt(0)
 export function validateItem(raw: unknown, source: string): ValidItem {
   const item = (typeof raw === "object" && raw !== null ? raw : {}) as RawItem;
   const fail = (why: string, suggestion?: string) => invalid(source, why, suggestion);
-  if (item.type !== "registry:item" || typeof item.name !== "string" || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(item.name) || !Array.isArray(item.files)) {
+  if (
+    item.type !== "registry:item" ||
+    typeof item.name !== "string" ||
+    !/^[a-z0-9][a-z0-9-]{0,63}$/.test(item.name) ||
+    !Array.isArray(item.files)
+  ) {
     throw fail('is not a registry item: it needs "type": "registry:item", a lower-case "name" and "files"');
   }
   const name = item.name;
-  if (item.description !== undefined && (typeof item.description !== "string" || hasControl(item.description))) throw fail("has a description that is not one line of text");
+  if (item.description !== undefined && (typeof item.description !== "string" || hasControl(item.description)))
+    throw fail("has a description that is not one line of text");
   const dir = item.meta?.blocks?.dir;
   const files = (item.files as RawFile[]).map((file) => {
-    if (typeof file?.content !== "string" || typeof file.target !== "string") throw fail("has a file without content or target");
+    if (typeof file?.content !== "string" || typeof file.target !== "string")
+      throw fail("has a file without content or target");
     const inBlock = blockPath(name, file.target, typeof dir === "string" ? dir : undefined);
-    if (inBlock === undefined) throw fail(`has the target ${JSON.stringify(file.target)}, which leads outside the project`);
+    if (inBlock === undefined)
+      throw fail(`has the target ${JSON.stringify(file.target)}, which leads outside the project`);
     return { path: inBlock, content: file.content };
   });
   const seen = new Set<string>();
@@ -65,8 +80,13 @@ export function validateItem(raw: unknown, source: string): ValidItem {
     if (seen.has(file.path)) throw fail(`has two files that land at ${name}/${file.path}`);
     seen.add(file.path);
   }
-  const registryDependencies = list(item.registryDependencies, "registryDependencies", fail).filter((dependency) => dependency !== name);
-  const migration = item.meta?.blocks?.migration === undefined ? undefined : checkMigration(name, item.meta.blocks.migration, seen, fail);
+  const registryDependencies = list(item.registryDependencies, "registryDependencies", fail).filter(
+    (dependency) => dependency !== name,
+  );
+  const migration =
+    item.meta?.blocks?.migration === undefined
+      ? undefined
+      : checkMigration(name, item.meta.blocks.migration, seen, fail);
   return {
     name,
     description: item.description,
@@ -91,18 +111,24 @@ function blockPath(name: string, target: string, dir: string | undefined): strin
   const prefix = dir ? `${dir}/${name}/` : undefined;
   const at = bare.indexOf(`${name}/`);
   const inBlock =
-    prefix && bare.startsWith(prefix) ? bare.slice(prefix.length) : at === 0 || bare[at - 1] === "/" ? bare.slice(at + name.length + 1) : path.posix.basename(bare);
+    prefix && bare.startsWith(prefix)
+      ? bare.slice(prefix.length)
+      : at === 0 || bare[at - 1] === "/"
+        ? bare.slice(at + name.length + 1)
+        : path.posix.basename(bare);
   return isPlainRelative(inBlock) ? inBlock : undefined;
 }
 
 function isPlainRelative(file: string): boolean {
-  if (file === "" || file.startsWith("/") || /^[A-Za-z]:/.test(file) || /[\\~]/.test(file) || hasControl(file)) return false;
+  if (file === "" || file.startsWith("/") || /^[A-Za-z]:/.test(file) || /[\\~]/.test(file) || hasControl(file))
+    return false;
   return file.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
 }
 
 function list(value: unknown, field: string, fail: Fail): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((entry) => typeof entry === "string")) throw fail(`has "${field}" that is not a list of strings`);
+  if (!Array.isArray(value) || !value.every((entry) => typeof entry === "string"))
+    throw fail(`has "${field}" that is not a list of strings`);
   return value as string[];
 }
 
@@ -111,23 +137,35 @@ function packages(specifiers: string[], field: string, fail: Fail): Record<strin
   const entries = specifiers.map((specifier) => {
     const parsed = parsePackageSpecifier(specifier);
     if (typeof parsed === "string") {
-      throw fail(`lists ${JSON.stringify(specifier)} in "${field}", which ${parsed}`, "An item may only name registry packages with a version range or tag; install anything else yourself.");
+      throw fail(
+        `lists ${JSON.stringify(specifier)} in "${field}", which ${parsed}`,
+        "An item may only name registry packages with a version range or tag; install anything else yourself.",
+      );
     }
     return [parsed.name, parsed.range] as const;
   });
   return Object.fromEntries(entries);
 }
 
-function checkMigration(name: string, raw: RawMigration, files: Set<string>, fail: Fail): NonNullable<ValidItem["migration"]> {
+function checkMigration(
+  name: string,
+  raw: RawMigration,
+  files: Set<string>,
+  fail: Fail,
+): NonNullable<ValidItem["migration"]> {
   if (typeof raw !== "object" || raw === null) throw fail('has a "migration" that is not an object');
   const templates: { template?: string; nodePgMigrateTemplate?: string } = {};
   for (const field of ["template", "nodePgMigrateTemplate"] as const) {
     const value = raw[field];
     if (value === undefined) continue;
     // The template must be one of the item's own files: a path elsewhere would copy any local file (~/.npmrc) into migrations/.
-    const inBlock = typeof value === "string" && value.startsWith(`${name}/`) ? value.slice(name.length + 1) : undefined;
+    const inBlock =
+      typeof value === "string" && value.startsWith(`${name}/`) ? value.slice(name.length + 1) : undefined;
     if (inBlock === undefined || !isPlainRelative(inBlock) || !files.has(inBlock)) {
-      throw fail(`has the migration ${field} ${JSON.stringify(value)}, which is not one of the item's own files`, `Name a file of the item as "${name}/<its path in the block>", or leave the ${field} out for the CLI's own.`);
+      throw fail(
+        `has the migration ${field} ${JSON.stringify(value)}, which is not one of the item's own files`,
+        `Name a file of the item as "${name}/<its path in the block>", or leave the ${field} out for the CLI's own.`,
+      );
     }
     templates[field] = `${name}/${inBlock}`;
   }
@@ -138,21 +176,26 @@ function checkMigration(name: string, raw: RawMigration, files: Set<string>, fai
     );
   }
   const problem = migrationSqlProblem(raw.sql);
-  if (problem) throw fail(`has a migration without its SQL as data: ${problem}`, "Rebuild the item with `blocks registry build`.");
+  if (problem)
+    throw fail(`has a migration without its SQL as data: ${problem}`, "Rebuild the item with `blocks registry build`.");
   const sql = raw.sql as MigrationSql;
   const table = raw.table;
   if (typeof table !== "string") throw fail('has a migration without a default "table"');
   try {
     checkTable(sql, table);
   } catch {
-    throw fail(`has the migration table ${JSON.stringify(table)}, which is not a lower-case table name of at most ${sql.maxNameLength} characters`);
+    throw fail(
+      `has the migration table ${JSON.stringify(table)}, which is not a lower-case table name of at most ${sql.maxNameLength} characters`,
+    );
   }
-  if (raw.title !== undefined && (typeof raw.title !== "string" || hasControl(raw.title))) throw fail("has a migration title that is not one line of text");
+  if (raw.title !== undefined && (typeof raw.title !== "string" || hasControl(raw.title)))
+    throw fail("has a migration title that is not one line of text");
   return { table, sql, ...(raw.title === undefined ? {} : { title: raw.title }), ...templates };
 }
 
 function invalid(source: string, why: string, suggestion?: string): BlocksError {
   return new BlocksError("INVALID_REGISTRY", `The registry item ${source} ${why}.`, {
-    suggestion: suggestion ?? "Give `blocks add` an item written by `blocks registry build` (a .json file or an http(s) URL).",
+    suggestion:
+      suggestion ?? "Give `blocks add` an item written by `blocks registry build` (a .json file or an http(s) URL).",
   });
 }

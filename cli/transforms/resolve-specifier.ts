@@ -40,18 +40,28 @@ export function rewriteSpecifier(specifier: string, ctx: ImportContext): string 
   const viaAlias = !specifier.startsWith(".");
   const hit = findPlanned(base, ctx.planned);
   if (!hit) {
-    throw new BlocksError("UNRESOLVED_IMPORT", `${ctx.from.registryPath ?? ctx.from.target} imports "${specifier}", which is not among the files being added.`, {
-      suggestion: "The registry derives file lists from block folders: keep the imported file in the block, and framework-specific files importing only what every selection copies.",
-    });
+    throw new BlocksError(
+      "UNRESOLVED_IMPORT",
+      `${ctx.from.registryPath ?? ctx.from.target} imports "${specifier}", which is not among the files being added.`,
+      {
+        suggestion:
+          "The registry derives file lists from block folders: keep the imported file in the block, and framework-specific files importing only what every selection copies.",
+      },
+    );
   }
   const { target, block } = ctx.planned.get(hit.registryPath) as { target: string; block: string };
   const fromAlias = posix.relative(ctx.blocksDir, target);
   if (viaAlias && ctx.alias && block !== ctx.from.block && !fromAlias.startsWith("..")) {
     // The alias lands inside a string literal of generated code: never paste one that could end it.
     if (!isModuleSpecifier(ctx.alias)) {
-      throw new BlocksError("INVALID_CONFIG", `The import alias ${JSON.stringify(ctx.alias)} is not a plain module specifier.`, {
-        suggestion: 'Set "alias" in blocks.json to a prefix such as "@/blocks" (no quotes, spaces or newlines), or null for relative imports.',
-      });
+      throw new BlocksError(
+        "INVALID_CONFIG",
+        `The import alias ${JSON.stringify(ctx.alias)} is not a plain module specifier.`,
+        {
+          suggestion:
+            'Set "alias" in blocks.json to a prefix such as "@/blocks" (no quotes, spaces or newlines), or null for relative imports.',
+        },
+      );
     }
     return `${ctx.alias}/${format(fromAlias, hit.directory, ctx.moduleStyle)}`;
   }
@@ -78,10 +88,15 @@ function registryBase(specifier: string, ctx: ImportContext): string | undefined
   const viaAlias = specifier === REGISTRY_ALIAS || specifier.startsWith(`${REGISTRY_ALIAS}/`);
   if (!relative && !viaAlias) return undefined;
   if (relative && !ctx.from.registryPath) return undefined;
-  return viaAlias ? specifier.slice(REGISTRY_ALIAS.length + 1) : posix.join(posix.dirname(ctx.from.registryPath as string), specifier);
+  return viaAlias
+    ? specifier.slice(REGISTRY_ALIAS.length + 1)
+    : posix.join(posix.dirname(ctx.from.registryPath as string), specifier);
 }
 
-function findPlanned(base: string, planned: { has(path: string): boolean }): { registryPath: string; directory: boolean } | undefined {
+function findPlanned(
+  base: string,
+  planned: { has(path: string): boolean },
+): { registryPath: string; directory: boolean } | undefined {
   const stem = base.replace(/\.(js|jsx|mjs|cjs)$/, "");
   const files = [base, ...SOURCE_EXTENSIONS.map((ext) => `${stem}${ext}`)];
   const file = files.find((candidate) => planned.has(candidate));
@@ -92,7 +107,11 @@ function findPlanned(base: string, planned: { has(path: string): boolean }): { r
 
 /** NodeNext: the emitted `.js` name, always the file (no directory imports in ESM). Otherwise extensionless. */
 function format(target: string, directory: boolean, style: ModuleStyle): string {
-  if (style === "nodenext") return target.replace(/\.tsx?$/, ".js").replace(/\.mts$/, ".mjs").replace(/\.cts$/, ".cjs");
+  if (style === "nodenext")
+    return target
+      .replace(/\.tsx?$/, ".js")
+      .replace(/\.mts$/, ".mjs")
+      .replace(/\.cts$/, ".cjs");
   const bare = target.replace(/\.(tsx?|mts|cts)$/, "");
   if (!directory) return bare;
   const folder = bare.replace(/\/index$/, "");

@@ -5,7 +5,15 @@ import type { Edit } from "./transform.js";
 import { rewrite } from "./transform-static-imports.js";
 
 /** Calls whose first argument is a module path that vitest resolves like an import. */
-const PATH_CALLS = new Set(["require", "vi.mock", "vi.doMock", "vi.unmock", "vi.doUnmock", "vi.importActual", "vi.importMock"]);
+const PATH_CALLS = new Set([
+  "require",
+  "vi.mock",
+  "vi.doMock",
+  "vi.unmock",
+  "vi.doUnmock",
+  "vi.importActual",
+  "vi.importMock",
+]);
 /** Walking every node is the costly part of a rewrite: files that cannot contain such a call skip it. */
 const MAY_CONTAIN = /\b(?:import|require|vi\.\w+)\s*\(/;
 

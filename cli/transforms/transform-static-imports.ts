@@ -15,7 +15,8 @@ export function transformStaticImports(sourceFile: SourceFile, ctx: ImportContex
     const literal = declaration.getModuleSpecifier();
     if (!literal || !Node.isStringLiteral(literal)) continue;
     // The index re-exports every store; a project that left one out keeps an index without it. An import of it stays an error.
-    if (Node.isExportDeclaration(declaration) && isOmitted(literal.getLiteralValue(), ctx)) dropped.push(dropStatement(declaration));
+    if (Node.isExportDeclaration(declaration) && isOmitted(literal.getLiteralValue(), ctx))
+      dropped.push(dropStatement(declaration));
     else literals.push(literal);
   }
   for (const declaration of sourceFile.getStatements().filter(Node.isImportEqualsDeclaration)) {

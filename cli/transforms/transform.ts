@@ -22,11 +22,24 @@ let counter = 0;
  * @example
  * transformSource('import { x } from "./x";', "a.ts", ctx); // 'import { x } from "./x.js";' under NodeNext
  */
-export function transformSource(text: string, fileName: string, ctx: ImportContext, transformers = DEFAULT_TRANSFORMERS): string {
+export function transformSource(
+  text: string,
+  fileName: string,
+  ctx: ImportContext,
+  transformers = DEFAULT_TRANSFORMERS,
+): string {
   const extension = SCRIPT.exec(fileName)?.[1];
   if (!extension) return text;
-  project ??= new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true, compilerOptions: { allowJs: true } });
-  const scriptKind = extension.endsWith("x") ? ts.ScriptKind.TSX : extension.includes("j") ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  project ??= new Project({
+    useInMemoryFileSystem: true,
+    skipLoadingLibFiles: true,
+    compilerOptions: { allowJs: true },
+  });
+  const scriptKind = extension.endsWith("x")
+    ? ts.ScriptKind.TSX
+    : extension.includes("j")
+      ? ts.ScriptKind.JS
+      : ts.ScriptKind.TS;
   const sourceFile = project.createSourceFile(`/virtual/${counter++}.${extension}`, text, { scriptKind });
   try {
     const edits = transformers.flatMap((transform) => transform(sourceFile, ctx)).sort((a, b) => b.start - a.start);

@@ -24,18 +24,33 @@ export type LegacySetup = {
  * @example
  * await legacySetup(root, config, registry, block, lock.blocks.idempotency); // { target: "src/idempotency-setup.ts", untouched: true, features: ["cache"] }
  */
-export async function legacySetup(root: string, config: BlocksConfig, registry: Registry, block: RegistryBlock, locked: LockedBlock): Promise<LegacySetup | undefined> {
+export async function legacySetup(
+  root: string,
+  config: BlocksConfig,
+  registry: Registry,
+  block: RegistryBlock,
+  locked: LockedBlock,
+): Promise<LegacySetup | undefined> {
   const legacy = block.setup?.legacy;
   if (!legacy || locked.variants !== undefined) return undefined;
   const target = path.posix.normalize(path.posix.join(config.dir, legacy.target));
   const absolute = insideProject(root, target);
   const text = await readIfExists(absolute);
   if (text === undefined) return undefined;
-  const { fingerprints } = JSON.parse(await readFile(path.join(registry.root, legacy.fingerprints), "utf8")) as { fingerprints: Record<string, string> };
+  const { fingerprints } = JSON.parse(await readFile(path.join(registry.root, legacy.fingerprints), "utf8")) as {
+    fingerprints: Record<string, string>;
+  };
   // Each choice is a feature's name, with the framework after a colon where it shaped the module ("metrics:express").
-  const choices = fingerprints[wiringFingerprint(text, locked.table)]?.split(" ").map((choice) => choice.split(":")[0] ?? choice);
+  const choices = fingerprints[wiringFingerprint(text, locked.table)]
+    ?.split(" ")
+    .map((choice) => choice.split(":")[0] ?? choice);
   // Edited: its choices are unknown; the cache is read from the project's packages, as `add --yes` would.
-  return { target, absolute, untouched: choices !== undefined, features: (choices ?? []).filter((choice) => choice in (block.features ?? {})) };
+  return {
+    target,
+    absolute,
+    untouched: choices !== undefined,
+    features: (choices ?? []).filter((choice) => choice in (block.features ?? {})),
+  };
 }
 
 /**

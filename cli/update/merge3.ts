@@ -45,7 +45,13 @@ export function merge3(base: string, yours: string, registry: string): MergeResu
     else if (same(chunkB, chunkO) || same(chunkA, chunkB)) out.push(...chunkA);
     else {
       conflicts += 1;
-      out.push(`${MARKERS.yours}\n`, ...terminated(chunkA), `${MARKERS.separator}\n`, ...terminated(chunkB), `${MARKERS.registry}\n`);
+      out.push(
+        `${MARKERS.yours}\n`,
+        ...terminated(chunkA),
+        `${MARKERS.separator}\n`,
+        ...terminated(chunkB),
+        `${MARKERS.registry}\n`,
+      );
     }
     i = next;
     ia = endA;

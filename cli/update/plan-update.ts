@@ -81,14 +81,23 @@ export type UpdatePlan = {
  * const plan = await planUpdate({ cwd: "/app", blocks: [] }); // every added block
  * plan.files.filter((file) => file.status === "conflict");
  */
-export async function planUpdate(options: { cwd?: string | undefined; blocks: string[]; registry?: string | undefined }): Promise<UpdatePlan> {
+export async function planUpdate(options: {
+  cwd?: string | undefined;
+  blocks: string[];
+  registry?: string | undefined;
+}): Promise<UpdatePlan> {
   const root = path.resolve(options.cwd ?? process.cwd());
   const config = await readConfig(root);
   const lock = await readLock(root);
   const names = options.blocks.length ? options.blocks : Object.keys(lock.blocks);
-  const registry = await loadRegistry(options.registry, { items: lockedItems(lock, names), registries: config.registries });
+  const registry = await loadRegistry(options.registry, {
+    items: lockedItems(lock, names),
+    registries: config.registries,
+  });
   if (names.length === 0) {
-    throw new BlocksError("UNKNOWN_BLOCK", "No block has been added to this project yet.", { suggestion: "Run `blocks add <block>` first." });
+    throw new BlocksError("UNKNOWN_BLOCK", "No block has been added to this project yet.", {
+      suggestion: "Run `blocks add <block>` first.",
+    });
   }
   const files: UpdatedFile[] = [];
   const variants: Record<string, Record<string, string>> = {};
@@ -99,7 +108,10 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
   for (const name of names) {
     const block = findBlock(registry, name);
     const locked = lock.blocks[name];
-    if (!locked) throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, { suggestion: `Run \`blocks add ${name}\` first.` });
+    if (!locked)
+      throw new BlocksError("UNKNOWN_BLOCK", `"${name}" has not been added to this project.`, {
+        suggestion: `Run \`blocks add ${name}\` first.`,
+      });
     // The features it was added with (its store, metrics): what the lock shows, so no left-out store comes back.
     const chosen = recordedFeatures(block, locked);
     // A project set up before the wiring was block code: its module says what the lock cannot (the cache).
@@ -108,18 +120,41 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     // Features chosen by detection alone (the cache, metrics): an add from before the block's variants vendored some
     // of their files whatever the choice (caches/redis-cache.ts), so such a lock cannot tell. Its module can, while it
     // is untouched; otherwise the packages decide, as \`add --yes\` would (also when the module was moved or deleted).
-    const detected = Object.entries(block.features ?? {}).filter(([, feature]) => !feature.flag && (feature.detect ?? []).length > 0);
+    const detected = Object.entries(block.features ?? {}).filter(
+      ([, feature]) => !feature.flag && (feature.detect ?? []).length > 0,
+    );
     if (block.setup?.legacy !== undefined && locked.variants === undefined) {
-      const byPackages = detected.filter(([, feature]) => (feature.detect ?? []).some((name) => declared.has(name))).map(([name]) => name);
+      const byPackages = detected
+        .filter(([, feature]) => (feature.detect ?? []).some((name) => declared.has(name)))
+        .map(([name]) => name);
       for (const [name] of detected) chosen.delete(name);
       for (const feature of legacy?.untouched ? legacy.features : byPackages) chosen.add(feature);
     }
     for (const feature of chosen) features.add(feature);
     const skip = excludedFeatureFiles([block], chosen);
-    const context = { features: chosen, declared, frameworks: locked.frameworks, blocks: new Set(Object.keys(lock.blocks)) };
-    const chosenVariants = chooseVariants(block, context, { tests: locked.tests, recorded: locked.variants, hasFile: (file) => existsSync(path.join(registry.root, file)) });
+    const context = {
+      features: chosen,
+      declared,
+      frameworks: locked.frameworks,
+      blocks: new Set(Object.keys(lock.blocks)),
+    };
+    const chosenVariants = chooseVariants(block, context, {
+      tests: locked.tests,
+      recorded: locked.variants,
+      hasFile: (file) => existsSync(path.join(registry.root, file)),
+    });
     const tables = locked.table === undefined ? {} : { [name]: locked.table };
-    const planned = await planFiles({ root, config, registry, lock, blocks: [block], selection: { frameworks: locked.frameworks, tests: locked.tests }, skip, variants: { [name]: chosenVariants }, tables });
+    const planned = await planFiles({
+      root,
+      config,
+      registry,
+      lock,
+      blocks: [block],
+      selection: { frameworks: locked.frameworks, tests: locked.tests },
+      skip,
+      variants: { [name]: chosenVariants },
+      tables,
+    });
     variants[name] = chosenVariantsOf({ config, files: planned }, name);
     everyPlanned.push(...planned);
     if (legacy) files.push(await legacyFile(root, config, registry, block, planned, legacy));
@@ -131,27 +166,65 @@ export async function planUpdate(options: { cwd?: string | undefined; blocks: st
     }
   }
   const blocks = names.map((name) => findBlock(registry, name));
-  const packages = planDependencies(registry, blocks, everyPlanned, [...frameworks], declaredPackages(await readPackageJson(root)), features);
-  return { root, lock, blocks: names, files, packages, packageManager: config.packageManager, schemaChanges: await schemaChanges(root, lock, blocks, everyPlanned), variants };
+  const packages = planDependencies(
+    registry,
+    blocks,
+    everyPlanned,
+    [...frameworks],
+    declaredPackages(await readPackageJson(root)),
+    features,
+  );
+  return {
+    root,
+    lock,
+    blocks: names,
+    files,
+    packages,
+    packageManager: config.packageManager,
+    schemaChanges: await schemaChanges(root, lock, blocks, everyPlanned),
+    variants,
+  };
 }
 
 /** The old wiring module: replaced by the thin one `add` writes now when untouched, else left with precise instructions. */
-async function legacyFile(root: string, config: BlocksConfig, registry: Registry, block: RegistryBlock, planned: PlannedFile[], legacy: LegacySetup): Promise<UpdatedFile> {
+async function legacyFile(
+  root: string,
+  config: BlocksConfig,
+  registry: Registry,
+  block: RegistryBlock,
+  planned: PlannedFile[],
+  legacy: LegacySetup,
+): Promise<UpdatedFile> {
   const owned = await planSetupFiles({ root, config, registry, block, planned, replace: true });
   const content = owned.find((file) => file.target === legacy.target)?.content ?? "";
-  if (legacy.untouched) return { block: block.name, target: legacy.target, absolute: legacy.absolute, status: "replaced", content };
-  const setupDir = path.posix.dirname(planned.find((file) => file.variant)?.target ?? `${config.dir}/${block.name}/setup/index.ts`);
-  return { block: block.name, target: legacy.target, status: "manual", message: legacyMessage(legacy.target, content, setupDir) };
+  if (legacy.untouched)
+    return { block: block.name, target: legacy.target, absolute: legacy.absolute, status: "replaced", content };
+  const setupDir = path.posix.dirname(
+    planned.find((file) => file.variant)?.target ?? `${config.dir}/${block.name}/setup/index.ts`,
+  );
+  return {
+    block: block.name,
+    target: legacy.target,
+    status: "manual",
+    message: legacyMessage(legacy.target, content, setupDir),
+  };
 }
 
-async function decideFile(root: string, file: PlannedFile, recorded: string | undefined, formatter: Formatter | undefined): Promise<UpdatedFile> {
+async function decideFile(
+  root: string,
+  file: PlannedFile,
+  recorded: string | undefined,
+  formatter: Formatter | undefined,
+): Promise<UpdatedFile> {
   const { block, target, absolute } = file;
   const registry = file.content;
   const yours = file.current;
   const moveBase = { base: registry };
   if (recorded === undefined) {
     if (yours === undefined) return { block, target, absolute, status: "added", content: registry, ...moveBase };
-    return yours === registry ? { block, target, status: "unchanged", ...moveBase } : { block, target, status: "skipped" };
+    return yours === registry
+      ? { block, target, status: "unchanged", ...moveBase }
+      : { block, target, status: "skipped" };
   }
   if (yours === undefined) return { block, target, status: "deleted" };
   // The lock already names the registry's version as this file's base: without this check, the file
@@ -159,7 +232,8 @@ async function decideFile(root: string, file: PlannedFile, recorded: string | un
   const markers = unresolvedConflicts(yours);
   if (markers.length) return { block, target, status: "unresolved", conflicts: markers.length, lines: markers };
   if (yours === registry) return { block, target, status: "unchanged", ...moveBase };
-  if (contentHash(yours) === recorded) return { block, target, absolute, status: "updated", content: registry, ...moveBase };
+  if (contentHash(yours) === recorded)
+    return { block, target, absolute, status: "updated", content: registry, ...moveBase };
   if (contentHash(registry) === recorded) return { block, target, status: "kept" };
   const recordedBase = await readBase(root, recorded);
   if (recordedBase === undefined) return { block, target, status: "no-base" };
@@ -176,7 +250,12 @@ async function decideFile(root: string, file: PlannedFile, recorded: string | un
  * reformatted its vendored files (a new formatter, another config) then merges real edits only, and a
  * file you only reformatted counts as untouched. Your copy in another format keeps the base as it was.
  */
-async function formattedLikeYours(base: string, yours: string, file: string, formatter: Formatter | undefined): Promise<string> {
+async function formattedLikeYours(
+  base: string,
+  yours: string,
+  file: string,
+  formatter: Formatter | undefined,
+): Promise<string> {
   if (!formatter || (await formatter.format(file, yours)) !== yours) return base;
   return formatter.format(file, base);
 }

@@ -26,18 +26,28 @@ export type SchemaChange = {
  * @example
  * await schemaChanges(root, lock, blocks, planned); // [{ block: "idempotency", table: "idempotency_records", added: ["ALTER TABLE ..."], changed: [], removed: [] }]
  */
-export async function schemaChanges(root: string, lock: Lock, blocks: RegistryBlock[], planned: PlannedFile[]): Promise<SchemaChange[]> {
+export async function schemaChanges(
+  root: string,
+  lock: Lock,
+  blocks: RegistryBlock[],
+  planned: PlannedFile[],
+): Promise<SchemaChange[]> {
   const changes: SchemaChange[] = [];
   for (const block of blocks) {
     const schema = schemaModule(block, lock);
-    const file = schema && planned.find((candidate) => candidate.block === block.name && candidate.source === schema.module);
+    const file =
+      schema && planned.find((candidate) => candidate.block === block.name && candidate.source === schema.module);
     if (!schema || !file) continue;
     const recorded = lock.blocks[block.name]?.files[file.target];
     const before = (recorded === undefined ? undefined : await readBase(root, recorded)) ?? file.current;
     if (before === undefined || before === file.content) continue;
     const table = blockTable(block, lock);
-    const change = compare(await render(before, schema.statements, table), await render(file.content, schema.statements, table));
-    if (change.added.length + change.changed.length + change.removed.length > 0) changes.push({ block: block.name, table, ...change });
+    const change = compare(
+      await render(before, schema.statements, table),
+      await render(file.content, schema.statements, table),
+    );
+    if (change.added.length + change.changed.length + change.removed.length > 0)
+      changes.push({ block: block.name, table, ...change });
   }
   return changes;
 }
@@ -45,8 +55,13 @@ export async function schemaChanges(root: string, lock: Lock, blocks: RegistryBl
 /** The registry file and export the block's chosen store renders its DDL with (PostgreSQL's, or a dialect's). */
 function schemaModule(block: RegistryBlock, lock: Lock): { module: string; statements: string } | undefined {
   const store = blockStore(block, lock.blocks[block.name]);
-  if (store.kind === "sql") return block.migration?.schema === undefined ? undefined : { module: block.migration.schema, statements: "schemaStatements" };
-  return store.kind === "dialect" ? { module: store.feature.sqlSchema.module, statements: store.feature.sqlSchema.statements } : undefined;
+  if (store.kind === "sql")
+    return block.migration?.schema === undefined
+      ? undefined
+      : { module: block.migration.schema, statements: "schemaStatements" };
+  return store.kind === "dialect"
+    ? { module: store.feature.sqlSchema.module, statements: store.feature.sqlSchema.statements }
+    : undefined;
 }
 
 async function render(text: string, name: string, table: string): Promise<string[]> {

@@ -13,8 +13,12 @@ export const TABLE_PLACEHOLDER = "__blocks_table__";
  * wiringFingerprint(readFileSync("src/idempotency-setup.ts", "utf8"), "orders_idempotency"); // "3f9c0a1b2d4e5f60"
  */
 export function wiringFingerprint(text: string, table?: string): string {
-  let code = text.replace(/(from\s*|import\s*\(\s*)(["'])([^"']+)\2/g, (_all, keyword: string, _quote, specifier: string) => `${keyword}"${moduleName(specifier)}"`);
-  if (table) code = code.split(`"${table}"`).join(`"${TABLE_PLACEHOLDER}"`).split(`'${table}'`).join(`"${TABLE_PLACEHOLDER}"`);
+  let code = text.replace(
+    /(from\s*|import\s*\(\s*)(["'])([^"']+)\2/g,
+    (_all, keyword: string, _quote, specifier: string) => `${keyword}"${moduleName(specifier)}"`,
+  );
+  if (table)
+    code = code.split(`"${table}"`).join(`"${TABLE_PLACEHOLDER}"`).split(`'${table}'`).join(`"${TABLE_PLACEHOLDER}"`);
   const normalized = code
     .replace(/'/g, '"')
     .replace(/\s+/g, "")
@@ -26,6 +30,9 @@ export function wiringFingerprint(text: string, table?: string): string {
 /** A package stays as it is; a project file is named by its last segment: "../blocks/idempotency/index.js" -> "idempotency". */
 function moduleName(specifier: string): string {
   if (!specifier.startsWith(".") && !specifier.includes("/blocks")) return specifier;
-  const segments = specifier.replace(/\.(js|ts|mjs|cjs)$/, "").replace(/\/index$/, "").split("/");
+  const segments = specifier
+    .replace(/\.(js|ts|mjs|cjs)$/, "")
+    .replace(/\/index$/, "")
+    .split("/");
   return segments.at(-1) ?? specifier;
 }

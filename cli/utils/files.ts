@@ -43,16 +43,26 @@ export function insideProject(root: string, relative: string): string {
   try {
     real = realpathSync(existing);
   } catch {
-    throw outside(root, relative, `${path.relative(root, existing)} is a symlink to nothing (a dangling link would create the file wherever it points)`);
+    throw outside(
+      root,
+      relative,
+      `${path.relative(root, existing)} is a symlink to nothing (a dangling link would create the file wherever it points)`,
+    );
   }
-  if (!isWithin(realRoot, real)) throw outside(root, relative, `${path.relative(root, existing) || "."} is a symlink that leads to ${real}`);
+  if (!isWithin(realRoot, real))
+    throw outside(root, relative, `${path.relative(root, existing) || "."} is a symlink that leads to ${real}`);
   return absolute;
 }
 
 function outside(root: string, relative: string, why: string): BlocksError {
-  return new BlocksError("TARGET_OUTSIDE_PROJECT", `Refusing to write ${relative}: ${why}; blocks only write inside the project at ${root}.`, {
-    suggestion: "Check the `dir` and `database.migrations` in blocks.json, the registry entry's target, and any symlink on the path.",
-  });
+  return new BlocksError(
+    "TARGET_OUTSIDE_PROJECT",
+    `Refusing to write ${relative}: ${why}; blocks only write inside the project at ${root}.`,
+    {
+      suggestion:
+        "Check the `dir` and `database.migrations` in blocks.json, the registry entry's target, and any symlink on the path.",
+    },
+  );
 }
 
 function isWithin(root: string, candidate: string): boolean {

@@ -34,7 +34,10 @@ export async function decide(decision: Decision, yes: boolean | undefined): Prom
       suggestion: `Pass ${decision.flag} to decide without a prompt.`,
     });
   }
-  const { answer } = await prompts({ type: "confirm", name: "answer", message: decision.message, initial: true }, { onCancel: () => cancelled() });
+  const { answer } = await prompts(
+    { type: "confirm", name: "answer", message: decision.message, initial: true },
+    { onCancel: () => cancelled() },
+  );
   return answer === true;
 }
 

@@ -7,8 +7,21 @@ import { highlighter } from "./highlighter.js";
  * const patch = unifiedDiff("src/blocks/idempotency/handler.ts", registryVersion, localVersion);
  * logger.log(colourDiff(patch));
  */
-export function unifiedDiff(file: string, before: string, after: string, labels = { before: "registry", after: "local" }): string {
-  const patch = createTwoFilesPatch(`${labels.before}/${file}`, `${labels.after}/${file}`, before, after, undefined, undefined, { context: 3 });
+export function unifiedDiff(
+  file: string,
+  before: string,
+  after: string,
+  labels = { before: "registry", after: "local" },
+): string {
+  const patch = createTwoFilesPatch(
+    `${labels.before}/${file}`,
+    `${labels.after}/${file}`,
+    before,
+    after,
+    undefined,
+    undefined,
+    { context: 3 },
+  );
   return patch
     .split("\n")
     .filter((line) => !line.startsWith("Index:") && !/^=+$/.test(line))

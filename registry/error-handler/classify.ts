@@ -30,7 +30,13 @@ export type ClassifyOptions = {
  * Headers an error may hand to its response (`err.headers`, any case), as http-errors and the rate
  * limiter do. An allowlist, because other libraries' errors carry the *request's* headers there.
  */
-export const FORWARDED_ERROR_HEADERS: readonly string[] = ["retry-after", "ratelimit", "ratelimit-policy", "www-authenticate", "allow"];
+export const FORWARDED_ERROR_HEADERS: readonly string[] = [
+  "retry-after",
+  "ratelimit",
+  "ratelimit-policy",
+  "www-authenticate",
+  "allow",
+];
 
 type ErrorShape = {
   code?: unknown;
@@ -62,17 +68,36 @@ export function classifyError(thrown: unknown, { statuses, overrides = {} }: Cla
   if (isProblemError(err)) {
     const { code, status: own, title, type, extensions, message } = err;
     const status = overrides[code] ?? own;
-    return { status, code, detail: status < 500 ? message : undefined, headers: forwardedHeaders(err), definition: { code, status, title, type }, extensions };
+    return {
+      status,
+      code,
+      detail: status < 500 ? message : undefined,
+      headers: forwardedHeaders(err),
+      definition: { code, status, title, type },
+      extensions,
+    };
   }
   if (isDownstreamError(err)) return INTERNAL;
   const issues = requestIssues(err);
-  if (issues) return { status: statuses.VALIDATION_FAILED ?? 422, code: "VALIDATION_FAILED", detail: "The request is not valid; see `issues`.", issues, headers: {} };
+  if (issues)
+    return {
+      status: statuses.VALIDATION_FAILED ?? 422,
+      code: "VALIDATION_FAILED",
+      detail: "The request is not valid; see `issues`.",
+      issues,
+      headers: {},
+    };
 
   const shape: ErrorShape = typeof err === "object" && err !== null ? err : {};
   const message = typeof shape.message === "string" ? shape.message : undefined;
   if (isMalformedBody(shape, message)) {
     // The parser's own message quotes the body ('Unexpected token "h", "hunter2"...'): not echoed.
-    return { status: statuses.MALFORMED_REQUEST_BODY ?? 400, code: "MALFORMED_REQUEST_BODY", detail: "The request body could not be parsed.", headers: {} };
+    return {
+      status: statuses.MALFORMED_REQUEST_BODY ?? 400,
+      code: "MALFORMED_REQUEST_BODY",
+      detail: "The request body could not be parsed.",
+      headers: {},
+    };
   }
   const code = typeof shape.code === "string" && Object.hasOwn(statuses, shape.code) ? shape.code : undefined;
   if (code !== undefined) {
@@ -84,7 +109,12 @@ export function classifyError(thrown: unknown, { statuses, overrides = {} }: Cla
   const declared = declaredStatus(err);
   if (declared) {
     const { status, exposeMessage } = declared;
-    return { status, code: codeOfStatus(status), detail: exposeMessage ? message : undefined, headers: status < 500 ? forwardedHeaders(shape) : {} };
+    return {
+      status,
+      code: codeOfStatus(status),
+      detail: exposeMessage ? message : undefined,
+      headers: status < 500 ? forwardedHeaders(shape) : {},
+    };
   }
   return INTERNAL;
 }

@@ -23,14 +23,20 @@ export const CLIENT_ANSWER: unique symbol = Symbol.for("blocks.error-handler.cli
 export function declaredStatus(err: unknown): DeclaredStatus | undefined {
   if (typeof err !== "object" || err === null) return undefined;
   const shape = err as Record<PropertyKey, unknown>;
-  const status = isErrorStatus(shape.status) ? shape.status : isErrorStatus(shape.statusCode) ? shape.statusCode : undefined;
+  const status = isErrorStatus(shape.status)
+    ? shape.status
+    : isErrorStatus(shape.statusCode)
+      ? shape.statusCode
+      : undefined;
   if (status === undefined) return undefined;
   if (shape[CLIENT_ANSWER] === true) return { status, exposeMessage: status < 500 };
   // http-errors sets `expose` on every error it makes: true below 500 unless you said otherwise.
   if (typeof shape.expose === "boolean") return { status, exposeMessage: shape.expose && status < 500 };
   // Hono's HTTPException: a status, and the Response it may carry, behind getResponse().
-  if (typeof shape.getResponse === "function" && typeof shape.getStatus !== "function" && shape.status === status) return { status, exposeMessage: status < 500 };
+  if (typeof shape.getResponse === "function" && typeof shape.getStatus !== "function" && shape.status === status)
+    return { status, exposeMessage: status < 500 };
   // @fastify/error: Fastify and its plugins name every code FST_*, with the status in statusCode.
-  if (typeof shape.code === "string" && shape.code.startsWith("FST_") && shape.statusCode === status) return { status, exposeMessage: status < 500 };
+  if (typeof shape.code === "string" && shape.code.startsWith("FST_") && shape.statusCode === status)
+    return { status, exposeMessage: status < 500 };
   return undefined;
 }

@@ -4,13 +4,21 @@ import { createProblemHandler } from "./problem";
 import { problemSchemas, schemaName } from "./problem-schemas";
 import { captureLogger } from "./testing/capture-logger";
 
-const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
+const CardDeclined = defineProblem({
+  code: "CARD_DECLINED",
+  status: 402,
+  title: "Card declined",
+  type: "https://docs.example.com/problems/card-declined",
+});
 const request = { requestId: "req_1", path: "/payments" };
 
 describe("defineProblem", () => {
   it("answers with the definition's status, title and type, the occurrence's detail and extension members", () => {
     const toProblem = createProblemHandler({ logger: captureLogger().logger, problems: [CardDeclined] });
-    const problem = toProblem(CardDeclined.create("The issuer declined the card.", { declineCode: "insufficient_funds" }), request);
+    const problem = toProblem(
+      CardDeclined.create("The issuer declined the card.", { declineCode: "insufficient_funds" }),
+      request,
+    );
     expect(problem.body).toEqual({
       type: "https://docs.example.com/problems/card-declined",
       title: "Card declined",
@@ -24,19 +32,28 @@ describe("defineProblem", () => {
   });
 
   it("needs no registration to be answered, and your `statuses` still win", () => {
-    expect(createProblemHandler({ logger: captureLogger().logger })(CardDeclined.create(), request).body).toMatchObject({ status: 402, title: "Card declined", detail: "Card declined" });
+    expect(createProblemHandler({ logger: captureLogger().logger })(CardDeclined.create(), request).body).toMatchObject(
+      { status: 402, title: "Card declined", detail: "Card declined" },
+    );
     const overridden = createProblemHandler({ logger: captureLogger().logger, statuses: { CARD_DECLINED: 422 } });
     expect(overridden(CardDeclined.create(), request).status).toBe(422);
   });
 
   it("gives a plain error with a defined code the definition's title and type", () => {
     const toProblem = createProblemHandler({ logger: captureLogger().logger, problems: [CardDeclined] });
-    expect(toProblem(Object.assign(new Error("Declined."), { code: "CARD_DECLINED" }), request).body).toMatchObject({ status: 402, title: "Card declined", type: CardDeclined.type });
+    expect(toProblem(Object.assign(new Error("Declined."), { code: "CARD_DECLINED" }), request).body).toMatchObject({
+      status: 402,
+      title: "Card declined",
+      type: CardDeclined.type,
+    });
   });
 
   it("is answered as defined even when its code is shaped like a driver's SQLSTATE", () => {
     const Locked = defineProblem({ code: "E4231", status: 423, title: "Account locked" });
-    expect(createProblemHandler({ logger: captureLogger().logger })(Locked.create(), request).body).toMatchObject({ status: 423, code: "E4231" });
+    expect(createProblemHandler({ logger: captureLogger().logger })(Locked.create(), request).body).toMatchObject({
+      status: 423,
+      code: "E4231",
+    });
   });
 
   it("recognises its errors by code, from any copy", () => {
@@ -54,9 +71,22 @@ describe("defineProblem", () => {
 describe("problemSchemas", () => {
   it("documents the base problem and one schema per code, defined problems included", () => {
     const schemas = problemSchemas({ problems: [CardDeclined], statuses: { REQUEST_IN_PROGRESS: 425 } });
-    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(["Problem", "ProblemIssue", "CardDeclinedProblem", "ValidationFailedProblem", "RateLimitedProblem"]));
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining([
+        "Problem",
+        "ProblemIssue",
+        "CardDeclinedProblem",
+        "ValidationFailedProblem",
+        "RateLimitedProblem",
+      ]),
+    );
     expect(schemas.CardDeclinedProblem).toMatchObject({
-      allOf: [{ $ref: "#/components/schemas/Problem" }, { properties: { code: { const: "CARD_DECLINED" }, status: { const: 402 }, type: { const: CardDeclined.type } } }],
+      allOf: [
+        { $ref: "#/components/schemas/Problem" },
+        {
+          properties: { code: { const: "CARD_DECLINED" }, status: { const: 402 }, type: { const: CardDeclined.type } },
+        },
+      ],
     });
     expect(schemas.RequestInProgressProblem).toMatchObject({ allOf: [{}, { properties: { status: { const: 425 } } }] });
     expect(schemas.RateLimitedProblem).toMatchObject({ allOf: [{}, { properties: { status: { examples: [429] } } }] });

@@ -14,7 +14,12 @@ export type ProblemSpec<Code extends string = string> = {
 };
 
 /** A problem with its defaults filled in. */
-export type ResolvedProblem<Code extends string = string> = { readonly code: Code; readonly status: number; readonly title: string; readonly type: string };
+export type ResolvedProblem<Code extends string = string> = {
+  readonly code: Code;
+  readonly status: number;
+  readonly title: string;
+  readonly type: string;
+};
 
 /** Extension members an occurrence may add (RFC 9457 §3.2); the standard members cannot be replaced. */
 export type ProblemExtensions = Record<string, string | number | boolean | null>;
@@ -37,7 +42,12 @@ export class ProblemError<Code extends string = string> extends Error {
 
   // Assigned, not declared as class fields: a field is defined on each error before the constructor
   // writes it, twice the work for every problem a route throws.
-  constructor(spec: ResolvedProblem<Code>, detail: string, extensions: ProblemExtensions, options?: { cause?: unknown }) {
+  constructor(
+    spec: ResolvedProblem<Code>,
+    detail: string,
+    extensions: ProblemExtensions,
+    options?: { cause?: unknown },
+  ) {
     super(detail, options);
     this.code = spec.code;
     this.status = spec.status;
@@ -70,15 +80,25 @@ export type ProblemDefinition<Code extends string = string> = ResolvedProblem<Co
  * throw CardDeclined.create("The issuer declined the card.", { declineCode: "insufficient_funds" });
  */
 export function defineProblem<const Code extends string>(spec: ProblemSpec<Code>): ProblemDefinition<Code> {
-  if (!/^[A-Z][A-Z0-9_]*$/.test(spec.code)) throw new TypeError(`defineProblem: code must be UPPER_SNAKE_CASE, not ${JSON.stringify(spec.code)}.`);
-  if (!isErrorStatus(spec.status)) throw new TypeError(`defineProblem: the status of ${spec.code} must be an integer from 400 to 599, not ${String(spec.status)}.`);
+  if (!/^[A-Z][A-Z0-9_]*$/.test(spec.code))
+    throw new TypeError(`defineProblem: code must be UPPER_SNAKE_CASE, not ${JSON.stringify(spec.code)}.`);
+  if (!isErrorStatus(spec.status))
+    throw new TypeError(
+      `defineProblem: the status of ${spec.code} must be an integer from 400 to 599, not ${String(spec.status)}.`,
+    );
   if (spec.title.trim() === "") throw new TypeError(`defineProblem: ${spec.code} needs a title.`);
-  const resolved = Object.freeze({ code: spec.code, status: spec.status, title: spec.title, type: spec.type ?? "about:blank" });
+  const resolved = Object.freeze({
+    code: spec.code,
+    status: spec.status,
+    title: spec.title,
+    type: spec.type ?? "about:blank",
+  });
   return Object.freeze({
     ...resolved,
     create(detail?: string, extensions: ProblemExtensions = {}, options?: { cause?: unknown }) {
       const reserved = Object.keys(extensions).filter((name) => RESERVED.has(name));
-      if (reserved.length > 0) throw new TypeError(`${spec.code}: ${reserved.join(", ")} cannot be an extension member; the handler sets it.`);
+      if (reserved.length > 0)
+        throw new TypeError(`${spec.code}: ${reserved.join(", ")} cannot be an extension member; the handler sets it.`);
       return new ProblemError(resolved, detail ?? resolved.title, extensions, options);
     },
     is(err: unknown): err is ProblemError<Code> {

@@ -19,7 +19,8 @@ export function isDownstreamError(err: unknown): boolean {
 
 // got, undici (UND_ERR_*), node:http's client (ERR_HTTP_*), ofetch/ky name their errors so.
 const CLIENT_CODE = /^(UND_ERR_|ERR_NON_2XX_3XX_RESPONSE$|ERR_HTTP_|ERR_BAD_(REQUEST|RESPONSE)$|ERR_FR_)/;
-const CLIENT_NAME = /^(AxiosError|HTTPError|FetchError|ResponseError|ResponseStatusCodeError|GaxiosError|RequestError)$/;
+const CLIENT_NAME =
+  /^(AxiosError|HTTPError|FetchError|ResponseError|ResponseStatusCodeError|GaxiosError|RequestError)$/;
 
 function isHttpClientError(shape: Record<string, unknown>): boolean {
   if (shape.isAxiosError === true) return true;
@@ -45,5 +46,7 @@ function isDriverError(shape: Record<string, unknown>): boolean {
   if (typeof code === "number") return true;
   if (typeof code === "string" && (SQLSTATE.test(code) || PRISMA_CODE.test(code))) return true;
   // pg's DatabaseError (`severity`, `routine`), mysql2 (`sqlState`, `sqlMessage`), Prisma (`clientVersion`).
-  return ["severity", "routine", "sqlState", "sqlMessage", "clientVersion"].some((field) => typeof shape[field] === "string");
+  return ["severity", "routine", "sqlState", "sqlMessage", "clientVersion"].some(
+    (field) => typeof shape[field] === "string",
+  );
 }

@@ -3,7 +3,8 @@ import { answeredError } from "./error-body";
 import { createProblemHandler } from "./problem";
 
 const toProblem = createProblemHandler({ logger: { error() {}, warn() {}, info() {} } });
-const body = (code: string) => JSON.stringify({ error: { code, message: "A request with this key is still running." } });
+const body = (code: string) =>
+  JSON.stringify({ error: { code, message: "A request with this key is still running." } });
 
 describe("answeredError", () => {
   it("recognises another block's error answer by its code, with its Retry-After", () => {

@@ -2,7 +2,13 @@
 import type { ToProblem } from "./problem";
 
 /** The error such an answer stands for; `headers` carries its Retry-After on to the problem. */
-export type AnsweredError = { name: "AnsweredError"; code: string; message: string; status: number; headers: Record<string, string> };
+export type AnsweredError = {
+  name: "AnsweredError";
+  code: string;
+  message: string;
+  status: number;
+  headers: Record<string, string>;
+};
 
 // The blocks' error bodies are a few hundred bytes; anything bigger is some route's own payload.
 const MAX_ERROR_BODY_BYTES = 4096;
@@ -23,7 +29,8 @@ export function answeredError(
   body: string,
   retryAfter?: string,
 ): AnsweredError | undefined {
-  if (status < 400 || !/^application\/json\b/i.test(contentType ?? "") || body.length > MAX_ERROR_BODY_BYTES) return undefined;
+  if (status < 400 || !/^application\/json\b/i.test(contentType ?? "") || body.length > MAX_ERROR_BODY_BYTES)
+    return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -31,6 +38,13 @@ export function answeredError(
     return undefined;
   }
   const error = (parsed as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  if (typeof error?.code !== "string" || typeof error.message !== "string" || !toProblem.hasCode(error.code)) return undefined;
-  return { name: "AnsweredError", code: error.code, message: error.message, status, headers: retryAfter === undefined ? {} : { "retry-after": retryAfter } };
+  if (typeof error?.code !== "string" || typeof error.message !== "string" || !toProblem.hasCode(error.code))
+    return undefined;
+  return {
+    name: "AnsweredError",
+    code: error.code,
+    message: error.message,
+    status,
+    headers: retryAfter === undefined ? {} : { "retry-after": retryAfter },
+  };
 }

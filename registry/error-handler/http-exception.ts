@@ -17,7 +17,10 @@ export function fromHttpException(err: unknown): unknown {
   if (!isHttpException(err)) return err;
   const status = err.getStatus();
   const answer = err.getResponse();
-  const { message, error } = (typeof answer === "object" && answer !== null ? answer : {}) as { message?: unknown; error?: unknown };
+  const { message, error } = (typeof answer === "object" && answer !== null ? answer : {}) as {
+    message?: unknown;
+    error?: unknown;
+  };
   // Nest re-throws body-parser's SyntaxError as a 400 with its message, which quotes the body.
   if (status === 400 && /\bJSON\b/.test(err.message)) return { name: err.name, type: "entity.parse.failed" };
   // ValidationPipe: a 400 whose messages are the failed constraints, written by class-validator from the schema.
@@ -26,7 +29,8 @@ export function fromHttpException(err: unknown): unknown {
   }
   // The idempotency and rate-limiter interceptors throw their `{ error: { code, message } }` answer, its status resolved.
   const answered = error as { code?: unknown; message?: unknown } | undefined;
-  if (typeof answered?.code === "string") return { name: "AnsweredError", code: answered.code, message: answered.message, status, [CLIENT_ANSWER]: true };
+  if (typeof answered?.code === "string")
+    return { name: "AnsweredError", code: answered.code, message: answered.message, status, [CLIENT_ANSWER]: true };
   return { name: err.name, message: err.message, status, [CLIENT_ANSWER]: true };
 }
 

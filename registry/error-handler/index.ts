@@ -30,6 +30,18 @@ export {
 } from "./problem";
 export { problemSchemas, schemaName, type JsonSchema, type ProblemSchemasOptions } from "./problem-schemas";
 export { pickRequestId } from "./request-id";
-export { parseRequest, requestValidationError, RequestValidationError, type StandardSchema } from "./request-validation";
+export {
+  parseRequest,
+  requestValidationError,
+  RequestValidationError,
+  type StandardSchema,
+} from "./request-validation";
 export { activeSpanTraceId, traceIdOf, traceIdOfTraceparent } from "./trace-id";
-export { BLOCK_STATUSES, codeOfStatus, DEFAULT_STATUSES, isErrorStatus, statusTitle, type StatusTable } from "./status-table";
+export {
+  BLOCK_STATUSES,
+  codeOfStatus,
+  DEFAULT_STATUSES,
+  isErrorStatus,
+  statusTitle,
+  type StatusTable,
+} from "./status-table";

@@ -36,7 +36,14 @@ export function schemaIssues(issues: readonly SchemaIssue[]): ProblemIssue[] {
     const path = (issue.path ?? []).map(pathSegment);
     const code = [fields.code, fields.type].find((value) => typeof value === "string");
     const expected = expectedOf(fields);
-    return withCode({ path, pointer: jsonPointer(path), message: expected === undefined ? "Invalid value." : `Expected ${expected}.` }, code);
+    return withCode(
+      {
+        path,
+        pointer: jsonPointer(path),
+        message: expected === undefined ? "Invalid value." : `Expected ${expected}.`,
+      },
+      code,
+    );
   });
 }
 
@@ -44,8 +51,12 @@ export function schemaIssues(issues: readonly SchemaIssue[]): ProblemIssue[] {
  * Issues whose messages a framework's own validator wrote from the schema alone: Ajv's (Fastify),
  * class-validator's (NestJS's ValidationPipe). Kept as written, clipped.
  */
-export function frameworkIssues(issues: readonly { path: (string | number)[]; message: string; code?: string | undefined }[]): ProblemIssue[] {
-  return issues.slice(0, MAX_ISSUES).map(({ path, message, code }) => withCode({ path, pointer: jsonPointer(path), message: clip(message) }, code));
+export function frameworkIssues(
+  issues: readonly { path: (string | number)[]; message: string; code?: string | undefined }[],
+): ProblemIssue[] {
+  return issues
+    .slice(0, MAX_ISSUES)
+    .map(({ path, message, code }) => withCode({ path, pointer: jsonPointer(path), message: clip(message) }, code));
 }
 
 /**
@@ -60,7 +71,12 @@ export function jsonPointer(path: readonly (string | number)[]): string {
 
 /** Ajv's instancePath, a JSON Pointer, back to segments. */
 export function pointerPath(pointer: string): string[] {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 /**
@@ -78,7 +94,9 @@ function expectedOf(fields: Record<string, unknown>): string | undefined {
   else if (typeof maximum === "number" || typeof maximum === "bigint") text = `at most ${maximum}${unit}`;
   else if (typeof format === "string") text = `a valid ${format}`;
   if (text === undefined || text.length > MAX_TEXT_LENGTH || /\(was\b/.test(text)) return undefined;
-  const seen = [fields.received, fields.actual, fields.input, fields.data].filter((value): value is string => typeof value === "string" && value.length >= 3);
+  const seen = [fields.received, fields.actual, fields.input, fields.data].filter(
+    (value): value is string => typeof value === "string" && value.length >= 3,
+  );
   return seen.some((value) => text.includes(value)) ? undefined : text;
 }
 

@@ -4,7 +4,10 @@
 export type LocalizedText = { title?: string | undefined; detail?: string | undefined; language?: string | undefined };
 
 /** The handler's `localize` option: a problem and the request's Accept-Language in, replacements out. */
-export type Localize = (problem: { code: string; status: number; title: string; detail: string }, acceptLanguage: string | undefined) => LocalizedText | undefined;
+export type Localize = (
+  problem: { code: string; status: number; title: string; detail: string },
+  acceptLanguage: string | undefined,
+) => LocalizedText | undefined;
 
 /** Translations by language tag, then by problem code (or status, as "404"). */
 export type ProblemCatalog = Readonly<Record<string, Readonly<Record<string, { title?: string; detail?: string }>>>>;
@@ -35,20 +38,30 @@ export function localizeFrom(catalog: ProblemCatalog): Localize {
  * @example
  * negotiateLanguage("fr;q=0.4, de-CH, en;q=0.8", ["en", "de"]); // "de"
  */
-export function negotiateLanguage(acceptLanguage: string | undefined, available: readonly string[]): string | undefined {
+export function negotiateLanguage(
+  acceptLanguage: string | undefined,
+  available: readonly string[],
+): string | undefined {
   if (!acceptLanguage) return undefined;
   const ranges = acceptLanguage
     .split(",")
     .slice(0, 20)
     .map((part, index) => {
       const [tag = "", ...params] = part.trim().split(";");
-      const q = Number(params.map((param) => param.trim()).find((param) => param.startsWith("q="))?.slice(2) ?? 1);
+      const q = Number(
+        params
+          .map((param) => param.trim())
+          .find((param) => param.startsWith("q="))
+          ?.slice(2) ?? 1,
+      );
       return { tag: tag.trim().toLowerCase(), q: Number.isFinite(q) ? q : 0, index };
     })
     .filter(({ tag, q }) => tag !== "" && q > 0)
     .sort((a, b) => b.q - a.q || a.index - b.index);
   for (const { tag } of ranges) {
-    const match = available.find((language) => language.toLowerCase() === tag) ?? available.find((language) => language.toLowerCase() === tag.split("-")[0]);
+    const match =
+      available.find((language) => language.toLowerCase() === tag) ??
+      available.find((language) => language.toLowerCase() === tag.split("-")[0]);
     if (match !== undefined) return match;
   }
   return undefined;
@@ -65,5 +78,7 @@ export function withVary(headers: Record<string, string>, existing: unknown): Re
   const before = Array.isArray(existing) ? existing.join(", ") : typeof existing === "string" ? existing : "";
   if (headers.vary === undefined || before === "") return headers;
   const names = new Set(before.split(",").map((name) => name.trim().toLowerCase()));
-  return names.has(headers.vary.toLowerCase()) || names.has("*") ? { ...headers, vary: before } : { ...headers, vary: `${before}, ${headers.vary}` };
+  return names.has(headers.vary.toLowerCase()) || names.has("*")
+    ? { ...headers, vary: before }
+    : { ...headers, vary: `${before}, ${headers.vary}` };
 }

@@ -13,10 +13,18 @@ import type { BlockLogger as ProblemLogger } from "./logger";
  * logProblem(logger, err, "req_1", 500, "INTERNAL_ERROR", undefined);
  * // error {"requestId":"req_1","status":500,"code":"INTERNAL_ERROR","error":{"name":"Error","message":"connect ECONNREFUSED"}}
  */
-export function logProblem(logger: ProblemLogger, err: unknown, requestId: string, status: number, code: string, traceId: string | undefined): void {
+export function logProblem(
+  logger: ProblemLogger,
+  err: unknown,
+  requestId: string,
+  status: number,
+  code: string,
+  traceId: string | undefined,
+): void {
   if (status < 500) {
     // Every client error passes here: its line is built only for a logger that writes info.
-    if (logger.isLevelEnabled?.("info") !== false) logger.info({ ...answerFields(requestId, status, code, traceId), error: errorSummary(err) }, "request rejected");
+    if (logger.isLevelEnabled?.("info") !== false)
+      logger.info({ ...answerFields(requestId, status, code, traceId), error: errorSummary(err) }, "request rejected");
     return;
   }
   const error = errorSummary(err);
@@ -29,7 +37,12 @@ export function logProblem(logger: ProblemLogger, err: unknown, requestId: strin
   logger.debug?.({ requestId, stack: safeStack }, "request failed: stack");
 }
 
-function answerFields(requestId: string, status: number, code: string, traceId: string | undefined): Record<string, unknown> {
+function answerFields(
+  requestId: string,
+  status: number,
+  code: string,
+  traceId: string | undefined,
+): Record<string, unknown> {
   return traceId === undefined ? { requestId, status, code } : { requestId, status, code, traceId };
 }
 
@@ -40,14 +53,22 @@ function errorSummary(err: unknown): ErrorSummary {
   if (typeof err !== "object" || err === null) return summary;
   const { issues } = err as { issues?: unknown };
   // A validation library's message quotes the rejected value (valibot: 'but received "4242 4242 4242 4242"'): its issues say where instead.
-  if (Array.isArray(issues)) Object.assign(summary, { message: `${issues.length} validation issue(s)`, issues: schemaIssues(issues as SchemaIssue[]) });
+  if (Array.isArray(issues))
+    Object.assign(summary, {
+      message: `${issues.length} validation issue(s)`,
+      issues: schemaIssues(issues as SchemaIssue[]),
+    });
   const status = carriedStatus(err);
   return status === undefined ? summary : { ...summary, status };
 }
 
 /** The status the error carries itself: for a downstream's error, what that service answered (kept for the log only). */
 function carriedStatus(err: object): number | undefined {
-  const { status, statusCode, response } = err as { status?: unknown; statusCode?: unknown; response?: { status?: unknown; statusCode?: unknown } | null };
+  const { status, statusCode, response } = err as {
+    status?: unknown;
+    statusCode?: unknown;
+    response?: { status?: unknown; statusCode?: unknown } | null;
+  };
   const candidates = [status, statusCode, response?.status, response?.statusCode];
   return candidates.find((value): value is number => typeof value === "number");
 }

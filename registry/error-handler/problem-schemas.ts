@@ -20,7 +20,11 @@ const ISSUE: JsonSchema = {
   type: "object",
   required: ["path", "pointer", "message"],
   properties: {
-    path: { type: "array", items: { type: ["string", "integer"] }, description: "Where in the input; [] for the input as a whole." },
+    path: {
+      type: "array",
+      items: { type: ["string", "integer"] },
+      description: "Where in the input; [] for the input as a whole.",
+    },
     pointer: { type: "string", description: "The same place as an RFC 6901 JSON Pointer." },
     message: { type: "string", description: "What the schema expected; never the rejected value." },
     code: { type: "string", description: "The validator's kind of issue." },
@@ -69,10 +73,21 @@ export function problemSchemas(options: ProblemSchemasOptions = {}): Record<stri
     const definition = definitions.get(code);
     const title = definition?.title ?? statusTitle(status);
     // A route's statusMap can change a block's status, and `localize` any title: those are examples, not constants.
-    const statusSchema = Object.hasOwn(BLOCK_STATUSES, code) && options.statuses?.[code] === undefined ? { examples: [status] } : { const: status };
-    const constants = { code: { const: code }, status: statusSchema, title: { type: "string", examples: [title] }, type: { const: definition?.type ?? typeOf(code) } };
+    const statusSchema =
+      Object.hasOwn(BLOCK_STATUSES, code) && options.statuses?.[code] === undefined
+        ? { examples: [status] }
+        : { const: status };
+    const constants = {
+      code: { const: code },
+      status: statusSchema,
+      title: { type: "string", examples: [title] },
+      type: { const: definition?.type ?? typeOf(code) },
+    };
     const required = code === "VALIDATION_FAILED" ? { required: ["issues"] } : {};
-    schemas[schemaName(code)] = { description: title, allOf: [{ $ref: `${REF}Problem` }, { type: "object", properties: constants, ...required }] };
+    schemas[schemaName(code)] = {
+      description: title,
+      allOf: [{ $ref: `${REF}Problem` }, { type: "object", properties: constants, ...required }],
+    };
   }
   return schemas;
 }
@@ -84,6 +99,9 @@ export function problemSchemas(options: ProblemSchemasOptions = {}): Record<stri
  * schemaName("CARD_DECLINED"); // "CardDeclinedProblem"
  */
 export function schemaName(code: string): string {
-  const words = code.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = code
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   return `${words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join("")}Problem`;
 }

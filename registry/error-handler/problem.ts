@@ -67,7 +67,11 @@ export type ErrorHandlerOptions = {
 };
 
 /** What the 404 handlers pass in: a code in the table, and a message safe to show. */
-export const ROUTE_NOT_FOUND = Object.freeze({ name: "RouteNotFound", code: "NOT_FOUND", message: "No route matches this method and path." });
+export const ROUTE_NOT_FOUND = Object.freeze({
+  name: "RouteNotFound",
+  code: "NOT_FOUND",
+  message: "No route matches this method and path.",
+});
 
 // No internals below 500 either way, but a 5xx answer tells the client what it can do next.
 const SERVER_ERROR_DETAIL = "The server could not complete the request. Quote the requestId if you report it.";
@@ -85,10 +89,16 @@ const SERVER_ERROR_DETAIL = "The server could not complete the request. Quote th
 export function createProblemHandler(options: ErrorHandlerOptions = {}) {
   const definitions = new Map((options.problems ?? []).map((problem) => [problem.code, problem]));
   const defined = Object.fromEntries([...definitions.values()].map(({ code, status }) => [code, status]));
-  const classifyOptions = { statuses: { ...DEFAULT_STATUSES, ...defined, ...options.statuses }, overrides: options.statuses };
+  const classifyOptions = {
+    statuses: { ...DEFAULT_STATUSES, ...defined, ...options.statuses },
+    overrides: options.statuses,
+  };
   // A typo such as 4090 would otherwise surface as a throw inside the error handler, on the first such error.
   for (const [code, status] of Object.entries(classifyOptions.statuses)) {
-    if (!isErrorStatus(status)) throw new TypeError(`error-handler: the status of ${code} must be an integer from 400 to 599, not ${String(status)}.`);
+    if (!isErrorStatus(status))
+      throw new TypeError(
+        `error-handler: the status of ${code} must be an integer from 400 to 599, not ${String(status)}.`,
+      );
   }
   const logger = options.logger ?? consoleLogger;
   const typeOf = options.typeOf ?? (() => "about:blank");
@@ -96,32 +106,44 @@ export function createProblemHandler(options: ErrorHandlerOptions = {}) {
 
   const hasCode = (code: string) => Object.hasOwn(classifyOptions.statuses, code);
 
-  return Object.assign(function toProblem(err: unknown, request: ProblemRequest): Problem {
-    const { status, code, detail, issues, headers, definition, extensions } = classifyError(err, classifyOptions);
-    const known = definition ?? definitions.get(code);
-    const traceId = traceIdOf(single(request.traceparent));
-    // Members set one by one, in the order clients read them: no throwaway objects for the optional ones.
-    const body: ProblemBody = {
-      ...extensions,
-      type: known?.type ?? typeOf(code),
-      title: known?.title ?? statusTitle(status),
-      status,
-      detail: detail ?? (status >= 500 ? SERVER_ERROR_DETAIL : (known?.title ?? statusTitle(status))),
-    } as ProblemBody;
-    if (request.path !== undefined) body.instance = request.path;
-    body.code = code;
-    body.requestId = request.requestId;
-    if (traceId !== undefined) body.traceId = traceId;
-    if (issues) body.issues = issues;
-    logProblem(logger, err, request.requestId, status, code, traceId);
-    metrics?.count(status, code);
-    const answer = { ...headers, "content-type": PROBLEM_CONTENT_TYPE };
-    return { status, headers: localize ? localized(localize, body, single(request.acceptLanguage), answer) : answer, body };
-  }, { hasCode, localizes: localize !== undefined });
+  return Object.assign(
+    function toProblem(err: unknown, request: ProblemRequest): Problem {
+      const { status, code, detail, issues, headers, definition, extensions } = classifyError(err, classifyOptions);
+      const known = definition ?? definitions.get(code);
+      const traceId = traceIdOf(single(request.traceparent));
+      // Members set one by one, in the order clients read them: no throwaway objects for the optional ones.
+      const body: ProblemBody = {
+        ...extensions,
+        type: known?.type ?? typeOf(code),
+        title: known?.title ?? statusTitle(status),
+        status,
+        detail: detail ?? (status >= 500 ? SERVER_ERROR_DETAIL : (known?.title ?? statusTitle(status))),
+      } as ProblemBody;
+      if (request.path !== undefined) body.instance = request.path;
+      body.code = code;
+      body.requestId = request.requestId;
+      if (traceId !== undefined) body.traceId = traceId;
+      if (issues) body.issues = issues;
+      logProblem(logger, err, request.requestId, status, code, traceId);
+      metrics?.count(status, code);
+      const answer = { ...headers, "content-type": PROBLEM_CONTENT_TYPE };
+      return {
+        status,
+        headers: localize ? localized(localize, body, single(request.acceptLanguage), answer) : answer,
+        body,
+      };
+    },
+    { hasCode, localizes: localize !== undefined },
+  );
 }
 
 /** Applies `localize` to the body in place; a translation that throws leaves the problem as it was. */
-function localized(localize: Localize, body: ProblemBody, acceptLanguage: string | undefined, headers: Record<string, string>): Record<string, string> {
+function localized(
+  localize: Localize,
+  body: ProblemBody,
+  acceptLanguage: string | undefined,
+  headers: Record<string, string>,
+): Record<string, string> {
   // The answer depends on Accept-Language: caches must key on it.
   const varied = { ...headers, vary: "Accept-Language" };
   let text: LocalizedText | undefined;

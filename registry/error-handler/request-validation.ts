@@ -40,7 +40,8 @@ export type StandardSchema<Output = unknown> = {
     readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
   };
 };
-type StandardResult<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly SchemaIssue[] };
+type StandardResult<Output> =
+  { readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly SchemaIssue[] };
 
 /**
  * Validates part of a request with any Standard Schema; throws a RequestValidationError when it
@@ -62,15 +63,29 @@ export async function parseRequest<Output>(schema: StandardSchema<Output>, value
  */
 export function requestIssues(err: unknown): ProblemIssue[] | undefined {
   if (typeof err !== "object" || err === null) return undefined;
-  const shape = err as { [REQUEST_VALIDATION]?: unknown; problemIssues?: unknown; code?: unknown; validation?: unknown };
-  if (shape[REQUEST_VALIDATION] === true && Array.isArray(shape.problemIssues)) return shape.problemIssues as ProblemIssue[];
-  if (shape.code === "FST_ERR_VALIDATION" && Array.isArray(shape.validation)) return frameworkIssues(shape.validation.map(fromAjvError));
+  const shape = err as {
+    [REQUEST_VALIDATION]?: unknown;
+    problemIssues?: unknown;
+    code?: unknown;
+    validation?: unknown;
+  };
+  if (shape[REQUEST_VALIDATION] === true && Array.isArray(shape.problemIssues))
+    return shape.problemIssues as ProblemIssue[];
+  if (shape.code === "FST_ERR_VALIDATION" && Array.isArray(shape.validation))
+    return frameworkIssues(shape.validation.map(fromAjvError));
   return undefined;
 }
 
 function fromAjvError(error: unknown): { path: string[]; message: string; code?: string } {
-  const { instancePath, message, keyword } = (error ?? {}) as { instancePath?: unknown; message?: unknown; keyword?: unknown };
+  const { instancePath, message, keyword } = (error ?? {}) as {
+    instancePath?: unknown;
+    message?: unknown;
+    keyword?: unknown;
+  };
   const path = typeof instancePath === "string" ? pointerPath(instancePath) : [];
-  return { path, message: typeof message === "string" ? message : "Invalid value.", ...(typeof keyword === "string" ? { code: keyword } : {}) };
+  return {
+    path,
+    message: typeof message === "string" ? message : "Invalid value.",
+    ...(typeof keyword === "string" ? { code: keyword } : {}),
+  };
 }
-

@@ -83,7 +83,9 @@ export function statusTitle(status: number): string {
  */
 export function codeOfStatus(status: number): string {
   if (status === 500) return "INTERNAL_ERROR";
-  return statusTitle(status).toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+  return statusTitle(status)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, "_");
 }
 
 /** True for a status this block may send: an integer in 400–599. */

@@ -37,7 +37,9 @@ export function activeSpanTraceId(): string | undefined {
     const api = (globalThis as Record<symbol, OtelGlobal | undefined>)[OTEL_API];
     const span = api?.context?.active().getValue(SPAN_KEY) as Span | undefined;
     const traceId = span?.spanContext().traceId;
-    return typeof traceId === "string" && /^[0-9a-f]{32}$/.test(traceId) && traceId !== ZERO_TRACE_ID ? traceId : undefined;
+    return typeof traceId === "string" && /^[0-9a-f]{32}$/.test(traceId) && traceId !== ZERO_TRACE_ID
+      ? traceId
+      : undefined;
   } catch {
     // A broken tracer must not break the error answer.
     return undefined;

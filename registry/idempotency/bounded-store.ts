@@ -33,7 +33,9 @@ export class BoundedStore {
     } catch (err) {
       // A store method that throws before returning its promise fails the same way as one that rejects.
       this.failed(method);
-      return Promise.reject(err instanceof Error ? err : new Error(`store.${method} threw ${String(err)}`, { cause: err }));
+      return Promise.reject(
+        err instanceof Error ? err : new Error(`store.${method} threw ${String(err)}`, { cause: err }),
+      );
     }
     // One promise per call (this runs several times per request): the timeout and the count share it.
     return withTimeout(answer, timeoutMs, `store.${method}`, () => this.failed(method));

@@ -28,7 +28,8 @@ export type ConsumeOptions<Options, P = unknown> = Options & { onDead?: OnDead<P
  * `processed`: the operation ran now. `duplicate`: it ran before; `response` is its stored result.
  * `dead`: it failed for good, now or before (`onDead` was called for it); acknowledge it.
  */
-export type ConsumeResult<T> = { outcome: "processed" | "duplicate"; response: T } | { outcome: "dead"; error: unknown };
+export type ConsumeResult<T> =
+  { outcome: "processed" | "duplicate"; response: T } | { outcome: "dead"; error: unknown };
 
 /** What `consume` needs of the handler. */
 export type InboxCore = {
@@ -38,7 +39,11 @@ export type InboxCore = {
 };
 
 /** `execute` or `executeInTransaction` of the user's operation, filling in `report` as it runs. */
-export type RunMessage<T, Options> = (scope: IdempotencyScope, options: Options, report: RunReport) => Promise<ExecuteResult<T>>;
+export type RunMessage<T, Options> = (
+  scope: IdempotencyScope,
+  options: Options,
+  report: RunReport,
+) => Promise<ExecuteResult<T>>;
 
 /**
  * Every consumer scope's operation starts with this; an HTTP operation never does (the default
@@ -53,7 +58,9 @@ const SOURCE = /^[A-Za-z0-9._-]{1,64}$/;
 /** A source names one sender or queue: checked when an adapter is made, so a typo fails at startup. */
 export function checkSource(source: unknown): string {
   if (typeof source !== "string" || !SOURCE.test(source)) {
-    throw new TypeError(`idempotency: a message \`source\` must be 1 to 64 letters, digits, '.', '_' or '-' (e.g. "stripe"), got ${JSON.stringify(source)}.`);
+    throw new TypeError(
+      `idempotency: a message \`source\` must be 1 to 64 letters, digits, '.', '_' or '-' (e.g. "stripe"), got ${JSON.stringify(source)}.`,
+    );
   }
   return source;
 }
@@ -99,7 +106,14 @@ export async function consumeMessage<T, Options>(
 }
 
 /** Hands a dead message to `onDead` under a notice record of its own, so no second delivery calls it again. */
-async function bury(core: InboxCore, scope: IdempotencyScope, message: InboxMessage, error: unknown, killed: boolean, onDead?: OnDead): Promise<void> {
+async function bury(
+  core: InboxCore,
+  scope: IdempotencyScope,
+  message: InboxMessage,
+  error: unknown,
+  killed: boolean,
+  onDead?: OnDead,
+): Promise<void> {
   if (!onDead) {
     if (killed) core.observer.record("messageDead", scope, { err: error });
     return;
@@ -123,14 +137,19 @@ async function bury(core: InboxCore, scope: IdempotencyScope, message: InboxMess
 }
 
 function checkMessage(observer: Observer, message: InboxMessage): IdempotencyScope {
-  if (typeof message !== "object" || message === null) throw new TypeError("idempotency: consume takes a message `{ source, messageId, payload }`.");
+  if (typeof message !== "object" || message === null)
+    throw new TypeError("idempotency: consume takes a message `{ source, messageId, payload }`.");
   const source = checkSource(message.source);
   if (!isIdempotencyKey(message.messageId)) {
     const err = new IdempotencyError(
       "IDEMPOTENCY_KEY_INVALID",
       `A ${source} message's id must be 1 to 255 visible ASCII characters (got ${describe(message.messageId)}); it cannot be deduplicated, so it was not run.`,
     );
-    observer.record("messageIdInvalid", { operation: `${CONSUMER_OPERATION_PREFIX}${source}`, userId: INBOX_USER_ID, key: "" }, { err });
+    observer.record(
+      "messageIdInvalid",
+      { operation: `${CONSUMER_OPERATION_PREFIX}${source}`, userId: INBOX_USER_ID, key: "" },
+      { err },
+    );
     throw err;
   }
   return inboxScope(source, message.messageId);

@@ -18,7 +18,13 @@ function setup(options: IdempotencyHandlerOptions & { cache?: IdempotencyCache; 
   const logger = recordingLogger();
   const metrics = recordingMetrics();
   const store = options.store ?? new MemoryStore({ now: () => clock.now });
-  const handler = new IdempotencyHandler(store, options.cache, { heartbeatIntervalMs: 0, maxRetries: 2, logger, metrics, ...options });
+  const handler = new IdempotencyHandler(store, options.cache, {
+    heartbeatIntervalMs: 0,
+    maxRetries: 2,
+    logger,
+    metrics,
+    ...options,
+  });
   /** The decision lines `act` wrote, so each decision is checked on its own (the debug lines holding stacks are checked apart). */
   const linesOf = async (act: () => Promise<unknown>): Promise<LogLine[]> => {
     const from = logger.lines.length;
@@ -28,7 +34,8 @@ function setup(options: IdempotencyHandlerOptions & { cache?: IdempotencyCache; 
   return { clock, store, handler, metrics, linesOf, logger };
 }
 
-const line = (level: string, msg: string, fields: Record<string, unknown>): unknown => expect.objectContaining({ level, msg: `idempotency: ${msg}`, ...fields });
+const line = (level: string, msg: string, fields: Record<string, unknown>): unknown =>
+  expect.objectContaining({ level, msg: `idempotency: ${msg}`, ...fields });
 
 describe("every handler decision is logged with { key, userId, operation, status } and counted", () => {
   it("lock acquired, then executed and stored", async () => {
@@ -42,13 +49,20 @@ describe("every handler decision is logged with { key, userId, operation, status
 
   it("dedupe hit, from the store and then from the cache", async () => {
     const entries = new Map<string, CachedRecord>();
-    const cache: IdempotencyCache = { get: ({ key }) => Promise.resolve(entries.get(key)), set: ({ key }, record) => Promise.resolve(void entries.set(key, record)) };
+    const cache: IdempotencyCache = {
+      get: ({ key }) => Promise.resolve(entries.get(key)),
+      set: ({ key }, record) => Promise.resolve(void entries.set(key, record)),
+    };
     const { handler, metrics, linesOf } = setup({ cache });
     await handler.execute(payment(), () => "ok");
     entries.clear();
 
-    expect(await linesOf(() => handler.execute(payment(), () => "ok"))).toEqual([line("info", "replayed a stored response", { ...scope, status: "SUCCESS", source: "store" })]);
-    expect(await linesOf(() => handler.execute(payment(), () => "ok"))).toEqual([line("info", "replayed a stored response", { ...scope, status: "SUCCESS", source: "cache" })]);
+    expect(await linesOf(() => handler.execute(payment(), () => "ok"))).toEqual([
+      line("info", "replayed a stored response", { ...scope, status: "SUCCESS", source: "store" }),
+    ]);
+    expect(await linesOf(() => handler.execute(payment(), () => "ok"))).toEqual([
+      line("info", "replayed a stored response", { ...scope, status: "SUCCESS", source: "cache" }),
+    ]);
     expect(metrics.total("duplicates", { operation: scope.operation, status: "SUCCESS" })).toBe(2);
     expect(metrics.total("cacheHits", { operation: scope.operation })).toBe(1);
   });
@@ -81,10 +95,16 @@ describe("every handler decision is logged with { key, userId, operation, status
 
   it("failure classified as permanent, and the retry rejected", async () => {
     const { handler, metrics, linesOf } = setup();
-    const lines = await linesOf(() => outcome(handler.execute(payment(), () => Promise.reject(new ValidationError("bad card")), { isPermanentError })));
+    const lines = await linesOf(() =>
+      outcome(handler.execute(payment(), () => Promise.reject(new ValidationError("bad card")), { isPermanentError })),
+    );
     expect(lines).toEqual([
       line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
-      line("info", "permanent failure, key marked FAILED", { ...scope, status: "FAILED", err: { name: "ValidationError", message: "bad card" } }),
+      line("info", "permanent failure, key marked FAILED", {
+        ...scope,
+        status: "FAILED",
+        err: { name: "ValidationError", message: "bad card" },
+      }),
     ]);
     expect(metrics.total("executions", { operation: scope.operation, outcome: "permanent_failure" })).toBe(1);
 
@@ -96,7 +116,8 @@ describe("every handler decision is logged with { key, userId, operation, status
 
   it("failure classified as transient: retry counted, then the key poisoned when the budget is spent", async () => {
     const { handler, metrics, linesOf } = setup({ maxRetries: 2 });
-    const fail = () => outcome(handler.execute(payment(), () => Promise.reject(new GatewayTimeout("timeout")), { isPermanentError }));
+    const fail = () =>
+      outcome(handler.execute(payment(), () => Promise.reject(new GatewayTimeout("timeout")), { isPermanentError }));
 
     expect(await linesOf(fail)).toEqual([
       line("debug", "lock acquired", { ...scope, status: "PROCESSING" }),
@@ -169,7 +190,9 @@ describe("every handler decision is logged with { key, userId, operation, status
     await handler.execute({ ...payment(), key: "k-2" }, () => "ok");
     clock.now += 2 * MINUTE;
 
-    expect(await linesOf(() => handler.cleanupExpiredRecords())).toEqual([line("info", "cleaned up expired records", { status: "CLEANED", deleted: 2 })]);
+    expect(await linesOf(() => handler.cleanupExpiredRecords())).toEqual([
+      line("info", "cleaned up expired records", { status: "CLEANED", deleted: 2 }),
+    ]);
     expect(metrics.total("cleaned")).toBe(2);
   });
 
@@ -198,9 +221,18 @@ describe("a failed operation's error in the logs", () => {
     });
     await outcome(handler.execute(payment(), () => Promise.reject(axiosLike)));
     const decision = logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry");
-    expect(decision?.err).toEqual({ name: "AxiosError", message: "Request failed with status code 502", code: "ERR_BAD_RESPONSE" });
-    const stack = logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry (stack)");
-    expect(stack).toMatchObject({ level: "debug", err: { name: "AxiosError", stack: expect.stringContaining("AxiosError") as unknown } });
+    expect(decision?.err).toEqual({
+      name: "AxiosError",
+      message: "Request failed with status code 502",
+      code: "ERR_BAD_RESPONSE",
+    });
+    const stack = logger.lines.find(
+      (line) => line.msg === "idempotency: transient failure, key released for retry (stack)",
+    );
+    expect(stack).toMatchObject({
+      level: "debug",
+      err: { name: "AxiosError", stack: expect.stringContaining("AxiosError") as unknown },
+    });
     expect(JSON.stringify(logger.lines)).not.toContain("secret-token");
     expect(JSON.stringify(logger.lines)).not.toContain('"type":"Buffer"');
   });
@@ -213,7 +245,8 @@ describe("a failed operation's error in the logs", () => {
         throw thrown;
       }),
     );
-    expect(logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry")?.err).toEqual({ name: "string", message: "a string" });
+    expect(
+      logger.lines.find((line) => line.msg === "idempotency: transient failure, key released for retry")?.err,
+    ).toEqual({ name: "string", message: "a string" });
   });
 });
-

@@ -17,7 +17,9 @@ describe("idempotencyErrorStatus", () => {
 
   it("gives 500 for any other error and honours a statusMap", () => {
     expect(idempotencyErrorStatus(new Error("boom"))).toBe(500);
-    expect(idempotencyErrorStatus(new IdempotencyError("REQUEST_IN_PROGRESS", "x"), { REQUEST_IN_PROGRESS: 425 })).toBe(425);
+    expect(idempotencyErrorStatus(new IdempotencyError("REQUEST_IN_PROGRESS", "x"), { REQUEST_IN_PROGRESS: 425 })).toBe(
+      425,
+    );
   });
 });
 
@@ -29,6 +31,8 @@ describe("isIdempotencyError", () => {
   });
 
   it("serializes to the documented body", () => {
-    expect(new IdempotencyError("REQUEST_FAILED", "failed").toJSON()).toEqual({ error: { code: "REQUEST_FAILED", message: "failed" } });
+    expect(new IdempotencyError("REQUEST_FAILED", "failed").toJSON()).toEqual({
+      error: { code: "REQUEST_FAILED", message: "failed" },
+    });
   });
 });

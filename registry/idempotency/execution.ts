@@ -1,6 +1,14 @@
 // One execution of an operation under a key: its fencing token, its lease, and how its outcome is written.
 import type { BoundedStore } from "./bounded-store";
-import { classifyFailure, keptFailureResponse, LEASED, settleFailure, type FailureClassifiers, type FailureOutcome, type RunReport } from "./failure-policy";
+import {
+  classifyFailure,
+  keptFailureResponse,
+  LEASED,
+  settleFailure,
+  type FailureClassifiers,
+  type FailureOutcome,
+  type RunReport,
+} from "./failure-policy";
 import type { Observer } from "./observer";
 import type { OperationContext } from "./operation-context";
 import { serializeResult } from "./result-json";
@@ -140,7 +148,9 @@ export class Execution implements OperationContext {
     if (this.renewing) return;
     this.renewing = true;
     try {
-      const held = await this.store.call("heartbeat", (store) => store.heartbeat(this.scope, this.token, this.settings.ttlMs));
+      const held = await this.store.call("heartbeat", (store) =>
+        store.heartbeat(this.scope, this.token, this.settings.ttlMs),
+      );
       if (!held && !this.controller?.signal.aborted) this.loseLease();
     } catch (err) {
       // One missed beat is survivable: recovery only fires after a whole timeout without any.
@@ -210,7 +220,9 @@ export class Execution implements OperationContext {
     let failedBefore = false;
     for (let attempt = 1; attempt <= settings.completionAttempts; attempt++) {
       try {
-        const stored = await this.store.call("markSuccess", (store) => store.markSuccess(scope, this.token, serialized, settings.ttlMs));
+        const stored = await this.store.call("markSuccess", (store) =>
+          store.markSuccess(scope, this.token, serialized, settings.ttlMs),
+        );
         // After a timed-out attempt the write may have landed anyway: then the record is ours and SUCCESS.
         if (stored || (failedBefore && (await this.alreadyStored()))) {
           observer.record("stored", scope);
@@ -238,9 +250,13 @@ export class Execution implements OperationContext {
   }
 
   /** A write fenced by the token: false (logged) when the key is no longer this execution's. */
-  private async held(method: "release" | "markFailed", write: (store: IdempotencyStore) => Promise<boolean>): Promise<boolean> {
+  private async held(
+    method: "release" | "markFailed",
+    write: (store: IdempotencyStore) => Promise<boolean>,
+  ): Promise<boolean> {
     const done = await this.store.call(method, write);
-    if (!done) this.observer.record(method === "release" ? "leaseLostReleaseSkipped" : "leaseLostMarkFailedSkipped", this.scope);
+    if (!done)
+      this.observer.record(method === "release" ? "leaseLostReleaseSkipped" : "leaseLostMarkFailedSkipped", this.scope);
     return done;
   }
 }

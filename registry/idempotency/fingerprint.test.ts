@@ -15,7 +15,7 @@ describe("canonicalJson", () => {
   });
 
   it("keeps unicode and escapes exactly as JSON does", () => {
-    expect(canonicalJson({ "é": "☕\n\"" })).toBe(JSON.stringify({ "é": "☕\n\"" }));
+    expect(canonicalJson({ é: '☕\n"' })).toBe(JSON.stringify({ é: '☕\n"' }));
   });
 });
 

@@ -47,7 +47,10 @@ function serialize(value: unknown, depth: number): string | undefined {
     case "boolean":
       return value ? "true" : "false";
     case "bigint":
-      throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request payload contains a BigInt, which JSON cannot represent.");
+      throw new IdempotencyError(
+        "IDEMPOTENCY_PAYLOAD_INVALID",
+        "The request payload contains a BigInt, which JSON cannot represent.",
+      );
     case "object":
       if (value === null) return "null";
       if (Array.isArray(value)) return serializeArray(value, depth);

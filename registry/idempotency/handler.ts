@@ -12,8 +12,23 @@ import { Observer } from "./observer";
 import type { IdempotentOperation, TransactionalOperation } from "./operation-context";
 import { ReadSide } from "./read-side";
 import { storeUnavailable } from "./refusals";
-import { executeInTransaction, transactionalStore, transactionsUnsupported, type TransactionalCore, type TransactionOptions } from "./transactional";
-import type { CreateResult, ExecuteResult, IdempotencyCache, IdempotencyRecord, IdempotencyScope, IdempotencyStore, StepResults, TransactionalStore } from "./types";
+import {
+  executeInTransaction,
+  transactionalStore,
+  transactionsUnsupported,
+  type TransactionalCore,
+  type TransactionOptions,
+} from "./transactional";
+import type {
+  CreateResult,
+  ExecuteResult,
+  IdempotencyCache,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  StepResults,
+  TransactionalStore,
+} from "./types";
 import { freshResult } from "./result-json";
 import { warnOnce } from "./utils/warn-once";
 import { releaseUnanswered } from "./release-unanswered";
@@ -132,7 +147,11 @@ export class IdempotencyHandler<Tx = unknown> {
    * When `operation` throws, rejects with that same error after recording the failure.
    * `operation` gets the execution's context (`ctx.signal`, made only if read; `ctx.key`).
    */
-  execute<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions = {}): Promise<ExecuteResult<T>> {
+  execute<T>(
+    context: ExecuteContext,
+    operation: IdempotentOperation<T>,
+    options: ExecuteOptions = {},
+  ): Promise<ExecuteResult<T>> {
     return this.executeLeased(context, operation, options, undefined);
   }
 
@@ -140,7 +159,11 @@ export class IdempotencyHandler<Tx = unknown> {
    * Like `execute`, for an operation whose writes go to the store's own database: the record, the
    * writes (made on `ctx.tx`, the client's transaction) and the result commit in one transaction.
    */
-  executeInTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions = {}): Promise<ExecuteResult<T>> {
+  executeInTransaction<T>(
+    context: ExecuteContext,
+    operation: TransactionalOperation<T, Tx>,
+    options: TransactionOptions = {},
+  ): Promise<ExecuteResult<T>> {
     return this.executeTransaction(context, operation, options, undefined);
   }
 
@@ -148,15 +171,33 @@ export class IdempotencyHandler<Tx = unknown> {
    * Runs `operation` once per `(message.source, message.messageId)` for an at-least-once delivery:
    * see consume.ts for what each outcome means to the delivery.
    */
-  consume<T>(message: InboxMessage, operation: IdempotentOperation<T>, options: ConsumeOptions<ExecuteOptions> = {}): Promise<ConsumeResult<T>> {
-    return consumeMessage(this.inbox, message, (scope, executeOptions, report) =>
-      this.executeLeased({ ...scope, payload: message.payload }, operation, executeOptions, report), options);
+  consume<T>(
+    message: InboxMessage,
+    operation: IdempotentOperation<T>,
+    options: ConsumeOptions<ExecuteOptions> = {},
+  ): Promise<ConsumeResult<T>> {
+    return consumeMessage(
+      this.inbox,
+      message,
+      (scope, executeOptions, report) =>
+        this.executeLeased({ ...scope, payload: message.payload }, operation, executeOptions, report),
+      options,
+    );
   }
 
   /** `consume` whose writes commit with the message's record, as `executeInTransaction`. */
-  consumeInTransaction<T>(message: InboxMessage, operation: TransactionalOperation<T, Tx>, options: ConsumeOptions<TransactionOptions> = {}): Promise<ConsumeResult<T>> {
-    return consumeMessage(this.inbox, message, (scope, executeOptions, report) =>
-      this.executeTransaction({ ...scope, payload: message.payload }, operation, executeOptions, report), options);
+  consumeInTransaction<T>(
+    message: InboxMessage,
+    operation: TransactionalOperation<T, Tx>,
+    options: ConsumeOptions<TransactionOptions> = {},
+  ): Promise<ConsumeResult<T>> {
+    return consumeMessage(
+      this.inbox,
+      message,
+      (scope, executeOptions, report) =>
+        this.executeTransaction({ ...scope, payload: message.payload }, operation, executeOptions, report),
+      options,
+    );
   }
 
   /**
@@ -185,7 +226,12 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   /** `execute`, telling `report` (for `consume`) whether the operation ran and whether its failure left the key FAILED. */
-  private async executeLeased<T>(context: ExecuteContext, operation: IdempotentOperation<T>, options: ExecuteOptions, report: RunReport | undefined): Promise<ExecuteResult<T>> {
+  private async executeLeased<T>(
+    context: ExecuteContext,
+    operation: IdempotentOperation<T>,
+    options: ExecuteOptions,
+    report: RunReport | undefined,
+  ): Promise<ExecuteResult<T>> {
     const scope = checkScope(context);
     const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
     const { reads } = this;
@@ -208,11 +254,24 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   /** `executeInTransaction`, with `report` as `executeLeased`'s. */
-  private async executeTransaction<T>(context: ExecuteContext, operation: TransactionalOperation<T, Tx>, options: TransactionOptions, report: RunReport | undefined): Promise<ExecuteResult<T>> {
+  private async executeTransaction<T>(
+    context: ExecuteContext,
+    operation: TransactionalOperation<T, Tx>,
+    options: TransactionOptions,
+    report: RunReport | undefined,
+  ): Promise<ExecuteResult<T>> {
     const scope = checkScope(context);
     const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
     if (!this.transactions) throw transactionsUnsupported();
-    return await executeInTransaction(this.transactionalCore, this.transactions, scope, requestHash, operation, options, report);
+    return await executeInTransaction(
+      this.transactionalCore,
+      this.transactions,
+      scope,
+      requestHash,
+      operation,
+      options,
+      report,
+    );
   }
 
   private async run<T>(
@@ -249,7 +308,10 @@ export class IdempotencyHandler<Tx = unknown> {
   private async create(scope: IdempotencyScope, requestHash: string, token: string): Promise<CreateResult> {
     let creating: Promise<CreateResult> | undefined;
     try {
-      return await this.bounded.call("create", (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })));
+      return await this.bounded.call(
+        "create",
+        (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })),
+      );
     } catch (err) {
       if (creating) releaseUnanswered(this.bounded, this.observer, scope, token, creating);
       throw storeUnavailable(this.observer, "create", err, scope);
@@ -257,7 +319,13 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   /** A duplicate of a running attempt waits for it (with `waitMs`); any other is answered from the record at once, with no await. */
-  private waitIfRunning(scope: IdempotencyScope, requestHash: string, record: IdempotencyRecord, waitMs: number, signal: AbortSignal | undefined): Waited | Promise<Waited> {
+  private waitIfRunning(
+    scope: IdempotencyScope,
+    requestHash: string,
+    record: IdempotencyRecord,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+  ): Waited | Promise<Waited> {
     if (!(waitMs > 0 && record.status === "PROCESSING" && record.requestHash === requestHash)) return { record };
     const access: WaitAccess = {
       get: () => this.callStore("get", (store) => store.get(scope), scope),
@@ -267,7 +335,11 @@ export class IdempotencyHandler<Tx = unknown> {
   }
 
   /** `scope` is given when the call is about one key, so the refusal can be traced to it. */
-  private async callStore<T>(method: StoreMethod, call: (store: IdempotencyStore) => Promise<T>, scope?: IdempotencyScope): Promise<T> {
+  private async callStore<T>(
+    method: StoreMethod,
+    call: (store: IdempotencyStore) => Promise<T>,
+    scope?: IdempotencyScope,
+  ): Promise<T> {
     try {
       return await this.bounded.call(method, call);
     } catch (err) {
@@ -289,7 +361,9 @@ function checkRecoveryTimeout(timeoutInMs: number, heartbeatIntervalMs: number):
     );
   }
   if (timeoutInMs < 2 * heartbeatIntervalMs) {
-    warnOnce(`idempotency: the recovery timeout (${timeoutInMs} ms) is under two heartbeat intervals (${heartbeatIntervalMs} ms): one late heartbeat lets recovery free a running execution.`);
+    warnOnce(
+      `idempotency: the recovery timeout (${timeoutInMs} ms) is under two heartbeat intervals (${heartbeatIntervalMs} ms): one late heartbeat lets recovery free a running execution.`,
+    );
   }
 }
 

@@ -15,7 +15,12 @@ export { canonicalJson, hashPayload } from "./fingerprint";
 export { PostgresStore } from "./stores/postgres-store";
 export type { PostgresStoreOptions, SqlClient, TransactionalSqlClient } from "./stores/postgres-store";
 export type { TransactionOptions } from "./transactional";
-export type { IdempotentOperation, OperationContext, TransactionalOperation, TransactionContext } from "./operation-context";
+export type {
+  IdempotentOperation,
+  OperationContext,
+  TransactionalOperation,
+  TransactionContext,
+} from "./operation-context";
 export { preparedStatements } from "./stores/prepared-statements";
 export type { PreparingClient } from "./stores/prepared-statements";
 export { postgresSchema, postgresSchemaStatements } from "./stores/postgres-schema";

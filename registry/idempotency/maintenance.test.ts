@@ -46,12 +46,18 @@ describe("maintenance job", () => {
     await handler.execute({ operation: "op", userId: "u", key: "k1", payload: {} }, () => "done");
     expireAll();
     expect(await runMaintenanceOnce("cleanup", handler, lock)).toEqual({ job: "cleanup", ran: true, deleted: 1 });
-    expect(await runMaintenanceOnce("recover", handler, lock)).toEqual({ job: "recover", ran: true, released: 0, poisoned: 0 });
+    expect(await runMaintenanceOnce("recover", handler, lock)).toEqual({
+      job: "recover",
+      ran: true,
+      released: 0,
+      poisoned: 0,
+    });
     expect(lock.held.size).toBe(0);
   });
 
   it("cleans a backlog in bounded batches", async () => {
-    for (let i = 0; i < 5; i++) await handler.execute({ operation: "op", userId: "u", key: `b${i}`, payload: {} }, () => i);
+    for (let i = 0; i < 5; i++)
+      await handler.execute({ operation: "op", userId: "u", key: `b${i}`, payload: {} }, () => i);
     expireAll();
     const cleanup = vi.spyOn(handler, "cleanupExpiredRecords");
     expect(await runMaintenanceOnce("cleanup", handler, lock, { cleanupLimit: 2 })).toMatchObject({ deleted: 5 });
@@ -63,7 +69,10 @@ describe("maintenance job", () => {
     lock.held.add("idempotency-maintenance:cleanup");
     expect(await runMaintenanceOnce("cleanup", handler, lock)).toEqual({ job: "cleanup", ran: false });
     const release = vi.fn();
-    const pool: LockClient = { query: () => Promise.resolve({ rows: [] }), connect: () => Promise.resolve({ ...lock, release }) };
+    const pool: LockClient = {
+      query: () => Promise.resolve({ rows: [] }),
+      connect: () => Promise.resolve({ ...lock, release }),
+    };
     expect(await runMaintenanceOnce("cleanup", handler, pool)).toEqual({ job: "cleanup", ran: false });
     expect(cleanup).not.toHaveBeenCalled();
     expect(release).toHaveBeenCalledOnce();

@@ -56,7 +56,10 @@ export async function runMaintenanceOnce(
   const lock = `${options.lockName ?? "idempotency-maintenance"}:${job}`;
   const result = await withAdvisoryLock(db, lock, async () => {
     if (job === "recover") {
-      return handler.recoverStuckRecords({ timeoutInMs: options.stuckAfterMs ?? 300_000, limit: options.recoverLimit ?? 100 });
+      return handler.recoverStuckRecords({
+        timeoutInMs: options.stuckAfterMs ?? 300_000,
+        limit: options.recoverLimit ?? 100,
+      });
     }
     return cleanup(handler, options.cleanupLimit ?? 500, options.cleanupBatches ?? 20);
   });
@@ -70,7 +73,11 @@ export async function runMaintenanceOnce(
  * const maintenance = startMaintenance(handler, pool);
  * process.on("SIGTERM", () => maintenance.stop());
  */
-export function startMaintenance(handler: IdempotencyHandler, db: LockClient, options: MaintenanceOptions = {}): { stop(): void } {
+export function startMaintenance(
+  handler: IdempotencyHandler,
+  db: LockClient,
+  options: MaintenanceOptions = {},
+): { stop(): void } {
   const onError = options.onError ?? ((err, job) => console.error(`idempotency maintenance (${job}) failed`, err));
   const running = new Set<MaintenanceJob>();
   const tick = (job: MaintenanceJob) => () => {

@@ -97,8 +97,12 @@ export const IDEMPOTENCY_METRICS = {
 } as const;
 
 type Definitions = typeof IDEMPOTENCY_METRICS;
-export type IdempotencyCounter = { [K in keyof Definitions]: Definitions[K]["type"] extends "counter" ? K : never }[keyof Definitions];
-export type IdempotencyHistogram = { [K in keyof Definitions]: Definitions[K]["type"] extends "histogram" ? K : never }[keyof Definitions];
+export type IdempotencyCounter = {
+  [K in keyof Definitions]: Definitions[K]["type"] extends "counter" ? K : never;
+}[keyof Definitions];
+export type IdempotencyHistogram = {
+  [K in keyof Definitions]: Definitions[K]["type"] extends "histogram" ? K : never;
+}[keyof Definitions];
 
 /**
  * Where the handler reports. Metric ids are keys of `IDEMPOTENCY_METRICS`.

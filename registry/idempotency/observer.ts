@@ -30,10 +30,7 @@ export class Observer {
   private readonly logging: boolean;
   private readonly counting: boolean;
 
-  constructor(
-    logger: IdempotencyLogger,
-    metrics: IdempotencyMetrics,
-  ) {
+  constructor(logger: IdempotencyLogger, metrics: IdempotencyMetrics) {
     this.logger = logger;
     this.metrics = metrics;
     this.logging = logger !== silentLogger;
@@ -52,13 +49,18 @@ export class Observer {
     // A logger without `debug`, or one whose level is above the decision's, writes no line: nothing to build for it (every fresh request records one).
     if (this.logging && this.writes(decision.level)) {
       const fields: DecisionFields =
-        scope === undefined ? { status: decision.status } : { operation: scope.operation, userId: scope.userId, key: scope.key, status: decision.status };
+        scope === undefined
+          ? { status: decision.status }
+          : { operation: scope.operation, userId: scope.userId, key: scope.key, status: decision.status };
       if (details !== undefined) Object.assign(fields, details);
       this.log(decision.level, decision.msg, fields);
     }
     if (decision.counts === undefined || !this.counting) return;
     for (const { counter, labels, perOperation } of decision.counts) {
-      this.count(counter, perOperation === false || scope === undefined ? { ...labels } : { operation: scope.operation, ...labels });
+      this.count(
+        counter,
+        perOperation === false || scope === undefined ? { ...labels } : { operation: scope.operation, ...labels },
+      );
     }
   }
 
@@ -92,7 +94,8 @@ export class Observer {
     const err = errorSummary(fields.err);
     this.write(level, msg, { ...fields, err });
     const stack = errorStack(fields.err);
-    if (stack !== undefined && this.writes("debug")) this.write("debug", `${msg} (stack)`, { ...fields, err: { ...err, stack } });
+    if (stack !== undefined && this.writes("debug"))
+      this.write("debug", `${msg} (stack)`, { ...fields, err: { ...err, stack } });
   }
 
   private writes(level: DecisionLevel): boolean {

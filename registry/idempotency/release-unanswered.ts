@@ -17,7 +17,13 @@ const RELEASE_BACKOFF_MS = 500;
  * @example
  * if (creating) releaseUnanswered(bounded, observer, scope, token, creating);
  */
-export function releaseUnanswered(bounded: BoundedStore, observer: Observer, scope: IdempotencyScope, token: string, creating: Promise<CreateResult>): void {
+export function releaseUnanswered(
+  bounded: BoundedStore,
+  observer: Observer,
+  scope: IdempotencyScope,
+  token: string,
+  creating: Promise<CreateResult>,
+): void {
   const release = async () => {
     for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
       try {

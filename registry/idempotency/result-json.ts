@@ -11,7 +11,10 @@ export function serializeResult(result: unknown): string | null {
   try {
     json = result === undefined ? undefined : JSON.stringify(result);
   } catch (err) {
-    throw new UnstorableResultError(`idempotency: the operation's result cannot be stored as JSON (${String(err)}); the key is marked FAILED.`, { cause: err });
+    throw new UnstorableResultError(
+      `idempotency: the operation's result cannot be stored as JSON (${String(err)}); the key is marked FAILED.`,
+      { cause: err },
+    );
   }
   return json ?? null;
 }

@@ -21,15 +21,19 @@ export function checkScope({ operation, userId, key }: IdempotencyScope): Idempo
   checkScopeString("operation", operation);
   checkScopeString("userId", userId);
   if (!isIdempotencyKey(key)) {
-    throw new IdempotencyError("IDEMPOTENCY_KEY_INVALID", "The Idempotency-Key must be 1 to 255 visible ASCII characters.");
+    throw new IdempotencyError(
+      "IDEMPOTENCY_KEY_INVALID",
+      "The Idempotency-Key must be 1 to 255 visible ASCII characters.",
+    );
   }
   return { operation, userId, key };
 }
 
 /** Refused before any store sees it: a store that folds malformed text could put two users in one row. */
 function checkScopeString(name: string, value: unknown): void {
-  if (typeof value !== "string" || value === "") throw new TypeError(`idempotency: \`${name}\` must be a non-empty string.`);
+  if (typeof value !== "string" || value === "")
+    throw new TypeError(`idempotency: \`${name}\` must be a non-empty string.`);
   // A UTF-16 surrogate without its pair is not Unicode text, and PostgreSQL folds every one into U+FFFD.
-  if (!(value as CheckableText).isWellFormed()) throw new TypeError(`idempotency: \`${name}\` must be well-formed Unicode (it holds a lone surrogate).`);
+  if (!(value as CheckableText).isWellFormed())
+    throw new TypeError(`idempotency: \`${name}\` must be well-formed Unicode (it holds a lone surrogate).`);
 }
-

@@ -1,7 +1,15 @@
 // executeInTransaction: the record, the operation's writes and the stored result commit in one database transaction.
 import { randomUUID } from "node:crypto";
 import type { BoundedStore } from "./bounded-store";
-import { classifyFailure, keptFailureResponse, ROLLED_BACK, settleFailure, type FailureKind, type FailureOutcome, type RunReport } from "./failure-policy";
+import {
+  classifyFailure,
+  keptFailureResponse,
+  ROLLED_BACK,
+  settleFailure,
+  type FailureKind,
+  type FailureOutcome,
+  type RunReport,
+} from "./failure-policy";
 import type { Observer } from "./observer";
 import type { TransactionContext, TransactionalOperation } from "./operation-context";
 import type { ReadSide } from "./read-side";
@@ -53,7 +61,9 @@ type Outcome = { duplicate: IdempotencyRecord } | { serialized: string | null };
  */
 export function transactionalStore<Tx>(store: IdempotencyStore): TransactionalStore<Tx> | undefined {
   const candidate = store as Partial<TransactionalStore<Tx>>;
-  return typeof candidate.transaction === "function" && candidate.supportsTransactions !== false ? (store as TransactionalStore<Tx>) : undefined;
+  return typeof candidate.transaction === "function" && candidate.supportsTransactions !== false
+    ? (store as TransactionalStore<Tx>)
+    : undefined;
 }
 
 /** Why `executeInTransaction` refuses a handler whose store has no `transactionalStore`. */
@@ -108,7 +118,10 @@ export async function executeInTransaction<T, Tx>(
           serialized = serializeResult(await operation(ctx));
           deadline.check();
         } catch (err) {
-          throw new OperationFailed(err, classifyFailure(observer, scope, err, { isPermanentError: options.isPermanentError }));
+          throw new OperationFailed(
+            err,
+            classifyFailure(observer, scope, err, { isPermanentError: options.isPermanentError }),
+          );
         }
         deadline.start(settings.storeTimeoutMs, "store.markSuccess and commit");
         if (!(await txStore.markSuccess(scope, token, serialized, settings.ttlMs))) {
@@ -162,12 +175,21 @@ function settleRolledBack(
     report,
     lastAttempt: options.lastAttempt,
   };
-  const writes = { markFailed: (kept: string | null) => recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept) };
+  const writes = {
+    markFailed: (kept: string | null) => recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept),
+  };
   return settleFailure(core, scope, failure, writes, ROLLED_BACK);
 }
 
 /** Records the key FAILED: create and mark in one short transaction, unless another execution holds the key now. */
-function recordFailed(core: TransactionalCore, store: TransactionalStore<unknown>, scope: IdempotencyScope, requestHash: string, lockTimeoutMs: number, kept: string | null): Promise<boolean> {
+function recordFailed(
+  core: TransactionalCore,
+  store: TransactionalStore<unknown>,
+  scope: IdempotencyScope,
+  requestHash: string,
+  lockTimeoutMs: number,
+  kept: string | null,
+): Promise<boolean> {
   const { ttlMs, storeTimeoutMs } = core.settings;
   const token = randomUUID();
   const recording = () => {
@@ -251,6 +273,8 @@ export function sqlState(err: unknown, depth = 0): string | undefined {
   const { code, originalCode, cause, meta, driverAdapterError } = err as Record<string, unknown>;
   // The driver's own error sits deepest: an ORM's wrapper may carry a code of its own (Prisma's "P2010",
   // whose driver error is at `meta.driverAdapterError.cause`; Drizzle's is at `cause`).
-  const own = [originalCode, code].find((candidate) => typeof candidate === "string" && /^[0-9A-Z]{5}$/.test(candidate)) as string | undefined;
+  const own = [originalCode, code].find(
+    (candidate) => typeof candidate === "string" && /^[0-9A-Z]{5}$/.test(candidate),
+  ) as string | undefined;
   return sqlState(cause, depth + 1) ?? sqlState(meta, depth + 1) ?? sqlState(driverAdapterError, depth + 1) ?? own;
 }

@@ -16,7 +16,8 @@ function held<T>() {
 describe("waitMs", () => {
   beforeEach(() => void vi.useFakeTimers());
   afterEach(() => void vi.useRealTimers());
-  const handler = (waitMs: number) => new IdempotencyHandler(new MemoryStore(), undefined, { waitMs, heartbeatIntervalMs: 0 });
+  const handler = (waitMs: number) =>
+    new IdempotencyHandler(new MemoryStore(), undefined, { waitMs, heartbeatIntervalMs: 0 });
 
   it("replays the first attempt's result to a duplicate that arrived while it ran", async () => {
     const idem = handler(5_000);

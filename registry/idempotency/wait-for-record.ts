@@ -10,7 +10,8 @@ const FIRST_POLL_MS = 10;
 const MAX_POLL_MS = 250;
 
 /** How a wait ended, as `idempotency_waits_total{outcome}` labels it. */
-export type WaitOutcome = "replayed" | "failed" | "executed" | "in_progress" | "aborted" | "key_reused" | "store_unavailable";
+export type WaitOutcome =
+  "replayed" | "failed" | "executed" | "in_progress" | "aborted" | "key_reused" | "store_unavailable";
 
 /**
  * What the wait may do to the key. Both reject with STORE_UNAVAILABLE (an IdempotencyError) when
@@ -45,7 +46,12 @@ export type WaitRequest = {
  * const waited = await waitForFirstAttempt(access, observer, { scope, requestHash, record, waitMs: 2_000 });
  * if ("token" in waited) return run(waited.token); // the key was freed and is ours now
  */
-export async function waitForFirstAttempt(access: WaitAccess, observer: Observer, request: WaitRequest, random = Math.random): Promise<Waited> {
+export async function waitForFirstAttempt(
+  access: WaitAccess,
+  observer: Observer,
+  request: WaitRequest,
+  random = Math.random,
+): Promise<Waited> {
   const started = Date.now();
   const deadline = started + request.waitMs;
   let waited: Waited | undefined;
@@ -59,7 +65,12 @@ export async function waitForFirstAttempt(access: WaitAccess, observer: Observer
   }
 }
 
-async function waitUntil(access: WaitAccess, request: WaitRequest, deadline: number, random: () => number): Promise<Waited> {
+async function waitUntil(
+  access: WaitAccess,
+  request: WaitRequest,
+  deadline: number,
+  random: () => number,
+): Promise<Waited> {
   let record = request.record;
   for (;;) {
     const seen = await pollWhileProcessing(access, record, deadline, request.signal, random);
@@ -70,7 +81,8 @@ async function waitUntil(access: WaitAccess, request: WaitRequest, deadline: num
     const token = randomUUID();
     const created = await access.create(token);
     if (created.status === "CREATED") return { token, steps: created.steps };
-    if (created.record.status !== "PROCESSING" || created.record.requestHash !== request.requestHash) return { record: created.record };
+    if (created.record.status !== "PROCESSING" || created.record.requestHash !== request.requestHash)
+      return { record: created.record };
     record = created.record;
   }
 }
@@ -126,7 +138,9 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
  */
 export function checkWaitMs(value: number, where = "waitMs"): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > MAX_WAIT_MS) {
-    throw new RangeError(`idempotency: \`${where}\` must be a number of milliseconds from 0 to ${MAX_WAIT_MS}, got ${String(value)}.`);
+    throw new RangeError(
+      `idempotency: \`${where}\` must be a number of milliseconds from 0 to ${MAX_WAIT_MS}, got ${String(value)}.`,
+    );
   }
   return value;
 }

@@ -15,10 +15,13 @@ describe("runWithLoggerContext", () => {
         await sleep(n % 4); // real, tiny delays so the requests finish out of order
         logger.info({ n }, "after await");
         await new Promise<void>((resolve) =>
-          setTimeout(() => {
-            logger.info({ n }, "in timer");
-            resolve();
-          }, (n * 7) % 3),
+          setTimeout(
+            () => {
+              logger.info({ n }, "in timer");
+              resolve();
+            },
+            (n * 7) % 3,
+          ),
         );
         await nextTurn();
         queueMicrotask(() => logger.info({ n }, "in microtask"));
@@ -63,6 +66,8 @@ describe("runWithLoggerContext", () => {
 
   it("returns what fn returns and exposes the context to getLoggerContext", async () => {
     expect(runWithLoggerContext("sync", () => getLoggerContext())).toEqual({ requestId: "sync" });
-    await expect(runWithLoggerContext("async", () => Promise.resolve(getLoggerContext()?.requestId))).resolves.toBe("async");
+    await expect(runWithLoggerContext("async", () => Promise.resolve(getLoggerContext()?.requestId))).resolves.toBe(
+      "async",
+    );
   });
 });

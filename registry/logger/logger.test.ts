@@ -41,7 +41,9 @@ describe("createLogger", () => {
     const { logger, lines } = loggerFromEnv();
     logger.debug("hidden");
     expect(logger.level).toBe("info");
-    expect(lines).toEqual([expect.objectContaining({ level: "warn", LOG_LEVEL: "verbose", msg: "logger: unknown LOG_LEVEL, using info" })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "warn", LOG_LEVEL: "verbose", msg: "logger: unknown LOG_LEVEL, using info" }),
+    ]);
 
     vi.stubEnv("LOG_LEVEL", "");
     expect(loggerFromEnv().logger.level).toBe("info");
@@ -79,7 +81,10 @@ describe("createLogger", () => {
       "axios (config, response.config, the request head of node's ClientRequest)",
       {
         config: { headers: { Authorization: "Bearer T0KEN", "X-Api-Key": "T0KEN" } },
-        request: { _header: "POST /charge HTTP/1.1\r\nAuthorization: Bearer T0KEN\r\n\r\n", _redirectable: { _options: { headers: { authorization: "Bearer T0KEN" } } } },
+        request: {
+          _header: "POST /charge HTTP/1.1\r\nAuthorization: Bearer T0KEN\r\n\r\n",
+          _redirectable: { _options: { headers: { authorization: "Bearer T0KEN" } } },
+        },
         response: {
           status: 502,
           config: { headers: { Authorization: "Bearer T0KEN" } },
@@ -94,10 +99,19 @@ describe("createLogger", () => {
         response: { request: { options: { headers: { authorization: "Bearer T0KEN" } } } },
       },
     ],
-    ["undici and fetch (a response error's headers, a cause)", { headers: { "set-cookie": ["sid=T0KEN"] }, cause: { headers: { authorization: "Bearer T0KEN" } } }],
+    [
+      "undici and fetch (a response error's headers, a cause)",
+      { headers: { "set-cookie": ["sid=T0KEN"] }, cause: { headers: { authorization: "Bearer T0KEN" } } },
+    ],
     [
       "node's http (a ClientRequest's head, unflushed output, an IncomingMessage's raw headers)",
-      { req: { _header: "GET / HTTP/1.1\r\nCookie: sid=T0KEN\r\n\r\n", outputData: [{ data: "Authorization: Bearer T0KEN" }], res: { rawHeaders: ["Set-Cookie", "sid=T0KEN"] } } },
+      {
+        req: {
+          _header: "GET / HTTP/1.1\r\nCookie: sid=T0KEN\r\n\r\n",
+          outputData: [{ data: "Authorization: Bearer T0KEN" }],
+          res: { rawHeaders: ["Set-Cookie", "sid=T0KEN"] },
+        },
+      },
     ],
   ])("redacts the header locations of %s", (_, err) => {
     const { logger, lines } = captureLogs();

@@ -4,7 +4,16 @@ import type { DestinationStream, Level, Logger, LoggerOptions } from "pino";
 import { getLoggerContext } from "./context";
 import { serializeError } from "./redact-error";
 
-const SECRET_HEADERS = ["authorization", "proxy-authorization", "cookie", "set-cookie", "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"];
+const SECRET_HEADERS = [
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "Authorization",
+  "Proxy-Authorization",
+  "Cookie",
+  "Set-Cookie",
+];
 
 /**
  * Where credentials show up outside an error: as a bare field, in a `headers` object, or in one
@@ -19,7 +28,9 @@ const SECRET_PARENTS = ["", "*.", "headers.", "*.headers.", "*.*.headers."];
  * @example
  * createLogger({ redact: [...REDACT_PATHS, "body.password", "*.apiKey"] });
  */
-export const REDACT_PATHS: readonly string[] = SECRET_PARENTS.flatMap((parent) => SECRET_HEADERS.map((name) => `${parent}["${name}"]`));
+export const REDACT_PATHS: readonly string[] = SECRET_PARENTS.flatMap((parent) =>
+  SECRET_HEADERS.map((name) => `${parent}["${name}"]`),
+);
 
 type LevelOrSilent = Level | "silent";
 

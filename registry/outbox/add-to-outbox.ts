@@ -41,7 +41,11 @@ const MAX_TOPIC_LENGTH = 255;
  * const messageId = await addToOutbox(client, { topic: "order.created", key: order.id, payload: order });
  * await client.query("COMMIT");
  */
-export async function addToOutbox(tx: OutboxDatabase, message: NewOutboxMessage, options: AddToOutboxOptions = {}): Promise<string> {
+export async function addToOutbox(
+  tx: OutboxDatabase,
+  message: NewOutboxMessage,
+  options: AddToOutboxOptions = {},
+): Promise<string> {
   const table = checkTableName(options.table ?? DEFAULT_OUTBOX_TABLE);
   const { topic, key, headers, delayMs } = checkMessage(message);
   const id = randomUUID();
@@ -51,8 +55,17 @@ export async function addToOutbox(tx: OutboxDatabase, message: NewOutboxMessage,
 VALUES ($1::uuid, $2::text, $3::text, $4::text::jsonb, $5::text::jsonb, now() + $6::double precision * interval '1 millisecond')`;
   // One statement either way: the notification rides on the insert, so it cannot be sent for a row that is not there.
   // pg_notify's void stays out of the result: Prisma refuses to read a void column.
-  const text = options.notify ? `WITH inserted AS (${insert} RETURNING 1) SELECT 1 AS notified FROM inserted, LATERAL (SELECT pg_notify('${table}', '')) AS n` : insert;
-  await toSqlClient(tx).query(text, [id, topic, key ?? null, JSON.stringify(message.payload), JSON.stringify(headers ?? {}), delayMs ?? 0]);
+  const text = options.notify
+    ? `WITH inserted AS (${insert} RETURNING 1) SELECT 1 AS notified FROM inserted, LATERAL (SELECT pg_notify('${table}', '')) AS n`
+    : insert;
+  await toSqlClient(tx).query(text, [
+    id,
+    topic,
+    key ?? null,
+    JSON.stringify(message.payload),
+    JSON.stringify(headers ?? {}),
+    delayMs ?? 0,
+  ]);
   return id;
 }
 
@@ -60,17 +73,27 @@ function checkMessage(message: NewOutboxMessage): NewOutboxMessage {
   const fail = (problem: string): never => {
     throw new OutboxError(OUTBOX_INVALID_MESSAGE, `addToOutbox: ${problem}.`);
   };
-  if (typeof message !== "object" || message === null) fail("the message must be an object { topic, payload, key?, headers?, delayMs? }");
+  if (typeof message !== "object" || message === null)
+    fail("the message must be an object { topic, payload, key?, headers?, delayMs? }");
   const { topic, payload, key, headers, delayMs } = message;
-  if (typeof topic !== "string" || topic.length === 0 || topic.length > MAX_TOPIC_LENGTH) fail(`"topic" must be a non-empty string of at most ${MAX_TOPIC_LENGTH} characters`);
-  if (payload === undefined || typeof payload === "function" || typeof payload === "symbol" || typeof payload === "bigint") {
+  if (typeof topic !== "string" || topic.length === 0 || topic.length > MAX_TOPIC_LENGTH)
+    fail(`"topic" must be a non-empty string of at most ${MAX_TOPIC_LENGTH} characters`);
+  if (
+    payload === undefined ||
+    typeof payload === "function" ||
+    typeof payload === "symbol" ||
+    typeof payload === "bigint"
+  ) {
     fail(`"payload" must be a JSON value (got ${typeof payload}); convert BigInt amounts to strings`);
   }
   if (key !== undefined && typeof key !== "string") fail(`"key" must be a string when given (got ${typeof key})`);
   if (headers !== undefined) {
-    if (typeof headers !== "object" || headers === null || Array.isArray(headers)) fail('"headers" must be an object of strings');
-    for (const [name, value] of Object.entries(headers)) if (typeof value !== "string") fail(`header "${name}" must be a string (got ${typeof value})`);
+    if (typeof headers !== "object" || headers === null || Array.isArray(headers))
+      fail('"headers" must be an object of strings');
+    for (const [name, value] of Object.entries(headers))
+      if (typeof value !== "string") fail(`header "${name}" must be a string (got ${typeof value})`);
   }
-  if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0)) fail(`"delayMs" must be a finite number >= 0 (got ${String(delayMs)})`);
+  if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0))
+    fail(`"delayMs" must be a finite number >= 0 (got ${String(delayMs)})`);
   return message;
 }

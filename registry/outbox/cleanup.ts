@@ -22,6 +22,9 @@ export type CleanupOutboxOptions = {
  */
 export async function cleanupOutbox(db: OutboxDatabase, options: CleanupOutboxOptions = {}): Promise<number> {
   const sql = relayStatements(checkTableName(options.table ?? DEFAULT_OUTBOX_TABLE));
-  const { rows } = await toSqlClient(db).query(sql.cleanup, [options.retentionMs ?? 7 * 24 * 3_600_000, options.limit ?? 1000]);
+  const { rows } = await toSqlClient(db).query(sql.cleanup, [
+    options.retentionMs ?? 7 * 24 * 3_600_000,
+    options.limit ?? 1000,
+  ]);
   return (rows[0] as { deleted: number }).deleted;
 }

@@ -6,5 +6,12 @@ export { cleanupOutbox } from "./cleanup";
 export { OutboxError, isOutboxError, OUTBOX_INVALID_MESSAGE, OUTBOX_INVALID_OPTIONS } from "./errors";
 export { OUTBOX_METRICS, noopMetrics, type OutboxMetrics, type OutboxCounter, type OutboxGauge } from "./metrics";
 export { consoleLogger, silentLogger, type BlockLogger as OutboxLogger, type LogMethod } from "./logger";
-export { checkTableName, DEFAULT_OUTBOX_TABLE, dropStatements, schemaSql, schemaStatements, schemaTables } from "./postgres-schema";
+export {
+  checkTableName,
+  DEFAULT_OUTBOX_TABLE,
+  dropStatements,
+  schemaSql,
+  schemaStatements,
+  schemaTables,
+} from "./postgres-schema";
 export type { OutboxDatabase, SqlClient } from "./sql-client";

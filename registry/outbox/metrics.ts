@@ -37,8 +37,12 @@ export const OUTBOX_METRICS = {
 } as const;
 
 type Definitions = typeof OUTBOX_METRICS;
-export type OutboxCounter = { [K in keyof Definitions]: Definitions[K]["type"] extends "counter" ? K : never }[keyof Definitions];
-export type OutboxGauge = { [K in keyof Definitions]: Definitions[K]["type"] extends "gauge" ? K : never }[keyof Definitions];
+export type OutboxCounter = {
+  [K in keyof Definitions]: Definitions[K]["type"] extends "counter" ? K : never;
+}[keyof Definitions];
+export type OutboxGauge = {
+  [K in keyof Definitions]: Definitions[K]["type"] extends "gauge" ? K : never;
+}[keyof Definitions];
 
 /**
  * Where the relay reports. Metric ids are keys of `OUTBOX_METRICS`.

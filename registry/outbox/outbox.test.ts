@@ -32,23 +32,37 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000):
 describe("addToOutbox", () => {
   it("publishes a committed message under the id it returned, and never a rolled-back one", async () => {
     const published: OutboxMessage[] = [];
-    const committed = await db.transaction((tx) => addToOutbox(tx, { topic: "order.created", key: "ord_1", payload: { amount: 1200 } }, { table }));
+    const committed = await db.transaction((tx) =>
+      addToOutbox(tx, { topic: "order.created", key: "ord_1", payload: { amount: 1200 } }, { table }),
+    );
     await db
       .transaction(async (tx) => {
         await addToOutbox(tx, { topic: "order.created", key: "ord_2", payload: { amount: 99 } }, { table });
         throw new Error("card declined");
       })
       .catch(() => {});
-    const relay = startOutboxRelay({ db, table, publish: (message) => Promise.resolve(void published.push(message)), pollMs: 5 });
+    const relay = startOutboxRelay({
+      db,
+      table,
+      publish: (message) => Promise.resolve(void published.push(message)),
+      pollMs: 5,
+    });
     await until(() => published.length === 1);
     await relay.stop();
-    expect(published).toMatchObject([{ id: committed, topic: "order.created", key: "ord_1", payload: { amount: 1200 }, attempt: 1 }]);
+    expect(published).toMatchObject([
+      { id: committed, topic: "order.created", key: "ord_1", payload: { amount: 1200 }, attempt: 1 },
+    ]);
   });
 
   it("keeps a delayed message back until its delay has passed", async () => {
     await addToOutbox(db, { topic: "reminder", payload: {}, delayMs: 60_000 }, { table });
     const published: OutboxMessage[] = [];
-    const relay = startOutboxRelay({ db, table, publish: (message) => Promise.resolve(void published.push(message)), pollMs: 5 });
+    const relay = startOutboxRelay({
+      db,
+      table,
+      publish: (message) => Promise.resolve(void published.push(message)),
+      pollMs: 5,
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await relay.stop();
     expect(published).toEqual([]);
@@ -58,9 +72,16 @@ describe("addToOutbox", () => {
     const refused = (message: unknown) => addToOutbox(db, message as never, { table }).catch((error: unknown) => error);
     const noTopic = await refused({ payload: {} });
     expect(isOutboxError(noTopic) && noTopic.message).toMatch(/"topic" must be a non-empty string/);
-    expect(await refused({ topic: "t" })).toMatchObject({ code: "OUTBOX_INVALID_MESSAGE", message: expect.stringMatching(/"payload" must be a JSON value/) as unknown });
-    expect(await refused({ topic: "t", payload: 1, headers: { tenant: 7 } })).toMatchObject({ message: expect.stringMatching(/header "tenant" must be a string/) as unknown });
-    expect(await refused({ topic: "t", payload: 1, delayMs: -1 })).toMatchObject({ message: expect.stringMatching(/"delayMs" must be a finite number >= 0/) as unknown });
+    expect(await refused({ topic: "t" })).toMatchObject({
+      code: "OUTBOX_INVALID_MESSAGE",
+      message: expect.stringMatching(/"payload" must be a JSON value/) as unknown,
+    });
+    expect(await refused({ topic: "t", payload: 1, headers: { tenant: 7 } })).toMatchObject({
+      message: expect.stringMatching(/header "tenant" must be a string/) as unknown,
+    });
+    expect(await refused({ topic: "t", payload: 1, delayMs: -1 })).toMatchObject({
+      message: expect.stringMatching(/"delayMs" must be a finite number >= 0/) as unknown,
+    });
   });
 });
 
@@ -86,7 +107,9 @@ describe("startOutboxRelay", () => {
     await relay.stop();
     expect(attempts).toEqual([1, 2, 3]);
     expect(dead).toMatchObject([[{ id, attempt: 3 }, { message: "broker unreachable" }]]);
-    const { rows } = await db.query<{ last_error: string; dead: boolean }>(`SELECT last_error, dead_at IS NOT NULL AS dead FROM ${table}`);
+    const { rows } = await db.query<{ last_error: string; dead: boolean }>(
+      `SELECT last_error, dead_at IS NOT NULL AS dead FROM ${table}`,
+    );
     expect(rows).toEqual([{ last_error: "broker unreachable", dead: true }]);
   });
 
@@ -96,7 +119,14 @@ describe("startOutboxRelay", () => {
     await db.query(`UPDATE ${table} SET attempts = 3`);
     const publishes: string[] = [];
     const dead: string[] = [];
-    const relay = startOutboxRelay({ db, table, pollMs: 5, maxAttempts: 3, publish: (message) => Promise.resolve(void publishes.push(message.id)), onDead: (message) => void dead.push(message.id) });
+    const relay = startOutboxRelay({
+      db,
+      table,
+      pollMs: 5,
+      maxAttempts: 3,
+      publish: (message) => Promise.resolve(void publishes.push(message.id)),
+      onDead: (message) => void dead.push(message.id),
+    });
     await until(() => dead.length === 1);
     await relay.stop();
     expect([publishes, dead]).toEqual([[], [id]]);
@@ -117,12 +147,16 @@ describe("startOutboxRelay", () => {
     });
     await publishing;
     await relay.stop();
-    const { rows } = await db.query<{ published: boolean }>(`SELECT published_at IS NOT NULL AS published FROM ${table}`);
+    const { rows } = await db.query<{ published: boolean }>(
+      `SELECT published_at IS NOT NULL AS published FROM ${table}`,
+    );
     expect(rows).toEqual([{ published: true }]);
   });
 
   it("refuses a lease shorter than the publish timeout", () => {
-    expect(() => startOutboxRelay({ db, table, publish: () => Promise.resolve(), leaseMs: 1000, publishTimeoutMs: 5000 })).toThrow(/"publishTimeoutMs" \(5000\) must be less than "leaseMs" \(1000\)/);
+    expect(() =>
+      startOutboxRelay({ db, table, publish: () => Promise.resolve(), leaseMs: 1000, publishTimeoutMs: 5000 }),
+    ).toThrow(/"publishTimeoutMs" \(5000\) must be less than "leaseMs" \(1000\)/);
   });
 });
 
@@ -132,7 +166,12 @@ describe("cleanupOutbox", () => {
     await addToOutbox(db, { topic: "pending", payload: 0 }, { table });
     await db.query(`UPDATE ${table} SET published_at = now() - interval '2 days' WHERE topic = 't'`);
     const options = { table, retentionMs: 86_400_000, limit: 2 };
-    expect([await cleanupOutbox(db, options), await cleanupOutbox(db, options), await cleanupOutbox(db, options), await cleanupOutbox(db, options)]).toEqual([2, 2, 1, 0]);
+    expect([
+      await cleanupOutbox(db, options),
+      await cleanupOutbox(db, options),
+      await cleanupOutbox(db, options),
+      await cleanupOutbox(db, options),
+    ]).toEqual([2, 2, 1, 0]);
     const { rows } = await db.query<{ topic: string }>(`SELECT topic FROM ${table}`);
     expect(rows).toEqual([{ topic: "pending" }]);
   });
@@ -143,7 +182,13 @@ describe("startOutboxRelay with a signal", () => {
     const id = await addToOutbox(db, { topic: "order.created", payload: {} }, { table });
     const controller = new AbortController();
     const published: string[] = [];
-    startOutboxRelay({ db, table, pollMs: 5, signal: controller.signal, publish: (message) => Promise.resolve(void published.push(message.id)) });
+    startOutboxRelay({
+      db,
+      table,
+      pollMs: 5,
+      signal: controller.signal,
+      publish: (message) => Promise.resolve(void published.push(message.id)),
+    });
     await until(() => published.length === 1);
     controller.abort();
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -73,5 +73,7 @@ export function schemaTables(table: string): string[] {
 
 /** The whole DDL as one script, e.g. for a migration file. */
 export function schemaSql(table = DEFAULT_OUTBOX_TABLE): string {
-  return schemaStatements(table).map((statement) => `${statement};\n`).join("\n");
+  return schemaStatements(table)
+    .map((statement) => `${statement};\n`)
+    .join("\n");
 }

@@ -74,7 +74,9 @@ export type OutboxRelayOptions = {
 
 type Optional = "onDead" | "signal" | "listen" | "metrics";
 
-export type ResolvedRelayOptions = { [K in Exclude<keyof OutboxRelayOptions, Optional>]-?: NonNullable<OutboxRelayOptions[K]> } & {
+export type ResolvedRelayOptions = {
+  [K in Exclude<keyof OutboxRelayOptions, Optional>]-?: NonNullable<OutboxRelayOptions[K]>;
+} & {
   [K in Optional]: OutboxRelayOptions[K];
 };
 
@@ -84,7 +86,8 @@ export function resolveRelayOptions(options: OutboxRelayOptions): ResolvedRelayO
     throw new OutboxError(OUTBOX_INVALID_OPTIONS, `startOutboxRelay: ${problem}.`);
   };
   if (typeof options?.publish !== "function") fail('"publish" must be a function (message) => Promise<void>');
-  if (options.onDead !== undefined && typeof options.onDead !== "function") fail('"onDead" must be a function when given');
+  if (options.onDead !== undefined && typeof options.onDead !== "function")
+    fail('"onDead" must be a function when given');
   const resolved: ResolvedRelayOptions = {
     db: options.db,
     publish: options.publish,
@@ -107,9 +110,25 @@ export function resolveRelayOptions(options: OutboxRelayOptions): ResolvedRelayO
     metrics: options.metrics,
   };
   const integers = ["batchSize", "maxAttempts", "cleanupBatchSize"] as const;
-  for (const name of integers) if (!Number.isInteger(resolved[name]) || resolved[name] < 1) fail(`"${name}" must be an integer >= 1 (got ${String(resolved[name])})`);
-  const durations = ["pollMs", "retryBaseMs", "retryMaxMs", "leaseMs", "publishTimeoutMs", "retentionMs", "cleanupIntervalMs", "metricsIntervalMs"] as const;
-  for (const name of durations) if (!Number.isFinite(resolved[name]) || resolved[name] < 0) fail(`"${name}" must be a number of milliseconds >= 0 (got ${String(resolved[name])})`);
-  if (resolved.publishTimeoutMs >= resolved.leaseMs) fail(`"publishTimeoutMs" (${resolved.publishTimeoutMs}) must be less than "leaseMs" (${resolved.leaseMs}), or a slow publish outlives its lease and another relay publishes the row again`);
+  for (const name of integers)
+    if (!Number.isInteger(resolved[name]) || resolved[name] < 1)
+      fail(`"${name}" must be an integer >= 1 (got ${String(resolved[name])})`);
+  const durations = [
+    "pollMs",
+    "retryBaseMs",
+    "retryMaxMs",
+    "leaseMs",
+    "publishTimeoutMs",
+    "retentionMs",
+    "cleanupIntervalMs",
+    "metricsIntervalMs",
+  ] as const;
+  for (const name of durations)
+    if (!Number.isFinite(resolved[name]) || resolved[name] < 0)
+      fail(`"${name}" must be a number of milliseconds >= 0 (got ${String(resolved[name])})`);
+  if (resolved.publishTimeoutMs >= resolved.leaseMs)
+    fail(
+      `"publishTimeoutMs" (${resolved.publishTimeoutMs}) must be less than "leaseMs" (${resolved.leaseMs}), or a slow publish outlives its lease and another relay publishes the row again`,
+    );
   return resolved;
 }

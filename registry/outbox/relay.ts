@@ -9,7 +9,15 @@ export type OutboxRelay = {
   stop(): Promise<void>;
 };
 
-type ClaimedRow = { id: string; topic: string; key: string | null; payload: unknown; headers: Record<string, string>; attempts: number; created_at: Date | string };
+type ClaimedRow = {
+  id: string;
+  topic: string;
+  key: string | null;
+  payload: unknown;
+  headers: Record<string, string>;
+  attempts: number;
+  created_at: Date | string;
+};
 
 const MAX_ERROR_LENGTH = 1000;
 
@@ -42,7 +50,12 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     // while publishing. Publishing it again may kill this relay too, so it goes dead unpublished.
     const failed: Array<{ message: OutboxMessage; error: unknown }> = messages
       .filter((message) => message.attempt > config.maxAttempts)
-      .map((message) => ({ message, error: new Error(`claimed ${message.attempt - 1} times without an outcome: each relay stopped while publishing it`) }));
+      .map((message) => ({
+        message,
+        error: new Error(
+          `claimed ${message.attempt - 1} times without an outcome: each relay stopped while publishing it`,
+        ),
+      }));
     const toPublish = messages.filter((message) => message.attempt <= config.maxAttempts);
     const outcomes = await Promise.allSettled(toPublish.map((message) => publishWithin(message)));
     const published: OutboxMessage[] = [];
@@ -62,7 +75,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   function publishWithin(message: OutboxMessage): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`publish did not answer within ${config.publishTimeoutMs} ms`)), config.publishTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`publish did not answer within ${config.publishTimeoutMs} ms`)),
+        config.publishTimeoutMs,
+      );
     });
     return Promise.race([Promise.resolve().then(() => publish(message)), timeout]).finally(() => clearTimeout(timer));
   }
@@ -79,7 +95,12 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const dead = new Set((rows as Array<{ id: string; dead: boolean }>).filter((row) => row.dead).map((row) => row.id));
     for (const { message, error } of failed) {
       metrics?.increment("failed", { topic: message.topic });
-      const fields = { messageId: message.id, topic: message.topic, attempt: message.attempt, err: errorSummary(error) };
+      const fields = {
+        messageId: message.id,
+        topic: message.topic,
+        attempt: message.attempt,
+        err: errorSummary(error),
+      };
       if (!dead.has(message.id)) {
         logger.warn(fields, "outbox publish failed; will retry");
         continue;

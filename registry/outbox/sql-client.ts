@@ -22,7 +22,9 @@ type Kysely = { executeQuery(query: never): PromiseLike<{ rows: unknown[] }> };
 type Drizzle = { execute(query: never): PromiseLike<unknown> };
 
 type CallingQueryClient = { query(text: string, params: unknown[]): PromiseLike<unknown> };
-type CallingPostgresJs = { unsafe(text: string, params?: unknown[], options?: { prepare?: boolean }): PromiseLike<unknown> };
+type CallingPostgresJs = {
+  unsafe(text: string, params?: unknown[], options?: { prepare?: boolean }): PromiseLike<unknown>;
+};
 type CallingPrisma = { $queryRawUnsafe(text: string, ...values: unknown[]): PromiseLike<unknown> };
 type CallingKysely = { executeQuery(query: ReturnType<typeof kyselyRaw>): PromiseLike<{ rows: unknown[] }> };
 type CallingDrizzle = { execute(query: ReturnType<typeof drizzleRaw>): PromiseLike<unknown> };
@@ -46,7 +48,9 @@ export function toSqlClient(db: OutboxDatabase): SqlClient {
   if (typeof any.unsafe === "function") {
     const sql = db as CallingPostgresJs;
     // `prepare: true` follows the client's own `prepare` option (off behind PgBouncer), as its tagged templates do.
-    return { query: async (text, params) => ({ rows: (await sql.unsafe(text, params, { prepare: true })) as unknown[] }) };
+    return {
+      query: async (text, params) => ({ rows: (await sql.unsafe(text, params, { prepare: true })) as unknown[] }),
+    };
   }
   if (typeof any.executeQuery === "function") {
     const kysely = db as CallingKysely;
@@ -73,7 +77,12 @@ export function toSqlClient(db: OutboxDatabase): SqlClient {
 
 /** What Kysely's `CompiledQuery.raw` builds, written out so this file imports nothing of Kysely. */
 function kyselyRaw(sql: string, parameters: unknown[]) {
-  return { sql, parameters, query: { kind: "RawNode", sqlFragments: [sql], parameters: [] }, queryId: { queryId: "outbox" } };
+  return {
+    sql,
+    parameters,
+    query: { kind: "RawNode", sqlFragments: [sql], parameters: [] },
+    queryId: { queryId: "outbox" },
+  };
 }
 
 /** What Drizzle's `sql` builds, reduced to the one method `execute` calls. */

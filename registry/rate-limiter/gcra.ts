@@ -46,7 +46,12 @@ export function costRate(rate: GcraRate, cost: number): GcraRate {
  * @example
  * decisionOf(policy, rate, await store.take(key, rate)); // { allowed, remaining, resetMs, retryAfterMs, ... }
  */
-export function decisionOf(policy: RateLimitPolicy, rate: GcraRate, answer: StoreDecision, cost = 1): RateLimitDecision {
+export function decisionOf(
+  policy: RateLimitPolicy,
+  rate: GcraRate,
+  answer: StoreDecision,
+  cost = 1,
+): RateLimitDecision {
   const debt = Math.max(0, answer.tat - answer.now);
   const remaining = Math.min(policy.limit, Math.max(0, Math.floor((rate.capacityUs - debt) / rate.intervalUs)));
   return {
@@ -69,14 +74,19 @@ const MAX_WINDOW_MS = 366 * 24 * 3_600_000;
 /** Throws on a policy the headers or the arithmetic cannot carry. */
 export function checkPolicy(policy: RateLimitPolicy): RateLimitPolicy {
   if (!POLICY_NAME.test(policy.name)) {
-    throw new Error(`Invalid rate-limit policy name "${policy.name}": use letters, digits, "_", "-" or "." (at most 64).`);
+    throw new Error(
+      `Invalid rate-limit policy name "${policy.name}": use letters, digits, "_", "-" or "." (at most 64).`,
+    );
   }
-  if (!Number.isSafeInteger(policy.limit) || policy.limit < 1) throw new Error(`Invalid rate limit ${policy.limit}: a positive integer.`);
+  if (!Number.isSafeInteger(policy.limit) || policy.limit < 1)
+    throw new Error(`Invalid rate limit ${policy.limit}: a positive integer.`);
   if (!Number.isSafeInteger(policy.windowMs) || policy.windowMs < 1 || policy.windowMs > MAX_WINDOW_MS) {
     throw new Error(`Invalid windowMs ${policy.windowMs}: a positive integer of at most ${MAX_WINDOW_MS} (366 days).`);
   }
   if (policy.limit > policy.windowMs * 1000) {
-    throw new Error(`Invalid rate ${policy.limit} per ${policy.windowMs} ms: at most one request per microsecond (limit <= windowMs * 1000).`);
+    throw new Error(
+      `Invalid rate ${policy.limit} per ${policy.windowMs} ms: at most one request per microsecond (limit <= windowMs * 1000).`,
+    );
   }
   return policy;
 }

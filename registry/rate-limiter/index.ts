@@ -10,7 +10,14 @@ export { RedisRateLimitStore, GCRA_SCRIPT } from "./stores/redis-store";
 export type { RedisRateLimitStoreOptions, RedisScriptClient } from "./stores/redis-store";
 export { PostgresRateLimitStore } from "./stores/postgres-store";
 export type { PostgresRateLimitStoreOptions, SqlClient } from "./stores/postgres-store";
-export { checkTableName, DEFAULT_RATE_LIMIT_TABLE, dropStatements, schemaSql, schemaStatements, schemaTables } from "./stores/postgres-schema";
+export {
+  checkTableName,
+  DEFAULT_RATE_LIMIT_TABLE,
+  dropStatements,
+  schemaSql,
+  schemaStatements,
+  schemaTables,
+} from "./stores/postgres-schema";
 export { RATE_LIMIT_METRICS, noopMetrics } from "./metrics";
 export type { MetricLabels, RateLimitCounter, RateLimitHistogram, RateLimitMetrics } from "./metrics";
 export { DECISION_LOGS } from "./observer";

@@ -27,7 +27,9 @@ describe("RateLimiter features", () => {
     expect(refused.allowed).toBe(false);
     expect(refused.retryAfterMs).toBeGreaterThan(2_900);
     expect(refused.retryAfterMs).toBeLessThanOrEqual(3_000);
-    await expect(limiter.check("u_1", { cost: 11 })).rejects.toThrow(/cost 11 must be an integer from 1 to the limit \(10\)/);
+    await expect(limiter.check("u_1", { cost: 11 })).rejects.toThrow(
+      /cost 11 must be an integer from 1 to the limit \(10\)/,
+    );
   });
 
   it("limit per caller: each check may carry its own limit; the headers' policy follows it", async () => {
@@ -66,10 +68,22 @@ describe("RateLimiter features", () => {
   it("ban: after `after` refusals within `withinMs`, RATE_LIMIT_BANNED (403) for `forMs`, with no store call", async () => {
     const store = countingStore();
     const metrics = recordingMetrics();
-    const limiter = new RateLimiter(store, { limit: 1, windowMs: 60_000, ban: { after: 3, withinMs: 60_000, forMs: 150 }, metrics });
+    const limiter = new RateLimiter(store, {
+      limit: 1,
+      windowMs: 60_000,
+      ban: { after: 3, withinMs: 60_000, forMs: 150 },
+      metrics,
+    });
     const decisions: RateLimitDecision[] = [];
     for (let i = 0; i < 6; i++) decisions.push(await limiter.check("u_1"));
-    expect(decisions.map((d) => [d.allowed, d.banned])).toEqual([[true, false], [false, false], [false, false], [false, false], [false, true], [false, true]]);
+    expect(decisions.map((d) => [d.allowed, d.banned])).toEqual([
+      [true, false],
+      [false, false],
+      [false, false],
+      [false, false],
+      [false, true],
+      [false, true],
+    ]);
     expect(store.calls).toBe(2);
     expect(metrics.count("decisions", { policy: "default", outcome: "ban_started" })).toBe(1);
     const err: unknown = await limiter.consume("u_1").catch((e: unknown) => e);
@@ -82,7 +96,11 @@ describe("RateLimiter features", () => {
 
   it("refuses ban options it cannot honour", () => {
     const store = new MemoryRateLimitStore();
-    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, ban: { after: 0, withinMs: 1_000, forMs: 1_000 } })).toThrow(/Invalid ban \(after 0 refusals/);
-    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, ban: { after: 3, withinMs: 1_000, forMs: 2 ** 31 } })).toThrow(/Invalid ban.forMs/);
+    expect(
+      () => new RateLimiter(store, { limit: 1, windowMs: 1_000, ban: { after: 0, withinMs: 1_000, forMs: 1_000 } }),
+    ).toThrow(/Invalid ban \(after 0 refusals/);
+    expect(
+      () => new RateLimiter(store, { limit: 1, windowMs: 1_000, ban: { after: 3, withinMs: 1_000, forMs: 2 ** 31 } }),
+    ).toThrow(/Invalid ban.forMs/);
   });
 });

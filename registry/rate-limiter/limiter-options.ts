@@ -69,15 +69,27 @@ export function checkOptions(options: RateLimiterOptions): CheckedOptions {
   const policy = checkPolicy({ name: options.name ?? "default", limit: options.limit, windowMs: options.windowMs });
   const timeoutMs = options.timeoutMs ?? 200;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw new Error(`Invalid timeoutMs ${timeoutMs}: an integer from 1 to ${MAX_TIMEOUT_MS} (setTimeout fires at once past it).`);
+    throw new Error(
+      `Invalid timeoutMs ${timeoutMs}: an integer from 1 to ${MAX_TIMEOUT_MS} (setTimeout fires at once past it).`,
+    );
   }
   const onStoreError = options.onStoreError ?? "insurance";
   if (!STORE_ERROR_CHOICES.includes(onStoreError)) {
-    throw new Error(`Invalid onStoreError "${String(onStoreError)}": one of ${STORE_ERROR_CHOICES.map((c) => `"${c}"`).join(", ")}.`);
+    throw new Error(
+      `Invalid onStoreError "${String(onStoreError)}": one of ${STORE_ERROR_CHOICES.map((c) => `"${c}"`).join(", ")}.`,
+    );
   }
   const maxInFlight = options.maxInFlight;
-  if (maxInFlight !== undefined && (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1)) throw new Error(`Invalid maxInFlight ${maxInFlight}: a positive integer.`);
-  return { policy, timeoutMs, onStoreError, maxInFlight, blockCache: options.blockCache ?? true, ban: checkBan(policy.name, options.ban) };
+  if (maxInFlight !== undefined && (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1))
+    throw new Error(`Invalid maxInFlight ${maxInFlight}: a positive integer.`);
+  return {
+    policy,
+    timeoutMs,
+    onStoreError,
+    maxInFlight,
+    blockCache: options.blockCache ?? true,
+    ban: checkBan(policy.name, options.ban),
+  };
 }
 
 function checkBan(name: string, ban: BanOptions | undefined): CheckedOptions["ban"] {

@@ -21,7 +21,13 @@ describe("RateLimiter", () => {
   it("logs and counts every decision", async () => {
     const logger = recordingLogger();
     const metrics = recordingMetrics();
-    const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "payments", limit: 1, windowMs: 60_000, logger, metrics });
+    const limiter = new RateLimiter(new MemoryRateLimitStore(), {
+      name: "payments",
+      limit: 1,
+      windowMs: 60_000,
+      logger,
+      metrics,
+    });
     await limiter.check("u_1");
     await limiter.check("u_1");
     expect(metrics.count("decisions", { policy: "payments", outcome: "allowed" })).toBe(1);
@@ -45,19 +51,28 @@ describe("RateLimiter", () => {
     const metrics = recordingMetrics();
     const limiter = new RateLimiter(failing, { limit: 2, windowMs: 60_000, logger, metrics });
     const decisions = [await limiter.check("u_1"), await limiter.check("u_1"), await limiter.check("u_1")];
-    expect(decisions.map((d) => [d.allowed, d.counted])).toEqual([[true, true], [true, true], [false, true]]);
+    expect(decisions.map((d) => [d.allowed, d.counted])).toEqual([
+      [true, true],
+      [true, true],
+      [false, true],
+    ]);
     expect(decisions[2]?.retryAfterMs).toBeGreaterThan(29_000);
     expect(decisions[2]?.retryAfterMs).toBeLessThanOrEqual(30_000);
     expect(metrics.count("storeErrors", { policy: "default", reason: "error" })).toBe(3);
     expect(metrics.count("decisions", { policy: "default", outcome: "insurance_allowed" })).toBe(2);
     expect(metrics.count("decisions", { policy: "default", outcome: "insurance_limited" })).toBe(1);
-    expect(logger.lines[0]).toMatchObject({ level: "warn", err: { name: "Error", message: "connect ECONNREFUSED 10.0.0.1:6379" } });
+    expect(logger.lines[0]).toMatchObject({
+      level: "warn",
+      err: { name: "Error", message: "connect ECONNREFUSED 10.0.0.1:6379" },
+    });
   });
 
   it("insurance starts from what the store already let through in this process", async () => {
     let down = false;
     const memory = new MemoryRateLimitStore();
-    const flaky: RateLimitStore = { take: (key, rate) => (down ? Promise.reject(new Error("ECONNRESET")) : memory.take(key, rate)) };
+    const flaky: RateLimitStore = {
+      take: (key, rate) => (down ? Promise.reject(new Error("ECONNRESET")) : memory.take(key, rate)),
+    };
     const limiter = new RateLimiter(flaky, { limit: 3, windowMs: 60_000 });
     await limiter.check("u_1");
     await limiter.check("u_1");
@@ -72,7 +87,10 @@ describe("RateLimiter", () => {
     expect(await limiter.check("u_1")).toMatchObject({ allowed: true, counted: false });
     expect(await limiter.check("u_1")).toMatchObject({ allowed: true, counted: false });
     expect(metrics.count("decisions", { policy: "default", outcome: "failed_open" })).toBe(2);
-    expect(logger.lines[0]).toMatchObject({ level: "warn", msg: "rate-limit: store failed, request let through uncounted" });
+    expect(logger.lines[0]).toMatchObject({
+      level: "warn",
+      msg: "rate-limit: store failed, request let through uncounted",
+    });
   });
 
   it('onStoreError "deny": RATE_LIMITER_UNAVAILABLE (503)', async () => {
@@ -128,15 +146,23 @@ describe("RateLimiter", () => {
 
   it("timeoutMs above 2^31-1 makes every store call time out: refused at construction with a clear error", () => {
     const store = new MemoryRateLimitStore();
-    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, timeoutMs: 2 ** 31 })).toThrow(/Invalid timeoutMs 2147483648: an integer from 1 to 2147483647/);
+    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, timeoutMs: 2 ** 31 })).toThrow(
+      /Invalid timeoutMs 2147483648: an integer from 1 to 2147483647/,
+    );
     expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, timeoutMs: 0 })).toThrow(/Invalid timeoutMs/);
-    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, timeoutMs: Number.NaN })).toThrow(/Invalid timeoutMs/);
-    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, onStoreError: "open" as never })).toThrow(/Invalid onStoreError "open"/);
+    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, timeoutMs: Number.NaN })).toThrow(
+      /Invalid timeoutMs/,
+    );
+    expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, onStoreError: "open" as never })).toThrow(
+      /Invalid onStoreError "open"/,
+    );
     expect(() => new RateLimiter(store, { limit: 1, windowMs: 1_000, maxInFlight: 0 })).toThrow(/Invalid maxInFlight/);
   });
 
   it("refuses policies the headers cannot carry", () => {
-    expect(() => new RateLimiter(new MemoryRateLimitStore(), { name: 'a"b', limit: 1, windowMs: 1 })).toThrow(/policy name/);
+    expect(() => new RateLimiter(new MemoryRateLimitStore(), { name: 'a"b', limit: 1, windowMs: 1 })).toThrow(
+      /policy name/,
+    );
     expect(() => new RateLimiter(new MemoryRateLimitStore(), { limit: 0, windowMs: 1 })).toThrow(/rate limit/);
   });
 });

@@ -69,18 +69,39 @@ export class RateLimiter {
    * or not; rejects only when the store failed and `onStoreError` is `"deny"`.
    */
   async check(key: string, options: CheckOptions = NO_OPTIONS): Promise<RateLimitDecision> {
-    const { policy, rate, keyPrefix } = options.limit === undefined ? this.defaultPolicy : this.policyFor(options.limit);
+    const { policy, rate, keyPrefix } =
+      options.limit === undefined ? this.defaultPolicy : this.policyFor(options.limit);
     const cost = options.cost === undefined ? 1 : checkCost(options.cost, policy);
     const logged = key.length <= MAX_KEY_LENGTH ? key : boundedKey(key);
     // The policy name (no ":" in it) namespaces the key: two policies on one store never share a bucket.
     const stored = keyPrefix + logged;
     // An empty cache (no caller refused lately, the usual case) costs no lookup.
-    const blocked = this.blocks.size !== 0 && (this.options.blockCache || this.options.ban) ? this.blocks.blocked(stored, cost, policy.limit) : undefined;
-    if (blocked) return this.refusedLocally(blocked.banned ? "banned" : "block_cached", policy, rate, logged, blocked.ms, cost, blocked.banned);
+    const blocked =
+      this.blocks.size !== 0 && (this.options.blockCache || this.options.ban)
+        ? this.blocks.blocked(stored, cost, policy.limit)
+        : undefined;
+    if (blocked)
+      return this.refusedLocally(
+        blocked.banned ? "banned" : "block_cached",
+        policy,
+        rate,
+        logged,
+        blocked.ms,
+        cost,
+        blocked.banned,
+      );
     // One lookup per call: the key's slot is kept and updated in place until its calls are answered.
     let slot = this.inFlight.get(stored);
     if ((slot === undefined ? 0 : slot.pending) + cost > (this.options.maxInFlight ?? policy.limit)) {
-      return this.refusedLocally("in_flight_limited", policy, rate, logged, Math.ceil((rate.intervalUs * cost) / 1000), cost, false);
+      return this.refusedLocally(
+        "in_flight_limited",
+        policy,
+        rate,
+        logged,
+        Math.ceil((rate.intervalUs * cost) / 1000),
+        cost,
+        false,
+      );
     }
     if (slot === undefined) {
       slot = { pending: cost };
@@ -105,9 +126,15 @@ export class RateLimiter {
       decision = this.storeFailed(policy, rate, stored, logged, cost, err);
       return decision.allowed || !decision.counted ? decision : this.refused(decision, stored, logged, cost);
     }
-    if (this.observer.metered) this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
+    if (this.observer.metered)
+      this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
     if (!decision.allowed) {
-      this.observer.decision("limited", { policy: policy.name, key: logged, remaining: decision.remaining, retryAfterMs: decision.retryAfterMs });
+      this.observer.decision("limited", {
+        policy: policy.name,
+        key: logged,
+        remaining: decision.remaining,
+        retryAfterMs: decision.retryAfterMs,
+      });
       return this.refused(decision, stored, logged, cost);
     }
     // The insurance counted every request this process let through, those it decided itself while
@@ -116,7 +143,12 @@ export class RateLimiter {
     const shadow = this.insurance.takeNow(stored, costRate(rate, cost));
     if (!shadow.allowed) {
       const refusal = decisionOf(policy, rate, shadow, cost);
-      this.observer.decision("limited", { policy: policy.name, key: logged, remaining: 0, retryAfterMs: refusal.retryAfterMs });
+      this.observer.decision("limited", {
+        policy: policy.name,
+        key: logged,
+        remaining: 0,
+        retryAfterMs: refusal.retryAfterMs,
+      });
       return this.refused(refusal, stored, logged, cost);
     }
     this.observer.allowed(policy.name, logged, decision.remaining);
@@ -183,21 +215,48 @@ export class RateLimiter {
     return { ...decision, retryAfterMs: ban.forMs, banned: true };
   }
 
-  private refusedLocally(outcome: "in_flight_limited" | "block_cached" | "banned", policy: RateLimitPolicy, rate: GcraRate, key: string, ms: number, cost: number, banned: boolean): RateLimitDecision {
+  private refusedLocally(
+    outcome: "in_flight_limited" | "block_cached" | "banned",
+    policy: RateLimitPolicy,
+    rate: GcraRate,
+    key: string,
+    ms: number,
+    cost: number,
+    banned: boolean,
+  ): RateLimitDecision {
     this.observer.decision(outcome, { policy: policy.name, key, retryAfterMs: ms });
     const resetMs = ms + Math.ceil((rate.capacityUs - rate.intervalUs * cost) / 1000);
-    const decision = { allowed: false, policy, remaining: 0, resetMs, nextMs: ms, retryAfterMs: ms, counted: true, banned };
+    const decision = {
+      allowed: false,
+      policy,
+      remaining: 0,
+      resetMs,
+      nextMs: ms,
+      retryAfterMs: ms,
+      counted: true,
+      banned,
+    };
     return banned ? decision : this.countRefusal(decision, `${policy.name}:${key}`, key, cost);
   }
 
-  private storeFailed(policy: RateLimitPolicy, rate: GcraRate, stored: string, logged: string, cost: number, err: unknown): RateLimitDecision {
+  private storeFailed(
+    policy: RateLimitPolicy,
+    rate: GcraRate,
+    stored: string,
+    logged: string,
+    cost: number,
+    err: unknown,
+  ): RateLimitDecision {
     const reason = err instanceof TimeoutError ? "timeout" : "error";
     this.observer.count("storeErrors", { policy: policy.name, reason });
     // Name, message and code only: driver errors can carry connection strings and request details.
     const fields = { policy: policy.name, key: logged, reason, err: errorSummary(err) };
     if (this.options.onStoreError === "insurance") {
       const decision = decisionOf(policy, rate, this.insurance.takeNow(stored, costRate(rate, cost)), cost);
-      this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", { ...fields, remaining: decision.remaining });
+      this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", {
+        ...fields,
+        remaining: decision.remaining,
+      });
       return decision;
     }
     if (this.options.onStoreError === "deny") {
@@ -209,7 +268,16 @@ export class RateLimiter {
       });
     }
     this.observer.decision("failed_open", fields);
-    return { allowed: true, policy, remaining: policy.limit, resetMs: 0, nextMs: 0, retryAfterMs: 0, counted: false, banned: false };
+    return {
+      allowed: true,
+      policy,
+      remaining: policy.limit,
+      resetMs: 0,
+      nextMs: 0,
+      retryAfterMs: 0,
+      counted: false,
+      banned: false,
+    };
   }
 }
 

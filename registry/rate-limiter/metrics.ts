@@ -25,8 +25,12 @@ export const RATE_LIMIT_METRICS = {
 } as const;
 
 type Definitions = typeof RATE_LIMIT_METRICS;
-export type RateLimitCounter = { [K in keyof Definitions]: Definitions[K]["type"] extends "counter" ? K : never }[keyof Definitions];
-export type RateLimitHistogram = { [K in keyof Definitions]: Definitions[K]["type"] extends "histogram" ? K : never }[keyof Definitions];
+export type RateLimitCounter = {
+  [K in keyof Definitions]: Definitions[K]["type"] extends "counter" ? K : never;
+}[keyof Definitions];
+export type RateLimitHistogram = {
+  [K in keyof Definitions]: Definitions[K]["type"] extends "histogram" ? K : never;
+}[keyof Definitions];
 
 /**
  * Where the limiter reports. Metric ids are keys of `RATE_LIMIT_METRICS`.

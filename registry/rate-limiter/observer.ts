@@ -1,7 +1,13 @@
 // Turns each limiter decision into one log line and its metric, from one table.
 import { errorSummary } from "./error-summary";
 import type { BlockLogger as RateLimitLogger } from "./logger";
-import { noopMetrics, type MetricLabels, type RateLimitCounter, type RateLimitHistogram, type RateLimitMetrics } from "./metrics";
+import {
+  noopMetrics,
+  type MetricLabels,
+  type RateLimitCounter,
+  type RateLimitHistogram,
+  type RateLimitMetrics,
+} from "./metrics";
 
 type Level = "debug" | "info" | "warn" | "error";
 

@@ -43,7 +43,13 @@ describe("choices carry across blocks", () => {
 
   it("added together with --store redis, both blocks take it; without any choice the rate limiter stays on PostgreSQL", async () => {
     const together = await sampleProject("hono-bundler", ["ioredis"]);
-    const both = await runAdd({ blocks: ["idempotency", "rate-limiter"], cwd: together, yes: true, install: false, store: "redis" });
+    const both = await runAdd({
+      blocks: ["idempotency", "rate-limiter"],
+      cwd: together,
+      yes: true,
+      install: false,
+      store: "redis",
+    });
     expect(both.migrations).toEqual([]);
     expect(both.files.map((file) => file.target)).toContain(`${LIMITER}/redis-store.ts`);
 
@@ -53,20 +59,26 @@ describe("choices carry across blocks", () => {
     expect(limiter.files.map((file) => file.target)).toContain(`${LIMITER}/postgres-store.ts`);
   }, 60_000);
 
-  it.each(["mysql", "sqlite"])("--store %s for idempotency: the rate limiter, which has no such store, keeps its default and says why", async (store) => {
-    const dir = await sampleProject("hono-bundler", []);
-    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store });
-    configureOutput({ silent: false });
-    const warnings: string[] = [];
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (warnings.push(String(chunk)), true));
-    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (warnings.push(String(chunk)), true));
-    const result = await runAdd({ blocks: ["rate-limiter"], cwd: dir, yes: true, install: false });
-    vi.restoreAllMocks();
-    expect(result.features).toContain("postgres-store");
-    expect(result.migrations.map((migration) => migration.table)).toEqual(["rate_limits"]);
-    expect(warnings.join("")).toContain(`--store ${store}, as idempotency was added, is not offered by rate-limiter: it takes its default (pass --store to choose another).`);
-    // Adding idempotency again carries its own store.
-    const again = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, dryRun: true });
-    expect(again.features).toContain(`${store}-store`);
-  }, 60_000);
+  it.each(["mysql", "sqlite"])(
+    "--store %s for idempotency: the rate limiter, which has no such store, keeps its default and says why",
+    async (store) => {
+      const dir = await sampleProject("hono-bundler", []);
+      await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store });
+      configureOutput({ silent: false });
+      const warnings: string[] = [];
+      vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (warnings.push(String(chunk)), true));
+      vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (warnings.push(String(chunk)), true));
+      const result = await runAdd({ blocks: ["rate-limiter"], cwd: dir, yes: true, install: false });
+      vi.restoreAllMocks();
+      expect(result.features).toContain("postgres-store");
+      expect(result.migrations.map((migration) => migration.table)).toEqual(["rate_limits"]);
+      expect(warnings.join("")).toContain(
+        `--store ${store}, as idempotency was added, is not offered by rate-limiter: it takes its default (pass --store to choose another).`,
+      );
+      // Adding idempotency again carries its own store.
+      const again = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, dryRun: true });
+      expect(again.features).toContain(`${store}-store`);
+    },
+    60_000,
+  );
 });

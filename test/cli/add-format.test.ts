@@ -19,7 +19,9 @@ const WRITTEN = ["src/blocks", "src/idempotency-setup.ts", "blocks.lock.json"];
 /** A sample project that declares `pkg` as a dev dependency (installed through the linked node_modules). */
 async function projectWith(pkg: string, files: Record<string, string>): Promise<string> {
   const dir = await sampleProject("hono-bundler", []);
-  const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+    devDependencies: Record<string, string>;
+  };
   manifest.devDependencies[pkg] = "*";
   writeFileSync(path.join(dir, "package.json"), JSON.stringify(manifest, null, 2));
   for (const [file, content] of Object.entries(files)) writeFileSync(path.join(dir, file), content);
@@ -27,13 +29,19 @@ async function projectWith(pkg: string, files: Record<string, string>): Promise<
 }
 
 function lockedHash(dir: string, file: string): string | undefined {
-  const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { files: Record<string, string> }> };
-  return Object.values(lock.blocks).map((block) => block.files[file]).find(Boolean);
+  const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as {
+    blocks: Record<string, { files: Record<string, string> }>;
+  };
+  return Object.values(lock.blocks)
+    .map((block) => block.files[file])
+    .find(Boolean);
 }
 
 describe("add formats with the project's formatter", () => {
   it("Prettier (NestJS's .prettierrc): the project's `prettier --check` passes, the lock records the formatted bytes, and `prettier --write` leaves `blocks diff` empty", async () => {
-    const dir = await projectWith("prettier", { ".prettierrc": JSON.stringify({ singleQuote: true, trailingComma: "all" }) });
+    const dir = await projectWith("prettier", {
+      ".prettierrc": JSON.stringify({ singleQuote: true, trailingComma: "all" }),
+    });
     await runAdd({ blocks: ["idempotency", "rate-limiter", "error-handler"], cwd: dir, yes: true, install: false });
     const index = readFileSync(path.join(dir, INDEX), "utf8");
     expect(index).toContain("from './");
@@ -45,7 +53,12 @@ describe("add formats with the project's formatter", () => {
   }, 120_000);
 
   it("Biome (biome.json): `biome format` finds nothing to change, and `update` sees no edit after `biome format --write`", async () => {
-    const dir = await projectWith("@biomejs/biome", { "biome.json": JSON.stringify({ formatter: { indentStyle: "space", lineWidth: 100 }, javascript: { formatter: { quoteStyle: "single" } } }) });
+    const dir = await projectWith("@biomejs/biome", {
+      "biome.json": JSON.stringify({
+        formatter: { indentStyle: "space", lineWidth: 100 },
+        javascript: { formatter: { quoteStyle: "single" } },
+      }),
+    });
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
     expect(readFileSync(path.join(dir, INDEX), "utf8")).toContain("from './");
     const check = await execa(bin("biome"), ["format", ...WRITTEN], { cwd: dir, reject: false });
@@ -59,7 +72,12 @@ describe("add formats with the project's formatter", () => {
   it("Biome as `biome init` sets it up (recommended lint, sorted imports): `biome check` passes on all four blocks, and `biome check --write` leaves `blocks diff` empty", async () => {
     const dir = await projectWith("@biomejs/biome", {});
     await execa(bin("biome"), ["init"], { cwd: dir });
-    await runAdd({ blocks: ["idempotency", "rate-limiter", "error-handler", "logger"], cwd: dir, yes: true, install: false });
+    await runAdd({
+      blocks: ["idempotency", "rate-limiter", "error-handler", "logger"],
+      cwd: dir,
+      yes: true,
+      install: false,
+    });
     const check = await execa(bin("biome"), ["check", ...WRITTEN], { cwd: dir, reject: false });
     expect(check.exitCode, check.stdout + check.stderr).toBe(0);
     await execa(bin("biome"), ["check", "--write", ...WRITTEN], { cwd: dir });
@@ -74,7 +92,9 @@ describe("add formats with the project's formatter", () => {
     writeFileSync(path.join(dir, ".prettierrc"), JSON.stringify({ singleQuote: true }));
     await execa(bin("prettier"), ["--write", "src/blocks"], { cwd: dir });
     writeFileSync(file, `// ours\n${readFileSync(file, "utf8")}`);
-    expect((await runDiff({ cwd: dir })).changes.map((change) => `${change.file} ${change.status}`)).toEqual(["src/blocks/logger/context.ts edited"]);
+    expect((await runDiff({ cwd: dir })).changes.map((change) => `${change.file} ${change.status}`)).toEqual([
+      "src/blocks/logger/context.ts edited",
+    ]);
     const update = await runUpdate({ cwd: dir, yes: true });
     expect(update.ok).toBe(true);
     expect(readFileSync(file, "utf8")).toMatch(/^\/\/ ours\n[\s\S]*from '/);
@@ -83,15 +103,23 @@ describe("add formats with the project's formatter", () => {
   it("a formatter installed after `add` (NestJS's first install) whose script formats only .ts: diff counts the READMEs Prettier would reformat as unchanged", async () => {
     const dir = await sampleProject("hono-bundler", []);
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
-    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
-    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ ...manifest, devDependencies: { ...manifest.devDependencies, prettier: "*" } }, null, 2));
+    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    writeFileSync(
+      path.join(dir, "package.json"),
+      JSON.stringify({ ...manifest, devDependencies: { ...manifest.devDependencies, prettier: "*" } }, null, 2),
+    );
     writeFileSync(path.join(dir, ".prettierrc"), JSON.stringify({ singleQuote: true, trailingComma: "all" }));
     await execa(bin("prettier"), ["--write", "src/**/*.ts"], { cwd: dir });
     expect((await runDiff({ cwd: dir })).changes).toEqual([]);
   }, 120_000);
 
   it("a folder the project's .prettierignore lists is written as the registry has it, as `prettier --write .` would leave it", async () => {
-    const dir = await projectWith("prettier", { ".prettierrc": JSON.stringify({ singleQuote: true }), ".prettierignore": "src/blocks\n" });
+    const dir = await projectWith("prettier", {
+      ".prettierrc": JSON.stringify({ singleQuote: true }),
+      ".prettierignore": "src/blocks\n",
+    });
     await runAdd({ blocks: ["logger"], cwd: dir, yes: true, install: false });
     const context = readFileSync(path.join(dir, "src/blocks/logger/context.ts"), "utf8");
     expect(context).toBe(readFileSync(path.join(REPO, "registry/logger/context.ts"), "utf8"));

@@ -35,12 +35,23 @@ const POSTGRES_FILES = [
 const STORES = [
   {
     store: "redis",
-    files: ["setup/recovery-jobs.test.ts", "setup/recovery-jobs.ts", "stores/redis-store-scripts.ts", "stores/redis-store.ts"],
+    files: [
+      "setup/recovery-jobs.test.ts",
+      "setup/recovery-jobs.ts",
+      "stores/redis-store-scripts.ts",
+      "stores/redis-store.ts",
+    ],
     dependencies: ["ioredis@^5.11.1"],
   },
   {
     store: "dynamodb",
-    files: ["setup/recovery-jobs.test.ts", "setup/recovery-jobs.ts", "stores/dynamodb-items.ts", "stores/dynamodb-store.ts", "stores/dynamodb-table.ts"],
+    files: [
+      "setup/recovery-jobs.test.ts",
+      "setup/recovery-jobs.ts",
+      "stores/dynamodb-items.ts",
+      "stores/dynamodb-store.ts",
+      "stores/dynamodb-table.ts",
+    ],
     dependencies: ["@aws-sdk/client-dynamodb@^3.1178.0", "@aws-sdk/lib-dynamodb@^3.1178.0"],
   },
   {
@@ -80,71 +91,116 @@ const STORES = [
 const add = (cwd: string, options: Partial<Parameters<typeof runAdd>[0]> = {}) =>
   runAdd({ blocks: ["idempotency"], cwd, yes: true, install: false, ...options });
 const lockOf = (dir: string) =>
-  JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { files: Record<string, string>; variants?: Record<string, string> }>; migrations: Record<string, string> };
+  JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as {
+    blocks: Record<string, { files: Record<string, string>; variants?: Record<string, string> }>;
+    migrations: Record<string, string>;
+  };
 /** The registry's text of a setup variant (copied as it is to its fixed target). */
-const variantText = (file: string) => readFileSync(path.join(import.meta.dirname, "../../registry/idempotency/setup", file), "utf8");
+const variantText = (file: string) =>
+  readFileSync(path.join(import.meta.dirname, "../../registry/idempotency/setup", file), "utf8");
 const targets = (result: Awaited<ReturnType<typeof add>>) => result.files.map((file) => file.target).sort();
 
 describe("blocks add --store: only the chosen store, with its packages", () => {
-  it.each(STORES)("--store $store: the PostgreSQL files are swapped for the store's, the packages are the store's, no migration, and it type-checks", async ({ store, features, files, dependencies, devDependencies }) => {
-    const postgres = await add(await sampleProject("express-nodenext", []));
-    expect(postgres.features).toContain("postgres-store");
-    expect(postgres.dependencies.dependencies).toEqual(["pg@^8.23.1"]);
-    expect(targets(postgres)).toEqual(expect.arrayContaining(POSTGRES_FILES));
+  it.each(STORES)(
+    "--store $store: the PostgreSQL files are swapped for the store's, the packages are the store's, no migration, and it type-checks",
+    async ({ store, features, files, dependencies, devDependencies }) => {
+      const postgres = await add(await sampleProject("express-nodenext", []));
+      expect(postgres.features).toContain("postgres-store");
+      expect(postgres.dependencies.dependencies).toEqual(["pg@^8.23.1"]);
+      expect(targets(postgres)).toEqual(expect.arrayContaining(POSTGRES_FILES));
 
-    const dir = await sampleProject("express-nodenext", []);
-    const result = await add(dir, { store });
-    expect(result.features).toEqual(features ?? [`${store}-store`]);
-    const storeFiles = files.map((file) => `${BLOCK}/${file}`);
-    // The wiring opens the chosen store: setup/database.ts is that store's variant, recorded in the lock.
-    const variant = `database-${store === "mysql" ? "mysql2" : store === "sqlite" ? "better-sqlite3" : store}.ts`;
-    expect(lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"]).toBe(`idempotency/setup/${variant}`);
-    // (the express-nodenext project imports with ".js": the only change add makes to the registry's text)
-    expect(readFileSync(path.join(dir, BLOCK, "setup/database.ts"), "utf8").replaceAll('.js";', '";')).toBe(variantText(variant));
-    const expected = [...targets(postgres).filter((target) => !POSTGRES_FILES.includes(target)), ...storeFiles].sort();
-    expect(targets(result)).toEqual(expected);
-    expect(Object.keys(lockOf(dir).blocks.idempotency?.files ?? {}).sort()).toEqual(expected.filter((target) => target.startsWith(`${BLOCK}/`)));
-    for (const file of POSTGRES_FILES.filter((target) => !storeFiles.includes(target))) expect(existsSync(path.join(dir, file)), file).toBe(false);
+      const dir = await sampleProject("express-nodenext", []);
+      const result = await add(dir, { store });
+      expect(result.features).toEqual(features ?? [`${store}-store`]);
+      const storeFiles = files.map((file) => `${BLOCK}/${file}`);
+      // The wiring opens the chosen store: setup/database.ts is that store's variant, recorded in the lock.
+      const variant = `database-${store === "mysql" ? "mysql2" : store === "sqlite" ? "better-sqlite3" : store}.ts`;
+      expect(lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"]).toBe(
+        `idempotency/setup/${variant}`,
+      );
+      // (the express-nodenext project imports with ".js": the only change add makes to the registry's text)
+      expect(readFileSync(path.join(dir, BLOCK, "setup/database.ts"), "utf8").replaceAll('.js";', '";')).toBe(
+        variantText(variant),
+      );
+      const expected = [
+        ...targets(postgres).filter((target) => !POSTGRES_FILES.includes(target)),
+        ...storeFiles,
+      ].sort();
+      expect(targets(result)).toEqual(expected);
+      expect(Object.keys(lockOf(dir).blocks.idempotency?.files ?? {}).sort()).toEqual(
+        expected.filter((target) => target.startsWith(`${BLOCK}/`)),
+      );
+      for (const file of POSTGRES_FILES.filter((target) => !storeFiles.includes(target)))
+        expect(existsSync(path.join(dir, file)), file).toBe(false);
 
-    expect(result.dependencies.dependencies).toEqual(dependencies);
-    if (devDependencies) expect(result.dependencies.devDependencies).toEqual(expect.arrayContaining(devDependencies));
-    const everyPackage = [...result.dependencies.dependencies, ...result.dependencies.devDependencies].join(" ");
-    expect(everyPackage).not.toMatch(/(^| )(pg|@types\/pg|@electric-sql\/pglite|@types\/emscripten)@/);
+      expect(result.dependencies.dependencies).toEqual(dependencies);
+      if (devDependencies) expect(result.dependencies.devDependencies).toEqual(expect.arrayContaining(devDependencies));
+      const everyPackage = [...result.dependencies.dependencies, ...result.dependencies.devDependencies].join(" ");
+      expect(everyPackage).not.toMatch(/(^| )(pg|@types\/pg|@electric-sql\/pglite|@types\/emscripten)@/);
 
-    expect(result.migrations).toEqual([]);
-    expect(lockOf(dir).migrations).toEqual({});
-    expect(existsSync(path.join(dir, "migrations"))).toBe(false);
+      expect(result.migrations).toEqual([]);
+      expect(lockOf(dir).migrations).toEqual({});
+      expect(existsSync(path.join(dir, "migrations"))).toBe(false);
 
-    // The index re-exports only what was copied: no line naming the PostgreSQL store is left to break the build.
-    const index = readFileSync(path.join(dir, BLOCK, "index.ts"), "utf8");
-    expect(index).not.toMatch(/postgres|prepared-statements/i);
-    expect(index).toContain('export { IdempotencyHandler } from "./handler.js";');
-    expect(typeCheck(dir)).toEqual([]);
-  }, 180_000);
+      // The index re-exports only what was copied: no line naming the PostgreSQL store is left to break the build.
+      const index = readFileSync(path.join(dir, BLOCK, "index.ts"), "utf8");
+      expect(index).not.toMatch(/postgres|prepared-statements/i);
+      expect(index).toContain('export { IdempotencyHandler } from "./handler.js";');
+      expect(typeCheck(dir)).toEqual([]);
+    },
+    180_000,
+  );
 
   it("a PostgreSQL client cannot come with another store: asked for, it is refused; detected, it is left out", async () => {
     const dir = await sampleProject("hono-bundler", ["kysely"]);
     const refused = await rejection(add(dir, { store: "redis", client: "kysely" }));
-    expect(refused).toMatchObject({ code: "INVALID_OPTION", message: expect.stringContaining("--client kysely needs --store postgres") });
+    expect(refused).toMatchObject({
+      code: "INVALID_OPTION",
+      message: expect.stringContaining("--client kysely needs --store postgres"),
+    });
     const result = await add(dir, { store: "redis" });
     expect(result.features).toEqual(["redis-store"]);
     expect(targets(result).filter((target) => target.includes("/clients/"))).toEqual([]);
   }, 60_000);
 
   it.each([
-    { orm: "drizzle-orm", feature: "client-drizzle-mysql", files: ["stores/clients/drizzle-guard.ts", "stores/clients/drizzle-mysql.ts"], pg: "stores/clients/drizzle.ts" },
-    { orm: "kysely", feature: "client-kysely-mysql", files: ["stores/clients/kysely-guard.ts", "stores/clients/kysely-mysql.ts"], pg: "stores/clients/kysely.ts" },
-  ])("--store mysql in a project on $orm with mysql2: its MySQL adapter comes, not the PostgreSQL one, and it type-checks", async ({ orm, feature, files, pg }) => {
-    const dir = await sampleProject("express-nodenext", [orm, "mysql2"]);
-    const result = await add(dir, { store: "mysql" });
-    expect([...result.features].sort()).toEqual([feature, "mysql-store"]);
-    expect(targets(result)).toEqual(expect.arrayContaining(files.map((file) => `${BLOCK}/${file}`)));
-    expect(targets(result)).not.toContain(`${BLOCK}/${pg}`);
-    expect(typeCheck(dir, files.map((file) => `${BLOCK}/${file}`))).toEqual([]);
-    // Without the MySQL store the adapter is refused by name, not silently dropped.
-    const refused = await rejection(add(await sampleProject("hono-bundler", [orm]), { client: feature.replace("client-", "") }));
-    expect(refused).toMatchObject({ code: "INVALID_OPTION", message: expect.stringContaining(`--client ${feature.replace("client-", "")} needs --store mysql`) });
-  }, 180_000);
+    {
+      orm: "drizzle-orm",
+      feature: "client-drizzle-mysql",
+      files: ["stores/clients/drizzle-guard.ts", "stores/clients/drizzle-mysql.ts"],
+      pg: "stores/clients/drizzle.ts",
+    },
+    {
+      orm: "kysely",
+      feature: "client-kysely-mysql",
+      files: ["stores/clients/kysely-guard.ts", "stores/clients/kysely-mysql.ts"],
+      pg: "stores/clients/kysely.ts",
+    },
+  ])(
+    "--store mysql in a project on $orm with mysql2: its MySQL adapter comes, not the PostgreSQL one, and it type-checks",
+    async ({ orm, feature, files, pg }) => {
+      const dir = await sampleProject("express-nodenext", [orm, "mysql2"]);
+      const result = await add(dir, { store: "mysql" });
+      expect([...result.features].sort()).toEqual([feature, "mysql-store"]);
+      expect(targets(result)).toEqual(expect.arrayContaining(files.map((file) => `${BLOCK}/${file}`)));
+      expect(targets(result)).not.toContain(`${BLOCK}/${pg}`);
+      expect(
+        typeCheck(
+          dir,
+          files.map((file) => `${BLOCK}/${file}`),
+        ),
+      ).toEqual([]);
+      // Without the MySQL store the adapter is refused by name, not silently dropped.
+      const refused = await rejection(
+        add(await sampleProject("hono-bundler", [orm]), { client: feature.replace("client-", "") }),
+      );
+      expect(refused).toMatchObject({
+        code: "INVALID_OPTION",
+        message: expect.stringContaining(`--client ${feature.replace("client-", "")} needs --store mysql`),
+      });
+    },
+    180_000,
+  );
 
   it("--store names one of postgres, redis, dynamodb, mysql and sqlite; `none` is not a store", async () => {
     const error = await rejection(add(await sampleProject("hono-bundler", []), { store: "none" }));
@@ -169,7 +225,9 @@ describe("a project on RedisStore or DynamoDB: migrate, doctor, diff and update 
     const result = await runMigrate({ cwd: dir });
     vi.restoreAllMocks();
     expect(result).toMatchObject({ written: [], existing: [], noSchema: ["idempotency"] });
-    expect(out.join("")).toContain("idempotency: nothing to migrate: its store, RedisStore (--store redis), keeps no schema.");
+    expect(out.join("")).toContain(
+      "idempotency: nothing to migrate: its store, RedisStore (--store redis), keeps no schema.",
+    );
     expect(existsSync(path.join(dir, "migrations"))).toBe(false);
     const sql = await runMigrate({ cwd: dir, store: "postgres" });
     expect(sql.written).toEqual([expect.stringMatching(/^migrations\/\d+_create_idempotency_records\.sql$/)]);
@@ -179,39 +237,57 @@ describe("a project on RedisStore or DynamoDB: migrate, doctor, diff and update 
     const dir = await sampleProject("hono-bundler", []);
     await add(dir, { store: "dynamodb" });
     const result = await runMigrate({ cwd: dir });
-    expect(result.written).toEqual(["dynamodb/idempotency_records.create-table.json", "dynamodb/idempotency_records.update-time-to-live.json"]);
+    expect(result.written).toEqual([
+      "dynamodb/idempotency_records.create-table.json",
+      "dynamodb/idempotency_records.update-time-to-live.json",
+    ]);
     expect(existsSync(path.join(dir, "migrations"))).toBe(false);
   }, 60_000);
 
-  it.each(["redis", "dynamodb"])("doctor on a --store %s project checks no PostgreSQL table, even with a database URL", async (store) => {
-    const dir = await sampleProject("hono-bundler", []);
-    await add(dir, { store });
-    // Nothing listens there: a PostgreSQL check would report that it cannot connect.
-    const { findings, checkedDatabase } = await runDoctor({ cwd: dir, databaseUrl: "postgres://postgres@127.0.0.1:1/none" });
-    expect(findings.filter((item) => item.rule === "migration-applied")).toEqual([]);
-    expect(checkedDatabase).toBe(false);
-  }, 60_000);
+  it.each(["redis", "dynamodb"])(
+    "doctor on a --store %s project checks no PostgreSQL table, even with a database URL",
+    async (store) => {
+      const dir = await sampleProject("hono-bundler", []);
+      await add(dir, { store });
+      // Nothing listens there: a PostgreSQL check would report that it cannot connect.
+      const { findings, checkedDatabase } = await runDoctor({
+        cwd: dir,
+        databaseUrl: "postgres://postgres@127.0.0.1:1/none",
+      });
+      expect(findings.filter((item) => item.rule === "migration-applied")).toEqual([]);
+      expect(checkedDatabase).toBe(false);
+    },
+    60_000,
+  );
 
   it("doctor on a PostgreSQL project still checks its table", async () => {
     const dir = await sampleProject("hono-bundler", []);
     await add(dir);
     const { findings } = await runDoctor({ cwd: dir, databaseUrl: "postgres://postgres@127.0.0.1:1/none" });
-    expect(findings.filter((item) => item.rule === "migration-applied")).toEqual([expect.objectContaining({ message: expect.stringContaining("cannot connect") })]);
+    expect(findings.filter((item) => item.rule === "migration-applied")).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("cannot connect") }),
+    ]);
   }, 60_000);
 
-  it.each(["redis", "dynamodb"])("diff and update on a --store %s project bring no PostgreSQL file back, and ask for the store's packages only", async (store) => {
-    const dir = await sampleProject("hono-bundler", []);
-    await add(dir, { store });
-    expect((await runDiff({ cwd: dir })).changes).toEqual([]);
-    const update = await runUpdate({ cwd: dir, dryRun: true });
-    expect(update.files.filter((file) => file.status !== "unchanged")).toEqual([]);
-    expect(update.install.join(" ")).toMatch(store === "redis" ? /ioredis@/ : /@aws-sdk\/client-dynamodb@/);
-    expect(update.install.join(" ")).not.toMatch(/ pg@/);
-    // An edit of the vendored index still shows as the user's, against the index without PostgreSQL.
-    const index = path.join(dir, BLOCK, "index.ts");
-    writeFileSync(index, `${readFileSync(index, "utf8")}// ours\n`);
-    expect((await runDiff({ cwd: dir })).changes).toEqual([expect.objectContaining({ file: `${BLOCK}/index.ts`, status: "edited" })]);
-  }, 60_000);
+  it.each(["redis", "dynamodb"])(
+    "diff and update on a --store %s project bring no PostgreSQL file back, and ask for the store's packages only",
+    async (store) => {
+      const dir = await sampleProject("hono-bundler", []);
+      await add(dir, { store });
+      expect((await runDiff({ cwd: dir })).changes).toEqual([]);
+      const update = await runUpdate({ cwd: dir, dryRun: true });
+      expect(update.files.filter((file) => file.status !== "unchanged")).toEqual([]);
+      expect(update.install.join(" ")).toMatch(store === "redis" ? /ioredis@/ : /@aws-sdk\/client-dynamodb@/);
+      expect(update.install.join(" ")).not.toMatch(/ pg@/);
+      // An edit of the vendored index still shows as the user's, against the index without PostgreSQL.
+      const index = path.join(dir, BLOCK, "index.ts");
+      writeFileSync(index, `${readFileSync(index, "utf8")}// ours\n`);
+      expect((await runDiff({ cwd: dir })).changes).toEqual([
+        expect.objectContaining({ file: `${BLOCK}/index.ts`, status: "edited" }),
+      ]);
+    },
+    60_000,
+  );
 });
 
 describe("add's report", () => {
@@ -234,7 +310,10 @@ describe("add's report", () => {
     expect(setup).toBe(variantText("database-prisma.ts"));
     const line = setup.split("\n").findIndex((text) => text.includes("// TO CHANGE:")) + 1;
     expect(line).toBeGreaterThan(0);
-    const step = out.join("").split("\n").find((text) => text.includes("do what the TO CHANGE comment says"));
+    const step = out
+      .join("")
+      .split("\n")
+      .find((text) => text.includes("do what the TO CHANGE comment says"));
     expect(step).toContain("before it runs");
     expect(step).toContain(`${database}:${line}`);
   }, 60_000);

@@ -12,7 +12,10 @@ import { startLocalDynamoDb } from "../idempotency/support/dynamodb-store-harnes
 import { sampleProject, typeCheck } from "./wiring-projects.js";
 
 /** A Drizzle schema, as apps pass it to `drizzle()`: the wiring must take the app's own typed database. */
-const DRIZZLE_SCHEMA = ['import { integer, pgTable, text } from "drizzle-orm/pg-core";', 'const schema = { orders: pgTable("orders", { id: text("id").primaryKey(), amount: integer("amount") }) };'];
+const DRIZZLE_SCHEMA = [
+  'import { integer, pgTable, text } from "drizzle-orm/pg-core";',
+  'const schema = { orders: pgTable("orders", { id: text("id").primaryKey(), amount: integer("amount") }) };',
+];
 
 type Wiring = {
   name: string;
@@ -40,21 +43,34 @@ const WIRINGS: Wiring[] = [
     variant: "database-postgres-js.ts",
     packages: ["postgres"],
     expected: ["postgres(url)", "postgresJsClient(db)", "sql.reserve()"],
-    app: ['import postgres from "postgres";', 'createIdempotency({ db: postgres("postgres://localhost/app", { max: 20 }) });'],
+    app: [
+      'import postgres from "postgres";',
+      'createIdempotency({ db: postgres("postgres://localhost/app", { max: 20 }) });',
+    ],
   },
   {
     name: "Drizzle on node-postgres",
     variant: "database-drizzle-node-postgres.ts",
     packages: ["drizzle-orm", "pg"],
     expected: ['from "drizzle-orm/node-postgres";', "lock: db.$client"],
-    app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/node-postgres";', 'import { Pool } from "pg";', "createIdempotency({ db: drizzle({ client: new Pool(), schema }) });"],
+    app: [
+      ...DRIZZLE_SCHEMA,
+      'import { drizzle } from "drizzle-orm/node-postgres";',
+      'import { Pool } from "pg";',
+      "createIdempotency({ db: drizzle({ client: new Pool(), schema }) });",
+    ],
   },
   {
     name: "Drizzle on postgres.js",
     variant: "database-drizzle-postgres-js.ts",
     packages: ["drizzle-orm", "postgres"],
     expected: ['from "drizzle-orm/postgres-js";', "reservedLock(db.$client)"],
-    app: [...DRIZZLE_SCHEMA, 'import { drizzle } from "drizzle-orm/postgres-js";', 'import postgres from "postgres";', "createIdempotency({ db: drizzle({ client: postgres(), schema }) });"],
+    app: [
+      ...DRIZZLE_SCHEMA,
+      'import { drizzle } from "drizzle-orm/postgres-js";',
+      'import postgres from "postgres";',
+      "createIdempotency({ db: drizzle({ client: postgres(), schema }) });",
+    ],
   },
   {
     name: "Kysely",
@@ -68,34 +84,67 @@ const WIRINGS: Wiring[] = [
       "createIdempotency({ db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool() }) }) });",
     ],
   },
-  { name: "Prisma",
-    variant: "database-prisma.ts", packages: ["@prisma/client"], expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"] },
-  { name: "RedisStore",
-    variant: "database-redis.ts", packages: [], store: "redis", expected: ["new RedisStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"] },
-  { name: "DynamoDbStore",
-    variant: "database-dynamodb.ts", packages: [], store: "dynamodb", expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"] },
+  {
+    name: "Prisma",
+    variant: "database-prisma.ts",
+    packages: ["@prisma/client"],
+    expected: ["new PrismaPg(pool)", "prismaClient(db.prisma", "TO CHANGE"],
+  },
+  {
+    name: "RedisStore",
+    variant: "database-redis.ts",
+    packages: [],
+    store: "redis",
+    expected: ["new RedisStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"],
+  },
+  {
+    name: "DynamoDbStore",
+    variant: "database-dynamodb.ts",
+    packages: [],
+    store: "dynamodb",
+    expected: ["new DynamoDbStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"],
+  },
   {
     name: "MySqlStore",
     variant: "database-mysql2.ts",
     packages: [],
     store: "mysql",
-    expected: ["createPool(url)", "new MySqlStore(mysql2Client(db), { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", "process.env.MYSQL_URL"],
-    app: ['import { createPool } from "mysql2/promise";', 'createIdempotency({ db: createPool({ uri: "mysql://root@127.0.0.1/app", connectionLimit: 20 }) });'],
+    expected: [
+      "createPool(url)",
+      "new MySqlStore(mysql2Client(db), { table: IDEMPOTENCY_TABLE })",
+      "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })",
+      "process.env.MYSQL_URL",
+    ],
+    app: [
+      'import { createPool } from "mysql2/promise";',
+      'createIdempotency({ db: createPool({ uri: "mysql://root@127.0.0.1/app", connectionLimit: 20 }) });',
+    ],
   },
   {
     name: "SqliteStore on better-sqlite3",
     variant: "database-better-sqlite3.ts",
     packages: [],
     store: "sqlite",
-    expected: ["new SqliteStore(betterSqlite3Client(db), { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })", 'process.env.SQLITE_PATH ?? "./data/idempotency.db"'],
+    expected: [
+      "new SqliteStore(betterSqlite3Client(db), { table: IDEMPOTENCY_TABLE })",
+      "recoveryJobs(handler, logger, 300_000, { cleanupEveryMs: 3_600_000 })",
+      'process.env.SQLITE_PATH ?? "./data/idempotency.db"',
+    ],
   },
   {
     name: "SqliteStore on libSQL",
     variant: "database-libsql.ts",
     packages: ["@libsql/client"],
     store: "sqlite",
-    expected: ["new SqliteStore(libsqlClient(db), { table: IDEMPOTENCY_TABLE })", "process.env.LIBSQL_URL", "process.env.LIBSQL_AUTH_TOKEN"],
-    app: ['import { createClient } from "@libsql/client";', 'createIdempotency({ db: createClient({ url: "file:app.db" }) });'],
+    expected: [
+      "new SqliteStore(libsqlClient(db), { table: IDEMPOTENCY_TABLE })",
+      "process.env.LIBSQL_URL",
+      "process.env.LIBSQL_AUTH_TOKEN",
+    ],
+    app: [
+      'import { createClient } from "@libsql/client";',
+      'createIdempotency({ db: createClient({ url: "file:app.db" }) });',
+    ],
   },
 ];
 
@@ -125,8 +174,12 @@ const read = (dir: string, file: string) => readFileSync(path.join(dir, file), "
 
 /** The app's setup only re-exports the block's; the client is the version of setup/database.ts `add` chose, recorded in the lock. */
 function expectWiring(dir: string, wiring: Wiring) {
-  expect(read(dir, "src/idempotency-setup.ts")).toMatch(/^export \* from "\.\/blocks\/idempotency\/setup\/index(\.js)?";$/m);
-  const lock = JSON.parse(read(dir, "blocks.lock.json")) as { blocks: { idempotency: { variants: Record<string, string>; files: Record<string, string> } } };
+  expect(read(dir, "src/idempotency-setup.ts")).toMatch(
+    /^export \* from "\.\/blocks\/idempotency\/setup\/index(\.js)?";$/m,
+  );
+  const lock = JSON.parse(read(dir, "blocks.lock.json")) as {
+    blocks: { idempotency: { variants: Record<string, string>; files: Record<string, string> } };
+  };
   expect(lock.blocks.idempotency.variants["idempotency/setup/database.ts"]).toBe(`idempotency/setup/${wiring.variant}`);
   expect(lock.blocks.idempotency.files).toHaveProperty([`${SETUP}/database.ts`]);
   const database = read(dir, `${SETUP}/database.ts`);
@@ -134,23 +187,37 @@ function expectWiring(dir: string, wiring: Wiring) {
 }
 
 describe.each(MODULE_SYSTEMS)("the wiring module in a $name project", ({ fixture }) => {
-  it.each(WIRINGS)("$name: add writes the store on that client, and the project type-checks (strict)", async (wiring) => {
-    const dir = await sampleProject(fixture, wiring.packages);
-    const result = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, ...(wiring.store ? { store: wiring.store } : {}) });
-    expectWiring(dir, wiring);
-    const files = wiringFiles(dir);
-    expect(files).toContain(`${SETUP}/database.test.ts`);
-    // Next.js's lint (react-hooks/rules-of-hooks) fails on any call of a function named like a hook (the wiring had `useDatabase`),
-    // called bare or on a PascalCase namespace (`React.useState`); a method of a lower-case object (`vi.useFakeTimers()`) is no hook to it.
-    for (const file of files) expect(read(dir, file), file).not.toMatch(/(?<![\w.])use[A-Z]\w*\s*\(|\b[A-Z]\w*\.use[A-Z]\w*\s*\(/);
-    if (wiring.name === "Prisma") expect(result.dependencies.dependencies).toContain("@prisma/adapter-pg@^7.10.0");
-    if (wiring.app) {
-      const setupImport = fixture === "express-nodenext" ? "./idempotency-setup.js" : "./idempotency-setup";
-      writeFileSync(path.join(dir, "src/app-client.ts"), [`import { createIdempotency } from "${setupImport}";`, ...wiring.app, ""].join("\n"));
-      files.push("src/app-client.ts");
-    }
-    expect(typeCheck(dir, files)).toEqual([]);
-  }, 120_000);
+  it.each(WIRINGS)(
+    "$name: add writes the store on that client, and the project type-checks (strict)",
+    async (wiring) => {
+      const dir = await sampleProject(fixture, wiring.packages);
+      const result = await runAdd({
+        blocks: ["idempotency"],
+        cwd: dir,
+        yes: true,
+        install: false,
+        ...(wiring.store ? { store: wiring.store } : {}),
+      });
+      expectWiring(dir, wiring);
+      const files = wiringFiles(dir);
+      expect(files).toContain(`${SETUP}/database.test.ts`);
+      // Next.js's lint (react-hooks/rules-of-hooks) fails on any call of a function named like a hook (the wiring had `useDatabase`),
+      // called bare or on a PascalCase namespace (`React.useState`); a method of a lower-case object (`vi.useFakeTimers()`) is no hook to it.
+      for (const file of files)
+        expect(read(dir, file), file).not.toMatch(/(?<![\w.])use[A-Z]\w*\s*\(|\b[A-Z]\w*\.use[A-Z]\w*\s*\(/);
+      if (wiring.name === "Prisma") expect(result.dependencies.dependencies).toContain("@prisma/adapter-pg@^7.10.0");
+      if (wiring.app) {
+        const setupImport = fixture === "express-nodenext" ? "./idempotency-setup.js" : "./idempotency-setup";
+        writeFileSync(
+          path.join(dir, "src/app-client.ts"),
+          [`import { createIdempotency } from "${setupImport}";`, ...wiring.app, ""].join("\n"),
+        );
+        files.push("src/app-client.ts");
+      }
+      expect(typeCheck(dir, files)).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -163,7 +230,14 @@ async function wiringTest(dir: string, env: Record<string, string | undefined>) 
   const run = await execa("node", [vitest, "run", `${SETUP}/database.test.ts`, "--testTimeout=60000"], {
     cwd: dir,
     reject: false,
-    env: { DATABASE_URL: undefined, REDIS_URL: undefined, MYSQL_URL: undefined, AWS_ENDPOINT_URL_DYNAMODB: undefined, NO_COLOR: "1", ...env },
+    env: {
+      DATABASE_URL: undefined,
+      REDIS_URL: undefined,
+      MYSQL_URL: undefined,
+      AWS_ENDPOINT_URL_DYNAMODB: undefined,
+      NO_COLOR: "1",
+      ...env,
+    },
     extendEnv: true,
   });
   return { exitCode: run.exitCode, output: `${run.stdout}\n${run.stderr}` };
@@ -199,38 +273,56 @@ describe("the wiring's own test, run in the project against the real store", () 
             /export type Prisma = .*;\nconst createPrisma = [^]*?\n};\n/,
             "export type Prisma = PrismaClient;\nconst createPrisma = (adapter: PrismaPg): Prisma => new PrismaClient({ adapter });\n",
           )
-          .replace('import { PrismaPg } from "@prisma/adapter-pg";', 'import { PrismaPg } from "@prisma/adapter-pg";\nimport { PrismaClient } from "../../../generated/prisma/client";'),
+          .replace(
+            'import { PrismaPg } from "@prisma/adapter-pg";',
+            'import { PrismaPg } from "@prisma/adapter-pg";\nimport { PrismaClient } from "../../../generated/prisma/client";',
+          ),
       setupFixture: (dir) => linkGeneratedPrisma(dir),
     },
   ];
 
-  it.runIf(DATABASE_URL).each(RUNTIME)("[DATABASE_URL] $name: the wiring runs once per key, in a transaction too, maintains and closes", async (wiring) => {
-    const dir = await sampleProject("hono-bundler", wiring.packages);
-    const table = `wiring_${randomUUID().slice(0, 8)}`;
-    tables.push(table);
-    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
-    expectWiring(dir, wiring);
-    expect(read(dir, `${SETUP}/table.ts`)).toContain(`= "${table}";`);
-    if (wiring.edit) {
-      wiring.setupFixture?.(dir);
-      const file = path.join(dir, SETUP, "database.ts");
-      const edited = wiring.edit(readFileSync(file, "utf8"));
-      expect(edited).toContain("new PrismaClient({ adapter })");
-      writeFileSync(file, edited);
-      expect(typeCheck(dir, wiringFiles(dir))).toEqual([]);
-    }
-    const run = await wiringTest(dir, { DATABASE_URL });
-    expect(run.exitCode, run.output.slice(-3000)).toBe(0);
-    expect(run.output).toMatch(/Tests\s+1 passed/);
-  }, 120_000);
+  it.runIf(DATABASE_URL).each(RUNTIME)(
+    "[DATABASE_URL] $name: the wiring runs once per key, in a transaction too, maintains and closes",
+    async (wiring) => {
+      const dir = await sampleProject("hono-bundler", wiring.packages);
+      const table = `wiring_${randomUUID().slice(0, 8)}`;
+      tables.push(table);
+      await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
+      expectWiring(dir, wiring);
+      expect(read(dir, `${SETUP}/table.ts`)).toContain(`= "${table}";`);
+      if (wiring.edit) {
+        wiring.setupFixture?.(dir);
+        const file = path.join(dir, SETUP, "database.ts");
+        const edited = wiring.edit(readFileSync(file, "utf8"));
+        expect(edited).toContain("new PrismaClient({ adapter })");
+        writeFileSync(file, edited);
+        expect(typeCheck(dir, wiringFiles(dir))).toEqual([]);
+      }
+      const run = await wiringTest(dir, { DATABASE_URL });
+      expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+      expect(run.output).toMatch(/Tests\s+1 passed/);
+    },
+    120_000,
+  );
 
-  it.runIf(REDIS_URL)("[REDIS_URL] RedisStore: the wiring runs once per key, recovers and closes", async () => {
-    const dir = await sampleProject("hono-bundler", []);
-    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: "redis", table: `wiring_${randomUUID().slice(0, 8)}` });
-    const run = await wiringTest(dir, { REDIS_URL });
-    expect(run.exitCode, run.output.slice(-3000)).toBe(0);
-    expect(run.output).toMatch(/Tests\s+1 passed/);
-  }, 120_000);
+  it.runIf(REDIS_URL)(
+    "[REDIS_URL] RedisStore: the wiring runs once per key, recovers and closes",
+    async () => {
+      const dir = await sampleProject("hono-bundler", []);
+      await runAdd({
+        blocks: ["idempotency"],
+        cwd: dir,
+        yes: true,
+        install: false,
+        store: "redis",
+        table: `wiring_${randomUUID().slice(0, 8)}`,
+      });
+      const run = await wiringTest(dir, { REDIS_URL });
+      expect(run.exitCode, run.output.slice(-3000)).toBe(0);
+      expect(run.output).toMatch(/Tests\s+1 passed/);
+    },
+    120_000,
+  );
 
   it("DynamoDbStore (dynalite): the wiring runs once per key, recovers and closes", async () => {
     const local = await startLocalDynamoDb();
@@ -238,7 +330,11 @@ describe("the wiring's own test, run in the project against the real store", () 
       const dir = await sampleProject("hono-bundler", []);
       await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: "dynamodb" });
       const credentials = { AWS_REGION: "local", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" };
-      const run = await wiringTest(dir, { AWS_ENDPOINT_URL_DYNAMODB: local.endpoint, IDEMPOTENCY_TABLE: `wiring_${randomUUID().slice(0, 8)}`, ...credentials });
+      const run = await wiringTest(dir, {
+        AWS_ENDPOINT_URL_DYNAMODB: local.endpoint,
+        IDEMPOTENCY_TABLE: `wiring_${randomUUID().slice(0, 8)}`,
+        ...credentials,
+      });
       expect(run.exitCode, run.output.slice(-3000)).toBe(0);
       expect(run.output).toMatch(/Tests\s+1 passed/);
     } finally {
@@ -251,7 +347,14 @@ describe("the wiring's own test, run in the project against the real store", () 
     const dir = await sampleProject("hono-bundler", wiring.packages);
     const table = `wiring_${randomUUID().slice(0, 8)}`;
     if (wiring.store === "mysql") mysqlTables.push(table);
-    await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store: wiring.store as string, table });
+    await runAdd({
+      blocks: ["idempotency"],
+      cwd: dir,
+      yes: true,
+      install: false,
+      store: wiring.store as string,
+      table,
+    });
     expectWiring(dir, wiring);
     expect(read(dir, `${SETUP}/table.ts`)).toContain(`export const IDEMPOTENCY_TABLE: string = "${table}";`);
     const run = await wiringTest(dir, { MYSQL_URL });
@@ -259,14 +362,22 @@ describe("the wiring's own test, run in the project against the real store", () 
     expect(run.output).toMatch(/Tests\s+1 passed/);
   }
 
-  it.runIf(MYSQL_URL)("[MYSQL_URL] MySqlStore: the wiring runs once per key, in a transaction too, recovers and closes", async () => {
-    await runSqlWiring(SQL_WIRINGS.find((wiring) => wiring.store === "mysql") as Wiring);
-  }, 120_000);
+  it.runIf(MYSQL_URL)(
+    "[MYSQL_URL] MySqlStore: the wiring runs once per key, in a transaction too, recovers and closes",
+    async () => {
+      await runSqlWiring(SQL_WIRINGS.find((wiring) => wiring.store === "mysql") as Wiring);
+    },
+    120_000,
+  );
 
   // SQLite needs no server: the wiring's test runs on a file in a temporary folder.
-  it.each(SQL_WIRINGS.filter((wiring) => wiring.store === "sqlite"))("$name: the wiring runs once per key, in a transaction too, recovers and closes", async (wiring) => {
-    await runSqlWiring(wiring);
-  }, 120_000);
+  it.each(SQL_WIRINGS.filter((wiring) => wiring.store === "sqlite"))(
+    "$name: the wiring runs once per key, in a transaction too, recovers and closes",
+    async (wiring) => {
+      await runSqlWiring(wiring);
+    },
+    120_000,
+  );
 
   it("without the variable its server needs, the wiring's test says so and is skipped, not passed", async () => {
     const dir = await sampleProject("hono-bundler", ["postgres"]);
@@ -317,11 +428,15 @@ process.kill(process.pid, "SIGTERM");
     return execa("node", ["--import", "tsx", "src/app.ts", mode], { cwd: dir, reject: false, timeout: 20_000 });
   }
 
-  it.each(["drain", "drain-first"] as const)("an app that handles SIGTERM (%s) keeps its pool until it calls close(): requests being drained still reach the database", async (mode) => {
-    const result = await run(mode);
-    expect(result.stdout, result.stderr).toBe("pool ended during the drain: false\npool ended after close(): true");
-    expect(result.exitCode).toBe(0);
-  }, 60_000);
+  it.each(["drain", "drain-first"] as const)(
+    "an app that handles SIGTERM (%s) keeps its pool until it calls close(): requests being drained still reach the database",
+    async (mode) => {
+      const result = await run(mode);
+      expect(result.stdout, result.stderr).toBe("pool ended during the drain: false\npool ended after close(): true");
+      expect(result.exitCode).toBe(0);
+    },
+    60_000,
+  );
 
   it("an app without a handler of its own: the wiring closes the clients and the process dies of SIGTERM, as Node's default", async () => {
     const result = await run("alone");

@@ -33,7 +33,9 @@ describe("blocks add", () => {
     }
     // The wiring's test is a block file now (setup/database.test.ts, the pg version on PGlite): the blocks folder's run covers it.
     expect(existsSync(path.join(dir, "src/blocks/idempotency/setup/database.test.ts"))).toBe(true);
-    expect(out.join("")).toContain("npx vitest run src/blocks (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)");
+    expect(out.join("")).toContain(
+      "npx vitest run src/blocks (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)",
+    );
   });
 
   it("writes the block with its tests, the maintenance job and the migration, and locks every file's hash", async () => {
@@ -42,7 +44,13 @@ describe("blocks add", () => {
     expect(result.frameworks).toEqual(["hono"]);
     expect(result.files.every((file) => file.state === "create" && file.write)).toBe(true);
     const targets = result.files.map((file) => file.target);
-    expect(targets).toEqual(expect.arrayContaining(["src/blocks/idempotency/adapters/hono.test.ts", "src/blocks/idempotency/maintenance.ts", "src/idempotency-setup.ts"]));
+    expect(targets).toEqual(
+      expect.arrayContaining([
+        "src/blocks/idempotency/adapters/hono.test.ts",
+        "src/blocks/idempotency/maintenance.ts",
+        "src/idempotency-setup.ts",
+      ]),
+    );
     expect(targets).not.toContain("src/blocks/idempotency/adapters/express.test.ts");
     // Metrics were not chosen (no prom-client in package.json): its files and package stay out.
     expect(targets).not.toContain("src/blocks/idempotency/utils/prometheus-metrics.ts");
@@ -53,12 +61,17 @@ describe("blocks add", () => {
     // The wiring is block code, locked like any block file, with the version of each variant the lock records.
     expect(readFileSync(path.join(dir, "src/blocks/idempotency/setup/cache.ts"), "utf8")).not.toContain("ioredis");
     expect(lockOf(dir).blocks.idempotency.files).toHaveProperty(["src/blocks/idempotency/setup/database.ts"]);
-    expect(lockOf(dir).blocks.idempotency.variants["idempotency/setup/database.ts"]).toBe("idempotency/setup/database-pg.ts");
+    expect(lockOf(dir).blocks.idempotency.variants["idempotency/setup/database.ts"]).toBe(
+      "idempotency/setup/database-pg.ts",
+    );
     const lock = lockOf(dir);
     const handler = readFileSync(path.join(dir, "src/blocks/idempotency/handler.ts"), "utf8");
     expect(lock.blocks.idempotency.files["src/blocks/idempotency/handler.ts"]).toBe(contentHash(handler));
     expect(existsSync(path.join(dir, lock.migrations.idempotency_records))).toBe(true);
-    expect(result.install.commands).toEqual(["npm install -- pg@^8.23.1", "npm install --save-dev -- @electric-sql/pglite@^0.5.17 @types/emscripten@^1.41.1 @types/pg@^8.23.1 vitest@^4.1.12"]);
+    expect(result.install.commands).toEqual([
+      "npm install -- pg@^8.23.1",
+      "npm install --save-dev -- @electric-sql/pglite@^0.5.17 @types/emscripten@^1.41.1 @types/pg@^8.23.1 vitest@^4.1.12",
+    ]);
     expect(lockOf(dir).blocks.idempotency.files).not.toHaveProperty("src/idempotency-setup.ts");
   });
 
@@ -76,7 +89,10 @@ describe("blocks add", () => {
     const file = path.join(dir, "src/blocks/idempotency/errors.ts");
     writeFileSync(file, "// mine\n");
     const kept = await add(dir);
-    expect(kept.files.find((entry) => entry.target.endsWith("/errors.ts"))).toMatchObject({ state: "modified", write: false });
+    expect(kept.files.find((entry) => entry.target.endsWith("/errors.ts"))).toMatchObject({
+      state: "modified",
+      write: false,
+    });
     expect(readFileSync(file, "utf8")).toBe("// mine\n");
     await add(dir, { overwrite: true });
     expect(readFileSync(file, "utf8")).not.toBe("// mine\n");
@@ -91,7 +107,10 @@ describe("blocks add", () => {
     lock.blocks.idempotency.files["src/blocks/idempotency/types.ts"] = contentHash("// what an older registry wrote\n");
     writeFileSync(path.join(dir, "blocks.lock.json"), JSON.stringify(lock));
     const result = await add(dir);
-    expect(result.files.find((entry) => entry.target.endsWith("/types.ts"))).toMatchObject({ state: "update", write: true });
+    expect(result.files.find((entry) => entry.target.endsWith("/types.ts"))).toMatchObject({
+      state: "update",
+      write: true,
+    });
     expect(readFileSync(file, "utf8")).toContain("RecordStatus");
   });
 
@@ -103,7 +122,10 @@ describe("blocks add", () => {
     expect(error.code).toBe("DECISION_REQUIRED");
     expect(error.suggestion).toMatch(/--overwrite.*--yes/);
     const kept = await add(dir);
-    expect(kept.files.find((entry) => entry.target.endsWith("/errors.ts"))).toMatchObject({ state: "conflict", write: false });
+    expect(kept.files.find((entry) => entry.target.endsWith("/errors.ts"))).toMatchObject({
+      state: "conflict",
+      write: false,
+    });
     expect(lockOf(dir).blocks.idempotency.files).not.toHaveProperty("src/blocks/idempotency/errors.ts");
   });
 
@@ -125,13 +147,23 @@ describe("blocks add", () => {
   it("--no-tests leaves the tests and their helpers out", async () => {
     const dir = await initialised();
     const result = await add(dir, { tests: false });
-    expect(result.files.some((file) => file.target.endsWith(".test.ts") || file.target.includes("/testing/"))).toBe(false);
+    expect(result.files.some((file) => file.target.endsWith(".test.ts") || file.target.includes("/testing/"))).toBe(
+      false,
+    );
   });
 
   it("copies what the selection runs: no unchosen cache, and the memory store and PGlite client only with the tests", async () => {
-    const vendored = async (tests: boolean) => (await add(await initialised(), { tests })).files.map((file) => file.target).filter((target) => target.startsWith("src/blocks/idempotency/"));
+    const vendored = async (tests: boolean) =>
+      (await add(await initialised(), { tests })).files
+        .map((file) => file.target)
+        .filter((target) => target.startsWith("src/blocks/idempotency/"));
     const withTests = await vendored(true);
-    expect(withTests).toEqual(expect.arrayContaining(["src/blocks/idempotency/testing/memory-store.ts", "src/blocks/idempotency/testing/pglite.ts"]));
+    expect(withTests).toEqual(
+      expect.arrayContaining([
+        "src/blocks/idempotency/testing/memory-store.ts",
+        "src/blocks/idempotency/testing/pglite.ts",
+      ]),
+    );
     const runtime = await vendored(false);
     expect(runtime.filter((target) => /memory-|pglite|redis-cache/.test(target))).toEqual([]);
     expect(withTests.filter((target) => target.includes("redis-cache"))).toEqual([]);
@@ -215,20 +247,33 @@ describe("blocks add: features, versions and the build", () => {
 
   it.each([
     { block: "idempotency", framework: "koa", old: { koa: "^2.15.3" }, message: "koa 3.0.0 or later" },
-    { block: "idempotency", framework: "nestjs", old: { "@nestjs/core": "^10.4.0", "@nestjs/common": "^11.0.0" }, message: "@nestjs/core 11.0.0 or later" },
-    { block: "idempotency", framework: "nestjs", old: { "@nestjs/core": "^11.0.0", "@nestjs/common": "^10.4.0" }, message: "@nestjs/common 11.0.0 or later" },
+    {
+      block: "idempotency",
+      framework: "nestjs",
+      old: { "@nestjs/core": "^10.4.0", "@nestjs/common": "^11.0.0" },
+      message: "@nestjs/core 11.0.0 or later",
+    },
+    {
+      block: "idempotency",
+      framework: "nestjs",
+      old: { "@nestjs/core": "^11.0.0", "@nestjs/common": "^10.4.0" },
+      message: "@nestjs/common 11.0.0 or later",
+    },
     { block: "idempotency", framework: "fetch", old: { next: "14.2.3" }, message: "next 15.0.0 or later" },
     { block: "rate-limiter", framework: "fetch", old: { next: "^14.0.0" }, message: "next 15.0.0 or later" },
     { block: "rate-limiter", framework: "koa", old: { koa: "2.x" }, message: "koa 3.0.0 or later" },
-  ])("refuses $old for the $block $framework adapter, naming the version it needs", async ({ block, framework, old, message }) => {
-    const dir = await initialised();
-    edit(dir, (pkg) => (pkg.dependencies = { ...old }));
-    const error = await rejection(add(dir, { blocks: [block], framework }));
-    expect(error.code).toBe("UNSUPPORTED_VERSION");
-    expect(error.message).toContain(`The ${block} block needs ${message}`);
-    expect(error.suggestion).toContain("--framework");
-    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
-  });
+  ])(
+    "refuses $old for the $block $framework adapter, naming the version it needs",
+    async ({ block, framework, old, message }) => {
+      const dir = await initialised();
+      edit(dir, (pkg) => (pkg.dependencies = { ...old }));
+      const error = await rejection(add(dir, { blocks: [block], framework }));
+      expect(error.code).toBe("UNSUPPORTED_VERSION");
+      expect(error.message).toContain(`The ${block} block needs ${message}`);
+      expect(error.suggestion).toContain("--framework");
+      expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+    },
+  );
 
   it.each([
     { framework: "koa", current: { koa: "^3.0.0" } },
@@ -257,13 +302,21 @@ describe("blocks add: features, versions and the build", () => {
 
   it("an existing build config gains the excludes; a solution-style one gets the fix as a message and is left alone", async () => {
     const dir = await initialised("express-nodenext");
-    writeFileSync(path.join(dir, "tsconfig.build.json"), JSON.stringify({ extends: "./tsconfig.json", exclude: ["node_modules", "dist"] }));
+    writeFileSync(
+      path.join(dir, "tsconfig.build.json"),
+      JSON.stringify({ extends: "./tsconfig.json", exclude: ["node_modules", "dist"] }),
+    );
     edit(dir, (pkg) => (pkg.scripts = { build: "tsc -p tsconfig.build.json" }));
     await add(dir);
-    expect(JSON.parse(readFileSync(path.join(dir, "tsconfig.build.json"), "utf8")).exclude).toContain("src/blocks/**/*.test.ts");
+    expect(JSON.parse(readFileSync(path.join(dir, "tsconfig.build.json"), "utf8")).exclude).toContain(
+      "src/blocks/**/*.test.ts",
+    );
 
     const solution = await initialised("express-nodenext");
-    writeFileSync(path.join(solution, "tsconfig.build.json"), JSON.stringify({ files: [], references: [{ path: "./tsconfig.app.json" }] }));
+    writeFileSync(
+      path.join(solution, "tsconfig.build.json"),
+      JSON.stringify({ files: [], references: [{ path: "./tsconfig.app.json" }] }),
+    );
     edit(solution, (pkg) => (pkg.scripts = { build: "tsc -p tsconfig.build.json" }));
     const result = await add(solution);
     expect(result.build).toMatchObject({ kind: "manual", message: expect.stringContaining("solution-style") });
@@ -293,7 +346,9 @@ describe("blocks add: features, versions and the build", () => {
     expect(readme).not.toContain('from "@/blocks/idempotency";');
     const nodenext = await initialised("express-nodenext");
     await add(nodenext);
-    expect(readFileSync(path.join(nodenext, "src/blocks/idempotency/README.md"), "utf8")).toContain('from "@/blocks/idempotency/index.js";');
+    expect(readFileSync(path.join(nodenext, "src/blocks/idempotency/README.md"), "utf8")).toContain(
+      'from "@/blocks/idempotency/index.js";',
+    );
   });
 
   it("without an alias, under NodeNext, every import of every vendored .md's snippets is relative with .js, other blocks' files included", async () => {
@@ -301,14 +356,22 @@ describe("blocks add: features, versions and the build", () => {
     await runInit({ cwd: dir, yes: true, alias: "none" });
     const result = await add(dir);
     const docs = result.files.map((file) => file.target).filter((target) => target.endsWith(".md"));
-    expect(docs).toEqual(expect.arrayContaining(["src/blocks/idempotency/README.md", "src/blocks/idempotency/TRANSACTIONS.md"]));
+    expect(docs).toEqual(
+      expect.arrayContaining(["src/blocks/idempotency/README.md", "src/blocks/idempotency/TRANSACTIONS.md"]),
+    );
     const specifiers = docs.flatMap((doc) =>
       [...readFileSync(path.join(dir, doc), "utf8").matchAll(/```(?:ts|typescript)\n([\s\S]*?)```/g)].flatMap((block) =>
         [...(block[1] ?? "").matchAll(/\bfrom "([^"]+)"/g)].map((match) => match[1] as string),
       ),
     );
     const local = specifiers.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("@/"));
-    expect(local).toEqual(expect.arrayContaining(["./blocks/logger/index.js", "./blocks/error-handler/adapters/express.js", "./blocks/idempotency/index.js"]));
+    expect(local).toEqual(
+      expect.arrayContaining([
+        "./blocks/logger/index.js",
+        "./blocks/error-handler/adapters/express.js",
+        "./blocks/idempotency/index.js",
+      ]),
+    );
     expect(local.filter((specifier) => !/^\.\.?\/.*\.js$/.test(specifier))).toEqual([]);
     // Setup step 2 shows pg whatever the client: it says so and where each client's lines are.
     const readme = readFileSync(path.join(dir, "src/blocks/idempotency/README.md"), "utf8");

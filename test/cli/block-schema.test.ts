@@ -10,11 +10,15 @@ import { declarationProblems } from "../../cli/registry/block-schema.js";
 import { loadRegistry } from "../../cli/registry/manifest.js";
 
 const REGISTRY = path.resolve(import.meta.dirname, "../../registry");
-const folders = readdirSync(REGISTRY, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const folders = readdirSync(REGISTRY, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 describe("block.json's schema", () => {
   it.each(folders)("%s/block.json passes it", (folder) => {
-    expect(declarationProblems(JSON.parse(readFileSync(path.join(REGISTRY, folder, "block.json"), "utf8")))).toEqual([]);
+    expect(declarationProblems(JSON.parse(readFileSync(path.join(REGISTRY, folder, "block.json"), "utf8")))).toEqual(
+      [],
+    );
   });
 
   it("names each problem: a misspelt field, a wrong type, a doctor name that is no identifier", () => {
@@ -37,11 +41,16 @@ describe("block.json's schema", () => {
     try {
       mkdirSync(path.join(root, "demo"));
       writeFileSync(path.join(root, "registry.json"), JSON.stringify({ version: 1, frameworks: {} }));
-      writeFileSync(path.join(root, "demo/block.json"), JSON.stringify({ name: "demo", description: "d", setup: "yes" }));
+      writeFileSync(
+        path.join(root, "demo/block.json"),
+        JSON.stringify({ name: "demo", description: "d", setup: "yes" }),
+      );
       writeFileSync(path.join(root, "demo/index.ts"), "export {};\n");
       const refused = await loadRegistry(root).catch((err: Error & { code?: string }) => err);
       expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
-      expect((refused as Error).message).toMatch(/demo\/block\.json is not a valid block declaration: setup: Invalid input: expected object/);
+      expect((refused as Error).message).toMatch(
+        /demo\/block\.json is not a valid block declaration: setup: Invalid input: expected object/,
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -63,24 +72,36 @@ describe("doctor checks the names a block declares, not names of its own", () =>
       'app.post("/pay", idempotent(b, {}));',
     ].join("\n");
     const names = { class: "OnceHandler", options: 2, expects: ["logger"], defaultTtlMs: 1000 };
-    expect(checkHandler(project(code), new Set(), names).map((found) => found.message)).toEqual(["new OnceHandler(...) has no logger"]);
+    expect(checkHandler(project(code), new Set(), names).map((found) => found.message)).toEqual([
+      "new OnceHandler(...) has no logger",
+    ]);
     const routes = checkRoutes(project(code), [{ calls: ["once"], plugins: [], responseOnly: [] }]);
-    expect(routes.map((found) => found.message)).toEqual(["once() on POST has no getUserId", "once() on POST has no isPermanentError", "once() on POST does not set requireKey: true"]);
+    expect(routes.map((found) => found.message)).toEqual([
+      "once() on POST has no getUserId",
+      "once() on POST has no isPermanentError",
+      "once() on POST does not set requireKey: true",
+    ]);
     expect(checkRoutes(project(code), [])).toEqual([]);
   });
 
-  it.each(["../../../etc/cron.d/x.ts", "/etc/passwd", "demo/../../x.ts"])("a variant whose target %s leaves the blocks folder does not load", async (target) => {
-    const root = mkdtempSync(path.join(tmpdir(), "blocks-schema-"));
-    try {
-      mkdirSync(path.join(root, "demo"));
-      writeFileSync(path.join(root, "registry.json"), JSON.stringify({ version: 1, frameworks: {} }));
-      writeFileSync(path.join(root, "demo/a.ts"), "export {};\n");
-      writeFileSync(path.join(root, "demo/block.json"), JSON.stringify({ name: "demo", description: "d", variants: [{ target, choices: [{ path: "demo/a.ts" }] }] }));
-      const refused = await loadRegistry(root).catch((err: Error & { code?: string }) => err);
-      expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
-      expect((refused as Error).message).toContain(`the target ${target} is outside the blocks folder`);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+  it.each(["../../../etc/cron.d/x.ts", "/etc/passwd", "demo/../../x.ts"])(
+    "a variant whose target %s leaves the blocks folder does not load",
+    async (target) => {
+      const root = mkdtempSync(path.join(tmpdir(), "blocks-schema-"));
+      try {
+        mkdirSync(path.join(root, "demo"));
+        writeFileSync(path.join(root, "registry.json"), JSON.stringify({ version: 1, frameworks: {} }));
+        writeFileSync(path.join(root, "demo/a.ts"), "export {};\n");
+        writeFileSync(
+          path.join(root, "demo/block.json"),
+          JSON.stringify({ name: "demo", description: "d", variants: [{ target, choices: [{ path: "demo/a.ts" }] }] }),
+        );
+        const refused = await loadRegistry(root).catch((err: Error & { code?: string }) => err);
+        expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
+        expect((refused as Error).message).toContain(`the target ${target} is outside the blocks folder`);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 });

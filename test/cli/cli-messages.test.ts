@@ -30,7 +30,9 @@ describe("CLI messages", () => {
 
   it("--help names every block of the registry", async () => {
     const help = await execa(path.join(REPO, "node_modules/.bin/tsx"), [path.join(REPO, "cli/index.ts"), "--help"]);
-    const blocks = readdirSync(path.join(REPO, "registry"), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const blocks = readdirSync(path.join(REPO, "registry"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     expect(blocks.length).toBeGreaterThanOrEqual(4);
     for (const block of blocks) expect(help.stdout.replace(/\s+/g, " ")).toContain(block);
   });
@@ -55,8 +57,12 @@ describe("CLI messages", () => {
   }, 60_000);
 
   it("no vendored file names an internal issue", () => {
-    const files = readdirSync(path.join(REPO, "registry"), { recursive: true, encoding: "utf8" }).filter((file) => /\.(ts|md|json)$/.test(file));
-    const internal = files.filter((file) => /\bissue #?\d+|\bpoints? \d+(?: and \d+)?\)/i.test(readFileSync(path.join(REPO, "registry", file), "utf8")));
+    const files = readdirSync(path.join(REPO, "registry"), { recursive: true, encoding: "utf8" }).filter((file) =>
+      /\.(ts|md|json)$/.test(file),
+    );
+    const internal = files.filter((file) =>
+      /\bissue #?\d+|\bpoints? \d+(?: and \d+)?\)/i.test(readFileSync(path.join(REPO, "registry", file), "utf8")),
+    );
     expect(internal).toEqual([]);
   });
 });

@@ -21,14 +21,25 @@ const MYSQL_URL = process.env.MYSQL_URL;
 
 async function storeProject(store: "mysql" | "sqlite", table: string, client?: string) {
   const dir = await sampleProject("hono-bundler", []);
-  await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, store, table, ...(client ? { client } : {}) });
+  await runAdd({
+    blocks: ["idempotency"],
+    cwd: dir,
+    yes: true,
+    install: false,
+    store,
+    table,
+    ...(client ? { client } : {}),
+  });
   const { written } = await runMigrate({ cwd: dir });
   return { dir, sql: readFileSync(path.join(dir, written[0] as string), "utf8"), file: written[0] as string };
 }
 
 const migrationFindings = async (dir: string) => {
   const result = await runDoctor({ cwd: dir });
-  return { checkedDatabase: result.checkedDatabase, findings: result.findings.filter((item) => item.rule === "migration-applied") };
+  return {
+    checkedDatabase: result.checkedDatabase,
+    findings: result.findings.filter((item) => item.rule === "migration-applied"),
+  };
 };
 
 describe("blocks doctor on a MySQL or SQLite store", () => {
@@ -52,7 +63,9 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     vi.stubEnv("SQLITE_PATH", db);
 
     const absent = await migrationFindings(dir);
-    expect(absent.findings).toEqual([expect.objectContaining({ file, message: expect.stringMatching(/^cannot open .*app\.db to check the tables: /) })]);
+    expect(absent.findings).toEqual([
+      expect.objectContaining({ file, message: expect.stringMatching(/^cannot open .*app\.db to check the tables: /) }),
+    ]);
     expect(() => new Database(db, { fileMustExist: true })).toThrow();
 
     const partial = new Database(db);
@@ -60,7 +73,9 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     partial.close();
     const missing = await migrationFindings(dir);
     expect(missing.checkedDatabase).toBe(true);
-    expect(missing.findings.map((item) => item.message)).toEqual([expect.stringMatching(new RegExp(`^${table}_retries missing on `))]);
+    expect(missing.findings.map((item) => item.message)).toEqual([
+      expect.stringMatching(new RegExp(`^${table}_retries missing on `)),
+    ]);
     expect(missing.findings[0]?.fix).toContain(".sqlite.sql");
 
     const full = new Database(db);
@@ -78,7 +93,9 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     vi.stubEnv("LIBSQL_URL", pathToFileURL(db).href);
 
     const absent = await migrationFindings(dir);
-    expect(absent.findings).toEqual([expect.objectContaining({ file, message: `cannot open LIBSQL_URL to check the tables: ${db} does not exist` })]);
+    expect(absent.findings).toEqual([
+      expect.objectContaining({ file, message: `cannot open LIBSQL_URL to check the tables: ${db} does not exist` }),
+    ]);
     expect(existsSync(db)).toBe(false);
 
     const partial = new Database(db);
@@ -86,7 +103,10 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     partial.close();
     const before = readFileSync(db);
     const missing = await migrationFindings(dir);
-    expect(missing).toEqual({ checkedDatabase: true, findings: [expect.objectContaining({ message: `${table}_retries missing on LIBSQL_URL` })] });
+    expect(missing).toEqual({
+      checkedDatabase: true,
+      findings: [expect.objectContaining({ message: `${table}_retries missing on LIBSQL_URL` })],
+    });
     expect(readFileSync(db).equals(before)).toBe(true);
 
     const full = new Database(db);
@@ -116,10 +136,20 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     try {
       await runMigrate({ cwd: dir, apply: true });
       const applied = output.splice(0).join("");
-      expect(applied).toMatch(new RegExp(`${table}: applied on data/idempotency\\.db, from migrations/\\d{14}_create_${table}\\.sqlite\\.sql`));
-      expect(applied).toContain("SQLITE_PATH is not set: the tables went into data/idempotency.db, the wiring's default file");
+      expect(applied).toMatch(
+        new RegExp(
+          `${table}: applied on data/idempotency\\.db, from migrations/\\d{14}_create_${table}\\.sqlite\\.sql`,
+        ),
+      );
+      expect(applied).toContain(
+        "SQLITE_PATH is not set: the tables went into data/idempotency.db, the wiring's default file",
+      );
       const doctor = await runDoctor({ cwd: dir });
-      expect(doctor.notes).toEqual([expect.stringMatching(/^SQLITE_PATH is not set: checked data\/idempotency\.db, the wiring's default file\. If the app passes its own database/)]);
+      expect(doctor.notes).toEqual([
+        expect.stringMatching(
+          /^SQLITE_PATH is not set: checked data\/idempotency\.db, the wiring's default file\. If the app passes its own database/,
+        ),
+      ]);
       expect(output.join("")).toContain("SQLITE_PATH is not set: checked data/idempotency.db");
     } finally {
       vi.restoreAllMocks();
@@ -137,18 +167,30 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
     vi.stubEnv("MYSQL_URL", "mysql://root@127.0.0.1:1/none");
     const { dir } = await storeProject("mysql", "idempotency_records");
     const { findings } = await migrationFindings(dir);
-    expect(findings).toEqual([expect.objectContaining({ message: expect.stringMatching(/^cannot open MYSQL_URL to check the tables: /) })]);
+    expect(findings).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^cannot open MYSQL_URL to check the tables: /) }),
+    ]);
   }, 60_000);
 
-  it.runIf(MYSQL_URL)("[MYSQL_URL] MySQL: the tables and the procedure missing are named; after the file is applied, none", async () => {
-    const table = `doc_${randomUUID().slice(0, 8)}`;
-    mysqlTables.push(table);
-    const { dir, sql } = await storeProject("mysql", table);
-    const before = await migrationFindings(dir);
-    expect(before.findings.map((item) => item.message)).toEqual([`${table}, ${table}_retries, ${table}_create_v2() missing on MYSQL_URL`]);
-    const { hostname, port, username, pathname } = new URL(MYSQL_URL as string);
-    const applied = await execa("mariadb", ["-h", hostname, "-P", port || "3306", "-u", username, pathname.slice(1)], { input: sql, reject: false });
-    expect(applied.exitCode, applied.stderr).toBe(0);
-    expect(await migrationFindings(dir)).toEqual({ checkedDatabase: true, findings: [] });
-  }, 60_000);
+  it.runIf(MYSQL_URL)(
+    "[MYSQL_URL] MySQL: the tables and the procedure missing are named; after the file is applied, none",
+    async () => {
+      const table = `doc_${randomUUID().slice(0, 8)}`;
+      mysqlTables.push(table);
+      const { dir, sql } = await storeProject("mysql", table);
+      const before = await migrationFindings(dir);
+      expect(before.findings.map((item) => item.message)).toEqual([
+        `${table}, ${table}_retries, ${table}_create_v2() missing on MYSQL_URL`,
+      ]);
+      const { hostname, port, username, pathname } = new URL(MYSQL_URL as string);
+      const applied = await execa(
+        "mariadb",
+        ["-h", hostname, "-P", port || "3306", "-u", username, pathname.slice(1)],
+        { input: sql, reject: false },
+      );
+      expect(applied.exitCode, applied.stderr).toBe(0);
+      expect(await migrationFindings(dir)).toEqual({ checkedDatabase: true, findings: [] });
+    },
+    60_000,
+  );
 });

@@ -72,7 +72,12 @@ function fix(dir: string) {
   writeFileSync(path.join(dir, "package.json"), JSON.stringify(pkg, null, 2));
   writeFileSync(
     path.join(dir, "tsconfig.build.json"),
-    JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { noEmit: false }, include: ["src"], exclude: ["src/blocks/**/*.test.ts", "src/blocks/**/testing/**"] }),
+    JSON.stringify({
+      extends: "./tsconfig.json",
+      compilerOptions: { noEmit: false },
+      include: ["src"],
+      exclude: ["src/blocks/**/*.test.ts", "src/blocks/**/testing/**"],
+    }),
   );
 }
 
@@ -95,7 +100,9 @@ describe("blocks doctor", () => {
         `tsconfig.json:${includeLine} tests-in-build`,
       ]),
     );
-    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toMatch(/^export \* from "[^"]*\/idempotency\/setup\/index";$/m);
+    expect(readFileSync(path.join(dir, "src/idempotency-setup.ts"), "utf8")).toMatch(
+      /^export \* from "[^"]*\/idempotency\/setup\/index";$/m,
+    );
     expect(setupLine(dir)).toBe(1);
     // Every vendored runtime file importing prom-client: the prometheus variant of the wiring's metrics.ts, and the sink it builds on.
     expect(seen.filter((line) => line.endsWith("runtime-package-in-dev"))).toEqual([
@@ -103,7 +110,9 @@ describe("blocks doctor", () => {
       "src/blocks/idempotency/utils/prometheus-sink.ts:2 runtime-package-in-dev",
     ]);
     // The vendored composition passes logger and metrics: the only handler finding is the app's own handler.
-    expect(seen.filter((line) => line.endsWith("handler-observability"))).toEqual(["src/app.ts:9 handler-observability"]);
+    expect(seen.filter((line) => line.endsWith("handler-observability"))).toEqual([
+      "src/app.ts:9 handler-observability",
+    ]);
     expect(result.findings.every((finding) => finding.fix.length > 20)).toBe(true);
     // A GET route is not state-changing: no requireKey finding for it.
     expect(seen.filter((line) => line.startsWith("src/app.ts:10"))).toEqual([]);
@@ -117,7 +126,9 @@ describe("blocks doctor", () => {
     const result = await runDoctor({ cwd: dir, databaseUrl: "" });
     const tsconfig = readFileSync(path.join(dir, "tsconfig.json"), "utf8");
     const includeLine = tsconfig.slice(0, tsconfig.indexOf('"include"')).split("\n").length;
-    expect(result.findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`)).toContain(`tsconfig.json:${includeLine} tests-in-build`);
+    expect(result.findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`)).toContain(
+      `tsconfig.json:${includeLine} tests-in-build`,
+    );
   });
 
   it("reports nothing once every finding is fixed", async () => {
@@ -164,7 +175,9 @@ export const b = withIdempotency(handler, { getUserId: () => "u", isPermanentErr
 class C { @Idempotent({ getUserId: () => "u", isPermanentError: () => false }) create() {} }
 `,
     );
-    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`);
+    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map(
+      (finding) => `${finding.file}:${finding.line} ${finding.rule}`,
+    );
     expect(seen).toEqual([
       "src/more/routes.ts:2 route-permanent-error",
       "src/more/routes.ts:3 route-user-id",
@@ -184,7 +197,9 @@ class C { @Idempotent({ getUserId: () => "u", isPermanentError: () => false, tra
 app.post("/b", idempotent(handler, { getUserId: () => "u", isPermanentError: () => false, transaction: false, run: async () => 1 }));
 `,
     );
-    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`);
+    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map(
+      (finding) => `${finding.file}:${finding.line} ${finding.rule}`,
+    );
     expect(seen).toEqual(["src/more/routes.ts:3 route-require-key"]);
   });
 
@@ -204,8 +219,13 @@ app.post("/c", idempotent(handler, { getUserId: () => "u", requireKey: true, run
 app.post("/d", hono.idempotency(handler, { getUserId: () => "u", requireKey: true }));
 `,
     );
-    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map((finding) => `${finding.file}:${finding.line} ${finding.rule}`);
-    expect(seen).toEqual(["src/more/express-routes.ts:7 route-permanent-error", "src/more/express-routes.ts:8 route-permanent-error"]);
+    const seen = (await runDoctor({ cwd: dir, databaseUrl: "" })).findings.map(
+      (finding) => `${finding.file}:${finding.line} ${finding.rule}`,
+    );
+    expect(seen).toEqual([
+      "src/more/express-routes.ts:7 route-permanent-error",
+      "src/more/express-routes.ts:8 route-permanent-error",
+    ]);
   });
 
   const url = process.env.DATABASE_URL ?? "";
@@ -215,7 +235,9 @@ app.post("/d", hono.idempotency(handler, { getUserId: () => "u", requireKey: tru
     await runInit({ cwd: dir, yes: true });
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false, table });
     const before = await runDoctor({ cwd: dir, databaseUrl: url });
-    expect(before.findings.filter((finding) => finding.rule === "migration-applied").map((finding) => finding.message)).toEqual([`${table}, ${table}_retries, ${table}_claim(), ${table}_complete() missing on DATABASE_URL`]);
+    expect(
+      before.findings.filter((finding) => finding.rule === "migration-applied").map((finding) => finding.message),
+    ).toEqual([`${table}, ${table}_retries, ${table}_claim(), ${table}_complete() missing on DATABASE_URL`]);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

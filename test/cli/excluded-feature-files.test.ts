@@ -9,14 +9,22 @@ const block = {
   description: "",
   files: [],
   features: {
-    "mysql-store": { description: "", files: ["idempotency/stores/mysql-store.ts", "idempotency/stores/takeover-recovery.ts"] },
-    "sqlite-store": { description: "", files: ["idempotency/stores/sqlite-store.ts", "idempotency/stores/takeover-recovery.ts"] },
+    "mysql-store": {
+      description: "",
+      files: ["idempotency/stores/mysql-store.ts", "idempotency/stores/takeover-recovery.ts"],
+    },
+    "sqlite-store": {
+      description: "",
+      files: ["idempotency/stores/sqlite-store.ts", "idempotency/stores/takeover-recovery.ts"],
+    },
   },
 } as unknown as RegistryBlock;
 
 describe("excludedFeatureFiles", () => {
   it("keeps a file two features share when either is chosen (it was left out whenever the other was not)", () => {
-    expect([...excludedFeatureFiles([block], new Set(["sqlite-store"]))]).toEqual(["idempotency/stores/mysql-store.ts"]);
+    expect([...excludedFeatureFiles([block], new Set(["sqlite-store"]))]).toEqual([
+      "idempotency/stores/mysql-store.ts",
+    ]);
   });
 
   it("leaves out the shared file with every feature that lists it", () => {

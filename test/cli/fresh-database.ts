@@ -9,13 +9,18 @@ import pg from "pg";
  * @example
  * const tables = await withFreshDatabase(process.env.DATABASE_URL!, (url) => migrate(url));
  */
-export async function withFreshDatabase(serverUrl: string, work: (databaseUrl: string) => Promise<unknown>): Promise<string[]> {
+export async function withFreshDatabase(
+  serverUrl: string,
+  work: (databaseUrl: string) => Promise<unknown>,
+): Promise<string[]> {
   const database = await freshDatabase(serverUrl);
   try {
     await work(database.url);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    const { rows } = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
+    const { rows } = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    );
     await client.end();
     return rows.map((row) => row.table_name);
   } finally {

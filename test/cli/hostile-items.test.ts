@@ -17,7 +17,11 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-type Item = { name: string; files: Array<{ path: string; target: string; content: string }>; meta: { blocks: { migration?: Record<string, unknown> } } } & Record<string, unknown>;
+type Item = {
+  name: string;
+  files: Array<{ path: string; target: string; content: string }>;
+  meta: { blocks: { migration?: Record<string, unknown> } };
+} & Record<string, unknown>;
 
 async function initialised() {
   const dir = tempProject("hono-bundler");
@@ -43,7 +47,11 @@ function boobyTrapped(marker: string, change: (item: Item) => void = () => {}): 
 
 /** As items built before the migration was data: the migration names the item's schema module (code) instead. */
 const namesItsSchemaModule = (item: Item) => {
-  item.meta.blocks.migration = { table: "idempotency_records", schema: "idempotency/stores/postgres-schema.ts", title: "records" };
+  item.meta.blocks.migration = {
+    table: "idempotency_records",
+    schema: "idempotency/stores/postgres-schema.ts",
+    title: "records",
+  };
 };
 
 describe("blocks add <file|url> runs the item's code while it plans (issue 25, high)", () => {
@@ -56,7 +64,9 @@ describe("blocks add <file|url> runs the item's code while it plans (issue 25, h
   ])("a built item's schema module never runs (%s); its migration comes from the item's data", async (_, options) => {
     const ran = marker();
     const dir = await initialised();
-    const result = await runAdd({ blocks: [boobyTrapped(ran)], cwd: dir, install: false, ...options }).catch((err: Error & { code?: string }) => err);
+    const result = await runAdd({ blocks: [boobyTrapped(ran)], cwd: dir, install: false, ...options }).catch(
+      (err: Error & { code?: string }) => err,
+    );
     expect(existsSync(ran)).toBe(false);
     if (result instanceof Error) expect(result.code).toBe("DECISION_REQUIRED");
     else expect(result.migrations.map((migration) => migration.table)).toEqual(["idempotency_records"]);
@@ -73,17 +83,20 @@ describe("blocks add <file|url> runs the item's code while it plans (issue 25, h
     ["--dry-run", { dryRun: true }],
     ["without an answer to the prompt", {}],
     ["--yes", { yes: true }],
-  ])("an item whose migration is its schema module (code, not data) is refused (%s), and the module never runs", async (_, options) => {
-    const ran = marker();
-    const dir = await initialised();
-    const source = boobyTrapped(ran, namesItsSchemaModule);
-    const error = await rejection(runAdd({ blocks: [source], cwd: dir, install: false, ...options }));
-    expect(existsSync(ran)).toBe(false);
-    expect(error.code).toBe("INVALID_REGISTRY");
-    expect(error.message).toContain(source);
-    expect(error.message).toContain("idempotency/stores/postgres-schema.ts");
-    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
-  });
+  ])(
+    "an item whose migration is its schema module (code, not data) is refused (%s), and the module never runs",
+    async (_, options) => {
+      const ran = marker();
+      const dir = await initialised();
+      const source = boobyTrapped(ran, namesItsSchemaModule);
+      const error = await rejection(runAdd({ blocks: [source], cwd: dir, install: false, ...options }));
+      expect(existsSync(ran)).toBe(false);
+      expect(error.code).toBe("INVALID_REGISTRY");
+      expect(error.message).toContain(source);
+      expect(error.message).toContain("idempotency/stores/postgres-schema.ts");
+      expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+    },
+  );
 });
 
 describe("npm option injection: an item's package specifier reaches the package manager as an option (issue 25)", () => {
@@ -107,7 +120,14 @@ describe("npm option injection: an item's package specifier reaches the package 
     name: "evil",
     type: "registry:item",
     [section]: [spec],
-    files: [{ path: "registry/evil/index.ts", type: "registry:file", content: "export {};\n", target: "~/src/blocks/evil/index.ts" }],
+    files: [
+      {
+        path: "registry/evil/index.ts",
+        type: "registry:file",
+        content: "export {};\n",
+        target: "~/src/blocks/evil/index.ts",
+      },
+    ],
   });
 
   it.each([
@@ -121,31 +141,49 @@ describe("npm option injection: an item's package specifier reaches the package 
     ["dependencies", "attacker/evil"],
     ["devDependencies", "pkg@npm:evil@1"],
     ["dependencies", "-D"],
-  ])("the %s specifier %s is refused, naming the item and the specifier, and no package manager runs", async (section, spec) => {
-    const dir = await initialised();
-    const source = writeItem(item(section, spec));
-    const error = await rejection(runAdd({ blocks: [source], cwd: dir, yes: true }));
-    expect(error.code).toBe("INVALID_REGISTRY");
-    expect(error.message).toContain(source);
-    expect(error.message).toContain(JSON.stringify(spec));
-    expect(existsSync(calls)).toBe(false);
-    expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
-  });
+  ])(
+    "the %s specifier %s is refused, naming the item and the specifier, and no package manager runs",
+    async (section, spec) => {
+      const dir = await initialised();
+      const source = writeItem(item(section, spec));
+      const error = await rejection(runAdd({ blocks: [source], cwd: dir, yes: true }));
+      expect(error.code).toBe("INVALID_REGISTRY");
+      expect(error.message).toContain(source);
+      expect(error.message).toContain(JSON.stringify(spec));
+      expect(existsSync(calls)).toBe(false);
+      expect(existsSync(path.join(dir, "src/blocks"))).toBe(false);
+    },
+  );
 
   it("valid specifiers reach the package manager after `--`", async () => {
     const dir = await initialised();
-    const source = writeItem({ ...item("dependencies", "@scope/pkg.js@^1.2.3 || >=2.0.0-rc.1"), devDependencies: ["plain-name", "tagged@next"] });
+    const source = writeItem({
+      ...item("dependencies", "@scope/pkg.js@^1.2.3 || >=2.0.0-rc.1"),
+      devDependencies: ["plain-name", "tagged@next"],
+    });
     await runAdd({ blocks: [source], cwd: dir, yes: true });
-    expect(readFileSync(calls, "utf8").trim().split("\n")).toEqual(["npm install -- @scope/pkg.js@^1.2.3 || >=2.0.0-rc.1", "npm install --save-dev -- plain-name@latest tagged@next"]);
+    expect(readFileSync(calls, "utf8").trim().split("\n")).toEqual([
+      "npm install -- @scope/pkg.js@^1.2.3 || >=2.0.0-rc.1",
+      "npm install --save-dev -- plain-name@latest tagged@next",
+    ]);
   });
 });
 
 describe("two items of one name", () => {
   it("are refused, naming both, instead of one's files landing among the other's", async () => {
-    const files = (name: string) => [{ path: `registry/same/${name}.ts`, type: "registry:file", content: "export {};\n", target: `~/src/blocks/same/${name}.ts` }];
+    const files = (name: string) => [
+      {
+        path: `registry/same/${name}.ts`,
+        type: "registry:file",
+        content: "export {};\n",
+        target: `~/src/blocks/same/${name}.ts`,
+      },
+    ];
     const first = writeItem({ name: "same", type: "registry:item", files: files("a") });
     const second = writeItem({ name: "same", type: "registry:item", files: files("b") });
-    const error = await rejection(runAdd({ blocks: [first, second], cwd: await initialised(), yes: true, install: false }));
+    const error = await rejection(
+      runAdd({ blocks: [first, second], cwd: await initialised(), yes: true, install: false }),
+    );
     expect(error.message).toContain(`Two registry items are named "same": ${first}, ${second}`);
   });
 });

@@ -12,7 +12,21 @@ let item = "";
 beforeAll(async () => {
   await runRegistryBuild({ out, silent: true });
   item = path.join(out, "audit.json");
-  writeFileSync(item, JSON.stringify({ name: "audit-log", type: "registry:item", files: [{ path: "audit-log/index.ts", target: "audit-log/index.ts", content: "export const audit = 1;\n", type: "registry:lib" }] }));
+  writeFileSync(
+    item,
+    JSON.stringify({
+      name: "audit-log",
+      type: "registry:item",
+      files: [
+        {
+          path: "audit-log/index.ts",
+          target: "audit-log/index.ts",
+          content: "export const audit = 1;\n",
+          type: "registry:lib",
+        },
+      ],
+    }),
+  );
 });
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 

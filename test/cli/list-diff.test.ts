@@ -23,7 +23,9 @@ describe("blocks list", () => {
     const { blocks } = await runList({ cwd: dir });
     // Every block of the registry, in its order; only the one added is marked.
     const names = (await loadRegistry()).blocks.map((block) => block.name);
-    expect(blocks.map((block) => [block.name, block.added])).toEqual(names.map((name) => [name, name === "idempotency"]));
+    expect(blocks.map((block) => [block.name, block.added])).toEqual(
+      names.map((name) => [name, name === "idempotency"]),
+    );
     expect(names).toEqual(expect.arrayContaining(["idempotency", "logger"]));
     expect(blocks[0]?.frameworks).toEqual(expect.arrayContaining(["express", "fastify", "hono"]));
     expect(blocks.every((block) => block.description.length > 20)).toBe(true);

@@ -40,7 +40,9 @@ beforeAll(async () => {
   dir = path.join(mkdtempSync(path.join(tmpdir(), "blocks-mcp-")), "app");
   cpSync(path.join(REPO, "test/fixtures/hono-bundler"), dir, { recursive: true });
   await runInit({ cwd: dir, yes: true });
-  configureRegistries(dir, { "@acme": { url: `${registry.origin}/r/{name}.json`, headers: { Authorization: "Bearer ${ACME_TOKEN}" } } });
+  configureRegistries(dir, {
+    "@acme": { url: `${registry.origin}/r/{name}.json`, headers: { Authorization: "Bearer ${ACME_TOKEN}" } },
+  });
   serverTmp = path.join(path.dirname(dir), "tmp");
   mkdirSync(serverTmp);
   // No DATABASE_URL: the audit is the static one, whatever this machine's services.
@@ -63,7 +65,11 @@ afterAll(async () => {
   rmSync(path.dirname(dir), { recursive: true, force: true });
 });
 
-type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
+type ToolResult = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: Array<{ type: string; text?: string }>;
+};
 async function call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
   answers.push(JSON.stringify(result));
@@ -92,7 +98,10 @@ describe("blocks mcp", () => {
 
   it("view_block describes a block and what add would write in this project", async () => {
     const result = await call("view_block", { name: "idempotency" });
-    const view = result.structuredContent as { files: Array<{ target: string }>; add: { files: Array<{ target: string; state: string }> } };
+    const view = result.structuredContent as {
+      files: Array<{ target: string }>;
+      add: { files: Array<{ target: string; state: string }> };
+    };
     expect(view.files.map((file) => file.target)).toContain("src/blocks/idempotency/adapters/hono.ts");
     expect(view.add.files.map((file) => file.target)).toContain("src/blocks/idempotency/adapters/hono.ts");
   });
@@ -119,11 +128,19 @@ describe("blocks mcp", () => {
   it("doctor audits the project: each finding as data with its rule, file, line and fix", async () => {
     writeFileSync(path.join(dir, "src/app.ts"), APP);
     const result = await call("doctor");
-    const audit = result.structuredContent as { ok: boolean; checkedDatabase: boolean; findings: Array<{ rule: string; file: string; line: number; fix: string }> };
+    const audit = result.structuredContent as {
+      ok: boolean;
+      checkedDatabase: boolean;
+      findings: Array<{ rule: string; file: string; line: number; fix: string }>;
+    };
     expect(audit.ok).toBe(false);
     expect(audit.checkedDatabase).toBe(false);
     const line = APP.split("\n").findIndex((text) => text.startsWith("app.post")) + 1;
-    expect(audit.findings.filter((finding) => finding.file === "src/app.ts").map((finding) => `${finding.line} ${finding.rule}`)).toEqual(
+    expect(
+      audit.findings
+        .filter((finding) => finding.file === "src/app.ts")
+        .map((finding) => `${finding.line} ${finding.rule}`),
+    ).toEqual(
       expect.arrayContaining([`${line} route-user-id`, `${line} route-permanent-error`, `${line} route-require-key`]),
     );
     expect(audit.findings.every((finding) => finding.fix.length > 0)).toBe(true);

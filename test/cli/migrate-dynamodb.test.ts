@@ -13,8 +13,17 @@ const REPO = path.resolve(import.meta.dirname, "../..");
 /** A project after `blocks add idempotency --store dynamodb`: the lock records the store's files; `sdk` links the AWS SDK in. */
 function dynamoDbProject({ sdk = true } = {}): string {
   const dir = tempProject("hono-bundler");
-  const files = Object.fromEntries(["index.ts", "stores/dynamodb-store.ts", "stores/dynamodb-table.ts"].map((file) => [`src/blocks/idempotency/${file}`, "sha256-x"]));
-  const lock = { version: 1, blocks: { idempotency: { version: "0.0.0", frameworks: ["hono"], tests: true, files } }, migrations: {} };
+  const files = Object.fromEntries(
+    ["index.ts", "stores/dynamodb-store.ts", "stores/dynamodb-table.ts"].map((file) => [
+      `src/blocks/idempotency/${file}`,
+      "sha256-x",
+    ]),
+  );
+  const lock = {
+    version: 1,
+    blocks: { idempotency: { version: "0.0.0", frameworks: ["hono"], tests: true, files } },
+    migrations: {},
+  };
   writeFileSync(path.join(dir, "blocks.lock.json"), JSON.stringify(lock));
   if (sdk) {
     mkdirSync(path.join(dir, "node_modules"));
@@ -45,7 +54,10 @@ describe("blocks migrate, DynamoDB store", () => {
   it("writes the block's CreateTable and UpdateTimeToLive inputs as JSON, instead of SQL, and finds them again", async () => {
     const dir = dynamoDbProject();
     const first = await runMigrate({ cwd: dir, block: "idempotency" });
-    const paths = ["dynamodb/idempotency_records.create-table.json", "dynamodb/idempotency_records.update-time-to-live.json"];
+    const paths = [
+      "dynamodb/idempotency_records.create-table.json",
+      "dynamodb/idempotency_records.update-time-to-live.json",
+    ];
     expect(first.written).toEqual(paths);
     const { createTable, updateTimeToLive } = dynamoDbTableDefinition("idempotency_records");
     expect([json(dir, paths[0]!), json(dir, paths[1]!)]).toEqual([createTable, updateTimeToLive]);
@@ -71,18 +83,29 @@ describe("blocks migrate, DynamoDB store", () => {
     const dir = dynamoDbProject();
     const sql = await runMigrate({ cwd: dir, block: "idempotency", store: "postgres" });
     expect(sql.written).toEqual([expect.stringMatching(/^migrations\/\d+_create_idempotency_records\.sql$/)]);
-    expect((await rejection(runMigrate({ cwd: dir, block: "idempotency", store: "mongodb" }))).code).toBe("INVALID_OPTION");
+    expect((await rejection(runMigrate({ cwd: dir, block: "idempotency", store: "mongodb" }))).code).toBe(
+      "INVALID_OPTION",
+    );
   });
 
   it("refuses a table name DynamoDB would refuse", async () => {
-    expect((await rejection(runMigrate({ cwd: dynamoDbProject(), block: "idempotency", table: "no spaces allowed" }))).code).toBe("INVALID_TABLE_NAME");
+    expect(
+      (await rejection(runMigrate({ cwd: dynamoDbProject(), block: "idempotency", table: "no spaces allowed" }))).code,
+    ).toBe("INVALID_TABLE_NAME");
   });
 
   it("--apply creates the table with the store's key and sparse index, says TTL could not be enabled on dynalite, and a second run changes nothing", async () => {
     const dir = dynamoDbProject();
     const table = uniqueTable();
     const first = await runMigrate({ cwd: dir, block: "idempotency", table, apply: true, endpoint: local.endpoint });
-    expect(first.applied).toEqual([{ table, alreadyApplied: false, ttl: "not enabled", ttlError: expect.stringMatching(/TimeToLive|UnknownOperation/) }]);
+    expect(first.applied).toEqual([
+      {
+        table,
+        alreadyApplied: false,
+        ttl: "not enabled",
+        ttlError: expect.stringMatching(/TimeToLive|UnknownOperation/),
+      },
+    ]);
     const { Table } = await local.client.send(new DescribeTableCommand({ TableName: table }));
     expect(Table).toMatchObject({ TableStatus: "ACTIVE", KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }] });
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(["processing"]);
@@ -99,15 +122,21 @@ describe("blocks migrate, DynamoDB store", () => {
 
   it("--apply refuses a table that exists with another key, naming the difference", async () => {
     const table = uniqueTable();
-    await local.client.send(new CreateTableCommand({
-      TableName: table,
-      BillingMode: "PAY_PER_REQUEST",
-      AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
-      KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
-    }));
-    const error = await rejection(runMigrate({ cwd: dynamoDbProject(), block: "idempotency", table, apply: true, endpoint: local.endpoint }));
+    await local.client.send(
+      new CreateTableCommand({
+        TableName: table,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+        KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+      }),
+    );
+    const error = await rejection(
+      runMigrate({ cwd: dynamoDbProject(), block: "idempotency", table, apply: true, endpoint: local.endpoint }),
+    );
     expect(error.code).toBe("MIGRATION_FAILED");
-    expect(error.message).toContain(`Table ${table} already exists with another schema: key [["id","HASH"]] instead of [["pk","HASH"]]; no index "processing"`);
+    expect(error.message).toContain(
+      `Table ${table} already exists with another schema: key [["id","HASH"]] instead of [["pk","HASH"]]; no index "processing"`,
+    );
   });
 
   it.each([
@@ -115,18 +144,33 @@ describe("blocks migrate, DynamoDB store", () => {
     ["credentials", "AWS_ACCESS_KEY_ID"],
   ])("--apply without an AWS %s says what to configure", async (what, variable) => {
     vi.stubEnv(variable, undefined);
-    const error = await rejection(runMigrate({ cwd: dynamoDbProject(), block: "idempotency", table: uniqueTable(), apply: true, endpoint: local.endpoint }));
+    const error = await rejection(
+      runMigrate({
+        cwd: dynamoDbProject(),
+        block: "idempotency",
+        table: uniqueTable(),
+        apply: true,
+        endpoint: local.endpoint,
+      }),
+    );
     expect([error.code, error.message]).toEqual(["MISSING_AWS_CONFIG", `No AWS ${what} found for --apply.`]);
     expect(error.suggestion).toContain("AWS_REGION");
   });
 
   it("--apply names an endpoint it cannot reach", async () => {
-    const error = await rejection(runMigrate({ cwd: dynamoDbProject(), block: "idempotency", apply: true, endpoint: "http://127.0.0.1:1" }));
-    expect([error.code, error.message]).toEqual(["MIGRATION_FAILED", "Could not reach DynamoDB at http://127.0.0.1:1."]);
+    const error = await rejection(
+      runMigrate({ cwd: dynamoDbProject(), block: "idempotency", apply: true, endpoint: "http://127.0.0.1:1" }),
+    );
+    expect([error.code, error.message]).toEqual([
+      "MIGRATION_FAILED",
+      "Could not reach DynamoDB at http://127.0.0.1:1.",
+    ]);
   });
 
   it("--apply asks for @aws-sdk/client-dynamodb when the project does not have it: the CLI brings no AWS package", async () => {
-    const error = await rejection(runMigrate({ cwd: dynamoDbProject({ sdk: false }), block: "idempotency", apply: true, endpoint: local.endpoint }));
+    const error = await rejection(
+      runMigrate({ cwd: dynamoDbProject({ sdk: false }), block: "idempotency", apply: true, endpoint: local.endpoint }),
+    );
     expect(error.code).toBe("MISSING_DEPENDENCY");
     expect(error.message).toContain("@aws-sdk/client-dynamodb");
   });

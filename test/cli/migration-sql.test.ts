@@ -22,11 +22,15 @@ describe("migrationSqlOf", () => {
   });
 
   it("refuses a module whose SQL is not the table name put in place (it could not be written as data)", () => {
-    const upper: SchemaModule = { ...rateLimiter, schemaStatements: (table = "rate_limits") => [`CREATE TABLE IF NOT EXISTS ${table.toUpperCase()} (id int)`] };
+    const upper: SchemaModule = {
+      ...rateLimiter,
+      schemaStatements: (table = "rate_limits") => [`CREATE TABLE IF NOT EXISTS ${table.toUpperCase()} (id int)`],
+    };
     expect(() => migrationSqlOf(upper, "rate_limits", "shouting")).toThrow(/cannot be written as data/);
   });
 
   it("the CLI's own rule keeps anything but an identifier out of the SQL", () => {
-    for (const bad of ["x; DROP TABLE users", "X", "a.b.c", "x--", "", "1x"]) expect(() => checkTable({ maxNameLength: 40 }, bad), bad).toThrow();
+    for (const bad of ["x; DROP TABLE users", "X", "a.b.c", "x--", "", "1x"])
+      expect(() => checkTable({ maxNameLength: 40 }, bad), bad).toThrow();
   });
 });

@@ -34,7 +34,10 @@ describe("mysqlClientStatements", () => {
   });
 
   it("batchesOf: drizzle's breakpoints first, then the mysql client's DELIMITER, else the file whole (as Prisma sends it)", () => {
-    expect(batchesOf("mysql", "CREATE TABLE a (x int);\n--> statement-breakpoint\nCREATE TABLE b (x int);\n")).toEqual(["CREATE TABLE a (x int);\n", "\nCREATE TABLE b (x int);\n"]);
+    expect(batchesOf("mysql", "CREATE TABLE a (x int);\n--> statement-breakpoint\nCREATE TABLE b (x int);\n")).toEqual([
+      "CREATE TABLE a (x int);\n",
+      "\nCREATE TABLE b (x int);\n",
+    ]);
     expect(batchesOf("mysql", "SELECT 1;\nDELIMITER //\nSELECT 2 //\n")).toEqual(["SELECT 1", "SELECT 2"]);
     expect(batchesOf("mysql", "SELECT 1;\nSELECT 2;\n")).toEqual(["SELECT 1;\nSELECT 2;\n"]);
     expect(batchesOf("sqlite", "DELIMITER is not special here;")).toEqual(["DELIMITER is not special here;"]);

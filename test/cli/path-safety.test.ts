@@ -1,5 +1,14 @@
 // Issue 12, points 10-12 and 18: the CLI writes only inside the project and pastes only a plain alias into code.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -60,12 +69,18 @@ describe("write targets resolve through real paths (issue 12, points 10 and 11)"
   });
 
   it("blocks.json paths with ../ are refused with a clear error naming the field", () => {
-    expect(() => checkConfig(config({ dir: "../shared/blocks" }))).toThrow(/"dir" must be a folder inside the project, without "..\/"/);
-    expect(() => checkConfig(config({ database: { dialect: "postgresql", migrations: "db/../../x", layout: "sql" } }))).toThrow(/"database.migrations"/);
+    expect(() => checkConfig(config({ dir: "../shared/blocks" }))).toThrow(
+      /"dir" must be a folder inside the project, without "..\/"/,
+    );
+    expect(() =>
+      checkConfig(config({ database: { dialect: "postgresql", migrations: "db/../../x", layout: "sql" } })),
+    ).toThrow(/"database.migrations"/);
   });
 
   it("add refuses a blocks.json migrations folder outside the project (and its drizzle journal)", async () => {
-    const dir = await initialised({ database: { dialect: "postgresql", migrations: "../migrations", layout: "drizzle" } });
+    const dir = await initialised({
+      database: { dialect: "postgresql", migrations: "../migrations", layout: "drizzle" },
+    });
     const error = await rejection(runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false }));
     expect(error.code).toBe("INVALID_CONFIG");
     expect(existsSync(path.join(path.dirname(dir), "migrations"))).toBe(false);
@@ -76,16 +91,32 @@ describe("write targets resolve through real paths (issue 12, points 10 and 11)"
     const scripts = { migrate: "node-pg-migrate -m ../shared-migrations up" };
     expect(() => detectMigrations(dir, new Set(["node-pg-migrate"]), scripts)).toThrow(/outside the project/);
     const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as Record<string, unknown>;
-    writeFileSync(path.join(dir, "package.json"), JSON.stringify({ ...pkg, scripts, devDependencies: { "node-pg-migrate": "^7" } }));
+    writeFileSync(
+      path.join(dir, "package.json"),
+      JSON.stringify({ ...pkg, scripts, devDependencies: { "node-pg-migrate": "^7" } }),
+    );
     expect((await rejection(runMigrate({ cwd: dir }))).code).toBe("TARGET_OUTSIDE_PROJECT");
-    expect(detectMigrations(dir, new Set(["node-pg-migrate"]), { migrate: "node-pg-migrate -m ./db/migrations up" }).migrations).toBe("db/migrations");
+    expect(
+      detectMigrations(dir, new Set(["node-pg-migrate"]), { migrate: "node-pg-migrate -m ./db/migrations up" })
+        .migrations,
+    ).toBe("db/migrations");
   });
 });
 
 describe("the import alias is a module specifier (issue 12, point 12)", () => {
   it("accepts the aliases projects use and refuses quotes, newlines, spaces and template syntax", () => {
-    for (const alias of ["@/blocks", "~/blocks", "#blocks", "@app/blocks", "src/blocks"]) expect(isModuleSpecifier(alias), alias).toBe(true);
-    for (const alias of ['@/x"; process.exit(1); "', "@/x'", "@/x\nconsole.log(1)", "@/ x", "@/x`", "@/${x}", "./x", "@/x\\y"]) {
+    for (const alias of ["@/blocks", "~/blocks", "#blocks", "@app/blocks", "src/blocks"])
+      expect(isModuleSpecifier(alias), alias).toBe(true);
+    for (const alias of [
+      '@/x"; process.exit(1); "',
+      "@/x'",
+      "@/x\nconsole.log(1)",
+      "@/ x",
+      "@/x`",
+      "@/${x}",
+      "./x",
+      "@/x\\y",
+    ]) {
       expect(isModuleSpecifier(alias), JSON.stringify(alias)).toBe(false);
     }
   });
@@ -98,7 +129,9 @@ describe("the import alias is a module specifier (issue 12, point 12)", () => {
       moduleStyle: "extensionless" as const,
     };
     expect(rewriteSpecifier("@/blocks/idempotency", { ...ctx, alias: "~/blocks" })).toBe("~/blocks/idempotency");
-    expect(() => rewriteSpecifier("@/blocks/idempotency", { ...ctx, alias: '~/blocks"; evil(); "' })).toThrow(/not a plain module specifier/);
+    expect(() => rewriteSpecifier("@/blocks/idempotency", { ...ctx, alias: '~/blocks"; evil(); "' })).toThrow(
+      /not a plain module specifier/,
+    );
   });
 
   it("a quote in blocks.json's alias is refused before any file is written", async () => {
@@ -112,7 +145,9 @@ describe("the import alias is a module specifier (issue 12, point 12)", () => {
 
 describe("migrate --apply runs the migration file on disk (issue 12, point 18)", () => {
   it("runs only the Up section of a node-pg-migrate file", () => {
-    expect(upSection("-- Up Migration\nCREATE TABLE a (x int);\n\n-- Down Migration\nDROP TABLE a;\n")).toBe("-- Up Migration\nCREATE TABLE a (x int);\n\n");
+    expect(upSection("-- Up Migration\nCREATE TABLE a (x int);\n\n-- Down Migration\nDROP TABLE a;\n")).toBe(
+      "-- Up Migration\nCREATE TABLE a (x int);\n\n",
+    );
   });
 
   const url = process.env.DATABASE_URL;
@@ -126,7 +161,9 @@ describe("migrate --apply runs the migration file on disk (issue 12, point 18)",
     await client.connect();
     try {
       await runMigrate({ block: "idempotency", cwd: dir, table, apply: true });
-      const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [`${table}_audit`]);
+      const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
+        `${table}_audit`,
+      ]);
       expect(rows).toEqual([{ present: true }]);
     } finally {
       await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_retries, ${table}_audit`);
@@ -157,17 +194,38 @@ export const schemaTables = (t: string) => [t];
     const migration = {
       table: "evil_records",
       schema: "evil/schema.ts",
-      sql: { maxNameLength: 40, statements: ["CREATE TABLE IF NOT EXISTS {{table}} (id int)"], drop: ["DROP TABLE IF EXISTS {{table}}"], tables: ["{{table}}"] },
+      sql: {
+        maxNameLength: 40,
+        statements: ["CREATE TABLE IF NOT EXISTS {{table}} (id int)"],
+        drop: ["DROP TABLE IF EXISTS {{table}}"],
+        tables: ["{{table}}"],
+      },
       template,
     };
     const file = path.join(outsideFolder(), "evil.json");
-    const files = [{ path: "registry/evil/schema.ts", type: "registry:file", content: schema, target: "~/src/blocks/evil/schema.ts" }];
-    writeFileSync(file, JSON.stringify({ name: "evil", type: "registry:item", files, meta: { blocks: { version: 1, dir: "src/blocks", files: [], migration } } }));
+    const files = [
+      {
+        path: "registry/evil/schema.ts",
+        type: "registry:file",
+        content: schema,
+        target: "~/src/blocks/evil/schema.ts",
+      },
+    ];
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: "evil",
+        type: "registry:item",
+        files,
+        meta: { blocks: { version: 1, dir: "src/blocks", files: [], migration } },
+      }),
+    );
     return file;
   }
 
   const copiedToken = (dir: string) =>
-    existsSync(path.join(dir, "migrations")) && readdirSync(path.join(dir, "migrations"), { recursive: true }).some((name) => {
+    existsSync(path.join(dir, "migrations")) &&
+    readdirSync(path.join(dir, "migrations"), { recursive: true }).some((name) => {
       const file = path.join(dir, "migrations", String(name));
       return statSync(file).isFile() && readFileSync(file, "utf8").includes("npm_FAKE_TOKEN");
     });

@@ -27,7 +27,9 @@ afterEach(() => {
 
 const auth = { Authorization: "Bearer ${ACME_TOKEN}" };
 
-async function project(registries: Record<string, unknown> = { "@acme": { url: `${registry.origin}/r/{name}.json`, headers: auth } }) {
+async function project(
+  registries: Record<string, unknown> = { "@acme": { url: `${registry.origin}/r/{name}.json`, headers: auth } },
+) {
   const dir = tempProject("hono-bundler");
   await runInit({ cwd: dir, yes: true });
   configureRegistries(dir, registries);
@@ -42,19 +44,31 @@ function everyFile(dir: string): string[] {
 }
 
 function expectNoToken(error: Error & { suggestion?: string }) {
-  expect(JSON.stringify({ message: error.message, cause: String(error.cause), suggestion: error.suggestion })).not.toContain(registry.token);
+  expect(
+    JSON.stringify({ message: error.message, cause: String(error.cause), suggestion: error.suggestion }),
+  ).not.toContain(registry.token);
 }
 
 describe("blocks add @registry/name", () => {
   it("adds the item and its dependencies (a sibling by bare name, a shipped block), the token sent and written nowhere", async () => {
     process.env.ACME_TOKEN = registry.token;
     const dir = await project();
-    const result = await runAdd({ blocks: ["@acme/audit-log"], cwd: dir, yes: true, install: false, framework: "none" });
+    const result = await runAdd({
+      blocks: ["@acme/audit-log"],
+      cwd: dir,
+      yes: true,
+      install: false,
+      framework: "none",
+    });
     expect(result.blocks).toEqual(["tenant-guard", "logger", "audit-log"]);
     expect(readFileSync(path.join(dir, "src/blocks/audit-log/index.ts"), "utf8")).toContain("export function audit");
     expect(existsSync(path.join(dir, "src/blocks/tenant-guard/index.ts"))).toBe(true);
     const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8"));
-    expect(lock.blocks["audit-log"].registry).toEqual({ registry: "@acme", url: `${registry.origin}/r/{name}.json`, item: "audit-log" });
+    expect(lock.blocks["audit-log"].registry).toEqual({
+      registry: "@acme",
+      url: `${registry.origin}/r/{name}.json`,
+      item: "audit-log",
+    });
     expect(lock.blocks["tenant-guard"].registry.item).toBe("tenant-guard");
     expect(lock.blocks.logger.registry).toBeUndefined();
     expect(registry.requests.map((request) => request.path)).toEqual(["/r/audit-log.json", "/r/tenant-guard.json"]);
@@ -62,7 +76,9 @@ describe("blocks add @registry/name", () => {
   });
 
   it("a missing variable names the registry and the variable, and nothing is fetched", async () => {
-    const error = await rejection(runAdd({ blocks: ["@acme/audit-log"], cwd: await project(), yes: true, install: false }));
+    const error = await rejection(
+      runAdd({ blocks: ["@acme/audit-log"], cwd: await project(), yes: true, install: false }),
+    );
     expect(error.code).toBe("MISSING_ENV_VAR");
     expect(error.message).toContain("@acme");
     expect(error.message).toContain("ACME_TOKEN");
@@ -78,7 +94,14 @@ describe("blocks add @registry/name", () => {
   ])("%s is a clear error naming the registry, never the token", async (_, route, token, why) => {
     process.env.ACME_TOKEN = token === "right" ? registry.token : "wrong-token";
     const dir = await project({ "@acme": { url: `${registry.origin}${route}`, headers: auth } });
-    const error = await rejection(runAdd({ blocks: [token === "right" && route.startsWith("/r/") ? "@acme/nothing" : "@acme/audit-log"], cwd: dir, yes: true, install: false }));
+    const error = await rejection(
+      runAdd({
+        blocks: [token === "right" && route.startsWith("/r/") ? "@acme/nothing" : "@acme/audit-log"],
+        cwd: dir,
+        yes: true,
+        install: false,
+      }),
+    );
     expect(error.code).toBe("REGISTRY_FETCH_FAILED");
     expect(error.message).toContain("Registry @acme");
     expect(error.message).toContain(why);
@@ -88,15 +111,19 @@ describe("blocks add @registry/name", () => {
 
   it("a registry that does not answer in timeoutMs is a clear error", async () => {
     process.env.ACME_TOKEN = registry.token;
-    const dir = await project({ "@acme": { url: `${registry.origin}/slow/{name}.json`, headers: auth, timeoutMs: 300 } });
+    const dir = await project({
+      "@acme": { url: `${registry.origin}/slow/{name}.json`, headers: auth, timeoutMs: 300 },
+    });
     const error = await rejection(runAdd({ blocks: ["@acme/audit-log"], cwd: dir, yes: true, install: false }));
-    expect(error.message).toContain("Registry @acme: the item \"audit-log\" at");
+    expect(error.message).toContain('Registry @acme: the item "audit-log" at');
     expect(error.message).toContain("did not answer within 300 ms");
   });
 
   it("a registry that stops mid-answer is a clear error, not an unexpected one", async () => {
     process.env.ACME_TOKEN = registry.token;
-    const dir = await project({ "@acme": { url: `${registry.origin}/stalls/{name}.json`, headers: auth, timeoutMs: 300 } });
+    const dir = await project({
+      "@acme": { url: `${registry.origin}/stalls/{name}.json`, headers: auth, timeoutMs: 300 },
+    });
     const error = await rejection(runAdd({ blocks: ["@acme/audit-log"], cwd: dir, yes: true, install: false }));
     expect(error.code).toBe("REGISTRY_FETCH_FAILED");
     expect(error.message).toContain("did not finish its answer within 300 ms");
@@ -112,7 +139,9 @@ describe("blocks add @registry/name", () => {
   });
 
   it("an unknown registry lists the configured ones", async () => {
-    const error = await rejection(runAdd({ blocks: ["@other/audit-log"], cwd: await project(), yes: true, install: false }));
+    const error = await rejection(
+      runAdd({ blocks: ["@other/audit-log"], cwd: await project(), yes: true, install: false }),
+    );
     expect(error.code).toBe("UNKNOWN_REGISTRY");
     expect(error.suggestion).toContain("@acme");
   });
@@ -123,7 +152,14 @@ describe("registryDependencies", () => {
     name,
     type: "registry:item",
     registryDependencies,
-    files: [{ path: `${name}/index.ts`, type: "registry:file", content: `export const ${name.replace(/-/g, "_")} = 1;\n`, target }],
+    files: [
+      {
+        path: `${name}/index.ts`,
+        type: "registry:file",
+        content: `export const ${name.replace(/-/g, "_")} = 1;\n`,
+        target,
+      },
+    ],
   });
   const custom = () => ({ "@acme": { url: `${registry.origin}/custom/{name}.json`, headers: auth } });
 
@@ -132,7 +168,9 @@ describe("registryDependencies", () => {
     registry.custom.set("a", item("a", ["@acme/b"]));
     registry.custom.set("b", item("b", ["c"]));
     registry.custom.set("c", item("c", [`${registry.origin}/custom/a.json`]));
-    const error = await rejection(runAdd({ blocks: ["@acme/a"], cwd: await project(custom()), yes: true, install: false }));
+    const error = await rejection(
+      runAdd({ blocks: ["@acme/a"], cwd: await project(custom()), yes: true, install: false }),
+    );
     expect(error.code).toBe("INVALID_REGISTRY");
     expect(error.message).toContain("cycle: @acme/a -> @acme/b -> @acme/c -> @acme/a");
   });
@@ -152,7 +190,9 @@ describe("registryDependencies", () => {
   it("sends the registry's headers to its own URLs only: a dependency on another origin gets none", async () => {
     process.env.ACME_TOKEN = registry.token;
     registry.custom.set("top", item("top", [`${registry.origin.replace("127.0.0.1", "localhost")}/custom/d.json`]));
-    const error = await rejection(runAdd({ blocks: ["@acme/top"], cwd: await project(custom()), yes: true, install: false }));
+    const error = await rejection(
+      runAdd({ blocks: ["@acme/top"], cwd: await project(custom()), yes: true, install: false }),
+    );
     expect(error.code).toBe("INVALID_REGISTRY");
     const elsewhere = registry.requests.find((request) => request.headers.host?.startsWith("localhost"));
     expect(elsewhere?.headers.authorization).toBeUndefined();
@@ -161,14 +201,18 @@ describe("registryDependencies", () => {
   it("refuses a dependency that would make add read a local file", async () => {
     process.env.ACME_TOKEN = registry.token;
     registry.custom.set("top", item("top", ["../../etc/item.json"]));
-    const error = await rejection(runAdd({ blocks: ["@acme/top"], cwd: await project(custom()), yes: true, install: false }));
+    const error = await rejection(
+      runAdd({ blocks: ["@acme/top"], cwd: await project(custom()), yes: true, install: false }),
+    );
     expect(error.message).toContain('lists the dependency "../../etc/item.json"');
   });
 
   it("refuses an item served under another name", async () => {
     process.env.ACME_TOKEN = registry.token;
     registry.custom.set("top", item("logger"));
-    const error = await rejection(runAdd({ blocks: ["@acme/top"], cwd: await project(custom()), yes: true, install: false }));
+    const error = await rejection(
+      runAdd({ blocks: ["@acme/top"], cwd: await project(custom()), yes: true, install: false }),
+    );
     expect(error.message).toContain('answered @acme/top with an item named "logger"');
   });
 
@@ -211,16 +255,24 @@ describe("blocks registry build --registry <a team's folder>", () => {
 describe("update and diff of a block added from a registry", () => {
   it("fetch the item again from its registry (they failed with UNKNOWN_BLOCK: only built-in blocks were loaded)", async () => {
     process.env.ACME_TOKEN = registry.token;
-    const served = (content: string) => ({ name: "ledger", type: "registry:item", files: [{ path: "ledger/index.ts", type: "registry:file", content, target: "~/src/blocks/ledger/index.ts" }] });
+    const served = (content: string) => ({
+      name: "ledger",
+      type: "registry:item",
+      files: [{ path: "ledger/index.ts", type: "registry:file", content, target: "~/src/blocks/ledger/index.ts" }],
+    });
     registry.custom.set("ledger", served("export const version = 1;\n"));
     const dir = await project({ "@acme": { url: `${registry.origin}/custom/{name}.json`, headers: auth } });
     await runAdd({ blocks: ["@acme/ledger"], cwd: dir, yes: true, install: false, framework: "none" });
     registry.custom.set("ledger", served("export const version = 2;\n"));
     const diff = await runDiff({ cwd: dir });
-    expect(diff.changes.map((change) => `${change.status} ${change.file}`)).toEqual(["outdated src/blocks/ledger/index.ts"]);
+    expect(diff.changes.map((change) => `${change.status} ${change.file}`)).toEqual([
+      "outdated src/blocks/ledger/index.ts",
+    ]);
     await runUpdate({ cwd: dir, yes: true });
     expect(readFileSync(path.join(dir, "src/blocks/ledger/index.ts"), "utf8")).toBe("export const version = 2;\n");
-    expect(JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")).blocks.ledger.registry.registry).toBe("@acme");
+    expect(JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")).blocks.ledger.registry.registry).toBe(
+      "@acme",
+    );
   });
 
   it("diff and update of a team block that imports the shipped logger it depends on (UNRESOLVED_IMPORT: the logger was not among the files planned)", async () => {
@@ -229,28 +281,49 @@ describe("update and diff of a block added from a registry", () => {
       name: "ledger-log",
       type: "registry:item",
       registryDependencies: ["logger"],
-      files: [{ path: "ledger-log/index.ts", type: "registry:file", content, target: "~/src/blocks/ledger-log/index.ts" }],
+      files: [
+        { path: "ledger-log/index.ts", type: "registry:file", content, target: "~/src/blocks/ledger-log/index.ts" },
+      ],
     });
-    const importing = (version: number) => `import { logger } from "../logger/index";\n\nexport const version = ${version};\nexport const log = logger;\n`;
+    const importing = (version: number) =>
+      `import { logger } from "../logger/index";\n\nexport const version = ${version};\nexport const log = logger;\n`;
     registry.custom.set("ledger-log", served(importing(1)));
     const dir = await project({ "@acme": { url: `${registry.origin}/custom/{name}.json`, headers: auth } });
     await runAdd({ blocks: ["@acme/ledger-log"], cwd: dir, yes: true, install: false, framework: "none" });
     registry.custom.set("ledger-log", served(importing(2)));
     const diff = await runDiff({ cwd: dir, block: "ledger-log" });
-    expect(diff.changes.map((change) => `${change.status} ${change.file}`)).toEqual(["outdated src/blocks/ledger-log/index.ts"]);
+    expect(diff.changes.map((change) => `${change.status} ${change.file}`)).toEqual([
+      "outdated src/blocks/ledger-log/index.ts",
+    ]);
     await runUpdate({ cwd: dir, yes: true, blocks: ["ledger-log"] });
-    expect(readFileSync(path.join(dir, "src/blocks/ledger-log/index.ts"), "utf8")).toContain("export const version = 2;");
+    expect(readFileSync(path.join(dir, "src/blocks/ledger-log/index.ts"), "utf8")).toContain(
+      "export const version = 2;",
+    );
   });
 });
 
 describe("blocks.json registries", () => {
-  const base = { dir: "src/blocks", alias: null, moduleStyle: "extensionless", packageManager: "npm", database: { dialect: "postgresql", migrations: "migrations", layout: "sql" } };
+  const base = {
+    dir: "src/blocks",
+    alias: null,
+    moduleStyle: "extensionless",
+    packageManager: "npm",
+    database: { dialect: "postgresql", migrations: "migrations", layout: "sql" },
+  };
   const check = (registries: unknown) => () => checkConfig({ ...base, registries });
 
-  it("reads the index from the url with \"registry\" for the name, or from \"index\"", async () => {
-    expect(indexUrl({ name: "@acme", url: "https://r.acme.dev/r/{name}.json" })).toBe("https://r.acme.dev/r/registry.json");
+  it('reads the index from the url with "registry" for the name, or from "index"', async () => {
+    expect(indexUrl({ name: "@acme", url: "https://r.acme.dev/r/{name}.json" })).toBe(
+      "https://r.acme.dev/r/registry.json",
+    );
     process.env.ACME_TOKEN = registry.token;
-    const dir = await project({ "@acme": { url: `${registry.origin}/custom/{name}.json`, index: `${registry.origin}/r/registry.json`, headers: auth } });
+    const dir = await project({
+      "@acme": {
+        url: `${registry.origin}/custom/{name}.json`,
+        index: `${registry.origin}/r/registry.json`,
+        headers: auth,
+      },
+    });
     const { items } = await runSearch({ cwd: dir, query: "audit" });
     expect(items.map((item) => item.name)).toEqual(["@acme/audit-log"]);
     expect(registry.requests.map((request) => request.path)).toEqual(["/r/registry.json"]);
@@ -264,18 +337,40 @@ describe("blocks.json registries", () => {
   });
 
   it("reads the shorthand string as { url }", () => {
-    expect(checkConfig({ ...base, registries: { "@oss": "https://r.example.org/{name}.json" } }).registries).toEqual({ "@oss": { url: "https://r.example.org/{name}.json" } });
+    expect(checkConfig({ ...base, registries: { "@oss": "https://r.example.org/{name}.json" } }).registries).toEqual({
+      "@oss": { url: "https://r.example.org/{name}.json" },
+    });
   });
 
   it.each([
     ["a name without @", { acme: "https://r.acme.dev/{name}.json" }, 'the registry name "acme" must start with "@"'],
     ["a url without {name}", { "@acme": { url: "https://r.acme.dev/item.json" } }, 'needs a "url" with {name}'],
     ["a url that is not http(s)", { "@acme": { url: "file:///etc/{name}.json" } }, "must be an http(s) URL"],
-    ["a header that is not a string", { "@acme": { url: "https://r.acme.dev/{name}.json", headers: { Authorization: 1 } } }, "the header Authorization must be a string"],
-    ["an unknown field", { "@acme": { url: "https://r.acme.dev/{name}.json", header: {} } }, 'unknown field(s) "header"'],
-    ["headers over plain http to another machine", { "@acme": { url: "http://r.acme.dev/{name}.json", headers: auth } }, "sends headers over plain http to r.acme.dev"],
-    ["headers over plain http to its index", { "@acme": { url: "https://r.acme.dev/{name}.json", index: "http://idx.acme.dev/registry.json", headers: auth } }, "sends headers over plain http to idx.acme.dev"],
-    ["a timeout that is not a whole number", { "@acme": { url: "https://r.acme.dev/{name}.json", timeoutMs: 0.5 } }, '"timeoutMs" must be a whole number'],
+    [
+      "a header that is not a string",
+      { "@acme": { url: "https://r.acme.dev/{name}.json", headers: { Authorization: 1 } } },
+      "the header Authorization must be a string",
+    ],
+    [
+      "an unknown field",
+      { "@acme": { url: "https://r.acme.dev/{name}.json", header: {} } },
+      'unknown field(s) "header"',
+    ],
+    [
+      "headers over plain http to another machine",
+      { "@acme": { url: "http://r.acme.dev/{name}.json", headers: auth } },
+      "sends headers over plain http to r.acme.dev",
+    ],
+    [
+      "headers over plain http to its index",
+      { "@acme": { url: "https://r.acme.dev/{name}.json", index: "http://idx.acme.dev/registry.json", headers: auth } },
+      "sends headers over plain http to idx.acme.dev",
+    ],
+    [
+      "a timeout that is not a whole number",
+      { "@acme": { url: "https://r.acme.dev/{name}.json", timeoutMs: 0.5 } },
+      '"timeoutMs" must be a whole number',
+    ],
   ])("refuses %s, naming it", (_, registries, message) => {
     expect(check(registries)).toThrow(message);
   });

@@ -90,7 +90,9 @@ describe("init on a terminal", () => {
     const before = streams.map((stream) => stream.isTTY);
     streams.forEach((stream) => (stream.isTTY = true));
     prompts.inject([true, true]);
-    const { config } = await runInit({ cwd: dir }).finally(() => streams.forEach((stream, i) => (stream.isTTY = before[i])));
+    const { config } = await runInit({ cwd: dir }).finally(() =>
+      streams.forEach((stream, i) => (stream.isTTY = before[i])),
+    );
     expect(config.alias).toBe("@/blocks");
     expect((await loadTsconfig(dir))?.paths).toEqual({ "@/*": ["./src/*"] });
   });
@@ -113,7 +115,9 @@ describe("package manager", () => {
   });
 
   it("builds each manager's own dev-install command", () => {
-    expect(["npm", "pnpm", "yarn", "bun"].map((pm) => installCommand(pm as "npm", ["vitest@^4"], true).join(" "))).toEqual([
+    expect(
+      ["npm", "pnpm", "yarn", "bun"].map((pm) => installCommand(pm as "npm", ["vitest@^4"], true).join(" ")),
+    ).toEqual([
       "npm install --save-dev -- vitest@^4",
       "pnpm add -D -- vitest@^4",
       "yarn add -D -- vitest@^4",
@@ -134,11 +138,22 @@ describe("migrations layout", () => {
       migrations: "db/pg",
       dialect: "postgresql",
     });
-    writeFileSync(path.join(dir, "drizzle.config.ts"), `export default { out: "./drizzle/out", schema: "./src/schema.ts" };`);
-    expect(detectMigrations(dir, none)).toEqual({ layout: "drizzle", migrations: "drizzle/out", dialect: "postgresql" });
+    writeFileSync(
+      path.join(dir, "drizzle.config.ts"),
+      `export default { out: "./drizzle/out", schema: "./src/schema.ts" };`,
+    );
+    expect(detectMigrations(dir, none)).toEqual({
+      layout: "drizzle",
+      migrations: "drizzle/out",
+      dialect: "postgresql",
+    });
     mkdirSync(path.join(dir, "prisma"));
     writeFileSync(path.join(dir, "prisma/schema.prisma"), "");
-    expect(detectMigrations(dir, none)).toEqual({ layout: "prisma", migrations: "prisma/migrations", dialect: "postgresql" });
+    expect(detectMigrations(dir, none)).toEqual({
+      layout: "prisma",
+      migrations: "prisma/migrations",
+      dialect: "postgresql",
+    });
   });
 
   it("the database: Prisma's datasource provider, drizzle-kit's dialect, else the one database driver declared, else PostgreSQL", () => {
@@ -149,16 +164,24 @@ describe("migrations layout", () => {
     writeFileSync(path.join(dir, "drizzle.config.ts"), `export default { dialect: "turso", out: "./drizzle" };`);
     expect(detectMigrations(dir, new Set(["pg"])).dialect).toBe("sqlite");
     mkdirSync(path.join(dir, "prisma"));
-    const schema = 'generator client {\n  provider = "prisma-client-js"\n}\n\ndatasource db {\n  provider = "mysql"\n}\n';
+    const schema =
+      'generator client {\n  provider = "prisma-client-js"\n}\n\ndatasource db {\n  provider = "mysql"\n}\n';
     writeFileSync(path.join(dir, "prisma/schema.prisma"), schema);
-    expect(detectMigrations(dir, none)).toEqual({ layout: "prisma", migrations: "prisma/migrations", dialect: "mysql" });
+    expect(detectMigrations(dir, none)).toEqual({
+      layout: "prisma",
+      migrations: "prisma/migrations",
+      dialect: "mysql",
+    });
   });
 });
 
 describe("workspaces", () => {
   it("lists npm/yarn and pnpm workspace packages", () => {
     const dir = tempProject("npm-workspaces");
-    expect(workspacePackages(dir, { workspaces: ["apps/*", "packages/*"] } as never)).toEqual(["apps/api", "packages/shared"]);
+    expect(workspacePackages(dir, { workspaces: ["apps/*", "packages/*"] } as never)).toEqual([
+      "apps/api",
+      "packages/shared",
+    ]);
     expect(workspacePackages(dir, { workspaces: { packages: ["apps/*"] } } as never)).toEqual(["apps/api"]);
     writeFileSync(path.join(dir, "pnpm-workspace.yaml"), "packages:\n  - 'packages/*'\n  - \"apps/api\" # the api\n");
     expect(workspacePackages(dir, {})).toEqual(["apps/api", "packages/shared"]);
@@ -168,7 +191,10 @@ describe("workspaces", () => {
     const dir = tempProject("npm-workspaces");
     const spy = vi.spyOn(process, "cwd").mockReturnValue(dir);
     try {
-      const rootError = (await runInit({ yes: true }).catch((err: unknown) => err)) as { code?: string; suggestion?: string };
+      const rootError = (await runInit({ yes: true }).catch((err: unknown) => err)) as {
+        code?: string;
+        suggestion?: string;
+      };
       expect(rootError.code).toBe("WORKSPACE_ROOT");
       expect(rootError.suggestion).toContain("--cwd apps/api");
     } finally {
@@ -177,6 +203,11 @@ describe("workspaces", () => {
   });
 
   it("the Next hints run bins with the project's package manager", () => {
-    expect(["npm", "pnpm", "yarn", "bun"].map((manager) => execCommand(manager as never))).toEqual(["npx", "pnpm dlx", "yarn dlx", "bunx"]);
+    expect(["npm", "pnpm", "yarn", "bun"].map((manager) => execCommand(manager as never))).toEqual([
+      "npx",
+      "pnpm dlx",
+      "yarn dlx",
+      "bunx",
+    ]);
   });
 });

@@ -15,7 +15,9 @@ const url = process.env.DATABASE_URL;
 
 /** The fenced blocks of one language in a Markdown text. */
 function fenced(markdown: string, language: string): string[] {
-  return [...markdown.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1] ?? "");
+  return [...markdown.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map(
+    (match) => match[1] ?? "",
+  );
 }
 
 /** The `npx blocks ...` commands of the root README's shell blocks, one per line, comments dropped. */
@@ -41,19 +43,29 @@ describe("the root README", () => {
     // "For teams" builds the team's own registry folder, shaped as that section says.
     mkdirSync(path.join(dir, "team-registry/audit-log"), { recursive: true });
     writeFileSync(path.join(dir, "team-registry/registry.json"), JSON.stringify({ version: 1, frameworks: {} }));
-    writeFileSync(path.join(dir, "team-registry/audit-log/block.json"), JSON.stringify({ name: "audit-log", description: "Append-only audit log" }));
-    writeFileSync(path.join(dir, "team-registry/audit-log/index.ts"), "export const audit = (line: string): string => line;\n");
+    writeFileSync(
+      path.join(dir, "team-registry/audit-log/block.json"),
+      JSON.stringify({ name: "audit-log", description: "Append-only audit log" }),
+    );
+    writeFileSync(
+      path.join(dir, "team-registry/audit-log/index.ts"),
+      "export const audit = (line: string): string => line;\n",
+    );
     const withDatabase = async (databaseUrl: string | undefined) => {
       for (const [, , ...args] of readmeCommands()) {
         if (args.includes("--apply") && databaseUrl === undefined) continue;
         // Installing packages is the end-to-end suite's part (it needs the network); everything else runs as written.
         const install = args[0] === "add" ? ["--no-install"] : [];
-        const run = await execa(path.join(REPO, "node_modules/.bin/tsx"), [path.join(REPO, "cli/index.ts"), ...args, ...install], {
-          cwd: dir,
-          stdin: "ignore",
-          reject: false,
-          env: { DATABASE_URL: databaseUrl ?? "" },
-        });
+        const run = await execa(
+          path.join(REPO, "node_modules/.bin/tsx"),
+          [path.join(REPO, "cli/index.ts"), ...args, ...install],
+          {
+            cwd: dir,
+            stdin: "ignore",
+            reject: false,
+            env: { DATABASE_URL: databaseUrl ?? "" },
+          },
+        );
         expect(run.exitCode, `blocks ${args.join(" ")}\n${run.stdout}\n${run.stderr}`).toBe(0);
       }
     };
@@ -69,22 +81,38 @@ describe("the blocks' READMEs", () => {
   const project = new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   const readmes = readdirSync(registry, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".md"));
 
-  it.each(readmes)("%s: every `@/...` import of its snippets is `@/blocks/<a registry file>` and names what that file exports", (readme) => {
-    const problems: string[] = [];
-    for (const snippet of fenced(readFileSync(path.join(registry, readme), "utf8"), "ts")) {
-      for (const [, names = "", specifier = ""] of snippet.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+"(@\/[^"]+)"/g)) {
-        const relative = specifier.replace(/^@\/blocks\//, "").replace(/\.js$/, "");
-        const file = [`${relative}.ts`, `${relative}/index.ts`].map((candidate) => path.join(registry, candidate)).find((candidate) => existsSync(candidate));
-        if (!specifier.startsWith("@/blocks/") || !file) {
-          problems.push(`${specifier}: no such registry file`);
-          continue;
-        }
-        const exported = (project.getSourceFile(file) ?? project.addSourceFileAtPath(file)).getExportedDeclarations();
-        for (const name of names.split(",").map((part) => part.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0] ?? "").filter(Boolean)) {
-          if (!exported.has(name)) problems.push(`${specifier} does not export ${name}`);
+  it.each(readmes)(
+    "%s: every `@/...` import of its snippets is `@/blocks/<a registry file>` and names what that file exports",
+    (readme) => {
+      const problems: string[] = [];
+      for (const snippet of fenced(readFileSync(path.join(registry, readme), "utf8"), "ts")) {
+        for (const [, names = "", specifier = ""] of snippet.matchAll(
+          /import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+"(@\/[^"]+)"/g,
+        )) {
+          const relative = specifier.replace(/^@\/blocks\//, "").replace(/\.js$/, "");
+          const file = [`${relative}.ts`, `${relative}/index.ts`]
+            .map((candidate) => path.join(registry, candidate))
+            .find((candidate) => existsSync(candidate));
+          if (!specifier.startsWith("@/blocks/") || !file) {
+            problems.push(`${specifier}: no such registry file`);
+            continue;
+          }
+          const exported = (project.getSourceFile(file) ?? project.addSourceFileAtPath(file)).getExportedDeclarations();
+          for (const name of names
+            .split(",")
+            .map(
+              (part) =>
+                part
+                  .trim()
+                  .replace(/^type\s+/, "")
+                  .split(/\s+as\s+/)[0] ?? "",
+            )
+            .filter(Boolean)) {
+            if (!exported.has(name)) problems.push(`${specifier} does not export ${name}`);
+          }
         }
       }
-    }
-    expect(problems).toEqual([]);
-  });
+      expect(problems).toEqual([]);
+    },
+  );
 });

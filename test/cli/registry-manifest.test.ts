@@ -20,16 +20,33 @@ describe("the derived registry", async () => {
 
   it("tags tests (*.test.ts and testing/ helpers) and framework variants (adapters/<fw>.ts, middleware/<fw>.ts, <name>-<fw>.ts)", () => {
     const frameworks = ["express", "fastify", "hono", "koa"];
-    expect(tagFile("idempotency/adapters/express.ts", frameworks)).toEqual({ path: "idempotency/adapters/express.ts", framework: "express" });
-    expect(tagFile("logger/middleware/koa.test.ts", frameworks)).toEqual({ path: "logger/middleware/koa.test.ts", framework: "koa", test: true });
+    expect(tagFile("idempotency/adapters/express.ts", frameworks)).toEqual({
+      path: "idempotency/adapters/express.ts",
+      framework: "express",
+    });
+    expect(tagFile("logger/middleware/koa.test.ts", frameworks)).toEqual({
+      path: "logger/middleware/koa.test.ts",
+      framework: "koa",
+      test: true,
+    });
     expect(tagFile("idempotency/examples/metrics-hono.ts", frameworks)).toMatchObject({ framework: "hono" });
-    expect(tagFile("idempotency/testing/recorders.ts", frameworks)).toEqual({ path: "idempotency/testing/recorders.ts", test: true });
-    expect(tagFile("idempotency/http/express-like.ts", frameworks)).toEqual({ path: "idempotency/http/express-like.ts" });
-    expect(registry.blocks.flatMap((block) => block.files).some((file) => file.path.endsWith("block.json"))).toBe(false);
+    expect(tagFile("idempotency/testing/recorders.ts", frameworks)).toEqual({
+      path: "idempotency/testing/recorders.ts",
+      test: true,
+    });
+    expect(tagFile("idempotency/http/express-like.ts", frameworks)).toEqual({
+      path: "idempotency/http/express-like.ts",
+    });
+    expect(registry.blocks.flatMap((block) => block.files).some((file) => file.path.endsWith("block.json"))).toBe(
+      false,
+    );
   });
 
   it("carries every other field of a block.json through unchanged", async () => {
-    const declared = JSON.parse(readFileSync(path.join(REGISTRY, "idempotency/block.json"), "utf8")) as Record<string, unknown>;
+    const declared = JSON.parse(readFileSync(path.join(REGISTRY, "idempotency/block.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
     const block = registry.blocks.find((candidate) => candidate.name === "idempotency");
     expect(block).toMatchObject(declared);
   });
@@ -51,19 +68,34 @@ describe("the import check", () => {
         writeFileSync(path.join(root, file), text);
       };
       write("registry.json", JSON.stringify({ version: 1, frameworks: { express: { packages: ["express"] } } }));
-      write("demo/block.json", JSON.stringify({ name: "demo", description: "d", dependencies: { pg: "^8" }, devDependencies: { vitest: "^4" } }));
-      write("demo/index.ts", 'import "./adapters/express";\nimport { x } from "./gone";\nimport lodash from "lodash";\nimport { it } from "vitest";\nimport pg from "pg";\n');
+      write(
+        "demo/block.json",
+        JSON.stringify({
+          name: "demo",
+          description: "d",
+          dependencies: { pg: "^8" },
+          devDependencies: { vitest: "^4" },
+        }),
+      );
+      write(
+        "demo/index.ts",
+        'import "./adapters/express";\nimport { x } from "./gone";\nimport lodash from "lodash";\nimport { it } from "vitest";\nimport pg from "pg";\n',
+      );
       write("demo/adapters/express.ts", 'import express from "express";\n');
       write("demo/index.test.ts", 'import { it } from "vitest";\nimport "./index";\n');
       const registry = await loadRegistry(root);
       const problems = (await checkBlockImports(registry, registry.blocks[0] as never)).join("\n");
-      expect(problems).toContain('demo/index.ts: imports "./adapters/express", which this selection does not copy (frameworks: none');
+      expect(problems).toContain(
+        'demo/index.ts: imports "./adapters/express", which this selection does not copy (frameworks: none',
+      );
       expect(problems).toContain('imports "./gone"');
       expect(problems).toContain('imports the undeclared package "lodash"');
       expect(problems).toContain('imports "vitest" at runtime, but it is only a devDependency');
       expect(problems).not.toContain("index.test.ts");
       expect(problems).not.toContain('"pg"');
-      const refused = await runRegistryBuild({ out: path.join(root, "out"), registry: root }).catch((err: { code?: string }) => err);
+      const refused = await runRegistryBuild({ out: path.join(root, "out"), registry: root }).catch(
+        (err: { code?: string }) => err,
+      );
       expect(refused).toMatchObject({ code: "INVALID_REGISTRY" });
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -77,11 +109,25 @@ describe("the import check", () => {
         mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
         writeFileSync(path.join(root, file), text);
       };
-      const store = (choice: string, file: string, extra = {}) => ({ description: choice, flag: "store", choice, prompt: false, files: [file], ...extra });
+      const store = (choice: string, file: string, extra = {}) => ({
+        description: choice,
+        flag: "store",
+        choice,
+        prompt: false,
+        files: [file],
+        ...extra,
+      });
       const features = {
         "sql-store": store("sql", "demo/stores/sql.ts", { default: true }),
         "kv-store": store("kv", "demo/stores/kv.ts", { off: "sql" }),
-        "client-x": { description: "x", flag: "client", choice: "x", prompt: false, needs: "sql-store", files: ["demo/stores/client-x.ts"] },
+        "client-x": {
+          description: "x",
+          flag: "client",
+          choice: "x",
+          prompt: false,
+          needs: "sql-store",
+          files: ["demo/stores/client-x.ts"],
+        },
       };
       write("registry.json", JSON.stringify({ version: 1, frameworks: {} }));
       write("demo/block.json", JSON.stringify({ name: "demo", description: "d", features }));

@@ -20,17 +20,21 @@ export type PrivateRegistry = {
 };
 
 /** The team's blocks: audit-log depends on its sibling tenant-guard (by the bare name `registry build` writes) and on the shipped logger. */
-const BLOCKS: Record<string, { description: string; registryDependencies?: string[]; files: Record<string, string> }> = {
-  "audit-log": {
-    description: "Append-only audit log of payment decisions",
-    registryDependencies: ["tenant-guard", "logger"],
-    files: { "index.ts": "export function audit(event: string): string {\n  return `audit: ${event}`;\n}\n", "README.md": "# audit-log\n\nAn audit log.\n" },
-  },
-  "tenant-guard": {
-    description: "Refuses requests whose tenant does not own the account",
-    files: { "index.ts": "export function sameTenant(a: string, b: string): boolean {\n  return a === b;\n}\n" },
-  },
-};
+const BLOCKS: Record<string, { description: string; registryDependencies?: string[]; files: Record<string, string> }> =
+  {
+    "audit-log": {
+      description: "Append-only audit log of payment decisions",
+      registryDependencies: ["tenant-guard", "logger"],
+      files: {
+        "index.ts": "export function audit(event: string): string {\n  return `audit: ${event}`;\n}\n",
+        "README.md": "# audit-log\n\nAn audit log.\n",
+      },
+    },
+    "tenant-guard": {
+      description: "Refuses requests whose tenant does not own the account",
+      files: { "index.ts": "export function sameTenant(a: string, b: string): boolean {\n  return a === b;\n}\n" },
+    },
+  };
 
 /**
  * Builds the team registry with `blocks registry build` and serves it: /r/<name>.json (and /r/registry.json)
@@ -62,13 +66,19 @@ export async function servePrivateRegistry(): Promise<PrivateRegistry> {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     requests.push({ path: url.pathname, headers: request.headers });
     const name = path.basename(url.pathname, ".json");
-    if (request.headers.authorization !== `Bearer ${token}`) return void response.writeHead(401).end('{"error":"unauthorized"}');
+    if (request.headers.authorization !== `Bearer ${token}`)
+      return void response.writeHead(401).end('{"error":"unauthorized"}');
     if (url.pathname.startsWith("/slow/")) return;
-    if (url.pathname.startsWith("/stalls/")) return void response.writeHead(200, { "content-type": "application/json" }).write('{"name":');
-    if (url.pathname.startsWith("/huge/")) return void response.writeHead(200, { "content-type": "application/json" }).end(`"${"a".repeat(17 * 2 ** 20)}"`);
-    if (url.pathname.startsWith("/html/")) return void response.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
-    if (url.pathname.startsWith("/redirect/")) return void response.writeHead(302, { location: `http://localhost:1/${name}.json` }).end();
-    if (url.pathname.startsWith("/custom/") && custom.has(name)) return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(custom.get(name)));
+    if (url.pathname.startsWith("/stalls/"))
+      return void response.writeHead(200, { "content-type": "application/json" }).write('{"name":');
+    if (url.pathname.startsWith("/huge/"))
+      return void response.writeHead(200, { "content-type": "application/json" }).end(`"${"a".repeat(17 * 2 ** 20)}"`);
+    if (url.pathname.startsWith("/html/"))
+      return void response.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
+    if (url.pathname.startsWith("/redirect/"))
+      return void response.writeHead(302, { location: `http://localhost:1/${name}.json` }).end();
+    if (url.pathname.startsWith("/custom/") && custom.has(name))
+      return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(custom.get(name)));
     try {
       const body = url.pathname.startsWith("/r/") ? readFileSync(path.join(out, `${name}.json`)) : undefined;
       if (body) return void response.writeHead(200, { "content-type": "application/json" }).end(body);

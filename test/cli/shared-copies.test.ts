@@ -11,8 +11,19 @@ const REGISTRY = path.resolve(import.meta.dirname, "../../registry");
 /** Each group: the same file in several blocks, the first one being the source the others copy. */
 const COPIES: string[][] = [
   // What of a URL in free text is safe to log, and what of an error.
-  ["logger/redact-url.ts", "error-handler/redact-url.ts", "idempotency/redact-url.ts", "rate-limiter/redact-url.ts", "outbox/redact-url.ts"],
-  ["idempotency/error-summary.ts", "rate-limiter/error-summary.ts", "outbox/error-summary.ts", "error-handler/error-summary.ts"],
+  [
+    "logger/redact-url.ts",
+    "error-handler/redact-url.ts",
+    "idempotency/redact-url.ts",
+    "rate-limiter/redact-url.ts",
+    "outbox/redact-url.ts",
+  ],
+  [
+    "idempotency/error-summary.ts",
+    "rate-limiter/error-summary.ts",
+    "outbox/error-summary.ts",
+    "error-handler/error-summary.ts",
+  ],
   // The logger contract and the default without one.
   ["idempotency/logger.ts", "rate-limiter/logger.ts", "outbox/logger.ts", "error-handler/logger.ts"],
   // Store and cache time limits.
@@ -26,10 +37,16 @@ const COPIES: string[][] = [
 ];
 
 describe("helpers vendored by several blocks", () => {
-  it.each(COPIES.map(([source = "", ...copies]) => [source, copies] as const))("%s has identical copies in %j", (source, copies) => {
-    const text = readFileSync(path.join(REGISTRY, source), "utf8");
-    for (const copy of copies) expect(readFileSync(path.join(REGISTRY, copy), "utf8"), `${copy} drifted from ${source}: copy it again`).toBe(text);
-  });
+  it.each(COPIES.map(([source = "", ...copies]) => [source, copies] as const))(
+    "%s has identical copies in %j",
+    (source, copies) => {
+      const text = readFileSync(path.join(REGISTRY, source), "utf8");
+      for (const copy of copies)
+        expect(readFileSync(path.join(REGISTRY, copy), "utf8"), `${copy} drifted from ${source}: copy it again`).toBe(
+          text,
+        );
+    },
+  );
 
   it("the status table lists exactly the codes each block raises", () => {
     expect(Object.keys(BLOCK_ERROR_STATUSES.idempotency).sort()).toEqual(Object.values(IdempotencyErrorCode).sort());

@@ -13,12 +13,20 @@ const FILES: Record<string, string> = {
   "logger/index.ts": "logger",
 };
 
-function context(overrides: Partial<ImportContext> & { registryPath?: string | undefined; target?: string }): ImportContext {
+function context(
+  overrides: Partial<ImportContext> & { registryPath?: string | undefined; target?: string },
+): ImportContext {
   const blocksDir = overrides.blocksDir ?? "src/blocks";
-  const planned = new Map(Object.entries(FILES).map(([file, block]) => [file, { target: `${blocksDir}/${file}`, block }]));
+  const planned = new Map(
+    Object.entries(FILES).map(([file, block]) => [file, { target: `${blocksDir}/${file}`, block }]),
+  );
   const registryPath = "registryPath" in overrides ? overrides.registryPath : "idempotency/adapters/express.ts";
   return {
-    from: { registryPath, block: registryPath?.split("/")[0], target: overrides.target ?? `${blocksDir}/${registryPath}` },
+    from: {
+      registryPath,
+      block: registryPath?.split("/")[0],
+      target: overrides.target ?? `${blocksDir}/${registryPath}`,
+    },
     planned,
     alias: overrides.alias,
     blocksDir,
@@ -92,7 +100,12 @@ const handler = await import("@/blocks/idempotency/handler");
   });
 
   it("uses the alias with .js under NodeNext", () => {
-    const ctx = context({ registryPath: undefined, target: "src/jobs/maintenance.ts", alias: "@/blocks", moduleStyle: "nodenext" });
+    const ctx = context({
+      registryPath: undefined,
+      target: "src/jobs/maintenance.ts",
+      alias: "@/blocks",
+      moduleStyle: "nodenext",
+    });
     expect(transformSource(TEMPLATE, "maintenance.ts", ctx)).toMatchInlineSnapshot(`
       "import type { IdempotencyHandler } from "@/blocks/idempotency/index.js";
       import { logger } from "@/blocks/logger/index.js";
@@ -103,7 +116,12 @@ const handler = await import("@/blocks/idempotency/handler");
   });
 
   it("falls back to relative paths when the project has no alias", () => {
-    const ctx = context({ registryPath: undefined, target: "src/jobs/maintenance.ts", alias: undefined, moduleStyle: "nodenext" });
+    const ctx = context({
+      registryPath: undefined,
+      target: "src/jobs/maintenance.ts",
+      alias: undefined,
+      moduleStyle: "nodenext",
+    });
     expect(transformSource(TEMPLATE, "maintenance.ts", ctx)).toMatchInlineSnapshot(`
       "import type { IdempotencyHandler } from "../blocks/idempotency/index.js";
       import { logger } from "../blocks/logger/index.js";

@@ -27,12 +27,16 @@ async function legacyProject(): Promise<string> {
   if (!locked) throw new Error("add recorded no idempotency block");
   delete locked.variants;
   const kept = ["lifecycle.ts", "lifecycle.test.ts", "locked-jobs.ts"].map((file) => `${SETUP_DIR}/${file}`);
-  for (const file of Object.keys(locked.files)) if (file.startsWith(`${SETUP_DIR}/`) && !kept.includes(file)) delete locked.files[file];
+  for (const file of Object.keys(locked.files))
+    if (file.startsWith(`${SETUP_DIR}/`) && !kept.includes(file)) delete locked.files[file];
   for (const entry of readdirSync(path.join(dir, SETUP_DIR))) {
     if (!kept.includes(`${SETUP_DIR}/${entry}`)) rmSync(path.join(dir, SETUP_DIR, entry), { recursive: true });
   }
   const cache = "src/blocks/idempotency/caches/redis-cache.ts";
-  const cacheText = read(REPO, "registry/idempotency/caches/redis-cache.ts").replace(/from "(\.[^"]+)"/g, 'from "$1.js"');
+  const cacheText = read(REPO, "registry/idempotency/caches/redis-cache.ts").replace(
+    /from "(\.[^"]+)"/g,
+    'from "$1.js"',
+  );
   writeFileSync(path.join(dir, cache), cacheText);
   locked.files[cache] = contentHash(cacheText);
   cpSync(path.join(REPO, "test/fixtures/legacy-wiring/src"), path.join(dir, "src"), { recursive: true });
@@ -49,26 +53,43 @@ describe("update on a project whose wiring an older add wrote inline", () => {
     expect(read(dir, SETUP)).toContain('export * from "./blocks/idempotency/setup/index.js";');
     expect(read(dir, SETUP)).not.toContain("IdempotencyHandler");
     const added = result.files.filter((file) => file.status === "added").map((file) => file.target);
-    expect(added).toEqual(expect.arrayContaining(["src/blocks/idempotency/setup/database.ts", "src/blocks/idempotency/setup/metrics-route.ts", "src/blocks/idempotency/setup/index.ts"]));
+    expect(added).toEqual(
+      expect.arrayContaining([
+        "src/blocks/idempotency/setup/database.ts",
+        "src/blocks/idempotency/setup/metrics-route.ts",
+        "src/blocks/idempotency/setup/index.ts",
+      ]),
+    );
     // Written for Express with Prometheus: the route on Express, not the none variant.
     expect(read(dir, "src/blocks/idempotency/setup/metrics-route.ts")).toContain("RequestHandler");
-    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/metrics.ts"]).toBe("idempotency/setup/metrics-prometheus.ts");
+    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/metrics.ts"]).toBe(
+      "idempotency/setup/metrics-prometheus.ts",
+    );
     // Written without the cache: the old add vendored caches/redis-cache.ts anyway, which must not bring the cache back.
-    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/cache.ts"]).toBe("idempotency/setup/cache-none.ts");
+    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/cache.ts"]).toBe(
+      "idempotency/setup/cache-none.ts",
+    );
     expect(result.install.join(" ")).not.toContain("ioredis");
     // The old test and cron entry import what the new module re-exports.
-    expect(typeCheck(dir, [SETUP, "src/idempotency-setup.test.ts", "src/jobs/idempotency-maintenance.ts", "src/app.ts"])).toEqual([]);
+    expect(
+      typeCheck(dir, [SETUP, "src/idempotency-setup.test.ts", "src/jobs/idempotency-maintenance.ts", "src/app.ts"]),
+    ).toEqual([]);
     expect(result.ok).toBe(true);
   }, 120_000);
 
   it("edited: leaves the module alone, adds the block files, and says precisely what to change (in --json too)", async () => {
     const dir = await legacyProject();
-    const edited = read(dir, SETUP).replace("new Pool({ connectionString: url })", "new Pool({ connectionString: url, max: 5 })");
+    const edited = read(dir, SETUP).replace(
+      "new Pool({ connectionString: url })",
+      "new Pool({ connectionString: url, max: 5 })",
+    );
     writeFileSync(path.join(dir, SETUP), edited);
     const result = await runUpdate({ cwd: dir, yes: true, json: true });
     const setup = result.files.find((file) => file.target === SETUP);
     expect(setup?.status).toBe("manual");
-    expect(setup && "message" in setup ? setup.message : "").toMatch(/you edited it, so it was left alone[^]*src\/blocks\/idempotency\/setup\/[^]*export \* from "\.\/blocks\/idempotency\/setup\/index\.js";/);
+    expect(setup && "message" in setup ? setup.message : "").toMatch(
+      /you edited it, so it was left alone[^]*src\/blocks\/idempotency\/setup\/[^]*export \* from "\.\/blocks\/idempotency\/setup\/index\.js";/,
+    );
     expect(read(dir, SETUP)).toBe(edited);
     expect(result.conflicts).toContain(SETUP);
     expect(result.ok).toBe(false);
@@ -79,7 +100,9 @@ describe("update on a project whose wiring an older add wrote inline", () => {
     const dir = await legacyProject();
     rmSync(path.join(dir, SETUP));
     const result = await runUpdate({ cwd: dir, yes: true });
-    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/cache.ts"]).toBe("idempotency/setup/cache-none.ts");
+    expect((await readLock(dir)).blocks.idempotency?.variants?.["idempotency/setup/cache.ts"]).toBe(
+      "idempotency/setup/cache-none.ts",
+    );
     expect(result.install.join(" ")).not.toContain("ioredis");
   }, 120_000);
 });

@@ -27,7 +27,10 @@ function upstream(): { root: string; edit(file: string, change: (text: string) =
   cpSync(path.join(REPO, "registry"), path.join(dir, "registry"), { recursive: true });
   cpSync(path.join(REPO, "templates"), path.join(dir, "templates"), { recursive: true });
   const root = path.join(dir, "registry");
-  return { root, edit: (file, change) => writeFileSync(path.join(root, file), change(readFileSync(path.join(root, file), "utf8"))) };
+  return {
+    root,
+    edit: (file, change) => writeFileSync(path.join(root, file), change(readFileSync(path.join(root, file), "utf8"))),
+  };
 }
 
 async function withLogger() {
@@ -38,17 +41,24 @@ async function withLogger() {
   const file = (name: string) => path.join(dir, "src/blocks/logger", name);
   const read = (name: string) => readFileSync(file(name), "utf8");
   const write = (name: string, change: (text: string) => string) => writeFileSync(file(name), change(read(name)));
-  const update = (options: Parameters<typeof runUpdate>[0] = {}) => runUpdate({ cwd: dir, yes: true, registry: registry.root, ...options });
+  const update = (options: Parameters<typeof runUpdate>[0] = {}) =>
+    runUpdate({ cwd: dir, yes: true, registry: registry.root, ...options });
   return { dir, registry, read, write, file, update };
 }
 
 describe("merge3", () => {
   it("keeps both sides' changes to different places", () => {
-    expect(merge3("a\nb\nc\nd\ne\n", "A\nb\nc\nd\ne\n", "a\nb\nc\nd\nE\n")).toEqual({ text: "A\nb\nc\nd\nE\n", conflicts: 0 });
+    expect(merge3("a\nb\nc\nd\ne\n", "A\nb\nc\nd\ne\n", "a\nb\nc\nd\nE\n")).toEqual({
+      text: "A\nb\nc\nd\nE\n",
+      conflicts: 0,
+    });
   });
 
   it("marks different changes to the same line as a conflict, yours first", () => {
-    expect(merge3("a\nb\nc\n", "a\nX\nc\n", "a\nY\nc\n")).toEqual({ text: "a\n<<<<<<< yours\nX\n=======\nY\n>>>>>>> registry\nc\n", conflicts: 1 });
+    expect(merge3("a\nb\nc\n", "a\nX\nc\n", "a\nY\nc\n")).toEqual({
+      text: "a\n<<<<<<< yours\nX\n=======\nY\n>>>>>>> registry\nc\n",
+      conflicts: 1,
+    });
   });
 
   it("takes an identical change once, a deletion on one side, and ends markers on their own line", () => {
@@ -80,7 +90,9 @@ describe("blocks update", () => {
     const result = await project.update();
     expect(result.ok).toBe(false);
     expect(result.conflicts).toEqual(["src/blocks/logger/request-id.ts"]);
-    expect(project.read("request-id.ts")).toContain('<<<<<<< yours\nexport const REQUEST_ID_HEADER = "x-correlation-id";\n=======\nexport const REQUEST_ID_HEADER = "x-trace-id";\n>>>>>>> registry\n');
+    expect(project.read("request-id.ts")).toContain(
+      '<<<<<<< yours\nexport const REQUEST_ID_HEADER = "x-correlation-id";\n=======\nexport const REQUEST_ID_HEADER = "x-trace-id";\n>>>>>>> registry\n',
+    );
   });
 
   it("--dry-run reports the same plan and writes nothing, lock included", async () => {
@@ -103,7 +115,12 @@ describe("blocks update", () => {
     rmSync(path.join(project.registry.root, "logger/request-id.test.ts"));
     const result = await project.update();
     const status = (name: string) => result.files.find((file) => file.target === `src/blocks/logger/${name}`)?.status;
-    expect([status("context.ts"), status("logger.ts"), status("redact.ts"), status("request-id.test.ts")]).toEqual(["updated", "deleted", "added", "dropped"]);
+    expect([status("context.ts"), status("logger.ts"), status("redact.ts"), status("request-id.test.ts")]).toEqual([
+      "updated",
+      "deleted",
+      "added",
+      "dropped",
+    ]);
     expect(project.read("context.ts")).toMatch(/\/\/ upstream\n$/);
     expect(existsSync(project.file("logger.ts"))).toBe(false);
     expect(project.read("redact.ts")).toContain("REDACTED");
@@ -128,7 +145,10 @@ describe("blocks update", () => {
     const project = await withLogger();
     const declaration = path.join(project.registry.root, "logger/block.json");
     const block = JSON.parse(readFileSync(declaration, "utf8"));
-    writeFileSync(declaration, JSON.stringify({ ...block, dependencies: { ...block.dependencies, "pino-pretty": "^13.0.0" } }));
+    writeFileSync(
+      declaration,
+      JSON.stringify({ ...block, dependencies: { ...block.dependencies, "pino-pretty": "^13.0.0" } }),
+    );
     const result = await project.update();
     expect(result.install.join(" ")).toContain("pino-pretty@^13.0.0");
   });
@@ -146,7 +166,9 @@ describe("blocks update", () => {
   it("diff reports changes (the command exits 1 on them) and none after the update", async () => {
     const project = await withLogger();
     project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
-    expect((await runDiff({ cwd: project.dir, registry: project.registry.root })).changes.map((change) => change.status)).toEqual(["outdated"]);
+    expect(
+      (await runDiff({ cwd: project.dir, registry: project.registry.root })).changes.map((change) => change.status),
+    ).toEqual(["outdated"]);
     await project.update();
     expect((await runDiff({ cwd: project.dir, registry: project.registry.root })).changes).toEqual([]);
   });
@@ -163,27 +185,47 @@ describe("blocks update", () => {
     const markerLine = project.read("request-id.ts").split("\n").indexOf("<<<<<<< yours") + 1;
     const doctor = await runDoctor({ cwd: project.dir, registry: project.registry.root, databaseUrl: undefined });
     expect(doctor.ok).toBe(false);
-    expect(doctor.findings.filter((item) => item.rule === "unresolved-conflict").map((item) => `${item.file}:${item.line}`)).toEqual([`src/blocks/logger/request-id.ts:${markerLine}`]);
+    expect(
+      doctor.findings.filter((item) => item.rule === "unresolved-conflict").map((item) => `${item.file}:${item.line}`),
+    ).toEqual([`src/blocks/logger/request-id.ts:${markerLine}`]);
 
-    project.write("request-id.ts", (text) => text.replace(/<<<<<<< yours\n(.*\n)=======\n.*\n>>>>>>> registry\n/, "$1"));
+    project.write("request-id.ts", (text) =>
+      text.replace(/<<<<<<< yours\n(.*\n)=======\n.*\n>>>>>>> registry\n/, "$1"),
+    );
     const resolved = await project.update();
     expect(resolved.ok).toBe(true);
-    expect((await runDoctor({ cwd: project.dir, registry: project.registry.root, databaseUrl: undefined })).findings.filter((item) => item.rule === "unresolved-conflict")).toEqual([]);
+    expect(
+      (await runDoctor({ cwd: project.dir, registry: project.registry.root, databaseUrl: undefined })).findings.filter(
+        (item) => item.rule === "unresolved-conflict",
+      ),
+    ).toEqual([]);
   });
 
   it("explains every base it drops: the old base of each file whose base moved, by name and why", async () => {
     const project = await withLogger();
     project.registry.edit("logger/context.ts", (text) => `${text}// upstream\n`);
     const result = await project.update();
-    expect(result.droppedBases).toEqual([{ hash: expect.stringMatching(/^sha256-/), file: "src/blocks/logger/context.ts", reason: expect.stringContaining("its base is now the registry's version") }]);
+    expect(result.droppedBases).toEqual([
+      {
+        hash: expect.stringMatching(/^sha256-/),
+        file: "src/blocks/logger/context.ts",
+        reason: expect.stringContaining("its base is now the registry's version"),
+      },
+    ]);
   });
 
   it("setup files' bases: add keeps none for the wiring module (nothing merges into it), so update has none of them to delete", async () => {
     const dir = tempProject("hono-bundler");
     await runInit({ cwd: dir, yes: true });
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
-    const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as { blocks: Record<string, { files: Record<string, string> }> };
-    const named = new Set(Object.values(lock.blocks).flatMap((block) => Object.values(block.files).map((hash) => hash.replace(/^sha256-/, ""))));
+    const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8")) as {
+      blocks: Record<string, { files: Record<string, string> }>;
+    };
+    const named = new Set(
+      Object.values(lock.blocks).flatMap((block) =>
+        Object.values(block.files).map((hash) => hash.replace(/^sha256-/, "")),
+      ),
+    );
     expect(readdirSync(path.join(dir, ".blocks/bases")).sort()).toEqual([...named].sort());
     const result = await runUpdate({ cwd: dir, yes: true });
     expect(result.droppedBases).toEqual([]);
@@ -198,12 +240,20 @@ describe("blocks update: a changed store schema", () => {
     const registry = upstream();
     const dir = tempProject("hono-bundler");
     await runInit({ cwd: dir, yes: true });
-    await runAdd({ blocks: ["rate-limiter"], cwd: dir, yes: true, install: false, registry: registry.root, table: "api_limits" });
+    await runAdd({
+      blocks: ["rate-limiter"],
+      cwd: dir,
+      yes: true,
+      install: false,
+      registry: registry.root,
+      table: "api_limits",
+    });
     const output: string[] = [];
     configureOutput({ silent: false });
     vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (output.push(String(chunk)), true));
     vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (output.push(String(chunk)), true));
-    const schema = (change: (text: string) => string) => registry.edit("rate-limiter/stores/postgres-schema.ts", change);
+    const schema = (change: (text: string) => string) =>
+      registry.edit("rate-limiter/stores/postgres-schema.ts", change);
     return { dir, registry, output, schema, update: () => runUpdate({ cwd: dir, yes: true, registry: registry.root }) };
   }
 
@@ -211,8 +261,14 @@ describe("blocks update: a changed store schema", () => {
     const project = await withRateLimiter();
     project.schema((text) =>
       text
-        .replace("${bare}_tat_us_idx ON ${table} (tat_us)`,", "${bare}_tat_us_idx ON ${table} (tat_us, key)`,\n    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS hits BIGINT`,")
-        .replace("DROP INDEX IF EXISTS ${schema}${bare}_tat_ms_idx;", "DROP INDEX IF EXISTS ${schema}${bare}_tat_ms_idx; -- renamed"),
+        .replace(
+          "${bare}_tat_us_idx ON ${table} (tat_us)`,",
+          "${bare}_tat_us_idx ON ${table} (tat_us, key)`,\n    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS hits BIGINT`,",
+        )
+        .replace(
+          "DROP INDEX IF EXISTS ${schema}${bare}_tat_ms_idx;",
+          "DROP INDEX IF EXISTS ${schema}${bare}_tat_ms_idx; -- renamed",
+        ),
     );
     const result = await project.update();
     expect(result.schemaChanges).toEqual([
@@ -220,7 +276,10 @@ describe("blocks update: a changed store schema", () => {
         block: "rate-limiter",
         table: "api_limits",
         added: ["ALTER TABLE api_limits ADD COLUMN IF NOT EXISTS hits BIGINT"],
-        changed: [expect.stringMatching(/^DO \$\$ BEGIN IF EXISTS .*…$/), "CREATE INDEX IF NOT EXISTS api_limits_tat_us_idx ON api_limits (tat_us, key)"],
+        changed: [
+          expect.stringMatching(/^DO \$\$ BEGIN IF EXISTS .*…$/),
+          "CREATE INDEX IF NOT EXISTS api_limits_tat_us_idx ON api_limits (tat_us, key)",
+        ],
         removed: [],
       },
     ]);
@@ -230,12 +289,26 @@ describe("blocks update: a changed store schema", () => {
     expect(text).toContain("  ~ CREATE INDEX IF NOT EXISTS api_limits_tat_us_idx ON api_limits (tat_us, key)\n");
     // What the message sends the user to: migrate writes the column in a migration of its own. In a process of its own, as
     // users run it: this one's import cache still holds the schema module as `add` imported it.
-    const migrate = await execa("node", [path.join(REPO, "node_modules/tsx/dist/cli.mjs"), path.join(REPO, "cli/index.ts"), "migrate", "--cwd", project.dir, "--registry", project.registry.root], { reject: false });
+    const migrate = await execa(
+      "node",
+      [
+        path.join(REPO, "node_modules/tsx/dist/cli.mjs"),
+        path.join(REPO, "cli/index.ts"),
+        "migrate",
+        "--cwd",
+        project.dir,
+        "--registry",
+        project.registry.root,
+      ],
+      { reject: false },
+    );
     expect(migrate.exitCode, migrate.stderr).toBe(0);
     const migrations = readdirSync(path.join(project.dir, "migrations"));
     const updateMigration = migrations.find((name) => name.includes("update_api_limits"));
     expect(updateMigration, migrations.join(", ")).toBeDefined();
-    expect(readFileSync(path.join(project.dir, "migrations", updateMigration as string), "utf8")).toContain("ALTER TABLE api_limits ADD COLUMN IF NOT EXISTS hits BIGINT;");
+    expect(readFileSync(path.join(project.dir, "migrations", updateMigration as string), "utf8")).toContain(
+      "ALTER TABLE api_limits ADD COLUMN IF NOT EXISTS hits BIGINT;",
+    );
   });
 
   it("says nothing when the schema module changed but not its SQL", async () => {

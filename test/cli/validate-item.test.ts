@@ -5,9 +5,19 @@ import { parsePackageSpecifier } from "../../cli/project/package-specifier.js";
 import { loadRegistry } from "../../cli/registry/manifest.js";
 import { validateItem } from "../../cli/registry/validate-item.js";
 
-const sql = { maxNameLength: 40, statements: ["CREATE TABLE IF NOT EXISTS {{table}} (id int)"], drop: ["DROP TABLE IF EXISTS {{table}}"], tables: ["{{table}}"] };
+const sql = {
+  maxNameLength: 40,
+  statements: ["CREATE TABLE IF NOT EXISTS {{table}} (id int)"],
+  drop: ["DROP TABLE IF EXISTS {{table}}"],
+  tables: ["{{table}}"],
+};
 const file = (target: string, content = "export {};\n") => ({ path: "x", type: "registry:file", content, target });
-const item = (overrides: Record<string, unknown> = {}) => ({ name: "evil", type: "registry:item", files: [file("~/src/blocks/evil/index.ts")], ...overrides });
+const item = (overrides: Record<string, unknown> = {}) => ({
+  name: "evil",
+  type: "registry:item",
+  files: [file("~/src/blocks/evil/index.ts")],
+  ...overrides,
+});
 const problem = (raw: unknown) => {
   try {
     validateItem(raw, "item.json");
@@ -23,7 +33,9 @@ describe("validateItem", () => {
       item({
         dependencies: ["pg@^8.23.1", "@types/pg"],
         files: [file("~/src/blocks/evil/stores/schema.sql", "-- {{title}}\n{{up}}\n")],
-        meta: { blocks: { dir: "src/blocks", migration: { table: "evil_records", sql, template: "evil/stores/schema.sql" } } },
+        meta: {
+          blocks: { dir: "src/blocks", migration: { table: "evil_records", sql, template: "evil/stores/schema.sql" } },
+        },
       }),
       "item.json",
     );
@@ -37,9 +49,21 @@ describe("validateItem", () => {
     ["two files landing on one path", item({ files: [file("~/a/evil/x.ts"), file("~/b/evil/x.ts")] }), "two files"],
     ["a target with a backslash", item({ files: [file("~/src\\..\\..\\x.ts")] }), "outside the project"],
     ["a ~user target", item({ files: [file("~root/.ssh/authorized_keys")] }), "outside the project"],
-    ["a migration title with a newline", item({ meta: { blocks: { migration: { table: "evil_records", sql, title: "x\nDROP TABLE users;" } } } }), "title"],
-    ["a migration without its SQL", item({ meta: { blocks: { migration: { table: "evil_records" } } } }), "SQL as data"],
-    ["a migration whose default table is not a table name", item({ meta: { blocks: { migration: { table: "x; DROP TABLE users", sql } } } }), "migration table"],
+    [
+      "a migration title with a newline",
+      item({ meta: { blocks: { migration: { table: "evil_records", sql, title: "x\nDROP TABLE users;" } } } }),
+      "title",
+    ],
+    [
+      "a migration without its SQL",
+      item({ meta: { blocks: { migration: { table: "evil_records" } } } }),
+      "SQL as data",
+    ],
+    [
+      "a migration whose default table is not a table name",
+      item({ meta: { blocks: { migration: { table: "x; DROP TABLE users", sql } } } }),
+      "migration table",
+    ],
     ["a non-string dependency", item({ dependencies: [{ name: "pg" }] }), '"dependencies"'],
   ])("refuses %s, naming the item", (_, raw, words) => {
     const message = problem(raw);
@@ -53,14 +77,19 @@ describe("package specifiers", () => {
     const registry = await loadRegistry();
     const ranges = registry.blocks.flatMap((block) => [
       ...Object.entries({ ...block.dependencies, ...block.devDependencies }),
-      ...Object.values(block.features ?? {}).flatMap((feature) => Object.entries({ ...feature.dependencies, ...feature.devDependencies })),
+      ...Object.values(block.features ?? {}).flatMap((feature) =>
+        Object.entries({ ...feature.dependencies, ...feature.devDependencies }),
+      ),
     ]);
     expect(ranges.length).toBeGreaterThan(10);
-    for (const [name, range] of ranges) expect(parsePackageSpecifier(`${name}@${range}`), `${name}@${range}`).toEqual({ name, range });
+    for (const [name, range] of ranges)
+      expect(parsePackageSpecifier(`${name}@${range}`), `${name}@${range}`).toEqual({ name, range });
   });
 
   it("installCommand refuses what a block.json could slip in, whatever its source", () => {
-    expect(() => installCommand("pnpm", ["pg@^8", "--config.registry=http://attacker/"], false)).toThrow(/Refusing to install "--config.registry=http:\/\/attacker\/"/);
+    expect(() => installCommand("pnpm", ["pg@^8", "--config.registry=http://attacker/"], false)).toThrow(
+      /Refusing to install "--config.registry=http:\/\/attacker\/"/,
+    );
     expect(() => installCommand("npm", ["pg@github:attacker/pg"], true)).toThrow(/not a version range or tag/);
   });
 });

@@ -26,7 +26,9 @@ export async function sampleProject(fixture: string, packages: string[]): Promis
 }
 
 function installedVersion(name: string): string {
-  return (JSON.parse(readFileSync(path.join(REPO, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(path.join(REPO, "node_modules", name, "package.json"), "utf8")) as { version: string }
+  ).version;
 }
 
 /** Declaration files parsed once for every project: the clients' typings are the costly part of a check. */
@@ -41,18 +43,24 @@ const parsed = new Map<string, ts.SourceFile>();
  * expect(typeCheck(dir, ["src/idempotency-setup.ts"])).toEqual([]);
  */
 export function typeCheck(dir: string, files?: string[]): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(dir, "tsconfig.json"), { noEmit: true }, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(dir, "tsconfig.json"),
+    { noEmit: true },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+      },
     },
-  });
+  );
   if (!config) throw new Error(`${dir}/tsconfig.json could not be read`);
   const host = ts.createCompilerHost(config.options);
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, version, onError, create) => {
-    if (!fileName.endsWith(".d.ts") || !fileName.includes("/node_modules/")) return read(fileName, version, onError, create);
-    const format = typeof version === "object" ? `${version.languageVersion}:${version.impliedNodeFormat}` : String(version);
+    if (!fileName.endsWith(".d.ts") || !fileName.includes("/node_modules/"))
+      return read(fileName, version, onError, create);
+    const format =
+      typeof version === "object" ? `${version.languageVersion}:${version.impliedNodeFormat}` : String(version);
     const key = `${fileName}|${format}`;
     let file = parsed.get(key);
     if (!file) {
@@ -61,9 +69,19 @@ export function typeCheck(dir: string, files?: string[]): string[] {
     }
     return file;
   };
-  const program = ts.createProgram({ rootNames: files ? files.map((file) => path.join(dir, file)) : config.fileNames, options: config.options, host });
+  const program = ts.createProgram({
+    rootNames: files ? files.map((file) => path.join(dir, file)) : config.fileNames,
+    options: config.options,
+    host,
+  });
   const diagnostics = [...config.errors, ...ts.getPreEmitDiagnostics(program)];
   return diagnostics.map((diagnostic) =>
-    ts.formatDiagnostic(diagnostic, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => dir, getNewLine: () => "\n" }).trim(),
+    ts
+      .formatDiagnostic(diagnostic, {
+        getCanonicalFileName: (name) => name,
+        getCurrentDirectory: () => dir,
+        getNewLine: () => "\n",
+      })
+      .trim(),
   );
 }

@@ -18,7 +18,10 @@ export default async function setup(project: TestProject): Promise<void> {
   writeFileSync(path.join(ts7, "package.json"), '{ "private": true }\n');
   const [, install] = await Promise.all([
     execa("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" }),
-    execa("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "typescript@7"], { cwd: ts7, reject: false }),
+    execa("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "typescript@7"], {
+      cwd: ts7,
+      reject: false,
+    }),
   ]);
   project.provide("tsc7", install.exitCode === 0 ? path.join(ts7, "node_modules/.bin/tsc") : "");
 }

@@ -40,7 +40,12 @@ export function fixtureSuite(expected: FixtureExpectations): void {
 
     it("init detects the alias, module style and package manager", () => {
       const config = JSON.parse(readFileSync(file("blocks.json"), "utf8"));
-      expect(config).toMatchObject({ dir: "src/blocks", alias: expected.alias, moduleStyle: expected.moduleStyle, packageManager: "npm" });
+      expect(config).toMatchObject({
+        dir: "src/blocks",
+        alias: expected.alias,
+        moduleStyle: expected.moduleStyle,
+        packageManager: "npm",
+      });
     });
 
     it("without --yes and without a terminal, add exits non-zero naming --yes instead of waiting", async () => {
@@ -69,7 +74,9 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.stdout).toContain("src/idempotency-setup.ts");
       expect(existsSync(file("src/blocks/idempotency/index.ts"))).toBe(true);
-      expect(readFileSync(file("src/jobs/idempotency-maintenance.ts"), "utf8")).toContain(`from ${expected.jobImport};`);
+      expect(readFileSync(file("src/jobs/idempotency-maintenance.ts"), "utf8")).toContain(
+        `from ${expected.jobImport};`,
+      );
       const pkg = JSON.parse(readFileSync(file("package.json"), "utf8"));
       expect(pkg.devDependencies).toHaveProperty("vitest");
       expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(expected.dependencies));
@@ -85,7 +92,11 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       const tsc7 = inject("tsc7");
       expect(tsc7, "typescript@7 could not be installed").not.toBe("");
       const config = expected.ts7Options ? "tsconfig.ts7.json" : "tsconfig.json";
-      if (expected.ts7Options) writeFileSync(file(config), JSON.stringify({ extends: "./tsconfig.json", compilerOptions: expected.ts7Options }));
+      if (expected.ts7Options)
+        writeFileSync(
+          file(config),
+          JSON.stringify({ extends: "./tsconfig.json", compilerOptions: expected.ts7Options }),
+        );
       const tsc = await command(dir, tsc7, ["-p", config, "--noEmit"]);
       expect(tsc.exitCode, tsc.stdout).toBe(0);
     });
@@ -115,7 +126,12 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       }
       const tsc = await inProject(dir, "tsc", ["--noEmit"]);
       expect(tsc.exitCode, tsc.stdout).toBe(0);
-      const vitest = await inProject(dir, "vitest", ["run", "src/blocks/rate-limiter", "src/blocks/error-handler", "--testTimeout=60000"]);
+      const vitest = await inProject(dir, "vitest", [
+        "run",
+        "src/blocks/rate-limiter",
+        "src/blocks/error-handler",
+        "--testTimeout=60000",
+      ]);
       expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
       expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
     });
@@ -138,7 +154,11 @@ export function fixtureSuite(expected: FixtureExpectations): void {
       mkdirSync(path.join(registry, "evil"), { recursive: true });
       writeFileSync(path.join(registry, "evil/index.ts"), "export const owned = true;\n");
       const entry = { path: "evil/index.ts", target: "../../../escaped.ts" };
-      const manifest = { version: 1, frameworks: {}, blocks: [{ name: "evil", description: "escapes", files: [entry] }] };
+      const manifest = {
+        version: 1,
+        frameworks: {},
+        blocks: [{ name: "evil", description: "escapes", files: [entry] }],
+      };
       writeFileSync(path.join(registry, "registry.json"), JSON.stringify(manifest));
       const run = await blocks(dir, ["add", "evil", "--yes", "--no-install", "--registry", registry]);
       expect(run.exitCode).toBe(1);

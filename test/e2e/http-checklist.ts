@@ -14,7 +14,11 @@ export function httpChecklist(app: ChecklistApp): void {
     const headers: Record<string, string> = { "content-type": "application/json", "x-user-id": options.user ?? "u_1" };
     if (key !== undefined) headers["idempotency-key"] = key;
     if (options.slowMs !== undefined) headers["x-slow-ms"] = String(options.slowMs);
-    return fetch(app.base() + app.payments, { method: "POST", headers, body: JSON.stringify({ amount: options.amount ?? 100 }) });
+    return fetch(app.base() + app.payments, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ amount: options.amount ?? 100 }),
+    });
   };
   const runs = async () => ((await (await fetch(app.base() + app.runs)).json()) as { runs: number }).runs;
   const code = async (response: Response) => ((await response.json()) as { error?: { code?: string } }).error?.code;

@@ -19,18 +19,28 @@ export async function freePort(): Promise<number> {
  * @example
  * const server = await startServer(dir, "node", ["dist/server.js"], "/runs");
  */
-export async function startServer(cwd: string, command: string, args: string[], readyPath: string, options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<RunningServer> {
+export async function startServer(
+  cwd: string,
+  command: string,
+  args: string[],
+  readyPath: string,
+  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<RunningServer> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const port = await freePort();
-  const child = execa(command, args.map((arg) => arg.replace("$PORT", String(port))), {
-    cwd,
-    reject: false,
-    stdin: "ignore",
-    // Its own process group, so stop() also ends what it spawns (npx -> next start -> next-server).
-    detached: true,
-    all: true,
-    env: { ...options.env, PORT: String(port), NO_COLOR: "1", NEXT_TELEMETRY_DISABLED: "1" },
-  });
+  const child = execa(
+    command,
+    args.map((arg) => arg.replace("$PORT", String(port))),
+    {
+      cwd,
+      reject: false,
+      stdin: "ignore",
+      // Its own process group, so stop() also ends what it spawns (npx -> next start -> next-server).
+      detached: true,
+      all: true,
+      env: { ...options.env, PORT: String(port), NO_COLOR: "1", NEXT_TELEMETRY_DISABLED: "1" },
+    },
+  );
   let output = "";
   child.all?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const base = `http://127.0.0.1:${port}`;
@@ -46,7 +56,10 @@ export async function startServer(cwd: string, command: string, args: string[], 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    const ready = await fetch(base + readyPath).then((response) => response.ok, () => false);
+    const ready = await fetch(base + readyPath).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) return { base, output: () => output, stop };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -34,6 +34,9 @@ describe("blocks migrate --apply", () => {
     expect(run.stderr).toContain("INVALID_TABLE_NAME");
     const json = await blocks(project.dir, [...args, "--json"]);
     expect(json.exitCode).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: "INVALID_TABLE_NAME", suggestion: expect.any(String) } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      error: { code: "INVALID_TABLE_NAME", suggestion: expect.any(String) },
+    });
   });
 });

@@ -9,13 +9,25 @@ import { blocks, copyFixture, REPO } from "./harness.js";
 describe("blocks migrate --apply, DynamoDB store", () => {
   const project = copyFixture("hono-bundler");
   const table = `blocks_e2e_${process.pid}`;
-  const aws = { AWS_REGION: "local", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local", AWS_EC2_METADATA_DISABLED: "true" };
+  const aws = {
+    AWS_REGION: "local",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
   let local: LocalDynamoDb;
   beforeAll(async () => {
     local = await startLocalDynamoDb();
     // What `blocks add idempotency --store dynamodb` leaves: the store's files in the lock, the AWS SDK in node_modules.
     const files = { "src/blocks/idempotency/stores/dynamodb-table.ts": "sha256-x" };
-    writeFileSync(path.join(project.dir, "blocks.lock.json"), JSON.stringify({ version: 1, blocks: { idempotency: { version: "0.0.0", frameworks: ["hono"], tests: true, files } }, migrations: {} }));
+    writeFileSync(
+      path.join(project.dir, "blocks.lock.json"),
+      JSON.stringify({
+        version: 1,
+        blocks: { idempotency: { version: "0.0.0", frameworks: ["hono"], tests: true, files } },
+        migrations: {},
+      }),
+    );
     mkdirSync(path.join(project.dir, "node_modules"));
     symlinkSync(path.join(REPO, "node_modules/@aws-sdk"), path.join(project.dir, "node_modules/@aws-sdk"), "dir");
   });
@@ -31,16 +43,30 @@ describe("blocks migrate --apply, DynamoDB store", () => {
     expect(first.stdout).toContain(`Wrote dynamodb/${table}.create-table.json`);
     expect(first.stdout).toContain(`DynamoDB table ${table}: created.`);
     expect(first.stdout + first.stderr).toContain(`TTL could not be enabled`);
-    expect(first.stdout + first.stderr).toContain(`aws dynamodb update-time-to-live --cli-input-json file://dynamodb/${table}.update-time-to-live.json`);
-    expect((await local.client.send(new DescribeTableCommand({ TableName: table }))).Table?.KeySchema).toEqual([{ AttributeName: "pk", KeyType: "HASH" }]);
+    expect(first.stdout + first.stderr).toContain(
+      `aws dynamodb update-time-to-live --cli-input-json file://dynamodb/${table}.update-time-to-live.json`,
+    );
+    expect((await local.client.send(new DescribeTableCommand({ TableName: table }))).Table?.KeySchema).toEqual([
+      { AttributeName: "pk", KeyType: "HASH" },
+    ]);
     const second = await blocks(project.dir, [...args, "--json"], aws);
     expect(second.exitCode, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout)).toMatchObject({ written: [], applied: [{ table, alreadyApplied: true, ttl: "not enabled" }] });
+    expect(JSON.parse(second.stdout)).toMatchObject({
+      written: [],
+      applied: [{ table, alreadyApplied: true, ttl: "not enabled" }],
+    });
   });
 
   it("names the missing region, as JSON with --json", async () => {
-    const run = await blocks(project.dir, ["migrate", "idempotency", "--apply", "--endpoint", local.endpoint, "--json"], { ...aws, AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined, AWS_CONFIG_FILE: "/nonexistent" });
+    const run = await blocks(
+      project.dir,
+      ["migrate", "idempotency", "--apply", "--endpoint", local.endpoint, "--json"],
+      { ...aws, AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined, AWS_CONFIG_FILE: "/nonexistent" },
+    );
     expect(run.exitCode).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: "MISSING_AWS_CONFIG", message: "No AWS region found for --apply." } });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      error: { code: "MISSING_AWS_CONFIG", message: "No AWS region found for --apply." },
+    });
   });
 });

@@ -16,7 +16,11 @@ describe("the packed package", () => {
     const pack = await execa("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packs], { cwd: REPO });
     const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
     if (!packed) throw new Error(`npm pack reported no tarball: ${pack.stdout}`);
-    const install = await execa("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(packs, packed.filename)], { cwd: dir, reject: false });
+    const install = await execa(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(packs, packed.filename)],
+      { cwd: dir, reject: false },
+    );
     expect(install.exitCode, install.stderr).toBe(0);
   });
   afterAll(() => {

@@ -63,12 +63,17 @@ export function serverFixtureSuite(expected: ServerFixture): void {
       for (const name of expected.absent) expect(existsSync(adapter(name)), name).toBe(false);
     });
 
-    it.runIf(expected.orm)(`add detects ${expected.orm?.client}: the store and executeInTransaction run on the project's own client, and no pg client adapter is copied`, () => {
-      const client = expected.orm?.client ?? "";
-      expect(existsSync(path.join(dir, `src/blocks/idempotency/stores/clients/${client}.ts`))).toBe(true);
-      expect(existsSync(path.join(dir, "src/blocks/idempotency/stores/clients/pg.ts"))).toBe(false);
-      expect(readFileSync(path.join(dir, "src/blocks/idempotency/setup/database.ts"), "utf8")).toContain(`${client}Client(db)`);
-    });
+    it.runIf(expected.orm)(
+      `add detects ${expected.orm?.client}: the store and executeInTransaction run on the project's own client, and no pg client adapter is copied`,
+      () => {
+        const client = expected.orm?.client ?? "";
+        expect(existsSync(path.join(dir, `src/blocks/idempotency/stores/clients/${client}.ts`))).toBe(true);
+        expect(existsSync(path.join(dir, "src/blocks/idempotency/stores/clients/pg.ts"))).toBe(false);
+        expect(readFileSync(path.join(dir, "src/blocks/idempotency/setup/database.ts"), "utf8")).toContain(
+          `${client}Client(db)`,
+        );
+      },
+    );
 
     // Before the build: the fixture's server mounts a route on both sibling blocks.
     it(`add rate-limiter error-handler copies their ${expected.adapter} adapters and not ${expected.absent.join(", ")}`, async () => {
@@ -85,20 +90,25 @@ export function serverFixtureSuite(expected: ServerFixture): void {
     it.runIf(expected.alsoAdd)(`add ${expected.alsoAdd?.join(" ")} vendors them beside the others`, async () => {
       const add = await blocks(dir, ["add", ...(expected.alsoAdd ?? []), "--yes"]);
       expect(add.exitCode, add.stderr).toBe(0);
-      for (const block of expected.alsoAdd ?? []) expect(existsSync(path.join(dir, `src/blocks/${block}/index.ts`)), block).toBe(true);
+      for (const block of expected.alsoAdd ?? [])
+        expect(existsSync(path.join(dir, `src/blocks/${block}/index.ts`)), block).toBe(true);
     });
 
-    it.runIf(expected.toolchain)(`npm run ${expected.toolchain?.join(", npm run ")}: the project's own tools pass on every vendored block and leave blocks diff empty`, async () => {
-      for (const script of expected.toolchain ?? []) {
-        // Nest's lint is type-checked (recommendedTypeChecked): an async function without await, a promise
-        // rejected with a non-Error or a method passed unbound fails it, and --fix rewrites what it can.
-        const run = await command(dir, "npm", ["run", script]);
-        expect(run.exitCode, `npm run ${script}:\n${run.stdout.slice(-6000)}${run.stderr.slice(-2000)}`).toBe(0);
-        const diff = await blocks(dir, ["diff"]);
-        expect(diff.exitCode, `after npm run ${script}:\n${diff.stdout}`).toBe(0);
-      }
-      // A type-checked lint of five blocks takes a minute and a half on a loaded CI machine, prettier another.
-    }, 600_000);
+    it.runIf(expected.toolchain)(
+      `npm run ${expected.toolchain?.join(", npm run ")}: the project's own tools pass on every vendored block and leave blocks diff empty`,
+      async () => {
+        for (const script of expected.toolchain ?? []) {
+          // Nest's lint is type-checked (recommendedTypeChecked): an async function without await, a promise
+          // rejected with a non-Error or a method passed unbound fails it, and --fix rewrites what it can.
+          const run = await command(dir, "npm", ["run", script]);
+          expect(run.exitCode, `npm run ${script}:\n${run.stdout.slice(-6000)}${run.stderr.slice(-2000)}`).toBe(0);
+          const diff = await blocks(dir, ["diff"]);
+          expect(diff.exitCode, `after npm run ${script}:\n${diff.stdout}`).toBe(0);
+        }
+        // A type-checked lint of five blocks takes a minute and a half on a loaded CI machine, prettier another.
+      },
+      600_000,
+    );
 
     it(`tsc --noEmit passes (${expected.settings}), and the build emits the server without the tests`, async () => {
       const check = await inProject(dir, "tsc", ["--noEmit"]);
@@ -109,7 +119,12 @@ export function serverFixtureSuite(expected: ServerFixture): void {
     });
 
     it(`the vendored ${expected.adapter} route tests of the three blocks pass inside the project`, async () => {
-      const vitest = await inProject(dir, "vitest", ["run", "src/blocks/idempotency/adapters", "src/blocks/rate-limiter", "src/blocks/error-handler"]);
+      const vitest = await inProject(dir, "vitest", [
+        "run",
+        "src/blocks/idempotency/adapters",
+        "src/blocks/rate-limiter",
+        "src/blocks/error-handler",
+      ]);
       expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
       expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
     });
@@ -122,48 +137,75 @@ export function serverFixtureSuite(expected: ServerFixture): void {
           const migrate = await blocks(dir, ["migrate", "--apply"], { DATABASE_URL: database.url });
           expect(migrate.exitCode, migrate.stdout + migrate.stderr).toBe(0);
         }
-        server = await startServer(dir, "node", [expected.entry], "/runs", { env: database ? { DATABASE_URL: database.url } : {} });
+        server = await startServer(dir, "node", [expected.entry], "/runs", {
+          env: database ? { DATABASE_URL: database.url } : {},
+        });
       });
       httpChecklist({ base: () => server!.base, payments: "/payments", runs: "/runs" });
 
-      it.runIf(expected.orm && DATABASE_URL)(`[DATABASE_URL] the wiring's own test passes on ${expected.orm?.client}`, async () => {
-        const vitest = await inProject(dir, "vitest", ["run", "src/blocks/idempotency/setup/database.test.ts", "--testTimeout=60000"], { DATABASE_URL: database?.url });
-        expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
-        expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
-        expect(vitest.stdout).not.toMatch(/skipped/);
-      });
+      it.runIf(expected.orm && DATABASE_URL)(
+        `[DATABASE_URL] the wiring's own test passes on ${expected.orm?.client}`,
+        async () => {
+          const vitest = await inProject(
+            dir,
+            "vitest",
+            ["run", "src/blocks/idempotency/setup/database.test.ts", "--testTimeout=60000"],
+            { DATABASE_URL: database?.url },
+          );
+          expect(vitest.exitCode, vitest.stdout.slice(-3000)).toBe(0);
+          expect(vitest.stdout).toMatch(/Tests\s+\d+ passed/);
+          expect(vitest.stdout).not.toMatch(/skipped/);
+        },
+      );
 
-      it.runIf(expected.orm && DATABASE_URL)(`[DATABASE_URL] POST ${expected.orm?.route}: the ${expected.orm?.client} write and the key's record commit together, and a failure after the write leaves neither`, async () => {
-        const { route, table } = expected.orm as NonNullable<ServerFixture["orm"]>;
-        const key = randomUUID();
-        const id = `order_${key.slice(0, 8)}`;
-        const send = (headers: Record<string, string> = {}) =>
-          fetch(server!.base + route, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key, "x-user-id": "u_orders", ...headers }, body: JSON.stringify({ id, amount: 5 }) });
-        const rows = async () => {
-          const client = new pg.Client({ connectionString: database?.url });
-          await client.connect();
-          try {
-            const count = async (sql: string, value: string) => (await client.query<{ n: number }>(sql, [value])).rows[0]?.n;
-            return { written: await count(`SELECT count(*)::int AS n FROM ${table} WHERE id = $1`, id), records: await count("SELECT count(*)::int AS n FROM idempotency_records WHERE key = $1", key) };
-          } finally {
-            await client.end();
-          }
-        };
-        const failed = await send({ "x-fail-after-write": "1" });
-        expect(failed.status).toBe(500);
-        expect(await rows()).toEqual({ written: 0, records: 0 });
-        const created = await send();
-        expect(created.status).toBe(201);
-        expect(await created.json()).toEqual({ id, amount: 5 });
-        expect(await rows()).toEqual({ written: 1, records: 1 });
-        const replayed = await send();
-        expect(replayed.status).toBe(201);
-        expect(replayed.headers.get("idempotent-replayed")).toBe("true");
-        expect(await rows()).toEqual({ written: 1, records: 1 });
-      });
+      it.runIf(expected.orm && DATABASE_URL)(
+        `[DATABASE_URL] POST ${expected.orm?.route}: the ${expected.orm?.client} write and the key's record commit together, and a failure after the write leaves neither`,
+        async () => {
+          const { route, table } = expected.orm as NonNullable<ServerFixture["orm"]>;
+          const key = randomUUID();
+          const id = `order_${key.slice(0, 8)}`;
+          const send = (headers: Record<string, string> = {}) =>
+            fetch(server!.base + route, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                "idempotency-key": key,
+                "x-user-id": "u_orders",
+                ...headers,
+              },
+              body: JSON.stringify({ id, amount: 5 }),
+            });
+          const rows = async () => {
+            const client = new pg.Client({ connectionString: database?.url });
+            await client.connect();
+            try {
+              const count = async (sql: string, value: string) =>
+                (await client.query<{ n: number }>(sql, [value])).rows[0]?.n;
+              return {
+                written: await count(`SELECT count(*)::int AS n FROM ${table} WHERE id = $1`, id),
+                records: await count("SELECT count(*)::int AS n FROM idempotency_records WHERE key = $1", key),
+              };
+            } finally {
+              await client.end();
+            }
+          };
+          const failed = await send({ "x-fail-after-write": "1" });
+          expect(failed.status).toBe(500);
+          expect(await rows()).toEqual({ written: 0, records: 0 });
+          const created = await send();
+          expect(created.status).toBe(201);
+          expect(await created.json()).toEqual({ id, amount: 5 });
+          expect(await rows()).toEqual({ written: 1, records: 1 });
+          const replayed = await send();
+          expect(replayed.status).toBe(201);
+          expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+          expect(await rows()).toEqual({ written: 1, records: 1 });
+        },
+      );
 
       it("POST /limited: RateLimit headers, then a 429 RATE_LIMITED problem with Retry-After", async () => {
-        const limited = () => fetch(`${server!.base}/limited`, { method: "POST", headers: { "x-user-id": "u_limited" } });
+        const limited = () =>
+          fetch(`${server!.base}/limited`, { method: "POST", headers: { "x-user-id": "u_limited" } });
         const first = await limited();
         expect(first.status).toBe(201);
         expect(first.headers.get("ratelimit-policy")).toBe('"limited";q=2;w=60');
@@ -172,7 +214,12 @@ export function serverFixtureSuite(expected: ServerFixture): void {
         expect(refused.status).toBe(429);
         expect(refused.headers.get("retry-after")).toBe("30");
         expect(refused.headers.get("content-type")).toBe("application/problem+json");
-        expect(await refused.json()).toMatchObject({ status: 429, code: "RATE_LIMITED", instance: "/limited", requestId: expect.any(String) });
+        expect(await refused.json()).toMatchObject({
+          status: 429,
+          code: "RATE_LIMITED",
+          instance: "/limited",
+          requestId: expect.any(String),
+        });
       });
     });
   });

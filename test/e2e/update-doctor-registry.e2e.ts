@@ -14,7 +14,8 @@ describe("blocks update (built CLI)", () => {
   const upstream = mkdtempSync(path.join(tmpdir(), "blocks-upstream-"));
   const registry = path.join(upstream, "registry");
   const vendored = (name: string) => path.join(project.dir, "src/blocks/logger", name);
-  const edit = (file: string, change: (text: string) => string) => writeFileSync(file, change(readFileSync(file, "utf8")));
+  const edit = (file: string, change: (text: string) => string) =>
+    writeFileSync(file, change(readFileSync(file, "utf8")));
   const update = (...args: string[]) => blocks(project.dir, ["update", "--registry", registry, ...args], NO_DATABASE);
 
   beforeAll(async () => {
@@ -34,7 +35,11 @@ describe("blocks update (built CLI)", () => {
     const before = readFileSync(vendored("context.ts"), "utf8");
     const run = await update("--dry-run", "--json");
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout).files).toContainEqual({ block: "logger", target: "src/blocks/logger/context.ts", status: "updated" });
+    expect(JSON.parse(run.stdout).files).toContainEqual({
+      block: "logger",
+      target: "src/blocks/logger/context.ts",
+      status: "updated",
+    });
     expect(readFileSync(vendored("context.ts"), "utf8")).toBe(before);
   });
 
@@ -49,7 +54,9 @@ describe("blocks update (built CLI)", () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toContain("src/blocks/logger/request-id.ts: merged");
     expect(run.stdout).toContain("src/blocks/logger/logger.ts: you deleted it: it stays deleted");
-    expect(readFileSync(vendored("request-id.ts"), "utf8")).toMatch(/^\/\/ Our request ids[\s\S]*REQUEST_ID_MAX = 128;\n$/);
+    expect(readFileSync(vendored("request-id.ts"), "utf8")).toMatch(
+      /^\/\/ Our request ids[\s\S]*REQUEST_ID_MAX = 128;\n$/,
+    );
     expect(readFileSync(vendored("context.ts"), "utf8")).toMatch(/\/\/ upstream: context\n$/);
     expect(existsSync(vendored("logger.ts"))).toBe(false);
   });
@@ -61,7 +68,9 @@ describe("blocks update (built CLI)", () => {
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toContain("src/blocks/logger/request-id.ts: CONFLICT");
     expect(run.stderr).toContain("1 file(s) need you: src/blocks/logger/request-id.ts");
-    expect(readFileSync(vendored("request-id.ts"), "utf8")).toContain('<<<<<<< yours\nexport const REQUEST_ID_HEADER = "x-correlation-id";\n=======\nexport const REQUEST_ID_HEADER = "x-trace-id";\n>>>>>>> registry\n');
+    expect(readFileSync(vendored("request-id.ts"), "utf8")).toContain(
+      '<<<<<<< yours\nexport const REQUEST_ID_HEADER = "x-correlation-id";\n=======\nexport const REQUEST_ID_HEADER = "x-trace-id";\n>>>>>>> registry\n',
+    );
   });
 
   it("diff exits 1 when there are differences, 0 when there are none", async () => {
@@ -132,9 +141,13 @@ describe("registry items and blocks doctor (built CLI)", () => {
       expect((await blocks(hostile.dir, ["init", "--yes"])).exitCode).toBe(0);
       const marker = path.join(scratch, "ran");
       const trapped = (migration?: Record<string, unknown>) => {
-        const item = JSON.parse(readFileSync(path.join(out, "idempotency.json"), "utf8")) as { files: Array<{ target: string; content: string }>; meta: { blocks: Record<string, unknown> } };
+        const item = JSON.parse(readFileSync(path.join(out, "idempotency.json"), "utf8")) as {
+          files: Array<{ target: string; content: string }>;
+          meta: { blocks: Record<string, unknown> };
+        };
         const schema = item.files.find((file) => file.target.endsWith("/stores/postgres-schema.ts"));
-        if (schema) schema.content = `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\n${schema.content}`;
+        if (schema)
+          schema.content = `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\n${schema.content}`;
         if (migration) item.meta.blocks.migration = migration;
         const file = path.join(mkdtempSync(path.join(scratch, "item-")), "idempotency.json");
         writeFileSync(file, JSON.stringify(item));
@@ -142,15 +155,29 @@ describe("registry items and blocks doctor (built CLI)", () => {
       };
       const fromData = await blocks(hostile.dir, ["add", trapped(), "--dry-run"]);
       expect(fromData.exitCode, fromData.stderr).toBe(0);
-      const fromModule = await blocks(hostile.dir, ["add", trapped({ table: "idempotency_records", schema: "idempotency/stores/postgres-schema.ts" }), "--dry-run"]);
+      const fromModule = await blocks(hostile.dir, [
+        "add",
+        trapped({ table: "idempotency_records", schema: "idempotency/stores/postgres-schema.ts" }),
+        "--dry-run",
+      ]);
       expect(fromModule.exitCode).toBe(1);
       expect(fromModule.stderr).toContain("idempotency/stores/postgres-schema.ts");
       expect(existsSync(marker)).toBe(false);
 
       const specifier = `--registry=http://127.0.0.1:${(attacker.address() as { port: number }).port}/@1`;
       const evil = path.join(scratch, "evil.json");
-      const files = [{ path: "registry/evil/index.ts", type: "registry:file", content: "export {};\n", target: "~/src/blocks/evil/index.ts" }];
-      writeFileSync(evil, JSON.stringify({ name: "evil", type: "registry:item", dependencies: [specifier, "is-number@^7.0.0"], files }));
+      const files = [
+        {
+          path: "registry/evil/index.ts",
+          type: "registry:file",
+          content: "export {};\n",
+          target: "~/src/blocks/evil/index.ts",
+        },
+      ];
+      writeFileSync(
+        evil,
+        JSON.stringify({ name: "evil", type: "registry:item", dependencies: [specifier, "is-number@^7.0.0"], files }),
+      );
       const injected = await blocks(hostile.dir, ["add", evil, "--yes"]);
       expect(injected.exitCode).toBe(1);
       expect(injected.stderr).toContain(JSON.stringify(specifier));
@@ -166,20 +193,32 @@ describe("registry items and blocks doctor (built CLI)", () => {
   it("doctor lists each broken rule with file:line and exits 1, then exits 0 once they are fixed", async () => {
     const pkgFile = path.join(project.dir, "package.json");
     const pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
-    writeFileSync(app, `${original}
+    writeFileSync(
+      app,
+      `${original}
 import { IdempotencyHandler, PostgresStore } from "~/blocks/idempotency";
 import { idempotency } from "~/blocks/idempotency/adapters/hono";
 declare const pool: ConstructorParameters<typeof PostgresStore>[0];
 const handler = new IdempotencyHandler(new PostgresStore(pool));
 app.post("/orders", idempotency(handler), (c) => c.json({}, 201));
-`);
+`,
+    );
     writeFileSync(pkgFile, JSON.stringify({ ...pkg, scripts: { build: "tsc -p tsconfig.json" } }, null, 2));
     const broken = await blocks(project.dir, ["doctor"], NO_DATABASE);
     expect(broken.exitCode).toBe(1);
-    for (const rule of ["route-user-id", "route-permanent-error", "route-require-key", "handler-observability", "maintenance-scheduled", "tests-in-build"]) {
+    for (const rule of [
+      "route-user-id",
+      "route-permanent-error",
+      "route-require-key",
+      "handler-observability",
+      "maintenance-scheduled",
+      "tests-in-build",
+    ]) {
       expect(broken.stdout).toMatch(new RegExp(`\\S+:\\d+ ${rule} `));
     }
-    writeFileSync(app, `${original}
+    writeFileSync(
+      app,
+      `${original}
 import { IdempotencyHandler, PostgresStore } from "~/blocks/idempotency";
 import { idempotency } from "~/blocks/idempotency/adapters/hono";
 import { startMaintenance } from "./jobs/idempotency-maintenance";
@@ -188,7 +227,8 @@ declare const logger: never, metrics: never;
 const handler = new IdempotencyHandler(new PostgresStore(pool), undefined, { logger, metrics });
 startMaintenance(handler, pool);
 app.post("/orders", idempotency(handler, { getUserId: () => "user", isPermanentError: () => false, requireKey: true }), (c) => c.json({}, 201));
-`);
+`,
+    );
     writeFileSync(pkgFile, JSON.stringify({ ...pkg, scripts: {} }, null, 2));
     const fixed = await blocks(project.dir, ["doctor", "--json"], NO_DATABASE);
     expect(JSON.parse(fixed.stdout).findings).toEqual([]);

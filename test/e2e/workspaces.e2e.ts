@@ -23,7 +23,10 @@ describe("npm workspaces", () => {
   it("init --cwd apps/api configures that package, and add plans into it with npx hints", async () => {
     const init = await blocks(dir, ["init", "--yes", "--cwd", "apps/api"]);
     expect(init.exitCode, init.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(dir, "apps/api/blocks.json"), "utf8"))).toMatchObject({ dir: "src/blocks", alias: "@/blocks" });
+    expect(JSON.parse(readFileSync(path.join(dir, "apps/api/blocks.json"), "utf8"))).toMatchObject({
+      dir: "src/blocks",
+      alias: "@/blocks",
+    });
     const plan = await blocks(dir, ["add", "idempotency", "--dry-run", "--json", "--cwd", "apps/api"]);
     expect(plan.exitCode, plan.stderr).toBe(0);
     expect(JSON.parse(plan.stdout)).toMatchObject({ root: path.join(dir, "apps/api"), frameworks: ["hono"] });

@@ -5,7 +5,14 @@ import { problemDetails } from "@/blocks/error-handler/adapters/express";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo, serveDuringSuite } from "./support/http";
-import { IdempotencyError, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
+import {
+  IdempotencyError,
+  rateLimitError,
+  unknownError,
+  validationError,
+  declinedError,
+  SUITE_OPTIONS,
+} from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([

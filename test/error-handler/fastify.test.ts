@@ -4,7 +4,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { problemDetailsPlugin } from "@/blocks/error-handler/adapters/fastify";
 import { requestIdPlugin } from "@/blocks/logger/middleware/fastify";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
-import { expectProblem, IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, type Answer, declinedError, SUITE_OPTIONS } from "./support/scenarios";
+import {
+  expectProblem,
+  IdempotencyError,
+  rateLimitError,
+  REQUEST_HEADERS,
+  unknownError,
+  validationError,
+  type Answer,
+  declinedError,
+  SUITE_OPTIONS,
+} from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
@@ -27,7 +37,11 @@ describe.each([
     app.post("/validated", async () => {
       throw validationError();
     });
-    app.post("/schema", { schema: { body: { type: "object", properties: { password: { type: "string", minLength: 10 } } } } }, async () => "ok");
+    app.post(
+      "/schema",
+      { schema: { body: { type: "object", properties: { password: { type: "string", minLength: 10 } } } } },
+      async () => "ok",
+    );
     app.post("/parsed", async (request) => request.body);
     app.post("/unknown", async () => {
       throw unknownError();
@@ -39,15 +53,32 @@ describe.each([
   });
 
   async function send(method: "GET" | "POST", url: string, payload?: string): Promise<Answer> {
-    const res = await app.inject({ method, url, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload }) });
-    const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, value === undefined ? undefined : String(value)]));
+    const res = await app.inject({
+      method,
+      url,
+      headers: { ...REQUEST_HEADERS, "content-type": "application/json" },
+      ...(payload === undefined ? {} : { payload }),
+    });
+    const headers = Object.fromEntries(
+      Object.entries(res.headers).map(([name, value]) => [name, value === undefined ? undefined : String(value)]),
+    );
     return { status: res.statusCode, headers, text: res.body };
   }
 
   itAnswersEveryErrorAsAProblem({ lines, send });
 
   it("Fastify schema validation: 422 with Ajv's issues, not the rejected value", async () => {
-    const body = expectProblem(await send("POST", "/schema", '{"password":"hunter2"}'), lines, { status: 422, code: "VALIDATION_FAILED" });
-    expect(body.issues).toEqual([{ path: ["password"], pointer: "/password", message: "must NOT have fewer than 10 characters", code: "minLength" }]);
+    const body = expectProblem(await send("POST", "/schema", '{"password":"hunter2"}'), lines, {
+      status: 422,
+      code: "VALIDATION_FAILED",
+    });
+    expect(body.issues).toEqual([
+      {
+        path: ["password"],
+        pointer: "/password",
+        message: "must NOT have fewer than 10 characters",
+        code: "minLength",
+      },
+    ]);
   });
 });

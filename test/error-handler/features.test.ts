@@ -20,7 +20,11 @@ describe("the active OpenTelemetry span's trace id, read without importing @open
   app.onError(problemDetails({ logger }).onError);
   // What an instrumentation does: the request runs inside its span's context.
   app.use((_c, next) => {
-    const span = trace.wrapSpanContext({ traceId: SPAN_TRACE_ID, spanId: "b7ad6b7169203331", traceFlags: TraceFlags.SAMPLED });
+    const span = trace.wrapSpanContext({
+      traceId: SPAN_TRACE_ID,
+      spanId: "b7ad6b7169203331",
+      traceFlags: TraceFlags.SAMPLED,
+    });
     return context.with(trace.setSpan(context.active(), span), next);
   });
   app.get("/fail", () => {
@@ -51,11 +55,18 @@ describe("Standard Schema issues with RFC 6901 pointers, from zod, valibot and a
   };
   const app = new Hono();
   app.onError(problemDetails({ logger }).onError);
-  app.post("/:validator", async (c) => Response.json(await parseRequest(schemas[c.req.param("validator") as keyof typeof schemas], await c.req.json())));
+  app.post("/:validator", async (c) =>
+    Response.json(await parseRequest(schemas[c.req.param("validator") as keyof typeof schemas], await c.req.json())),
+  );
 
   for (const validator of Object.keys(schemas)) {
     it(`${validator}: the issue's pointer escapes "/" and "~", and its message never holds the value`, async () => {
-      const answer = await answerOf(await app.request(`/${validator}`, { method: "POST", body: JSON.stringify({ "a/b~c": [{ amount: "4242424242424242" }] }) }));
+      const answer = await answerOf(
+        await app.request(`/${validator}`, {
+          method: "POST",
+          body: JSON.stringify({ "a/b~c": [{ amount: "4242424242424242" }] }),
+        }),
+      );
       const body = JSON.parse(answer.text) as ProblemBody;
       expect(answer.status).toBe(422);
       expect(body.issues).toMatchObject([{ path: ["a/b~c", 0, "amount"], pointer: "/a~1b~0c/0/amount" }]);

@@ -6,7 +6,15 @@ import { problemDetails } from "@/blocks/error-handler/adapters/hono";
 import { requestId } from "@/blocks/logger/middleware/hono";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { answerOf } from "./support/http";
-import { IdempotencyError, rateLimitError, REQUEST_HEADERS, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
+import {
+  IdempotencyError,
+  rateLimitError,
+  REQUEST_HEADERS,
+  unknownError,
+  validationError,
+  declinedError,
+  SUITE_OPTIONS,
+} from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 describe.each([
@@ -28,7 +36,11 @@ describe.each([
   app.post("/validated", () => {
     throw validationError();
   });
-  app.post("/parsed", validator("json", (body) => body), (c) => c.json(c.req.valid("json")));
+  app.post(
+    "/parsed",
+    validator("json", (body) => body),
+    (c) => c.json(c.req.valid("json")),
+  );
   app.post("/unknown", async () => {
     throw unknownError();
   });
@@ -38,6 +50,13 @@ describe.each([
 
   itAnswersEveryErrorAsAProblem({
     lines,
-    send: async (method, path, body) => answerOf(await app.request(path, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) })),
+    send: async (method, path, body) =>
+      answerOf(
+        await app.request(path, {
+          method,
+          headers: { ...REQUEST_HEADERS, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body }),
+        }),
+      ),
   });
 });

@@ -42,26 +42,41 @@ describe("fastify: problemDetailsPlugin with formatAnsweredErrors", () => {
 
   beforeAll(async () => {
     await app.register(problemDetailsPlugin, { logger, formatAnsweredErrors: true });
-    await app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: () => "u_1" });
+    await app.register(idempotencyPlugin, {
+      handler: new IdempotencyHandler(new MemoryStore()),
+      getUserId: () => "u_1",
+    });
     app.post("/payments", { config: { idempotency: { requireKey: true } } }, async (request, reply) => {
       entered.resolve();
       await release.promise;
       return reply.code(201).send({ id: "pay_1", amount: (request.body as { amount: number }).amount });
     });
-    app.post("/orders", async (_request, reply) => reply.code(409).send({ error: { code: "OUT_OF_STOCK", message: "Sold out." } }));
+    app.post("/orders", async (_request, reply) =>
+      reply.code(409).send({ error: { code: "OUT_OF_STOCK", message: "Sold out." } }),
+    );
   });
   afterAll(() => app.close());
 
   const post = async (url: string, key: string | undefined, amount: number): Promise<Answer> => {
-    const res = await app.inject({ method: "POST", url, headers: { ...json, ...(key ? { "idempotency-key": key } : {}) }, payload: { amount } });
-    const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, value === undefined ? undefined : String(value)]));
+    const res = await app.inject({
+      method: "POST",
+      url,
+      headers: { ...json, ...(key ? { "idempotency-key": key } : {}) },
+      payload: { amount },
+    });
+    const headers = Object.fromEntries(
+      Object.entries(res.headers).map(([name, value]) => [name, value === undefined ? undefined : String(value)]),
+    );
     return { status: res.statusCode, headers, text: res.body };
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
     release.resolve();
     expect((await post("/payments", "key-reuse", 100)).status).toBe(201);
-    const body = expectProblem(await post("/payments", "key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" });
+    const body = expectProblem(await post("/payments", "key-reuse", 999), lines, {
+      status: 409,
+      code: "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+    });
     expect(body.instance).toBe("/payments");
   });
 
@@ -96,13 +111,19 @@ describe("hono: problemDetails().formatAnsweredErrors", () => {
   app.notFound(problems.notFound);
   app.use(requestId());
   app.use(problems.formatAnsweredErrors);
-  app.post("/payments", honoIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }), async (c) => {
-    const { amount } = await c.req.json<{ amount: number }>();
-    return c.json({ id: "pay_1", amount }, 201);
-  });
+  app.post(
+    "/payments",
+    honoIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }),
+    async (c) => {
+      const { amount } = await c.req.json<{ amount: number }>();
+      return c.json({ id: "pay_1", amount }, 201);
+    },
+  );
 
   const post = async (key: string, body: string): Promise<Answer> => {
-    return answerOf(await app.request("/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body }));
+    return answerOf(
+      await app.request("/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body }),
+    );
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem, under the logger block's request id", async () => {
@@ -113,36 +134,52 @@ describe("hono: problemDetails().formatAnsweredErrors", () => {
   });
 
   it("sends the adapter's IDEMPOTENCY_PAYLOAD_INVALID (a malformed body) as a 400 problem", async () => {
-    expectProblem(await post("key-bad-body", '{"amount":'), lines, { status: 400, code: "IDEMPOTENCY_PAYLOAD_INVALID" });
+    expectProblem(await post("key-bad-body", '{"amount":'), lines, {
+      status: 400,
+      code: "IDEMPOTENCY_PAYLOAD_INVALID",
+    });
   });
 });
 
-describe("express: the idempotency route's errors: \"throw\" hands its errors to problemDetails().onError", () => {
+describe('express: the idempotency route\'s errors: "throw" hands its errors to problemDetails().onError', () => {
   const { logger, lines } = captureLogs();
   let release = deferred();
   let entered = deferred();
   const app = express();
-  app.post("/payments", express.json(), expressIdempotent(new IdempotencyHandler(new MemoryStore()), {
-    getUserId: () => "u_1",
-    errors: "throw",
-    run: async (req) => {
-      entered.resolve();
-      await release.promise;
-      return { status: 201, body: req.body };
-    },
-  }));
+  app.post(
+    "/payments",
+    express.json(),
+    expressIdempotent(new IdempotencyHandler(new MemoryStore()), {
+      getUserId: () => "u_1",
+      errors: "throw",
+      run: async (req) => {
+        entered.resolve();
+        await release.promise;
+        return { status: 201, body: req.body };
+      },
+    }),
+  );
   const problems = expressProblemDetails({ logger });
   app.use(problems.notFound);
   app.use(problems.onError);
   const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
   const post = async (key: string, amount: number): Promise<Answer> =>
-    answerOf(await fetch(`${baseUrl()}/payments`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
+    answerOf(
+      await fetch(`${baseUrl()}/payments`, {
+        method: "POST",
+        headers: { ...json, "idempotency-key": key },
+        body: JSON.stringify({ amount }),
+      }),
+    );
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
     release.resolve();
     expect((await post("key-reuse", 100)).status).toBe(201);
-    expect(expectProblem(await post("key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" }).instance).toBe("/payments");
+    expect(
+      expectProblem(await post("key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" })
+        .instance,
+    ).toBe("/payments");
   });
 
   it("sends REQUEST_IN_PROGRESS as a 409 problem with the idempotency block's Retry-After", async () => {
@@ -163,21 +200,47 @@ describe("fetch: withProblems() around withRateLimit and withIdempotency", () =>
   const problems = withProblems({ logger });
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 });
   const payments = problems(
-    withRateLimit(limiter, { getUserId: () => "u_1", getRoute: () => "POST /payments", keyBy: "idempotencyKey" },
-      withIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1", getOperation: () => "POST /payments" }, async (request: Request) =>
-        Response.json(await request.json(), { status: 201 }))),
+    withRateLimit(
+      limiter,
+      { getUserId: () => "u_1", getRoute: () => "POST /payments", keyBy: "idempotencyKey" },
+      withIdempotency(
+        new IdempotencyHandler(new MemoryStore()),
+        { getUserId: () => "u_1", getOperation: () => "POST /payments" },
+        async (request: Request) => Response.json(await request.json(), { status: 201 }),
+      ),
+    ),
   );
-  const orders = problems(async () => Response.json({ error: { code: "OUT_OF_STOCK", message: "Sold out." } }, { status: 409 }));
+  const orders = problems(async () =>
+    Response.json({ error: { code: "OUT_OF_STOCK", message: "Sold out." } }, { status: 409 }),
+  );
   const broken = problems(async () => {
     throw new Error("connect ECONNREFUSED postgres://app:hunter2@db/prod");
   });
 
-  const post = async (route: (request: Request, context: unknown) => Response | Promise<Response>, key: string, amount: number): Promise<Answer> =>
-    answerOf(await route(new Request("https://api.example.com/payments", { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }), {}));
+  const post = async (
+    route: (request: Request, context: unknown) => Response | Promise<Response>,
+    key: string,
+    amount: number,
+  ): Promise<Answer> =>
+    answerOf(
+      await route(
+        new Request("https://api.example.com/payments", {
+          method: "POST",
+          headers: { ...json, "idempotency-key": key },
+          body: JSON.stringify({ amount }),
+        }),
+        {},
+      ),
+    );
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
     expect((await post(payments, "key-reuse", 100)).status).toBe(201);
-    expect(expectProblem(await post(payments, "key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" }).instance).toBe("/payments");
+    expect(
+      expectProblem(await post(payments, "key-reuse", 999), lines, {
+        status: 409,
+        code: "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+      }).instance,
+    ).toBe("/payments");
   });
 
   it("sends the rate limiter's RATE_LIMITED as a 429 problem, its Retry-After and RateLimit headers kept", async () => {
@@ -185,7 +248,11 @@ describe("fetch: withProblems() around withRateLimit and withIdempotency", () =>
     await post(payments, "key-storm", 100);
     const answer = await post(payments, "key-storm", 100);
     expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=30' });
+    expect(answer.headers).toMatchObject({
+      "retry-after": "30",
+      "ratelimit-policy": '"lock";q=2;w=60',
+      ratelimit: '"lock";r=0;t=30',
+    });
   });
 
   it("leaves a route's own error body alone when its code is not in the table", async () => {
@@ -212,10 +279,15 @@ describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
     await next();
   };
   const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 });
-  router.post("/payments", readJson, koaRateLimit(limiter, { getUserId: () => "u_1", keyBy: "idempotencyKey" }), koaIdempotent(new IdempotencyHandler(new MemoryStore()), {
-    getUserId: () => "u_1",
-    run: (ctx) => ({ status: 201, body: (ctx.request as { body?: unknown }).body }),
-  }));
+  router.post(
+    "/payments",
+    readJson,
+    koaRateLimit(limiter, { getUserId: () => "u_1", keyBy: "idempotencyKey" }),
+    koaIdempotent(new IdempotencyHandler(new MemoryStore()), {
+      getUserId: () => "u_1",
+      run: (ctx) => ({ status: 201, body: (ctx.request as { body?: unknown }).body }),
+    }),
+  );
   router.post("/orders", (ctx) => {
     ctx.status = 409;
     ctx.body = { error: { code: "OUT_OF_STOCK", message: "Sold out." } };
@@ -224,12 +296,23 @@ describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
   const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
 
   const post = async (path: string, key: string, amount: number): Promise<Answer> => {
-    return answerOf(await fetch(`${baseUrl()}${path}`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
+    return answerOf(
+      await fetch(`${baseUrl()}${path}`, {
+        method: "POST",
+        headers: { ...json, "idempotency-key": key },
+        body: JSON.stringify({ amount }),
+      }),
+    );
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {
     expect((await post("/payments", "key-reuse", 100)).status).toBe(201);
-    expect(expectProblem(await post("/payments", "key-reuse", 999), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" }).instance).toBe("/payments");
+    expect(
+      expectProblem(await post("/payments", "key-reuse", 999), lines, {
+        status: 409,
+        code: "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+      }).instance,
+    ).toBe("/payments");
   });
 
   it("sends the rate limiter's RATE_LIMITED as a 429 problem, its Retry-After and RateLimit headers kept", async () => {
@@ -237,7 +320,11 @@ describe("koa: problemDetails({ formatAnsweredErrors: true })", () => {
     await post("/payments", "key-storm", 100);
     const answer = await post("/payments", "key-storm", 100);
     expectProblem(answer, lines, { status: 429, code: "RATE_LIMITED" });
-    expect(answer.headers).toMatchObject({ "retry-after": "30", "ratelimit-policy": '"lock";q=2;w=60', ratelimit: '"lock";r=0;t=30' });
+    expect(answer.headers).toMatchObject({
+      "retry-after": "30",
+      "ratelimit-policy": '"lock";q=2;w=60',
+      ratelimit: '"lock";r=0;t=30',
+    });
   });
 
   it("leaves a route's own error body alone when its code is not in the table", async () => {
@@ -265,7 +352,10 @@ describe("nestjs: ProblemDetailsFilter over the idempotency and rate-limiter int
     controllers: [PaymentsController],
     providers: [
       { provide: IDEMPOTENCY_HANDLER, useValue: new IdempotencyHandler(new MemoryStore()) },
-      { provide: RATE_LIMITERS, useValue: { lock: new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 }) } },
+      {
+        provide: RATE_LIMITERS,
+        useValue: { lock: new RateLimiter(new MemoryRateLimitStore(), { name: "lock", limit: 2, windowMs: 60_000 }) },
+      },
       // The limiter first: a refused retry never reaches the idempotency store.
       { provide: APP_INTERCEPTOR, useClass: RateLimitInterceptor },
       { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
@@ -284,7 +374,13 @@ describe("nestjs: ProblemDetailsFilter over the idempotency and rate-limiter int
   afterAll(() => app.close());
 
   const post = async (key: string, amount: number): Promise<Answer> => {
-    return answerOf(await fetch(`${baseUrl}/payments`, { method: "POST", headers: { ...json, "idempotency-key": key }, body: JSON.stringify({ amount }) }));
+    return answerOf(
+      await fetch(`${baseUrl}/payments`, {
+        method: "POST",
+        headers: { ...json, "idempotency-key": key },
+        body: JSON.stringify({ amount }),
+      }),
+    );
   };
 
   it("sends KEY_REUSED_WITH_DIFFERENT_REQUEST as a 409 problem", async () => {

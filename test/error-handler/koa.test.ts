@@ -5,7 +5,14 @@ import { describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/koa";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo, serveDuringSuite } from "./support/http";
-import { IdempotencyError, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
+import {
+  IdempotencyError,
+  rateLimitError,
+  unknownError,
+  validationError,
+  declinedError,
+  SUITE_OPTIONS,
+} from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 /** What co-body (under @koa/bodyparser) throws for a bad body: JSON.parse's SyntaxError, status 400. */

@@ -1,5 +1,14 @@
 // NestJS on both platforms over a real listener: every kind of error answered as problem+json by the global filter.
-import { BadRequestException, Body, Controller, HttpException, Module, NotFoundException, Post, type INestApplication } from "@nestjs/common";
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  HttpException,
+  Module,
+  NotFoundException,
+  Post,
+  type INestApplication,
+} from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { FastifyAdapter } from "@nestjs/platform-fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +16,15 @@ import { ProblemDetailsFilter } from "@/blocks/error-handler/adapters/nestjs";
 import { requestId } from "@/blocks/logger/middleware/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo } from "./support/http";
-import { expectProblem, IdempotencyError, rateLimitError, unknownError, validationError, declinedError, SUITE_OPTIONS } from "./support/scenarios";
+import {
+  expectProblem,
+  IdempotencyError,
+  rateLimitError,
+  unknownError,
+  validationError,
+  declinedError,
+  SUITE_OPTIONS,
+} from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
 
 @Controller()
@@ -56,7 +73,10 @@ class ErrorsController {
   /** What the idempotency block's interceptor throws for a key reused with another payload. */
   @Post("reused")
   reused() {
-    throw new HttpException({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST", message: "This key was used for another request." } }, 409);
+    throw new HttpException(
+      { error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST", message: "This key was used for another request." } },
+      409,
+    );
   }
 }
 
@@ -74,7 +94,9 @@ describe.each([
     app =
       platform === "express"
         ? await NestFactory.create(AppModule, { logger: false })
-        : await NestFactory.create(AppModule, new FastifyAdapter({ genReqId: () => crypto.randomUUID() }), { logger: false });
+        : await NestFactory.create(AppModule, new FastifyAdapter({ genReqId: () => crypto.randomUUID() }), {
+            logger: false,
+          });
     if (platform === "express") app.use(requestId());
     app.useGlobalFilters(new ProblemDetailsFilter({ logger, ...SUITE_OPTIONS }));
     await app.listen(0, "127.0.0.1");
@@ -100,7 +122,10 @@ describe.each([
   });
 
   it("the idempotency interceptor's HttpException: its code through the table", async () => {
-    const body = expectProblem(await send("POST", "/reused", "{}"), lines, { status: 409, code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" });
+    const body = expectProblem(await send("POST", "/reused", "{}"), lines, {
+      status: 409,
+      code: "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+    });
     expect(body.detail).toBe("This key was used for another request.");
   });
 });

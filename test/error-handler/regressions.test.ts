@@ -28,7 +28,9 @@ const PROVIDER_SECRET = "Invalid API key sk_live_provider_key";
 /** The payment provider: answers /status/<n> with that status and a message our client must never see. */
 const provider = createServer((req, res) => {
   const status = Number(req.url?.split("/")[2] ?? 500);
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ message: PROVIDER_SECRET, risk_score_internal: 0.97 }));
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ message: PROVIDER_SECRET, risk_score_internal: 0.97 }));
 });
 let providerUrl = "";
 beforeAll(async () => {
@@ -40,10 +42,12 @@ afterAll(() => new Promise((resolve) => provider.close(resolve)));
 const CLIENTS: Record<string, (status: string) => Promise<unknown>> = {
   axios: (status) => axios.get(`${providerUrl}/status/${status}`),
   got: (status) => got(`${providerUrl}/status/${status}`, { retry: { limit: 0 } }),
-  undici: (status) => undiciRequest(`${providerUrl}/status/${status}`, { dispatcher: new Agent().compose(interceptors.responseError()) }),
+  undici: (status) =>
+    undiciRequest(`${providerUrl}/status/${status}`, { dispatcher: new Agent().compose(interceptors.responseError()) }),
   fetch: async (status) => {
     const res = await fetch(`${providerUrl}/status/${status}`);
-    if (!res.ok) throw Object.assign(new Error(`provider answered ${res.status}: ${await res.text()}`), { status: res.status });
+    if (!res.ok)
+      throw Object.assign(new Error(`provider answered ${res.status}: ${await res.text()}`), { status: res.status });
     return res;
   },
 };
@@ -63,12 +67,17 @@ describe("the error handler trusts any error's status", () => {
   const send = sendTo(serveDuringSuite(() => app.listen(0, "127.0.0.1")));
 
   for (const client of Object.keys(CLIENTS)) {
-    it.each(["401", "404", "422"])(`${client}: the provider's %s goes to our client as a 500, its message only in the log`, async (status) => {
-      const answer = await send("GET", `/charge/${client}/${status}`);
-      const body = expectProblem(answer, lines, { status: 500, code: "INTERNAL_ERROR" });
-      expect(answer.text).not.toMatch(/sk_live|risk_score|status code/);
-      expect(lines.find((line) => line.requestId === body.requestId && line.level === "error")?.error).toMatchObject({ status: Number(status) });
-    });
+    it.each(["401", "404", "422"])(
+      `${client}: the provider's %s goes to our client as a 500, its message only in the log`,
+      async (status) => {
+        const answer = await send("GET", `/charge/${client}/${status}`);
+        const body = expectProblem(answer, lines, { status: 500, code: "INTERNAL_ERROR" });
+        expect(answer.text).not.toMatch(/sk_live|risk_score|status code/);
+        expect(lines.find((line) => line.requestId === body.requestId && line.level === "error")?.error).toMatchObject({
+          status: Number(status),
+        });
+      },
+    );
   }
 });
 
@@ -84,7 +93,8 @@ describe("any error with an `issues` array is the client's validation error", ()
   app.post("/cards", async (c) => Response.json(v.parse(CardBody, await c.req.json())));
   app.post("/cards/checked", async (c) => Response.json(await parseRequest(CardBody, await c.req.json())));
   app.post("/refunds", async (c) => Response.json(await parseRequest(RefundBody, await c.req.json())));
-  const post = async (path: string, body: unknown) => answerOf(await app.request(path, { method: "POST", body: JSON.stringify(body) }));
+  const post = async (path: string, body: unknown) =>
+    answerOf(await app.request(path, { method: "POST", body: JSON.stringify(body) }));
 
   it("zod: the provider's answer failing our internal schema is a 500 that describes nothing", async () => {
     const answer = await post("/payments", {});
@@ -98,7 +108,9 @@ describe("any error with an `issues` array is the client's validation error", ()
     expectProblem(unmarked, lines, { status: 500, code: "INTERNAL_ERROR" });
     const checked = await post("/cards/checked", card);
     const body = expectProblem(checked, lines, { status: 422, code: "VALIDATION_FAILED" });
-    expect(body.issues).toEqual([{ path: ["card", "number"], pointer: "/card/number", message: "Expected /^\\d{16}$/.", code: "regex" }]);
+    expect(body.issues).toEqual([
+      { path: ["card", "number"], pointer: "/card/number", message: "Expected /^\\d{16}$/.", code: "regex" },
+    ]);
     expect(unmarked.text + checked.text + JSON.stringify(lines)).not.toContain("4242");
   });
 
@@ -113,25 +125,35 @@ describe("any error with an `issues` array is the client's validation error", ()
 describe("a route's statusMap 425 still comes out 409", () => {
   const statusMap = { REQUEST_IN_PROGRESS: 425 } as const;
 
-  describe("express, errors: \"throw\"", () => {
+  describe('express, errors: "throw"', () => {
     const { logger, lines } = captureLogs();
     const entered = deferred();
     const release = deferred();
     const app = express();
-    app.post("/payments", express.json(), idempotent(new IdempotencyHandler(new MemoryStore()), {
-      getUserId: () => "u_1",
-      errors: "throw",
-      statusMap,
-      run: async () => {
-        entered.resolve();
-        await release.promise;
-        return { status: 201, body: { id: "pay_1" } };
-      },
-    }));
+    app.post(
+      "/payments",
+      express.json(),
+      idempotent(new IdempotencyHandler(new MemoryStore()), {
+        getUserId: () => "u_1",
+        errors: "throw",
+        statusMap,
+        run: async () => {
+          entered.resolve();
+          await release.promise;
+          return { status: 201, body: { id: "pay_1" } };
+        },
+      }),
+    );
     app.use(expressProblemDetails({ logger }).onError);
     const baseUrl = serveDuringSuite(() => app.listen(0, "127.0.0.1"));
     const post = async () =>
-      answerOf(await fetch(`${baseUrl()}/payments`, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": "k-425" }, body: "{}" }));
+      answerOf(
+        await fetch(`${baseUrl()}/payments`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": "k-425" },
+          body: "{}",
+        }),
+      );
 
     it("the duplicate gets the route's 425", async () => {
       const first = post();
@@ -149,7 +171,10 @@ describe("a route's statusMap 425 still comes out 409", () => {
     const app = Fastify({ genReqId: () => crypto.randomUUID() });
     beforeAll(async () => {
       await app.register(problemDetailsPlugin, { logger, formatAnsweredErrors: true });
-      await app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: () => "u_1" });
+      await app.register(idempotencyPlugin, {
+        handler: new IdempotencyHandler(new MemoryStore()),
+        getUserId: () => "u_1",
+      });
       app.post("/payments", { config: { idempotency: { statusMap } } }, async (_request, reply) => {
         entered.resolve();
         await release.promise;
@@ -158,8 +183,17 @@ describe("a route's statusMap 425 still comes out 409", () => {
     });
     afterAll(() => app.close());
     const post = async () => {
-      const res = await app.inject({ method: "POST", url: "/payments", headers: { "idempotency-key": "k-425" }, payload: {} });
-      return { status: res.statusCode, headers: Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, String(value)])), text: res.body };
+      const res = await app.inject({
+        method: "POST",
+        url: "/payments",
+        headers: { "idempotency-key": "k-425" },
+        payload: {},
+      });
+      return {
+        status: res.statusCode,
+        headers: Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, String(value)])),
+        text: res.body,
+      };
     };
 
     it("the duplicate gets the route's 425", async () => {

@@ -17,8 +17,10 @@ describe.skipIf(!redisUrl)("[REDIS_URL] RedisCache", () => {
     remembers: true,
     async open() {
       const redis = await openTestRedis();
-      return { cache: new RedisCache(redis, { prefix: `test:${process.pid}:` }), close: async () => void redis.disconnect() };
+      return {
+        cache: new RedisCache(redis, { prefix: `test:${process.pid}:` }),
+        close: async () => void redis.disconnect(),
+      };
     },
   });
-
 });

@@ -14,7 +14,11 @@ import { dropTables, uniqueTableName } from "./support/services";
 
 class Declined extends Error {}
 const isPermanentError = (err: unknown) => err instanceof Declined;
-const message = (messageId = "evt_1", payload: unknown = { type: "charge.succeeded", amount: 1200 }): InboxMessage => ({ source: "stripe", messageId, payload });
+const message = (messageId = "evt_1", payload: unknown = { type: "charge.succeeded", amount: 1200 }): InboxMessage => ({
+  source: "stripe",
+  messageId,
+  payload,
+});
 
 function setup(maxRetries = 3) {
   const logger = recordingLogger();
@@ -31,7 +35,11 @@ describe("handler.consume", () => {
     let runs = 0;
     const first = await handler.consume(message(), () => ({ applied: ++runs }));
     const again = await handler.consume(message(), () => ({ applied: ++runs }));
-    expect([first, again, runs]).toEqual([{ outcome: "processed", response: { applied: 1 } }, { outcome: "duplicate", response: { applied: 1 } }, 1]);
+    expect([first, again, runs]).toEqual([
+      { outcome: "processed", response: { applied: 1 } },
+      { outcome: "duplicate", response: { applied: 1 } },
+      1,
+    ]);
   });
 
   it("a transient failure rejects (redeliver) and the next delivery runs again, then succeeds", async () => {
@@ -57,7 +65,12 @@ describe("handler.consume", () => {
     const again = await handler.consume(message(), fn, { isPermanentError, onDead });
     expect(first).toMatchObject({ outcome: "dead", error: expect.any(Declined) });
     expect(again).toMatchObject({ outcome: "dead", error: { code: "REQUEST_FAILED" } });
-    expect([runs, dead.length, dead[0]?.[0].messageId, (dead[0]?.[1] as Error).message]).toEqual([1, 1, "evt_1", "card declined"]);
+    expect([runs, dead.length, dead[0]?.[0].messageId, (dead[0]?.[1] as Error).message]).toEqual([
+      1,
+      1,
+      "evt_1",
+      "card declined",
+    ]);
     expect(logger.lines.filter((line) => line.level === "warn" && line.msg.includes("message dead"))).toHaveLength(1);
   });
 
@@ -77,7 +90,10 @@ describe("handler.consume", () => {
     const fn = () => Promise.reject(new Error("timeout"));
     await expect(handler.consume(message(), fn, { onDead })).rejects.toThrow("timeout");
     expect(dead).toHaveLength(0);
-    expect(await handler.consume(message(), fn, { onDead })).toMatchObject({ outcome: "dead", error: { message: "timeout" } });
+    expect(await handler.consume(message(), fn, { onDead })).toMatchObject({
+      outcome: "dead",
+      error: { message: "timeout" },
+    });
     expect(await handler.consume(message(), fn, { onDead })).toMatchObject({ outcome: "dead" });
     expect(dead).toHaveLength(1);
   });
@@ -90,8 +106,13 @@ describe("handler.consume", () => {
       if (calls.length === 1) throw new Error("dead-letter table down");
     };
     const fn = () => Promise.reject(new Declined("no"));
-    await expect(handler.consume(message(), fn, { isPermanentError, onDead })).rejects.toThrow("dead-letter table down");
-    expect(await handler.consume(message(), fn, { isPermanentError, onDead })).toMatchObject({ outcome: "dead", error: { code: "REQUEST_FAILED" } });
+    await expect(handler.consume(message(), fn, { isPermanentError, onDead })).rejects.toThrow(
+      "dead-letter table down",
+    );
+    expect(await handler.consume(message(), fn, { isPermanentError, onDead })).toMatchObject({
+      outcome: "dead",
+      error: { code: "REQUEST_FAILED" },
+    });
     expect(await handler.consume(message(), fn, { isPermanentError, onDead })).toMatchObject({ outcome: "dead" });
     expect(calls).toEqual(["onDead", "onDead"]);
   });
@@ -120,7 +141,11 @@ describe("handler.consume", () => {
     const first = handler.consume(message(), fn);
     const second = await outcome(handler.consume(message(), fn));
     gate.resolve();
-    expect([await first, second.ok ? "ran" : second.code, runs]).toEqual([{ outcome: "processed", response: "done" }, "REQUEST_IN_PROGRESS", 1]);
+    expect([await first, second.ok ? "ran" : second.code, runs]).toEqual([
+      { outcome: "processed", response: "done" },
+      "REQUEST_IN_PROGRESS",
+      1,
+    ]);
   });
 
   it("the same id with another payload runs nothing: KEY_REUSED_WITH_DIFFERENT_REQUEST, logged and counted", async () => {
@@ -128,7 +153,11 @@ describe("handler.consume", () => {
     await handler.consume(message("evt_1", { amount: 1 }), () => "first");
     let ran = false;
     const conflict = await outcome(handler.consume(message("evt_1", { amount: 2 }), () => (ran = true), { onDead }));
-    expect([conflict.ok ? "ran" : conflict.code, ran, dead.length]).toEqual(["KEY_REUSED_WITH_DIFFERENT_REQUEST", false, 0]);
+    expect([conflict.ok ? "ran" : conflict.code, ran, dead.length]).toEqual([
+      "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+      false,
+      0,
+    ]);
     expect(metrics.total("conflicts", { operation: "consume:stripe" })).toBe(1);
   });
 
@@ -143,13 +172,20 @@ describe("handler.consume", () => {
     const result = await outcome(handler.consume({ ...bad, payload: {} } as InboxMessage, () => (ran = true)));
     expect([result.ok ? "ran" : result.code, ran]).toEqual([code, false]);
     expect((result as { error: Error }).error.message).toMatch(/stripe message's id must be 1 to 255 visible ASCII/);
-    expect(logger.lines.some((line) => line.level === "warn" && line.msg.includes("id is missing or malformed"))).toBe(true);
+    expect(logger.lines.some((line) => line.level === "warn" && line.msg.includes("id is missing or malformed"))).toBe(
+      true,
+    );
   });
 
-  it.each(["", "a:b", "has space", "x".repeat(65), 42])("refuses a source that is not a short name (%j) with a TypeError", async (source) => {
-    const { handler } = setup();
-    await expect(handler.consume({ source, messageId: "m1", payload: {} } as InboxMessage, () => 1)).rejects.toThrow(/message `source` must be 1 to 64/);
-  });
+  it.each(["", "a:b", "has space", "x".repeat(65), 42])(
+    "refuses a source that is not a short name (%j) with a TypeError",
+    async (source) => {
+      const { handler } = setup();
+      await expect(handler.consume({ source, messageId: "m1", payload: {} } as InboxMessage, () => 1)).rejects.toThrow(
+        /message `source` must be 1 to 64/,
+      );
+    },
+  );
 
   it("keeps sources apart: one id from two senders runs twice", async () => {
     const { handler } = setup();
@@ -161,7 +197,10 @@ describe("handler.consume", () => {
 
   it("hands the operation execute's ctx, its key the message's scope", async () => {
     const { handler } = setup();
-    const { response } = (await handler.consume(message(), (ctx) => ({ key: ctx.key, aborted: ctx.signal.aborted }))) as { response: unknown };
+    const { response } = (await handler.consume(message(), (ctx) => ({
+      key: ctx.key,
+      aborted: ctx.signal.aborted,
+    }))) as { response: unknown };
     expect(response).toEqual({ key: { operation: "consume:stripe", userId: "inbox", key: "evt_1" }, aborted: false });
   });
 });
@@ -171,8 +210,19 @@ describe("consumer scopes never meet HTTP scopes", () => {
     const handler = new IdempotencyHandler(new MemoryStore());
     let runs = 0;
     const app = new Hono();
-    app.post("/hooks", idempotent(handler, { getUserId: () => "inbox", getOperation: () => "consume:stripe", run: () => ({ body: ++runs }) }));
-    const response = await app.request("/hooks", { method: "POST", headers: { "Idempotency-Key": "evt_1" }, body: "{}" });
+    app.post(
+      "/hooks",
+      idempotent(handler, {
+        getUserId: () => "inbox",
+        getOperation: () => "consume:stripe",
+        run: () => ({ body: ++runs }),
+      }),
+    );
+    const response = await app.request("/hooks", {
+      method: "POST",
+      headers: { "Idempotency-Key": "evt_1" },
+      body: "{}",
+    });
     expect([response.status, runs]).toEqual([500, 0]);
   });
 
@@ -182,13 +232,30 @@ describe("consumer scopes never meet HTTP scopes", () => {
     const app = new Hono();
     const methods = ["post", "put", "patch", "delete"] as const;
     for (const method of methods) {
-      app[method]("/consume:stripe", idempotent(handler, { getUserId: () => "inbox", run: (_c, ctx) => (seen.push(ctx.key!.operation), { body: 1 }) }));
+      app[method](
+        "/consume:stripe",
+        idempotent(handler, {
+          getUserId: () => "inbox",
+          run: (_c, ctx) => (seen.push(ctx.key!.operation), { body: 1 }),
+        }),
+      );
     }
     for (const method of methods) {
-      await app.request("/consume:stripe", { method: method.toUpperCase(), headers: { "Idempotency-Key": "evt_1" }, body: "{}" });
+      await app.request("/consume:stripe", {
+        method: method.toUpperCase(),
+        headers: { "Idempotency-Key": "evt_1" },
+        body: "{}",
+      });
     }
-    expect(seen).toEqual(["POST /consume:stripe", "PUT /consume:stripe", "PATCH /consume:stripe", "DELETE /consume:stripe"]);
-    expect(seen.some((operation) => operation.startsWith(inboxScope("stripe", "evt_1").operation.split(":")[0] + ":"))).toBe(false);
+    expect(seen).toEqual([
+      "POST /consume:stripe",
+      "PUT /consume:stripe",
+      "PATCH /consume:stripe",
+      "DELETE /consume:stripe",
+    ]);
+    expect(
+      seen.some((operation) => operation.startsWith(inboxScope("stripe", "evt_1").operation.split(":")[0] + ":")),
+    ).toBe(false);
   });
 });
 
@@ -211,16 +278,26 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] consumeInTransaction on PostgreSQL
     await dropTables(pool, table);
     await pool.end();
   });
-  const effects = async (id: string) => (await pool.query(`SELECT amount FROM ${table}_effects WHERE message_id = $1`, [id])).rows;
-  const record = async (id: string) => (await pool.query(`SELECT status FROM ${table} WHERE operation = 'consume:stripe' AND key = $1`, [id])).rows;
+  const effects = async (id: string) =>
+    (await pool.query(`SELECT amount FROM ${table}_effects WHERE message_id = $1`, [id])).rows;
+  const record = async (id: string) =>
+    (await pool.query(`SELECT status FROM ${table} WHERE operation = 'consume:stripe' AND key = $1`, [id])).rows;
 
   it("commits the record and the writes together; a redelivery is a duplicate and writes nothing", async () => {
-    const apply = (id: string) => async ({ tx }: { tx: pg.PoolClient }) => {
-      await tx.query(`INSERT INTO ${table}_effects VALUES ($1, 1200)`, [id]);
-      return "applied";
-    };
-    expect(await handler.consumeInTransaction(message("tx_1"), apply("tx_1"))).toEqual({ outcome: "processed", response: "applied" });
-    expect(await handler.consumeInTransaction(message("tx_1"), apply("tx_1"))).toEqual({ outcome: "duplicate", response: "applied" });
+    const apply =
+      (id: string) =>
+      async ({ tx }: { tx: pg.PoolClient }) => {
+        await tx.query(`INSERT INTO ${table}_effects VALUES ($1, 1200)`, [id]);
+        return "applied";
+      };
+    expect(await handler.consumeInTransaction(message("tx_1"), apply("tx_1"))).toEqual({
+      outcome: "processed",
+      response: "applied",
+    });
+    expect(await handler.consumeInTransaction(message("tx_1"), apply("tx_1"))).toEqual({
+      outcome: "duplicate",
+      response: "applied",
+    });
     expect([await effects("tx_1"), await record("tx_1")]).toEqual([[{ amount: 1200 }], [{ status: "SUCCESS" }]]);
   });
 

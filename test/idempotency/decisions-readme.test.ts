@@ -24,11 +24,16 @@ describe("the README's list of log lines", () => {
 
   it.each(Object.entries(DECISIONS))("names %s's message at its level", (_, decision) => {
     const message = decision.msg.replace(/^idempotency: /, "");
-    expect(rows.get(decision.level as DecisionLevel), `README.md: add \`${message}\` to the ${decision.level} row`).toContain(message);
+    expect(
+      rows.get(decision.level as DecisionLevel),
+      `README.md: add \`${message}\` to the ${decision.level} row`,
+    ).toContain(message);
   });
 
   it("names no message the block does not write", () => {
-    const written = new Set(Object.values(DECISIONS).map((decision) => `${decision.level} ${decision.msg.replace(/^idempotency: /, "")}`));
+    const written = new Set(
+      Object.values(DECISIONS).map((decision) => `${decision.level} ${decision.msg.replace(/^idempotency: /, "")}`),
+    );
     const listed = [...rows].flatMap(([level, messages]) => [...messages].map((message) => `${level} ${message}`));
     expect(listed.filter((line) => !written.has(line))).toEqual([]);
   });

@@ -11,7 +11,12 @@ import { recordingLogger, recordingMetrics } from "@/blocks/idempotency/testing/
 import { openTestRedis, redisUrl } from "./support/services";
 import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
 
-const context = (key = "key-1", payload: unknown = { amount: 100 }) => ({ operation: "payments:create", userId: "u_1", key, payload });
+const context = (key = "key-1", payload: unknown = { amount: 100 }) => ({
+  operation: "payments:create",
+  userId: "u_1",
+  key,
+  payload,
+});
 const never = <T>() => new Promise<T>(() => {});
 
 /** A real MemoryStore with some of its methods replaced by failures. */
@@ -63,7 +68,9 @@ describe("when the store is down", () => {
         },
       });
       const handler = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 0 });
-      expect(await outcome(handler.execute(context(), async () => "charged"))).toMatchObject({ code: "STORE_UNAVAILABLE" });
+      expect(await outcome(handler.execute(context(), async () => "charged"))).toMatchObject({
+        code: "STORE_UNAVAILABLE",
+      });
       expect(await inner.get(context())).toMatchObject({ status: "PROCESSING" });
       await vi.advanceTimersByTimeAsync(5_000);
       expect(refusals).toBe(-1);
@@ -94,7 +101,14 @@ describe("when the cache is down", () => {
   });
 
   it("still works with a real Redis client that cannot connect", async () => {
-    const redis = new Redis({ host: "127.0.0.1", port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const redis = new Redis({
+      host: "127.0.0.1",
+      port: 1,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     redis.on("error", () => {});
     const handler = new IdempotencyHandler(new MemoryStore(), new RedisCache(redis));
     expect(await handler.execute(context(), async () => "ok")).toEqual({ response: "ok", replayed: false });
@@ -112,7 +126,11 @@ describe.skipIf(!redisUrl)("[REDIS_URL] with a real Redis cache", () => {
       create: (input: Parameters<IdempotencyStore["create"]>[0]) => (creates++, store.create(input)),
     });
     const metrics = recordingMetrics();
-    const handler = new IdempotencyHandler(counted, new RedisCache(redis, { prefix: `test:${process.pid}:${Date.now()}:` }), { metrics });
+    const handler = new IdempotencyHandler(
+      counted,
+      new RedisCache(redis, { prefix: `test:${process.pid}:${Date.now()}:` }),
+      { metrics },
+    );
     await handler.execute(context(), async () => ({ z: 1, a: 2 }));
     const replay = await handler.execute(context(), async () => "never");
     expect(JSON.stringify(replay.response)).toBe('{"z":1,"a":2}');
@@ -135,8 +153,12 @@ describe("when the result cannot be recorded", () => {
     expect(await handler.execute(context(), async () => "charged")).toEqual({ response: "charged", replayed: false });
     expect(writes).toBe(3);
     expect(metrics.total("unrecorded")).toBe(1);
-    expect(logger.lines).toContainEqual(expect.objectContaining({ level: "error", status: "UNRECORDED", key: "key-1" }));
-    expect(await outcome(handler.execute(context(), async () => "again"))).toMatchObject({ code: "REQUEST_IN_PROGRESS" });
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: "error", status: "UNRECORDED", key: "key-1" }),
+    );
+    expect(await outcome(handler.execute(context(), async () => "again"))).toMatchObject({
+      code: "REQUEST_IN_PROGRESS",
+    });
   });
 
   it("accepts a write that timed out but landed: the record is ours and SUCCESS", async () => {
@@ -186,14 +208,21 @@ describe("when a running execution loses its lease", () => {
 describe("bad input", () => {
   const handler = new IdempotencyHandler(new MemoryStore());
 
-  it.each(["", " key", "a".repeat(256), "naïve", "tab\tkey"])("rejects the key %j as IDEMPOTENCY_KEY_INVALID", async (key) => {
-    expect(await outcome(handler.execute(context(key), async () => "never"))).toMatchObject({ code: "IDEMPOTENCY_KEY_INVALID" });
-  });
+  it.each(["", " key", "a".repeat(256), "naïve", "tab\tkey"])(
+    "rejects the key %j as IDEMPOTENCY_KEY_INVALID",
+    async (key) => {
+      expect(await outcome(handler.execute(context(key), async () => "never"))).toMatchObject({
+        code: "IDEMPOTENCY_KEY_INVALID",
+      });
+    },
+  );
 
   it("rejects a payload nested beyond the limit as IDEMPOTENCY_PAYLOAD_INVALID", async () => {
     let deep: unknown = 1;
     for (let i = 0; i < 10_000; i++) deep = [deep];
-    expect(await outcome(handler.execute(context("deep", deep), async () => "never"))).toMatchObject({ code: "IDEMPOTENCY_PAYLOAD_INVALID" });
+    expect(await outcome(handler.execute(context("deep", deep), async () => "never"))).toMatchObject({
+      code: "IDEMPOTENCY_PAYLOAD_INVALID",
+    });
   });
 
   it("refuses an empty operation or user id as a programming error", async () => {
@@ -211,7 +240,9 @@ describe("bad input", () => {
     const boom = () => {
       throw new Error("classifier bug");
     };
-    await expect(h.execute(context(), async () => Promise.reject(new Error("x")), { isPermanentError: boom })).rejects.toThrow("x");
+    await expect(
+      h.execute(context(), async () => Promise.reject(new Error("x")), { isPermanentError: boom }),
+    ).rejects.toThrow("x");
     expect(await h.execute(context(), async () => "retried")).toEqual({ response: "retried", replayed: false });
   });
 });
@@ -224,7 +255,10 @@ describe("lastAttempt: the caller will not try again (a broker's last delivery)"
     const metrics = recordingMetrics();
     const handler = new IdempotencyHandler(new MemoryStore(), undefined, { metrics, maxRetries: 5 });
     await expect(handler.execute(context(), fail, { lastAttempt: true })).rejects.toBeInstanceOf(Timeout);
-    expect(await outcome(handler.execute(context(), async () => "ran"))).toMatchObject({ ok: false, code: "REQUEST_FAILED" });
+    expect(await outcome(handler.execute(context(), async () => "ran"))).toMatchObject({
+      ok: false,
+      code: "REQUEST_FAILED",
+    });
     expect(metrics.total("executions", { outcome: "poisoned" })).toBe(1);
     expect(metrics.total("executions", { outcome: "permanent_failure" })).toBe(0);
   });
@@ -238,7 +272,9 @@ describe("lastAttempt: the caller will not try again (a broker's last delivery)"
   it("a permanent error on the last attempt stays permanent", async () => {
     const metrics = recordingMetrics();
     const handler = new IdempotencyHandler(new MemoryStore(), undefined, { metrics, maxRetries: 5 });
-    await expect(handler.execute(context(), fail, { lastAttempt: true, isPermanentError: () => true })).rejects.toBeInstanceOf(Timeout);
+    await expect(
+      handler.execute(context(), fail, { lastAttempt: true, isPermanentError: () => true }),
+    ).rejects.toBeInstanceOf(Timeout);
     expect(metrics.total("executions", { outcome: "permanent_failure" })).toBe(1);
     expect(metrics.total("executions", { outcome: "poisoned" })).toBe(0);
   });

@@ -20,8 +20,14 @@ describe.each(kinds)("waitMs on $name", { timeout: SUITE_TEST_TIMEOUT_MS }, (kin
   let watched: WatchedStore;
   let n = 0;
   let key: string;
-  const payments = (payload: unknown = { amount: 100 }) => ({ operation: "payments:create", userId: "u_1", key, payload });
-  const newHandler = (options: IdempotencyHandlerOptions = {}) => new IdempotencyHandler(watched.store, undefined, options);
+  const payments = (payload: unknown = { amount: 100 }) => ({
+    operation: "payments:create",
+    userId: "u_1",
+    key,
+    payload,
+  });
+  const newHandler = (options: IdempotencyHandlerOptions = {}) =>
+    new IdempotencyHandler(watched.store, undefined, options);
 
   beforeAll(async () => void (opened = await kind.open()), SERVICE_START_TIMEOUT_MS);
   afterAll(async () => opened.close());
@@ -112,7 +118,10 @@ describe.each(kinds)("waitMs on $name", { timeout: SUITE_TEST_TIMEOUT_MS }, (kin
   it("waitMs 0 (the default) answers REQUEST_IN_PROGRESS at once, with no poll; a call's waitMs overrides the handler's", async () => {
     const handler = newHandler();
     const { first, finish } = await firstAttempt(handler);
-    expect(await outcome(handler.execute(payments(), () => "never"))).toMatchObject({ ok: false, code: "REQUEST_IN_PROGRESS" });
+    expect(await outcome(handler.execute(payments(), () => "never"))).toMatchObject({
+      ok: false,
+      code: "REQUEST_IN_PROGRESS",
+    });
     expect(watched.gets).toBe(0);
     const waiting = outcome(handler.execute(payments(), () => "never", { waitMs: 10_000 }));
     await watched.getsReached(1);
@@ -121,7 +130,10 @@ describe.each(kinds)("waitMs on $name", { timeout: SUITE_TEST_TIMEOUT_MS }, (kin
     const waitingHandler = newHandler({ waitMs: 10_000 });
     key = `${key}-second`;
     const second = await firstAttempt(waitingHandler);
-    expect(await outcome(waitingHandler.execute(payments(), () => "never", { waitMs: 0 }))).toMatchObject({ ok: false, code: "REQUEST_IN_PROGRESS" });
+    expect(await outcome(waitingHandler.execute(payments(), () => "never", { waitMs: 0 }))).toMatchObject({
+      ok: false,
+      code: "REQUEST_IN_PROGRESS",
+    });
     second.finish.resolve("ch_2");
     await Promise.all([first, second.first]);
   });
@@ -134,7 +146,9 @@ describe.each(kinds)("waitMs on $name", { timeout: SUITE_TEST_TIMEOUT_MS }, (kin
     await watched.getsReached(1);
     watched.breakGet("fail");
     expect(await duplicate).toMatchObject({ ok: false, code: "STORE_UNAVAILABLE" });
-    expect(logger.lines.find((line) => line.msg === "idempotency: a duplicate waited for the first attempt")).toMatchObject({ outcome: "store_unavailable" });
+    expect(
+      logger.lines.find((line) => line.msg === "idempotency: a duplicate waited for the first attempt"),
+    ).toMatchObject({ outcome: "store_unavailable" });
     watched.breakGet(undefined);
     finish.resolve("ch_1");
     expect(await first).toEqual({ ok: true, value: { response: "ch_1", replayed: false } });
@@ -179,7 +193,9 @@ describe.each(kinds)("waitMs on $name", { timeout: SUITE_TEST_TIMEOUT_MS }, (kin
     finish.resolve("ch_1");
     await Promise.all([first, duplicate]);
     const waited = logger.lines.filter((line) => line.msg === "idempotency: a duplicate waited for the first attempt");
-    expect(waited).toEqual([expect.objectContaining({ level: "info", key, outcome: "replayed", waitedMs: expect.any(Number) })]);
+    expect(waited).toEqual([
+      expect.objectContaining({ level: "info", key, outcome: "replayed", waitedMs: expect.any(Number) }),
+    ]);
     expect(metrics.total("waits", { operation: "payments:create", outcome: "replayed" })).toBe(1);
     expect(metrics.total("duplicates", { status: "SUCCESS" })).toBe(1);
   });
@@ -212,13 +228,18 @@ describe("a long wait on MemoryStore, under fake timers", () => {
 
 describe("waitMs is checked", () => {
   const store = memoryStoreKind;
-  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, 300_001, "1000" as unknown as number])("refuses %s as a handler default and as a call's option", async (waitMs) => {
-    const { fresh } = await store.open();
-    const { store: memory } = await fresh();
-    expect(() => new IdempotencyHandler(memory, undefined, { waitMs })).toThrow(RangeError);
-    expect(() => new IdempotencyHandler(memory, undefined, { waitMs })).toThrow(/`waitMs` must be a number of milliseconds from 0 to 300000/);
-    const handler = new IdempotencyHandler(memory);
-    const call = handler.execute({ operation: "op", userId: "u", key: "k", payload: 1 }, () => "ran", { waitMs });
-    await expect(call).rejects.toThrow(RangeError);
-  });
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, 300_001, "1000" as unknown as number])(
+    "refuses %s as a handler default and as a call's option",
+    async (waitMs) => {
+      const { fresh } = await store.open();
+      const { store: memory } = await fresh();
+      expect(() => new IdempotencyHandler(memory, undefined, { waitMs })).toThrow(RangeError);
+      expect(() => new IdempotencyHandler(memory, undefined, { waitMs })).toThrow(
+        /`waitMs` must be a number of milliseconds from 0 to 300000/,
+      );
+      const handler = new IdempotencyHandler(memory);
+      const call = handler.execute({ operation: "op", userId: "u", key: "k", payload: 1 }, () => "ran", { waitMs });
+      await expect(call).rejects.toThrow(RangeError);
+    },
+  );
 });

@@ -23,7 +23,8 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
     payload,
     ...overrides,
   });
-  const newHandler = (options: IdempotencyHandlerOptions = {}) => new IdempotencyHandler(harness.store, undefined, options);
+  const newHandler = (options: IdempotencyHandlerOptions = {}) =>
+    new IdempotencyHandler(harness.store, undefined, options);
 
   beforeAll(async () => {
     opened = await kind.open();
@@ -89,7 +90,9 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
   it("poisons the key on a permanent failure: the caller gets its own error, retries get REQUEST_FAILED", async () => {
     const handler = newHandler();
     const declined = new ValidationError("amount must be positive");
-    await expect(handler.execute(payments(), async () => Promise.reject(declined), { isPermanentError })).rejects.toBe(declined);
+    await expect(handler.execute(payments(), async () => Promise.reject(declined), { isPermanentError })).rejects.toBe(
+      declined,
+    );
     const retry = await outcome(handler.execute(payments(), async () => "never", { isPermanentError }));
     expect(retry).toMatchObject({ ok: false, code: "REQUEST_FAILED" });
   });
@@ -97,7 +100,9 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
   it("releases the key on a transient failure, and the retry executes", async () => {
     const handler = newHandler();
     const timeout = new GatewayTimeout("bank timed out");
-    await expect(handler.execute(payments(), async () => Promise.reject(timeout), { isPermanentError })).rejects.toBe(timeout);
+    await expect(handler.execute(payments(), async () => Promise.reject(timeout), { isPermanentError })).rejects.toBe(
+      timeout,
+    );
     const retry = await handler.execute(payments(), async () => "charged", { isPermanentError });
     expect(retry).toEqual({ response: "charged", replayed: false });
   });
@@ -120,7 +125,9 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
     const op = (label: string) => async () => (runs.push(label), label);
     await handler.execute(payments(), op("u_1"));
     expect((await handler.execute(payments(undefined, { userId: "u_2" }), op("u_2"))).response).toBe("u_2");
-    expect((await handler.execute(payments(undefined, { operation: "refunds:create" }), op("refund"))).response).toBe("refund");
+    expect((await handler.execute(payments(undefined, { operation: "refunds:create" }), op("refund"))).response).toBe(
+      "refund",
+    );
     expect(runs).toEqual(["u_1", "u_2", "refund"]);
   });
 
@@ -130,7 +137,9 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
     for (let crash = 1; crash <= 3; crash++) {
       crashed();
       await expect.poll(() => harness.store.get(payments())).toMatchObject({ status: "PROCESSING" });
-      expect(await outcome(handler.execute(payments(), async () => "never"))).toMatchObject({ code: "REQUEST_IN_PROGRESS" });
+      expect(await outcome(handler.execute(payments(), async () => "never"))).toMatchObject({
+        code: "REQUEST_IN_PROGRESS",
+      });
       await harness.advanceTime(10 * MINUTE);
       const recovered = await handler.recoverStuckRecords({ timeoutInMs: 5 * MINUTE, limit: 100 });
       expect(recovered).toEqual(crash < 3 ? { released: 1, poisoned: 0 } : { released: 0, poisoned: 1 });
@@ -167,7 +176,10 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
     await expect.poll(() => harness.store.get(payments())).toBeDefined();
     await harness.advanceTime(10 * MINUTE);
     await handler.recoverStuckRecords({ timeoutInMs: 5 * MINUTE });
-    expect(await handler.execute(payments(), async () => "new owner")).toEqual({ response: "new owner", replayed: false });
+    expect(await handler.execute(payments(), async () => "new owner")).toEqual({
+      response: "new owner",
+      replayed: false,
+    });
     stale.resolve("stale owner");
     expect(await staleRun).toEqual({ response: "stale owner", replayed: false });
     expect(await handler.execute(payments(), async () => "never")).toEqual({ response: "new owner", replayed: true });
@@ -201,7 +213,11 @@ describe.each(allStoreKinds)("IdempotencyHandler on $name", { timeout: SUITE_TES
       expect.arrayContaining([
         expect.objectContaining({ ...scope, status: "SUCCESS", msg: "idempotency: executed and stored the response" }),
         expect.objectContaining({ ...scope, status: "SUCCESS", msg: "idempotency: replayed a stored response" }),
-        expect.objectContaining({ ...scope, status: "SUCCESS", msg: "idempotency: key reused with a different request" }),
+        expect.objectContaining({
+          ...scope,
+          status: "SUCCESS",
+          msg: "idempotency: key reused with a different request",
+        }),
       ]),
     );
     expect(metrics.total("executions", { outcome: "success" })).toBe(1);

@@ -8,7 +8,12 @@ import type { CachedRecord, CacheScope, IdempotencyCache, IdempotencyStore } fro
 import { allStoreKinds } from "./support/store-harness";
 import { SERVICE_START_TIMEOUT_MS } from "./support/services";
 
-const payment = (userId = "u_1", key = "k-1") => ({ operation: "payments:create", userId, key, payload: { amount: 100 } });
+const payment = (userId = "u_1", key = "k-1") => ({
+  operation: "payments:create",
+  userId,
+  key,
+  payload: { amount: 100 },
+});
 
 /** A cache in a Map that a test can fill with anything, as a shared Redis can be. */
 function mapCache() {
@@ -23,23 +28,34 @@ function mapCache() {
 
 describe("point 5: scope strings must be well-formed Unicode", () => {
   describe.each(allStoreKinds)("$name", (kind) => {
-    it("refuses a lone surrogate in userId or operation before the store is called", { timeout: SERVICE_START_TIMEOUT_MS }, async () => {
-      const opened = await kind.open();
-      const harness = await opened.fresh();
-      try {
-        const create = vi.spyOn(harness.store, "create");
-        const handler = new IdempotencyHandler(harness.store, undefined, { logger: recordingLogger() });
-        for (const context of [payment("acct_\uD800"), payment("acct_\uDC00"), { ...payment(), operation: "pay\uDBFF" }]) {
-          await expect(handler.execute(context, () => "charged")).rejects.toThrow(/well-formed Unicode/);
+    it(
+      "refuses a lone surrogate in userId or operation before the store is called",
+      { timeout: SERVICE_START_TIMEOUT_MS },
+      async () => {
+        const opened = await kind.open();
+        const harness = await opened.fresh();
+        try {
+          const create = vi.spyOn(harness.store, "create");
+          const handler = new IdempotencyHandler(harness.store, undefined, { logger: recordingLogger() });
+          for (const context of [
+            payment("acct_\uD800"),
+            payment("acct_\uDC00"),
+            { ...payment(), operation: "pay\uDBFF" },
+          ]) {
+            await expect(handler.execute(context, () => "charged")).rejects.toThrow(/well-formed Unicode/);
+          }
+          expect(create).not.toHaveBeenCalled();
+          // A well-formed astral id (a surrogate pair) is fine.
+          expect(await handler.execute(payment("acct_\u{1F600}"), () => "charged")).toEqual({
+            response: "charged",
+            replayed: false,
+          });
+        } finally {
+          await harness.close();
+          await opened.close();
         }
-        expect(create).not.toHaveBeenCalled();
-        // A well-formed astral id (a surrogate pair) is fine.
-        expect(await handler.execute(payment("acct_\u{1F600}"), () => "charged")).toEqual({ response: "charged", replayed: false });
-      } finally {
-        await harness.close();
-        await opened.close();
-      }
-    });
+      },
+    );
   });
 });
 
@@ -49,9 +65,18 @@ describe("point 9: the cache is checked and namespaced", () => {
     const metrics = recordingMetrics();
     const handler = new IdempotencyHandler(new MemoryStore(), cache, { logger: recordingLogger(), metrics });
     await handler.execute(payment(), () => ({ id: "pay_1" }));
-    for (const bad of [{ status: "SUCCESS" }, { requestHash: 1, status: "SUCCESS", response: null }, { requestHash: "h", status: "SUCCESS", response: "{not json" }, "text", 42]) {
+    for (const bad of [
+      { status: "SUCCESS" },
+      { requestHash: 1, status: "SUCCESS", response: null },
+      { requestHash: "h", status: "SUCCESS", response: "{not json" },
+      "text",
+      42,
+    ]) {
       poison(bad);
-      expect(await handler.execute(payment(), () => ({ id: "pay_2" }))).toEqual({ response: { id: "pay_1" }, replayed: true });
+      expect(await handler.execute(payment(), () => ({ id: "pay_2" }))).toEqual({
+        response: { id: "pay_1" },
+        replayed: true,
+      });
     }
     expect(metrics.total("cacheErrors", { method: "get" })).toBe(5);
   });
@@ -71,18 +96,36 @@ describe("point 13: a failed key keeps what it answered", () => {
     const { cache, entries } = mapCache();
     const handler = new IdempotencyHandler(new MemoryStore(), cache, { logger: recordingLogger() });
     const declined = { status: 402, body: "card declined" };
-    await outcome(handler.execute(payment(), () => Promise.reject(new Error("declined")), { isPermanentError: () => true, failureResponse: () => declined }));
-    expect(await outcome(handler.execute(payment(), () => "never"))).toMatchObject({ ok: false, error: { code: "REQUEST_FAILED", response: declined } });
+    await outcome(
+      handler.execute(payment(), () => Promise.reject(new Error("declined")), {
+        isPermanentError: () => true,
+        failureResponse: () => declined,
+      }),
+    );
+    expect(await outcome(handler.execute(payment(), () => "never"))).toMatchObject({
+      ok: false,
+      error: { code: "REQUEST_FAILED", response: declined },
+    });
     expect([...entries.values()]).toEqual([expect.objectContaining({ status: "FAILED" }) as CachedRecord]);
-    expect(await outcome(handler.execute(payment(), () => "never"))).toMatchObject({ ok: false, error: { code: "REQUEST_FAILED", response: declined } });
+    expect(await outcome(handler.execute(payment(), () => "never"))).toMatchObject({
+      ok: false,
+      error: { code: "REQUEST_FAILED", response: declined },
+    });
   });
 
   it("keeps the last failed answer when transient failures poison the key", async () => {
     const handler = new IdempotencyHandler(new MemoryStore(), undefined, { logger: recordingLogger(), maxRetries: 2 });
     for (let attempt = 1; attempt <= 2; attempt++) {
-      await outcome(handler.execute(payment(), () => Promise.reject(new Error("bank down")), { failureResponse: () => ({ status: 503, attempt }) }));
+      await outcome(
+        handler.execute(payment(), () => Promise.reject(new Error("bank down")), {
+          failureResponse: () => ({ status: 503, attempt }),
+        }),
+      );
     }
-    expect(await outcome(handler.execute(payment(), () => "never"))).toMatchObject({ ok: false, error: { code: "REQUEST_FAILED", response: { status: 503, attempt: 2 } } });
+    expect(await outcome(handler.execute(payment(), () => "never"))).toMatchObject({
+      ok: false,
+      error: { code: "REQUEST_FAILED", response: { status: 503, attempt: 2 } },
+    });
   });
 });
 
@@ -106,16 +149,27 @@ describe("point 18: recovery never frees a live execution", () => {
 
   it("refuses a recovery timeout shorter than the heartbeat interval, and warns under two intervals", async () => {
     const emitWarning = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
-    const handler = new IdempotencyHandler(new MemoryStore(), undefined, { logger: recordingLogger(), heartbeatIntervalMs: 60_000 });
-    await expect(handler.recoverStuckRecords({ timeoutInMs: 30_000 })).rejects.toThrow(/shorter than the heartbeat interval/);
-    await expect(handler.recoverStuckRecords({ timeoutInMs: 5 * 60_000 })).resolves.toEqual({ released: 0, poisoned: 0 });
+    const handler = new IdempotencyHandler(new MemoryStore(), undefined, {
+      logger: recordingLogger(),
+      heartbeatIntervalMs: 60_000,
+    });
+    await expect(handler.recoverStuckRecords({ timeoutInMs: 30_000 })).rejects.toThrow(
+      /shorter than the heartbeat interval/,
+    );
+    await expect(handler.recoverStuckRecords({ timeoutInMs: 5 * 60_000 })).resolves.toEqual({
+      released: 0,
+      poisoned: 0,
+    });
     expect(emitWarning).not.toHaveBeenCalled();
     await expect(handler.recoverStuckRecords({ timeoutInMs: 90_000 })).resolves.toEqual({ released: 0, poisoned: 0 });
     expect(emitWarning).toHaveBeenCalledWith(expect.stringContaining("two heartbeat intervals"), expect.anything());
   });
 
   it("accepts any timeout when the heartbeat is off", async () => {
-    const handler = new IdempotencyHandler(new MemoryStore(), undefined, { logger: recordingLogger(), heartbeatIntervalMs: 0 });
+    const handler = new IdempotencyHandler(new MemoryStore(), undefined, {
+      logger: recordingLogger(),
+      heartbeatIntervalMs: 0,
+    });
     await expect(handler.recoverStuckRecords({ timeoutInMs: 0 })).resolves.toEqual({ released: 0, poisoned: 0 });
   });
 });

@@ -61,13 +61,18 @@ describe.skipIf(!process.env.MYSQL_URL)("MySqlStore create procedure [MYSQL_URL]
     expect(await store.release(scope, "t-1")).toBe(true);
     expect(await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-2" })).toEqual({ status: "CREATED" });
     expect(await store.get(scope)).toMatchObject({ token: "t-2", steps: { charge: '{"id":"ch_1"}' } });
-    expect(await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-3" })).toMatchObject({ status: "DUPLICATE", record: { token: "t-2", status: "PROCESSING" } });
+    expect(await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-3" })).toMatchObject({
+      status: "DUPLICATE",
+      record: { token: "t-2", status: "PROCESSING" },
+    });
     expect(calls.map((answer) => Array.isArray(answer))).toEqual([false, false, true]);
   });
 
   it("through the handler, only an operation that calls step pays the read of the steps: one statement, and a completed step is not run again", async () => {
     const statements: string[] = [];
-    const client: MySqlClient = { query: (sql, values) => (statements.push(sql.trim().split(/\s+/)[0] ?? ""), pool.query(sql, values)) };
+    const client: MySqlClient = {
+      query: (sql, values) => (statements.push(sql.trim().split(/\s+/)[0] ?? ""), pool.query(sql, values)),
+    };
     const handler = new IdempotencyHandler(await storeOn(client), undefined, quiet);
     const attempt = (key: string, mailerDown: boolean, charges: string[]) =>
       handler.execute({ ...scope, key, payload: { amount: 100 } }, async ({ step }) => {
@@ -99,8 +104,15 @@ describe.skipIf(!process.env.MYSQL_URL)("MySqlStore create procedure [MYSQL_URL]
     // An instance still on the code before calls <table>_create, which reads the steps in the CALL.
     const callBefore = async (token: string) => {
       const [sets] = await pool.query(`CALL ${table}_create(?, ?, ?, ?, ?, ?, ?)`, [
-        createHash("sha256").update(`${scope.operation.length}:${scope.operation}${scope.userId.length}:${scope.userId}${scope.key}`).digest(),
-        scope.operation, scope.userId, scope.key, "h", token, 60_000_000,
+        createHash("sha256")
+          .update(`${scope.operation.length}:${scope.operation}${scope.userId.length}:${scope.userId}${scope.key}`)
+          .digest(),
+        scope.operation,
+        scope.userId,
+        scope.key,
+        "h",
+        token,
+        60_000_000,
       ]);
       return sets;
     };
@@ -119,35 +131,42 @@ describe.skipIf(!process.env.MYSQL_URL)("MySqlStore create procedure [MYSQL_URL]
     const store = await storeOn(pool);
     await pool.query(`DROP PROCEDURE ${tables.at(-1)}_create_v2`);
     const created = store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-1" });
-    await expect(created).rejects.toThrow(new RegExp(`no procedure ${tables.at(-1)}_create_v2\\. Apply the migration \`blocks migrate\``));
+    await expect(created).rejects.toThrow(
+      new RegExp(`no procedure ${tables.at(-1)}_create_v2\\. Apply the migration \`blocks migrate\``),
+    );
   });
 });
 
-describe.skipIf(!process.env.MYSQL_URL)("MySqlStore in a database whose default character set is latin1 [MYSQL_URL]", () => {
-  const database = uniqueTableName("latin1db");
-  let admin: Pool;
-  let pool: Pool;
-  beforeAll(async () => {
-    admin = await openTestMySql();
-    await admin.query(`CREATE DATABASE ${database} CHARACTER SET latin1`);
-    const url = new URL(process.env.MYSQL_URL ?? "");
-    url.pathname = `/${database}`;
-    pool = await openTestMySql(url.toString());
-  });
-  afterAll(async () => {
-    await pool?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${database}`);
-    await admin.end();
-  });
+describe.skipIf(!process.env.MYSQL_URL)(
+  "MySqlStore in a database whose default character set is latin1 [MYSQL_URL]",
+  () => {
+    const database = uniqueTableName("latin1db");
+    let admin: Pool;
+    let pool: Pool;
+    beforeAll(async () => {
+      admin = await openTestMySql();
+      await admin.query(`CREATE DATABASE ${database} CHARACTER SET latin1`);
+      const url = new URL(process.env.MYSQL_URL ?? "");
+      url.pathname = `/${database}`;
+      pool = await openTestMySql(url.toString());
+    });
+    afterAll(async () => {
+      await pool?.end();
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+      await admin.end();
+    });
 
-  it("steps in any script come back as they were recorded (the procedure holds them as utf8mb4)", async () => {
-    const store = new MySqlStore(pool, { table: "idempotency_records" });
-    await store.createSchema();
-    const result = JSON.stringify({ note: "Zürich ✓ 支付 😀" });
-    await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-1" });
-    expect(await store.markStep(scope, "t-1", "charge", result, 60_000)).toBe(true);
-    expect(await store.release(scope, "t-1")).toBe(true);
-    expect(await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-2" })).toEqual({ status: "CREATED" });
-    expect(await store.get(scope)).toMatchObject({ steps: { charge: result } });
-  });
-});
+    it("steps in any script come back as they were recorded (the procedure holds them as utf8mb4)", async () => {
+      const store = new MySqlStore(pool, { table: "idempotency_records" });
+      await store.createSchema();
+      const result = JSON.stringify({ note: "Zürich ✓ 支付 😀" });
+      await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-1" });
+      expect(await store.markStep(scope, "t-1", "charge", result, 60_000)).toBe(true);
+      expect(await store.release(scope, "t-1")).toBe(true);
+      expect(await store.create({ scope, requestHash: "h", ttlMs: 60_000, token: "t-2" })).toEqual({
+        status: "CREATED",
+      });
+      expect(await store.get(scope)).toMatchObject({ steps: { charge: result } });
+    });
+  },
+);

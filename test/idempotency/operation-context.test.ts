@@ -61,17 +61,24 @@ describe("executeInTransaction(scope, async ({ tx }) => ...) (PGlite)", () => {
     await store.createSchema();
     const handler = new IdempotencyHandler(store);
     const { made, result } = await countingControllers(() =>
-      handler.executeInTransaction(scope("k-1"), async ({ tx, key }) => ({ one: (await tx.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one, key: key.key })),
+      handler.executeInTransaction(scope("k-1"), async ({ tx, key }) => ({
+        one: (await tx.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one,
+        key: key.key,
+      })),
     );
     expect(made).toBe(0);
     expect(result.response).toEqual({ one: 1, key: "k-1" });
 
     let signal: AbortSignal | undefined;
-    const timedOut = handler.executeInTransaction(scope("k-2"), async (ctx) => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      signal = ctx.signal; // Read only after the deadline passed: it is already aborted.
-      return "late";
-    }, { timeoutMs: 20 });
+    const timedOut = handler.executeInTransaction(
+      scope("k-2"),
+      async (ctx) => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        signal = ctx.signal; // Read only after the deadline passed: it is already aborted.
+        return "late";
+      },
+      { timeoutMs: 20 },
+    );
     await expect(timedOut).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
     await vi.waitFor(() => expect(signal?.aborted).toBe(true));
   });
@@ -93,11 +100,18 @@ describe("run(req, ctx) over HTTP (Express)", () => {
     await new Promise((resolve) => server.once("listening", resolve));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/payments`;
     try {
-      const keyed = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": "k-1" }, body: "{}" });
+      const keyed = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": "k-1" },
+        body: "{}",
+      });
       expect(keyed.status).toBe(201);
       expect(await keyed.json()).toEqual({ aborted: false });
       await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-      expect(seen.map((ctx) => ctx.key)).toEqual([{ operation: "POST /payments", userId: "u_1", key: "k-1" }, undefined]);
+      expect(seen.map((ctx) => ctx.key)).toEqual([
+        { operation: "POST /payments", userId: "u_1", key: "k-1" },
+        undefined,
+      ]);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

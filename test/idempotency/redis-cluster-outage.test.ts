@@ -20,10 +20,13 @@ describe.skipIf(!redisUrl)("[REDIS_URL] RedisStore on a Redis Cluster whose mast
     // Every write fsynced before its reply, so the killed master comes back with what it acknowledged:
     // the durability this store needs for exactly-once across a crash (see STORES.md).
     cluster = await startRedisCluster({ serverArgs: ["--save", "", "--appendonly", "yes", "--appendfsync", "always"] });
-    client = new Cluster(cluster.ports.map((port) => ({ host: "127.0.0.1", port })), {
-      redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 500 },
-      clusterRetryStrategy: () => 200,
-    });
+    client = new Cluster(
+      cluster.ports.map((port) => ({ host: "127.0.0.1", port })),
+      {
+        redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 500 },
+        clusterRetryStrategy: () => 200,
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       client.once("ready", resolve);
       client.once("error", reject);
@@ -71,13 +74,15 @@ describe.skipIf(!redisUrl)("[REDIS_URL] RedisStore on a Redis Cluster whose mast
 
     await cluster.restart(victim);
     // Every client retries every key once the master is back (retried until the client sees the cluster again).
-    const after = await Promise.all(keys.map(async (key) => {
-      for (let i = 0; ; i++) {
-        const result = await attempt(key);
-        if (result.ok || result.code !== "STORE_UNAVAILABLE" || i === 40) return result;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }));
+    const after = await Promise.all(
+      keys.map(async (key) => {
+        for (let i = 0; ; i++) {
+          const result = await attempt(key);
+          if (result.ok || result.code !== "STORE_UNAVAILABLE" || i === 40) return result;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }),
+    );
     expect(after.filter((result) => !result.ok && !DOCUMENTED.has(result.code as string))).toEqual([]);
     expect([...executions.values()].filter((count) => count > 1)).toEqual([]);
     // Most keys completed, before or after the outage; the rest are held by a first try the outage cut.

@@ -18,13 +18,17 @@ describe("regressions found by the reliability suite", () => {
     const logger = recordingLogger();
     const handler = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 0, maxRetries: 3, logger });
     const staleGate = deferred();
-    const stale = outcome(handler.execute(payment, async () => (await staleGate.promise, Promise.reject(new GatewayTimeout("stale")))));
+    const stale = outcome(
+      handler.execute(payment, async () => (await staleGate.promise, Promise.reject(new GatewayTimeout("stale")))),
+    );
     await expect.poll(() => store.get(payment)).toBeDefined();
 
     offset += 10 * MINUTE;
     expect(await handler.recoverStuckRecords({ timeoutInMs: 5 * MINUTE })).toEqual({ released: 1, poisoned: 0 });
     const ownerGate = deferred();
-    const owner = outcome(handler.execute(payment, async () => (await ownerGate.promise, Promise.reject(new GatewayTimeout("owner")))));
+    const owner = outcome(
+      handler.execute(payment, async () => (await ownerGate.promise, Promise.reject(new GatewayTimeout("owner")))),
+    );
     await expect.poll(async () => (await store.get(payment))?.status).toBe("PROCESSING");
 
     staleGate.resolve();
@@ -120,7 +124,9 @@ describe.each(allStoreKinds)("regressions found by the reliability suite, on $na
     }
     expect(await store.get(payment)).toMatchObject({ status: "PROCESSING" });
     expect(await handler.cleanupExpiredRecords()).toEqual({ deleted: 0 });
-    expect(await outcome(handler.execute(payment, async () => (runs++, "again")))).toMatchObject({ code: "REQUEST_IN_PROGRESS" });
+    expect(await outcome(handler.execute(payment, async () => (runs++, "again")))).toMatchObject({
+      code: "REQUEST_IN_PROGRESS",
+    });
 
     gate.resolve("charged");
     expect(await first).toEqual({ response: "charged", replayed: false });

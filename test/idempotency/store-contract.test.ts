@@ -8,9 +8,12 @@ import { mysqlUrl } from "./support/mysql-store-harness";
 
 for (const kind of allStoreKinds) describeStoreContract(kind);
 
-describe.skipIf(!!redisUrl)("[REDIS_URL] IdempotencyStore contract: RedisStore (standalone and local Redis Cluster)", () => {
-  it("[REDIS_URL] runs only with REDIS_URL (the cluster uses the same machine's redis-server)", () => {});
-});
+describe.skipIf(!!redisUrl)(
+  "[REDIS_URL] IdempotencyStore contract: RedisStore (standalone and local Redis Cluster)",
+  () => {
+    it("[REDIS_URL] runs only with REDIS_URL (the cluster uses the same machine's redis-server)", () => {});
+  },
+);
 
 describe.skipIf(!!mysqlUrl)("[MYSQL_URL] IdempotencyStore contract: MySqlStore", () => {
   it("[MYSQL_URL] runs only with MYSQL_URL (MySQL 8 or MariaDB 10.6+)", () => {});

@@ -50,7 +50,9 @@ describe.skipIf(!process.env.DATABASE_URL)("[DATABASE_URL] 50 waiting duplicates
     const elapsed = performance.now() - started;
 
     expect(runs).toBe(1);
-    expect(answers.filter((answer) => !(answer.ok && answer.value.replayed && answer.value.response.id === "ch_1"))).toEqual([]);
+    expect(
+      answers.filter((answer) => !(answer.ok && answer.value.replayed && answer.value.response.id === "ch_1")),
+    ).toEqual([]);
     expect(watched.gets).toBeLessThanOrEqual(WAITERS * maxPollsWithin(elapsed));
     expect(pool.totalCount).toBeLessThanOrEqual(5);
   });

@@ -15,14 +15,21 @@ describe("errorSummary: what of an error is safe to log", () => {
       code: "ECONNREFUSED",
       config: { headers: { authorization: "Bearer sk_live_1" } },
     });
-    expect(errorSummary(err)).toEqual({ name: "Error", message: "connect ECONNREFUSED postgres://[Redacted]@db:5432/prod", code: "ECONNREFUSED" });
+    expect(errorSummary(err)).toEqual({
+      name: "Error",
+      message: "connect ECONNREFUSED postgres://[Redacted]@db:5432/prod",
+      code: "ECONNREFUSED",
+    });
     expect(errorStack(err)).not.toContain("hunter2");
   });
 
   it("names a subclass that kept the name Error by its class, and a thrown string by its type", () => {
     class CardDeclined extends Error {}
     expect(errorSummary(new CardDeclined("declined")).name).toBe("CardDeclined");
-    expect(errorSummary("redis://:secret@cache failed")).toEqual({ name: "string", message: "redis://[Redacted]@cache failed" });
+    expect(errorSummary("redis://:secret@cache failed")).toEqual({
+      name: "string",
+      message: "redis://[Redacted]@cache failed",
+    });
   });
 });
 
@@ -34,7 +41,9 @@ describe("without a logger, a block's warnings and errors reach stderr", () => {
     const store = new MemoryStore();
     vi.spyOn(store, "create").mockRejectedValue(new Error("connect ECONNREFUSED postgres://admin:hunter2@db/prod"));
     const handler = new IdempotencyHandler(store);
-    await expect(handler.execute(context, () => Promise.resolve(1))).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    await expect(handler.execute(context, () => Promise.resolve(1))).rejects.toMatchObject({
+      code: "STORE_UNAVAILABLE",
+    });
     const logged = lines.map((line) => JSON.parse(line) as { level: string; err?: { message: string } });
     expect(logged.some((line) => line.level === "error" || line.level === "warn")).toBe(true);
     expect(lines.join("\n")).not.toContain("hunter2");
@@ -44,12 +53,19 @@ describe("without a logger, a block's warnings and errors reach stderr", () => {
     const lines: string[] = [];
     vi.spyOn(console, "error").mockImplementation((line: string) => void lines.push(line));
     let fail = false;
-    const store = { take: () => (fail ? Promise.reject(new Error("redis down")) : Promise.resolve({ allowed: true, tat: 0, retryAfterUs: 0, remaining: 9 } as never)) };
+    const store = {
+      take: () =>
+        fail
+          ? Promise.reject(new Error("redis down"))
+          : Promise.resolve({ allowed: true, tat: 0, retryAfterUs: 0, remaining: 9 } as never),
+    };
     const limiter = new RateLimiter(store, { limit: 10, windowMs: 60_000, onStoreError: "allow" });
     await limiter.check("k");
     expect(lines).toEqual([]);
     fail = true;
     await limiter.check("k");
-    expect(lines.map((line) => JSON.parse(line) as { level: string; msg: string })).toEqual([expect.objectContaining({ level: "warn", msg: "rate-limit: store failed, request let through uncounted" })]);
+    expect(lines.map((line) => JSON.parse(line) as { level: string; msg: string })).toEqual([
+      expect.objectContaining({ level: "warn", msg: "rate-limit: store failed, request let through uncounted" }),
+    ]);
   });
 });

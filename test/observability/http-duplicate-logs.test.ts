@@ -36,13 +36,21 @@ const drivers: Driver[] = [
         next();
       });
       app.post("/payments/wrapped", expressAdapter.idempotent(handler, { getUserId, run: async () => charge }));
-      app.post("/payments/captured", expressAdapter.idempotency(handler, { getUserId }), (_req, res) => void res.status(201).json(charge.body));
+      app.post(
+        "/payments/captured",
+        expressAdapter.idempotency(handler, { getUserId }),
+        (_req, res) => void res.status(201).json(charge.body),
+      );
       const server = app.listen(0, "127.0.0.1");
       await once(server, "listening");
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       return {
         async post(path, headers) {
-          const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+          const res = await fetch(base + path, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...headers },
+            body,
+          });
           return { status: res.status, body: await res.text(), requestId: res.headers.get("x-request-id") };
         },
         async close() {
@@ -59,13 +67,22 @@ const drivers: Driver[] = [
       const app = Fastify();
       await app.register(requestIdPlugin);
       await app.register(fastifyAdapter.idempotencyPlugin, { handler, getUserId });
-      app.addHook("onResponse", async (request) => logger.info({ idempotency: request.idempotency }, "request finished"));
+      app.addHook("onResponse", async (request) =>
+        logger.info({ idempotency: request.idempotency }, "request finished"),
+      );
       app.post("/payments/wrapped", fastifyAdapter.idempotent(handler, { getUserId, run: async () => charge }));
-      app.post("/payments/captured", { config: { idempotency: true } }, async (_request, reply) => reply.code(201).send(charge.body));
+      app.post("/payments/captured", { config: { idempotency: true } }, async (_request, reply) =>
+        reply.code(201).send(charge.body),
+      );
       await app.ready();
       return {
         async post(path, headers) {
-          const res = await app.inject({ method: "POST", url: path, headers: { "content-type": "application/json", ...headers }, payload: body });
+          const res = await app.inject({
+            method: "POST",
+            url: path,
+            headers: { "content-type": "application/json", ...headers },
+            payload: body,
+          });
           return { status: res.statusCode, body: res.body, requestId: String(res.headers["x-request-id"]) };
         },
         close: () => app.close(),
@@ -85,7 +102,11 @@ const drivers: Driver[] = [
       app.post("/payments/captured", honoAdapter.idempotency(handler, { getUserId }), (c) => c.json(charge.body, 201));
       return {
         async post(path, headers) {
-          const res = await app.request(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+          const res = await app.request(path, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...headers },
+            body,
+          });
           return { status: res.status, body: await res.text(), requestId: res.headers.get("x-request-id") };
         },
         close: async () => {},
@@ -108,28 +129,45 @@ describe.each(drivers)("$name with the logger block", (driver) => {
     return { app, lines, linesOf };
   }
 
-  it.each(["wrapped", "captured"])("logs a duplicate to the %s route with requestId, key, userId, operation and status", async (route) => {
-    const { app, linesOf } = await start();
-    const path = `/payments/${route}`;
-    const first = await app.post(path, { "idempotency-key": "k-1", "x-request-id": "req-first" });
-    const duplicate = await app.post(path, { "idempotency-key": "k-1", "x-request-id": "req-dup" });
+  it.each(["wrapped", "captured"])(
+    "logs a duplicate to the %s route with requestId, key, userId, operation and status",
+    async (route) => {
+      const { app, linesOf } = await start();
+      const path = `/payments/${route}`;
+      const first = await app.post(path, { "idempotency-key": "k-1", "x-request-id": "req-first" });
+      const duplicate = await app.post(path, { "idempotency-key": "k-1", "x-request-id": "req-dup" });
 
-    expect(first).toMatchObject({ status: 201, requestId: "req-first" });
-    expect(duplicate).toEqual({ ...first, requestId: "req-dup" });
-    const decision = { key: "k-1", userId: "u_1", operation: `POST ${path}` };
-    expect(linesOf("req-first")).toContainEqual(
-      expect.objectContaining({ ...decision, requestId: "req-first", status: "SUCCESS", msg: "idempotency: executed and stored the response" }),
-    );
-    expect(linesOf("req-dup")).toContainEqual(
-      expect.objectContaining({ ...decision, requestId: "req-dup", status: "SUCCESS", msg: "idempotency: replayed a stored response" }),
-    );
-  });
+      expect(first).toMatchObject({ status: 201, requestId: "req-first" });
+      expect(duplicate).toEqual({ ...first, requestId: "req-dup" });
+      const decision = { key: "k-1", userId: "u_1", operation: `POST ${path}` };
+      expect(linesOf("req-first")).toContainEqual(
+        expect.objectContaining({
+          ...decision,
+          requestId: "req-first",
+          status: "SUCCESS",
+          msg: "idempotency: executed and stored the response",
+        }),
+      );
+      expect(linesOf("req-dup")).toContainEqual(
+        expect.objectContaining({
+          ...decision,
+          requestId: "req-dup",
+          status: "SUCCESS",
+          msg: "idempotency: replayed a stored response",
+        }),
+      );
+    },
+  );
 
   it("keeps concurrent requests' decisions apart: each carries its own requestId and key", async () => {
     const { app, lines } = await start();
     const keys = Array.from({ length: 10 }, (_, n) => `k-${n}`);
-    await Promise.all(keys.map((key) => app.post("/payments/wrapped", { "idempotency-key": key, "x-request-id": `first-${key}` })));
-    await Promise.all(keys.map((key) => app.post("/payments/wrapped", { "idempotency-key": key, "x-request-id": `dup-${key}` })));
+    await Promise.all(
+      keys.map((key) => app.post("/payments/wrapped", { "idempotency-key": key, "x-request-id": `first-${key}` })),
+    );
+    await Promise.all(
+      keys.map((key) => app.post("/payments/wrapped", { "idempotency-key": key, "x-request-id": `dup-${key}` })),
+    );
 
     const decisions = lines.filter((line) => String(line.msg).startsWith("idempotency:") && line.level !== "debug");
     expect(decisions).toHaveLength(20);
@@ -144,10 +182,17 @@ describe.each(drivers)("$name with the logger block", (driver) => {
     await app.post("/payments/wrapped", { "idempotency-key": "k-1", "x-request-id": "req-first" });
     await app.post("/payments/wrapped", { "idempotency-key": "k-1", "x-request-id": "req-dup" });
 
-    await expect.poll(() => linesOf("req-dup").filter((line) => line.msg === "request finished")).toEqual([
-      expect.objectContaining({
-        idempotency: expect.objectContaining({ key: "k-1", userId: "u_1", operation: "POST /payments/wrapped", outcome: "replayed" }),
-      }),
-    ]);
+    await expect
+      .poll(() => linesOf("req-dup").filter((line) => line.msg === "request finished"))
+      .toEqual([
+        expect.objectContaining({
+          idempotency: expect.objectContaining({
+            key: "k-1",
+            userId: "u_1",
+            operation: "POST /payments/wrapped",
+            outcome: "replayed",
+          }),
+        }),
+      ]);
   });
 });

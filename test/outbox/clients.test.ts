@@ -34,26 +34,54 @@ for (const [name, label, available] of clients) {
     });
 
     const rows = async () =>
-      (await opened.client.query(`SELECT o.id::text, o.topic, o.key, o.payload, o.headers FROM ${outbox.table} o ORDER BY o.created_at`, [])).rows;
+      (
+        await opened.client.query(
+          `SELECT o.id::text, o.topic, o.key, o.payload, o.headers FROM ${outbox.table} o ORDER BY o.created_at`,
+          [],
+        )
+      ).rows;
 
     it("a committed transaction's message is there with its write; a rolled-back one's is not", async () => {
       const id = await opened.client.transaction(async (_sql, tx) => {
         await opened.write(tx, orders, "ord_1");
-        return addToOutbox(tx as never, { topic: "order.created", key: "ord_1", payload: { amount: 1200, lines: [1, 2] }, headers: { tenant: "acme" } }, { table: outbox.table });
+        return addToOutbox(
+          tx as never,
+          {
+            topic: "order.created",
+            key: "ord_1",
+            payload: { amount: 1200, lines: [1, 2] },
+            headers: { tenant: "acme" },
+          },
+          { table: outbox.table },
+        );
       });
       await opened.client
         .transaction(async (_sql, tx) => {
           await opened.write(tx, orders, "ord_2");
-          await addToOutbox(tx as never, { topic: "order.created", key: "ord_2", payload: { amount: 1 } }, { table: outbox.table });
+          await addToOutbox(
+            tx as never,
+            { topic: "order.created", key: "ord_2", payload: { amount: 1 } },
+            { table: outbox.table },
+          );
           throw new Error("card declined");
         })
         .catch(() => {});
-      expect(await rows()).toEqual([{ id, topic: "order.created", key: "ord_1", payload: { amount: 1200, lines: [1, 2] }, headers: { tenant: "acme" } }]);
+      expect(await rows()).toEqual([
+        {
+          id,
+          topic: "order.created",
+          key: "ord_1",
+          payload: { amount: 1200, lines: [1, 2] },
+          headers: { tenant: "acme" },
+        },
+      ]);
       expect((await opened.client.query(`SELECT key FROM ${orders}`, [])).rows).toEqual([{ key: "ord_1" }]);
     });
 
     it("with notify, the same one statement also notifies (its void result is no problem for the client)", async () => {
-      const id = await opened.client.transaction((_sql, tx) => addToOutbox(tx as never, { topic: "order.paid", payload: [1] }, { table: outbox.table, notify: true }));
+      const id = await opened.client.transaction((_sql, tx) =>
+        addToOutbox(tx as never, { topic: "order.paid", payload: [1] }, { table: outbox.table, notify: true }),
+      );
       expect(await rows()).toContainEqual({ id, topic: "order.paid", key: null, payload: [1], headers: {} });
     });
   });

@@ -25,7 +25,12 @@ const brokers: Broker[] = [
     available: Boolean(databaseUrl && redisUrl),
     async open() {
       const { queue, name, prefix, close } = await openQueue();
-      return { publish: bullmqPublisher(queue), childArgs: ["bullmq", name, prefix], count: async () => (await queue.getJobs(["waiting"])).length, close };
+      return {
+        publish: bullmqPublisher(queue),
+        childArgs: ["bullmq", name, prefix],
+        count: async () => (await queue.getJobs(["waiting"])).length,
+        close,
+      };
     },
   },
   {
@@ -60,12 +65,20 @@ for (const broker of brokers) {
     });
 
     it("the next relay publishes the message again once the lease ends, and the broker holds it once", async () => {
-      const id = await addToOutbox(pool, { topic: "order.created", payload: { amount: 1200 } }, { table: outbox.table });
+      const id = await addToOutbox(
+        pool,
+        { topic: "order.created", payload: { amount: 1200 } },
+        { table: outbox.table },
+      );
       const [kind, ...rest] = target.childArgs as [string, ...string[]];
-      const child = fork(fileURLToPath(new URL("./support/killed-after-publish.ts", import.meta.url)), [kind, outbox.table, ...rest], {
-        execArgv: ["--import", "tsx"],
-        stdio: ["ignore", "ignore", "pipe", "ipc"],
-      });
+      const child = fork(
+        fileURLToPath(new URL("./support/killed-after-publish.ts", import.meta.url)),
+        [kind, outbox.table, ...rest],
+        {
+          execArgv: ["--import", "tsx"],
+          stdio: ["ignore", "ignore", "pipe", "ipc"],
+        },
+      );
       let stderr = "";
       child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -75,7 +88,13 @@ for (const broker of brokers) {
       });
       child.kill("SIGKILL");
       await exited;
-      const row = async () => (await pool.query(`SELECT published_at IS NOT NULL AS published, attempts FROM ${outbox.table} WHERE id = $1`, [id])).rows[0];
+      const row = async () =>
+        (
+          await pool.query(
+            `SELECT published_at IS NOT NULL AS published, attempts FROM ${outbox.table} WHERE id = $1`,
+            [id],
+          )
+        ).rows[0];
       expect(await row()).toEqual({ published: false, attempts: 1 });
       expect(await target.count()).toBe(1);
 

@@ -27,6 +27,8 @@ it("a claimed row is out of reach until its lease ends; a failure reported on th
   // The first relay now reports its failure: it would push the second claim's row back, or kill it.
   const late = await db.query(sql.recordFailures, [[id], ["timed out"], [1], 1, 1000, 60_000]);
   expect(late.rows).toEqual([]);
-  const { rows } = await db.query<{ last_error: string | null; dead: boolean; attempts: number }>(`SELECT last_error, dead_at IS NOT NULL AS dead, attempts FROM ${table}`);
+  const { rows } = await db.query<{ last_error: string | null; dead: boolean; attempts: number }>(
+    `SELECT last_error, dead_at IS NOT NULL AS dead, attempts FROM ${table}`,
+  );
   expect(rows).toEqual([{ last_error: null, dead: false, attempts: 2 }]);
 });

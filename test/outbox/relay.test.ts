@@ -22,7 +22,10 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
   });
 
   const backlog = (count: number) =>
-    pool.query(`INSERT INTO ${outbox.table} (id, topic, payload) SELECT gen_random_uuid(), 'order.created', to_jsonb(g) FROM generate_series(1, $1::int) g`, [count]);
+    pool.query(
+      `INSERT INTO ${outbox.table} (id, topic, payload) SELECT gen_random_uuid(), 'order.created', to_jsonb(g) FROM generate_series(1, $1::int) g`,
+      [count],
+    );
 
   it("three relays in parallel drain a backlog of 3000 without publishing a row twice", async () => {
     await backlog(3000);
@@ -42,7 +45,12 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
         },
       }),
     );
-    await until(async () => (await pool.query(`SELECT count(*)::int AS n FROM ${outbox.table} WHERE published_at IS NULL`)).rows[0].n === 0, 60_000, "backlog drained");
+    await until(
+      async () =>
+        (await pool.query(`SELECT count(*)::int AS n FROM ${outbox.table} WHERE published_at IS NULL`)).rows[0].n === 0,
+      60_000,
+      "backlog drained",
+    );
     await Promise.all(relays.map((relay) => relay.stop()));
     expect(published.size).toBe(3000);
     expect([...published.values()].filter((count) => count > 1)).toEqual([]);
@@ -80,11 +88,21 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
     const listener = new pg.Client({ connectionString: databaseUrl });
     await listener.connect();
     const published: string[] = [];
-    const relay = startOutboxRelay({ db: pool, table: outbox.table, pollMs: 60_000, listen: listener, publish: async (message) => void published.push(message.id) });
+    const relay = startOutboxRelay({
+      db: pool,
+      table: outbox.table,
+      pollMs: 60_000,
+      listen: listener,
+      publish: async (message) => void published.push(message.id),
+    });
     await new Promise((resolve) => setTimeout(resolve, 200)); // the relay's first (empty) round, then its long sleep
     const client = await pool.connect();
     await client.query("BEGIN");
-    const id = await addToOutbox(client, { topic: "order.created", payload: {} }, { table: outbox.table, notify: true });
+    const id = await addToOutbox(
+      client,
+      { topic: "order.created", payload: {} },
+      { table: outbox.table, notify: true },
+    );
     await client.query("COMMIT");
     client.release();
     const committedAt = Date.now();
@@ -100,7 +118,8 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
     const counters = new Map<string, number>();
     const gauges = new Map<string, number[]>();
     const metrics: OutboxMetrics = {
-      increment: (id, labels, value = 1) => void counters.set(`${id}:${labels.topic}`, (counters.get(`${id}:${labels.topic}`) ?? 0) + value),
+      increment: (id, labels, value = 1) =>
+        void counters.set(`${id}:${labels.topic}`, (counters.get(`${id}:${labels.topic}`) ?? 0) + value),
       set: (id, value) => void gauges.set(id, [...(gauges.get(id) ?? []), value]),
     };
     let calls = 0;
@@ -118,10 +137,18 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
         if (message.payload === 1) throw new Error("rejected by broker");
       },
     });
-    await until(() => counters.get("dead:order.created") === 1 && (gauges.get("backlog") ?? []).at(-1) === 0, 10_000, "dead and drained");
+    await until(
+      () => counters.get("dead:order.created") === 1 && (gauges.get("backlog") ?? []).at(-1) === 0,
+      10_000,
+      "dead and drained",
+    );
     await relay.stop();
     expect(calls).toBe(4);
-    expect(Object.fromEntries(counters)).toEqual({ "published:order.created": 2, "failed:order.created": 2, "dead:order.created": 1 });
+    expect(Object.fromEntries(counters)).toEqual({
+      "published:order.created": 2,
+      "failed:order.created": 2,
+      "dead:order.created": 1,
+    });
     // Sampled after the first batch: two published, the failing one backing off.
     expect(gauges.get("backlog")?.[0]).toBe(1);
     expect(gauges.get("oldestAge")?.[0]).toBeGreaterThanOrEqual(90);
@@ -129,24 +156,34 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay on PostgreSQL", {
   });
 });
 
-describe.skipIf(!databaseUrl)("[DATABASE_URL] startOutboxRelay when LISTEN does not answer", { timeout: 60_000 }, () => {
-  it("a LISTEN that never answers (a pg Client not connected queues it) does not hold the relay: it publishes by polling", async () => {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-    const outbox = await freshOutbox(pool, "outbox_listen");
-    const notConnected = new pg.Client({ connectionString: databaseUrl });
-    const published: string[] = [];
-    try {
-      const relay = startOutboxRelay({ db: pool, table: outbox.table, pollMs: 20, listen: notConnected, publish: async (message) => void published.push(message.id) });
-      const id = await addToOutbox(pool, { topic: "order.created", payload: {} }, { table: outbox.table });
-      await until(() => published.includes(id), 10_000, "published by polling");
-      await relay.stop();
-      expect(published).toEqual([id]);
-    } finally {
-      await outbox.drop();
-      await pool.end();
-    }
-  });
-});
+describe.skipIf(!databaseUrl)(
+  "[DATABASE_URL] startOutboxRelay when LISTEN does not answer",
+  { timeout: 60_000 },
+  () => {
+    it("a LISTEN that never answers (a pg Client not connected queues it) does not hold the relay: it publishes by polling", async () => {
+      const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+      const outbox = await freshOutbox(pool, "outbox_listen");
+      const notConnected = new pg.Client({ connectionString: databaseUrl });
+      const published: string[] = [];
+      try {
+        const relay = startOutboxRelay({
+          db: pool,
+          table: outbox.table,
+          pollMs: 20,
+          listen: notConnected,
+          publish: async (message) => void published.push(message.id),
+        });
+        const id = await addToOutbox(pool, { topic: "order.created", payload: {} }, { table: outbox.table });
+        await until(() => published.includes(id), 10_000, "published by polling");
+        await relay.stop();
+        expect(published).toEqual([id]);
+      } finally {
+        await outbox.drop();
+        await pool.end();
+      }
+    });
+  },
+);
 
 describe.skipIf(!databaseUrl)("[DATABASE_URL] the relay's statements use their indexes", { timeout: 60_000 }, () => {
   it("the claim walks the due index and the cleanup the published index, not the whole table", async () => {
@@ -171,7 +208,9 @@ describe.skipIf(!databaseUrl)("[DATABASE_URL] the relay's statements use their i
       };
       const { relayStatements } = await import("@/blocks/outbox/relay-sql");
       const sql = relayStatements(outbox.table);
-      const ids = (await pool.query(`SELECT id FROM ${outbox.table} LIMIT 100`)).rows.map((row: { id: string }) => row.id);
+      const ids = (await pool.query(`SELECT id FROM ${outbox.table} LIMIT 100`)).rows.map(
+        (row: { id: string }) => row.id,
+      );
       const plans = {
         claim: await plan(sql.claim, [100, 60_000]),
         markPublished: await plan(sql.markPublished, [ids]),

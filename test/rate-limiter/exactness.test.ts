@@ -10,7 +10,10 @@ const WORKER = fileURLToPath(new URL("./support/exactness-worker.ts", import.met
 const PER_PROCESS = 25;
 
 function start(kind: string, name: string): Promise<ChildProcess> {
-  const child = fork(WORKER, [kind, name, String(PER_PROCESS)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(WORKER, [kind, name, String(PER_PROCESS)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   return new Promise((resolve, reject) => {
     child.once("message", () => resolve(child));
     child.once("exit", (code) => reject(new Error(`worker exited with ${code} before it was ready`)));

@@ -8,73 +8,102 @@ import { allStoreKinds, memoryKind, type StoreKind } from "./support/stores";
 
 /** The store, counting the calls that reach it. */
 function counting(store: RateLimitStore): RateLimitStore & { calls: number } {
-  const counted = { calls: 0, take: (key: string, rate: Parameters<RateLimitStore["take"]>[1]) => (counted.calls++, store.take(key, rate)) };
+  const counted = {
+    calls: 0,
+    take: (key: string, rate: Parameters<RateLimitStore["take"]>[1]) => (counted.calls++, store.take(key, rate)),
+  };
   return counted;
 }
 
 for (const kind of allStoreKinds) {
-  describe.skipIf(!kind.available)(`${kind.name}: cost, limits per caller, block cache, ban`, { timeout: 60_000 }, () => {
-    let server: Awaited<ReturnType<StoreKind["open"]>>;
-    beforeAll(async () => {
-      server = await kind.open();
-    }, 120_000);
-    afterAll(() => server.close());
+  describe.skipIf(!kind.available)(
+    `${kind.name}: cost, limits per caller, block cache, ban`,
+    { timeout: 60_000 },
+    () => {
+      let server: Awaited<ReturnType<StoreKind["open"]>>;
+      beforeAll(async () => {
+        server = await kind.open();
+      }, 120_000);
+      afterAll(() => server.close());
 
-    async function withLimiter(options: Partial<RateLimiterOptions>, run: (limiter: RateLimiter, store: { calls: number }) => Promise<void>) {
-      const { store, close } = await server.fresh();
-      const countingStore = counting(store);
-      try {
-        // A generous timeout: these tests are about the features, not a store slowed by parallel suites.
-        await run(new RateLimiter(countingStore, { name: "features", limit: 4, windowMs: 60_000, timeoutMs: 10_000, ...options }), countingStore);
-      } finally {
-        await close();
+      async function withLimiter(
+        options: Partial<RateLimiterOptions>,
+        run: (limiter: RateLimiter, store: { calls: number }) => Promise<void>,
+      ) {
+        const { store, close } = await server.fresh();
+        const countingStore = counting(store);
+        try {
+          // A generous timeout: these tests are about the features, not a store slowed by parallel suites.
+          await run(
+            new RateLimiter(countingStore, {
+              name: "features",
+              limit: 4,
+              windowMs: 60_000,
+              timeoutMs: 10_000,
+              ...options,
+            }),
+            countingStore,
+          );
+        } finally {
+          await close();
+        }
       }
-    }
 
-    it("a request of cost 3 takes 3 of the quota", () =>
-      withLimiter({}, async (limiter) => {
-        expect(await limiter.check("u_1", { cost: 3 })).toMatchObject({ allowed: true, remaining: 1 });
-        expect((await limiter.check("u_1", { cost: 2 })).allowed).toBe(false);
-        expect(await limiter.check("u_1")).toMatchObject({ allowed: true, remaining: 0 });
-      }));
+      it("a request of cost 3 takes 3 of the quota", () =>
+        withLimiter({}, async (limiter) => {
+          expect(await limiter.check("u_1", { cost: 3 })).toMatchObject({ allowed: true, remaining: 1 });
+          expect((await limiter.check("u_1", { cost: 2 })).allowed).toBe(false);
+          expect(await limiter.check("u_1")).toMatchObject({ allowed: true, remaining: 0 });
+        }));
 
-    it("a caller's own limit: 6 for one, the policy's 4 for another", () =>
-      withLimiter({}, async (limiter) => {
-        const big = await Promise.all(Array.from({ length: 8 }, () => limiter.check("big", { limit: 6 })));
-        const small = await Promise.all(Array.from({ length: 8 }, () => limiter.check("small")));
-        expect(big.filter((d) => d.allowed)).toHaveLength(6);
-        expect(small.filter((d) => d.allowed)).toHaveLength(4);
-      }));
+      it("a caller's own limit: 6 for one, the policy's 4 for another", () =>
+        withLimiter({}, async (limiter) => {
+          const big = await Promise.all(Array.from({ length: 8 }, () => limiter.check("big", { limit: 6 })));
+          const small = await Promise.all(Array.from({ length: 8 }, () => limiter.check("small")));
+          expect(big.filter((d) => d.allowed)).toHaveLength(6);
+          expect(small.filter((d) => d.allowed)).toHaveLength(4);
+        }));
 
-    it("a refused caller costs 0 store round trips until its Retry-After; an allowed request 1", () =>
-      withLimiter({}, async (limiter, store) => {
-        for (let i = 0; i < 5; i++) await limiter.check("u_1");
-        expect(store.calls).toBe(5);
-        for (let i = 0; i < 50; i++) expect((await limiter.check("u_1")).allowed).toBe(false);
-        expect(store.calls).toBe(5);
-      }));
+      it("a refused caller costs 0 store round trips until its Retry-After; an allowed request 1", () =>
+        withLimiter({}, async (limiter, store) => {
+          for (let i = 0; i < 5; i++) await limiter.check("u_1");
+          expect(store.calls).toBe(5);
+          for (let i = 0; i < 50; i++) expect((await limiter.check("u_1")).allowed).toBe(false);
+          expect(store.calls).toBe(5);
+        }));
 
-    it("after 3 refusals, 403 RATE_LIMIT_BANNED, with no store call", () =>
-      withLimiter({ limit: 1, ban: { after: 3, withinMs: 60_000, forMs: 60_000 } }, async (limiter, store) => {
-        const decisions = [];
-        for (let i = 0; i < 6; i++) decisions.push(await limiter.check("u_1"));
-        expect(decisions.map((d) => d.banned)).toEqual([false, false, false, false, true, true]);
-        expect(store.calls).toBe(2);
-        await expect(limiter.consume("u_1")).rejects.toMatchObject({ code: "RATE_LIMIT_BANNED", status: 403 });
-      }));
-  });
+      it("after 3 refusals, 403 RATE_LIMIT_BANNED, with no store call", () =>
+        withLimiter({ limit: 1, ban: { after: 3, withinMs: 60_000, forMs: 60_000 } }, async (limiter, store) => {
+          const decisions = [];
+          for (let i = 0; i < 6; i++) decisions.push(await limiter.check("u_1"));
+          expect(decisions.map((d) => d.banned)).toEqual([false, false, false, false, true, true]);
+          expect(store.calls).toBe(2);
+          await expect(limiter.consume("u_1")).rejects.toMatchObject({ code: "RATE_LIMIT_BANNED", status: 403 });
+        }));
+    },
+  );
 }
 
 /** Six anonymous POSTs from 127.0.0.1 through the framework's adapter, with these route options. */
-async function statuses(framework: IdentityFramework, options: Parameters<IdentityFramework["serve"]>[1], limiterOptions: Partial<RateLimiterOptions> = {}) {
+async function statuses(
+  framework: IdentityFramework,
+  options: Parameters<IdentityFramework["serve"]>[1],
+  limiterOptions: Partial<RateLimiterOptions> = {},
+) {
   const { store } = await (await memoryKind.open()).fresh();
-  const app = await framework.serve(new RateLimiter(store, { name: "payments", limit: 3, windowMs: 60_000, ...limiterOptions }), options);
+  const app = await framework.serve(
+    new RateLimiter(store, { name: "payments", limit: 3, windowMs: 60_000, ...limiterOptions }),
+    options,
+  );
   try {
     const result: Array<[number, string | null]> = [];
     for (let i = 0; i < 6; i++) {
       const res = await fetch(`${app.base}/accounts/acc_1/payments`, { method: "POST" });
       const body = (await res.text()) || "{}";
-      result.push([res.status, (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? res.headers.get("ratelimit")]);
+      result.push([
+        res.status,
+        (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? res.headers.get("ratelimit"),
+      ]);
     }
     return result;
   } finally {

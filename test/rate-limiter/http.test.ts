@@ -22,7 +22,11 @@ for (const kind of allStoreKinds) {
         try {
           const allowed = [await app.send("u_1"), await app.send("u_1"), await app.send("u_1")];
           expect(allowed.map((r) => r.status)).toEqual([201, 201, 201]);
-          expect(allowed.map((r) => r.headers.ratelimit)).toEqual(['"payments";r=2;t=20', '"payments";r=1;t=20', '"payments";r=0;t=20']);
+          expect(allowed.map((r) => r.headers.ratelimit)).toEqual([
+            '"payments";r=2;t=20',
+            '"payments";r=1;t=20',
+            '"payments";r=0;t=20',
+          ]);
           expect(allowed[0]?.headers["ratelimit-policy"]).toBe('"payments";q=3;w=60');
           expect(allowed[0]?.headers["retry-after"]).toBeUndefined();
 

@@ -14,11 +14,17 @@ async function statuses(
   headersOf: (i: number) => Record<string, string>,
   accountOf: (i: number) => string = () => "acc_1",
 ): Promise<number[]> {
-  const app = await framework.serve(new RateLimiter(new MemoryRateLimitStore(), { name: "payments", limit: LIMIT, windowMs: 60_000 }), options);
+  const app = await framework.serve(
+    new RateLimiter(new MemoryRateLimitStore(), { name: "payments", limit: LIMIT, windowMs: 60_000 }),
+    options,
+  );
   try {
     const result: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await fetch(`${app.base}/accounts/${accountOf(i)}/payments`, { method: "POST", headers: headersOf(i) });
+      const res = await fetch(`${app.base}/accounts/${accountOf(i)}/payments`, {
+        method: "POST",
+        headers: headersOf(i),
+      });
       await res.arrayBuffer();
       result.push(res.status);
     }
@@ -33,7 +39,9 @@ const LIMITED = [201, 201, 201, 429, 429, 429];
 for (const framework of identityFrameworks) {
   describe(`${framework.name}: client-chosen identity`, { timeout: 30_000 }, () => {
     it("trustProxy 1: rotating the leftmost X-Forwarded-For entry buys no quota", async () => {
-      expect(await statuses(framework, { trustProxy: 1 }, (i) => ({ "x-forwarded-for": `198.51.100.${i}, 203.0.113.7` }))).toEqual(LIMITED);
+      expect(
+        await statuses(framework, { trustProxy: 1 }, (i) => ({ "x-forwarded-for": `198.51.100.${i}, 203.0.113.7` })),
+      ).toEqual(LIMITED);
     });
 
     it("by default (no proxy trusted) X-Forwarded-For is ignored: the socket's address is the caller", async () => {
@@ -51,7 +59,14 @@ for (const framework of identityFrameworks) {
     });
 
     it("a router mounted at /accounts/:accountId is keyed by its template: one quota across account ids", async () => {
-      expect(await statuses(framework, {}, () => ({}), (i) => `acc_${i}`)).toEqual(LIMITED);
+      expect(
+        await statuses(
+          framework,
+          {},
+          () => ({}),
+          (i) => `acc_${i}`,
+        ),
+      ).toEqual(LIMITED);
     });
 
     it('keyBy "idempotencyKey": K and "K" (one key to the idempotency block) are one quota', async () => {

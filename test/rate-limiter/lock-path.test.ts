@@ -64,7 +64,11 @@ describe(`lock-path recipe on ${databaseUrl ? "PostgreSQL (DATABASE_URL)" : "PGl
       return create(input);
     };
     const handler = new IdempotencyHandler(store);
-    const lockPath = new RateLimiter(new MemoryRateLimitStore(), { name: "idempotency-key", limit: LIMIT, windowMs: 60_000 });
+    const lockPath = new RateLimiter(new MemoryRateLimitStore(), {
+      name: "idempotency-key",
+      limit: LIMIT,
+      windowMs: 60_000,
+    });
     let charges = 0;
 
     const app = express();
@@ -85,7 +89,11 @@ describe(`lock-path recipe on ${databaseUrl ? "PostgreSQL (DATABASE_URL)" : "PGl
     try {
       for (let sent = 0; sent < RETRIES; sent += WAVE) {
         const wave = Array.from({ length: WAVE }, () =>
-          fetch(url, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": "retry-storm-1" }, body: '{"amount":100}' }),
+          fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json", "idempotency-key": "retry-storm-1" },
+            body: '{"amount":100}',
+          }),
         );
         for (const res of await Promise.all(wave)) {
           statuses.push(res.status);

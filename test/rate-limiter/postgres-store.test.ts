@@ -4,10 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateOf } from "@/blocks/rate-limiter/gcra";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { PostgresRateLimitStore, type SqlClient } from "@/blocks/rate-limiter/stores/postgres-store";
-import { checkTableName, dropStatements, schemaStatements, schemaTables } from "@/blocks/rate-limiter/stores/postgres-schema";
+import {
+  checkTableName,
+  dropStatements,
+  schemaStatements,
+  schemaTables,
+} from "@/blocks/rate-limiter/stores/postgres-schema";
 import { databaseUrl, openPool, uniqueName } from "./support/stores";
 
-const databases: Array<{ name: string; available: boolean; open(): Promise<{ client: SqlClient; close(): Promise<void> }> }> = [
+const databases: Array<{
+  name: string;
+  available: boolean;
+  open(): Promise<{ client: SqlClient; close(): Promise<void> }>;
+}> = [
   {
     name: "PGlite",
     available: true,
@@ -47,14 +56,22 @@ for (const database of databases) {
 
     it("upgrades a table migrated with the millisecond column (tat_ms), and every key then gets its quota", async () => {
       const table = uniqueName("rl_old");
-      await client.query(`CREATE UNLOGGED TABLE ${table} (key TEXT NOT NULL PRIMARY KEY, tat_ms BIGINT NOT NULL, allowed BOOLEAN NOT NULL)`);
+      await client.query(
+        `CREATE UNLOGGED TABLE ${table} (key TEXT NOT NULL PRIMARY KEY, tat_ms BIGINT NOT NULL, allowed BOOLEAN NOT NULL)`,
+      );
       await client.query(`CREATE INDEX ${table}_tat_ms_idx ON ${table} (tat_ms)`);
       await client.query(`INSERT INTO ${table} VALUES ('p:k', ${Date.now() + 60_000}, true)`);
       const upgraded = new PostgresRateLimitStore(client, { table });
       try {
         await upgraded.createSchema();
-        const { rows } = await client.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table]);
-        expect((rows as Array<{ indexname: string }>).map((row) => row.indexname)).toEqual([`${table}_pkey`, `${table}_tat_us_idx`]);
+        const { rows } = await client.query(
+          `SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`,
+          [table],
+        );
+        expect((rows as Array<{ indexname: string }>).map((row) => row.indexname)).toEqual([
+          `${table}_pkey`,
+          `${table}_tat_us_idx`,
+        ]);
         const limiter = new RateLimiter(upgraded, { name: "p", limit: 1, windowMs: 60_000 });
         expect((await limiter.check("k")).allowed).toBe(true);
         expect((await limiter.check("k")).allowed).toBe(false);
@@ -78,7 +95,9 @@ for (const database of databases) {
       await new Promise((resolve) => setTimeout(resolve, 80));
       expect(await store.cleanup({ limit: 2 })).toBe(2);
       await store.cleanup();
-      const { rows } = await client.query(`SELECT key FROM ${store.table} WHERE key IN ('paid-1', 'paid-2', 'paid-3', 'owing')`);
+      const { rows } = await client.query(
+        `SELECT key FROM ${store.table} WHERE key IN ('paid-1', 'paid-2', 'paid-3', 'owing')`,
+      );
       expect(rows).toEqual([{ key: "owing" }]);
       expect((await store.take("owing", long)).allowed).toBe(false);
     });
@@ -87,7 +106,9 @@ for (const database of databases) {
 
 describe("the schema module (what `blocks migrate` renders)", () => {
   it("names one table, checks names, and drops what it creates", () => {
-    expect(schemaStatements()[0]).toMatch(/^DO \$\$ BEGIN\n {2}IF EXISTS \(SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass\(.rate_limits.\) AND attname = .tat_ms./);
+    expect(schemaStatements()[0]).toMatch(
+      /^DO \$\$ BEGIN\n {2}IF EXISTS \(SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass\(.rate_limits.\) AND attname = .tat_ms./,
+    );
     expect(schemaStatements()[1]).toMatch(/^CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits \(/);
     expect(schemaStatements("billing.rate_limits").join("\n")).toContain("billing.rate_limits (tat_us)");
     expect(schemaTables("rate_limits")).toEqual(["rate_limits"]);

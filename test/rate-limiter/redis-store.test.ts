@@ -66,7 +66,13 @@ describe("Redis down (nothing listens on the port)", () => {
     const redis = new Redis({ port: await closedPort(), host: "127.0.0.1", lazyConnect: true });
     redis.on("error", () => {});
     const metrics = recordingMetrics();
-    const limiter = new RateLimiter(new RedisRateLimitStore(redis), { limit: 1, windowMs: 60_000, timeoutMs: 100, maxInFlight: 3, metrics });
+    const limiter = new RateLimiter(new RedisRateLimitStore(redis), {
+      limit: 1,
+      windowMs: 60_000,
+      timeoutMs: 100,
+      maxInFlight: 3,
+      metrics,
+    });
     try {
       const started = performance.now();
       const decisions = await Promise.all([limiter.check("u_1"), limiter.check("u_1"), limiter.check("u_1")]);
@@ -80,9 +86,19 @@ describe("Redis down (nothing listens on the port)", () => {
   });
 
   it("fails at once with enableOfflineQueue: false, and fails closed when configured", async () => {
-    const redis = new Redis({ port: await closedPort(), host: "127.0.0.1", enableOfflineQueue: false, lazyConnect: true });
+    const redis = new Redis({
+      port: await closedPort(),
+      host: "127.0.0.1",
+      enableOfflineQueue: false,
+      lazyConnect: true,
+    });
     redis.on("error", () => {});
-    const limiter = new RateLimiter(new RedisRateLimitStore(redis), { limit: 1, windowMs: 60_000, timeoutMs: 5_000, onStoreError: "deny" });
+    const limiter = new RateLimiter(new RedisRateLimitStore(redis), {
+      limit: 1,
+      windowMs: 60_000,
+      timeoutMs: 5_000,
+      onStoreError: "deny",
+    });
     try {
       const started = performance.now();
       await expect(limiter.check("u_1")).rejects.toMatchObject({ code: "RATE_LIMITER_UNAVAILABLE", status: 503 });

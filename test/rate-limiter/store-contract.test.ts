@@ -60,7 +60,9 @@ for (const kind of allStoreKinds) {
       await store.take("k", fast);
       const refused = await store.take("k", fast);
       expect(refused.allowed).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, (refused.tat + fast.intervalUs - fast.capacityUs - refused.now) / 1000 + 30));
+      await new Promise((resolve) =>
+        setTimeout(resolve, (refused.tat + fast.intervalUs - fast.capacityUs - refused.now) / 1000 + 30),
+      );
       expect((await store.take("k", fast)).allowed).toBe(true);
     });
 

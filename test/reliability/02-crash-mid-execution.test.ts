@@ -18,7 +18,10 @@ describe.skipIf(missingServices())("[DATABASE_URL] 2. crash mid-execution (SIGKI
   let jobs: WorkerProcess;
 
   const start = async (id: string) => {
-    const worker = await startWorker("handler-worker.ts", db.workerConfig(id, { handler: { heartbeatIntervalMs: 200 } }));
+    const worker = await startWorker(
+      "handler-worker.ts",
+      db.workerConfig(id, { handler: { heartbeatIntervalMs: 200 } }),
+    );
     workers.add(worker);
     return worker;
   };
@@ -64,7 +67,10 @@ describe.skipIf(missingServices())("[DATABASE_URL] 2. crash mid-execution (SIGKI
     const key = "crash-then-succeed";
     await crashWhileExecuting(key, "victim-a");
     expect(await recordOf(db.pool, db.table, key)).toMatchObject({ status: "PROCESSING" });
-    expect(await execute(survivor, figures, { key, payload })).toMatchObject({ status: 409, code: "REQUEST_IN_PROGRESS" });
+    expect(await execute(survivor, figures, { key, payload })).toMatchObject({
+      status: 409,
+      code: "REQUEST_IN_PROGRESS",
+    });
 
     expect(await recoverAfterTimeout(key)).toEqual({ released: 1, poisoned: 0 });
     expect(await retryCountOf(db.pool, db.table, key)).toBe(1);
@@ -84,8 +90,13 @@ describe.skipIf(missingServices())("[DATABASE_URL] 2. crash mid-execution (SIGKI
     for (let crash = 1; crash <= 3; crash++) {
       await crashWhileExecuting(key, `victim-${crash}`);
       expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(crash);
-      expect(await execute(survivor, figures, { key, payload })).toMatchObject({ status: 409, code: "REQUEST_IN_PROGRESS" });
-      expect(await recoverAfterTimeout(key)).toEqual(crash < 3 ? { released: 1, poisoned: 0 } : { released: 0, poisoned: 1 });
+      expect(await execute(survivor, figures, { key, payload })).toMatchObject({
+        status: 409,
+        code: "REQUEST_IN_PROGRESS",
+      });
+      expect(await recoverAfterTimeout(key)).toEqual(
+        crash < 3 ? { released: 1, poisoned: 0 } : { released: 0, poisoned: 1 },
+      );
       expect(await retryCountOf(db.pool, db.table, key)).toBe(crash);
     }
     expect(await recordOf(db.pool, db.table, key)).toMatchObject({ status: "FAILED" });

@@ -17,7 +17,10 @@ describe.skipIf(missingServices())("[DATABASE_URL] 3. stale worker (paused past 
   let second: WorkerProcess;
 
   const start = async (id: string) => {
-    const worker = await startWorker("handler-worker.ts", db.workerConfig(id, { handler: { heartbeatIntervalMs: 200 } }));
+    const worker = await startWorker(
+      "handler-worker.ts",
+      db.workerConfig(id, { handler: { heartbeatIntervalMs: 200 } }),
+    );
     workers.add(worker);
     return worker;
   };
@@ -40,7 +43,9 @@ describe.skipIf(missingServices())("[DATABASE_URL] 3. stale worker (paused past 
   /** Wakes the stale worker and waits until its heartbeat noticed the record is no longer its own. */
   const wake = async (stale: WorkerProcess, key: string) => {
     stale.signal("SIGCONT");
-    await expect.poll(() => stale.logged({ key, status: "LEASE_LOST", msg: "idempotency: lease lost during execution" }).length).toBe(1);
+    await expect
+      .poll(() => stale.logged({ key, status: "LEASE_LOST", msg: "idempotency: lease lost during execution" }).length)
+      .toBe(1);
     await stale.request({ type: "release", key });
   };
 
@@ -55,7 +60,8 @@ describe.skipIf(missingServices())("[DATABASE_URL] 3. stale worker (paused past 
       figures.save({
         executions: sum(executions),
         doubleExecutions: doubleExecutions(executions),
-        notes: "the worker frozen after its side effect ran by design; frozen before it, it never ran; late completions fenced off",
+        notes:
+          "the worker frozen after its side effect ran by design; frozen before it, it never ran; late completions fenced off",
       });
       await db.close();
     }
@@ -71,7 +77,9 @@ describe.skipIf(missingServices())("[DATABASE_URL] 3. stale worker (paused past 
     const late = await staleRequest;
     // The frozen worker's own caller still learns what its execution did; nothing of it is stored.
     expect(late).toMatchObject({ status: 200, replayed: false, response: { key, worker: "stale-a" } });
-    expect(stale.logged({ key, level: "error", status: "LEASE_LOST", msg: "idempotency: lease lost, response not stored" })).toHaveLength(1);
+    expect(
+      stale.logged({ key, level: "error", status: "LEASE_LOST", msg: "idempotency: lease lost, response not stored" }),
+    ).toHaveLength(1);
     expect((await counters(stale)).leaseLost).toBeGreaterThanOrEqual(1);
 
     const record = await recordOf(db.pool, db.table, key);
@@ -88,16 +96,24 @@ describe.skipIf(missingServices())("[DATABASE_URL] 3. stale worker (paused past 
   it("keeps a live execution's key past its TTL: the heartbeat renews the lease, so a duplicate waits and never runs", async () => {
     const key = "outlives-ttl";
     const ttlMs = 60_000;
-    const live = await startWorker("handler-worker.ts", db.workerConfig("long-runner", { handler: { heartbeatIntervalMs: 100, ttlMs } }));
+    const live = await startWorker(
+      "handler-worker.ts",
+      db.workerConfig("long-runner", { handler: { heartbeatIntervalMs: 100, ttlMs } }),
+    );
     workers.add(live);
     const request = execute(live, figures, { key, payload, hold: "after-effect" });
     await live.waitForEvent("executed", key);
     // The execution has now run for longer than the TTL (on the store clock); it is alive and beating.
     await ageRecords(db.pool, db.table, 2 * ttlMs, key, { expiry: true });
     const aged = await recordOf(db.pool, db.table, key);
-    await expect.poll(async () => (await recordOf(db.pool, db.table, key))?.updated_at.getTime()).toBeGreaterThan(aged!.updated_at.getTime());
+    await expect
+      .poll(async () => (await recordOf(db.pool, db.table, key))?.updated_at.getTime())
+      .toBeGreaterThan(aged!.updated_at.getTime());
 
-    expect(await execute(second, figures, { key, payload })).toMatchObject({ status: 409, code: "REQUEST_IN_PROGRESS" });
+    expect(await execute(second, figures, { key, payload })).toMatchObject({
+      status: 409,
+      code: "REQUEST_IN_PROGRESS",
+    });
     await live.request({ type: "release", key });
     expect(await request).toMatchObject({ status: 200, replayed: false, response: { key, worker: "long-runner" } });
     expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(1);
@@ -111,9 +127,14 @@ describe.skipIf(missingServices())("[DATABASE_URL] 3. stale worker (paused past 
     const completed = await takeOver(stale, key, "started");
 
     await wake(stale, key);
-    expect(await staleRequest).toMatchObject({ code: "The idempotency record for key \"stale-before-effect\" was taken over while its operation ran." });
+    expect(await staleRequest).toMatchObject({
+      code: 'The idempotency record for key "stale-before-effect" was taken over while its operation ran.',
+    });
     expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(1);
-    expect(await recordOf(db.pool, db.table, key)).toMatchObject({ status: "SUCCESS", response: JSON.stringify(completed.response) });
+    expect(await recordOf(db.pool, db.table, key)).toMatchObject({
+      status: "SUCCESS",
+      response: JSON.stringify(completed.response),
+    });
     // Recovery counted the stall once; the stale worker's own failure must not count it again.
     expect(await retryCountOf(db.pool, db.table, key)).toBe(1);
   });

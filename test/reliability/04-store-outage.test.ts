@@ -20,7 +20,10 @@ const body = { amount: 700, currency: "EUR" };
 type Sent = { key: string; startedAt: number; finishedAt: number; answer: HttpAnswer };
 
 describe.skipIf(missingServices())("[DATABASE_URL] 4. store outage (PostgreSQL link cut mid-load)", () => {
-  const figures = new FiguresCollector(4, "PostgreSQL link cut mid-load (blackhole, then reset) and restored; slowed past storeTimeoutMs");
+  const figures = new FiguresCollector(
+    4,
+    "PostgreSQL link cut mid-load (blackhole, then reset) and restored; slowed past storeTimeoutMs",
+  );
   let db: ScenarioDb;
   let proxy: TcpProxy;
   let worker: WorkerProcess;
@@ -66,87 +69,93 @@ describe.skipIf(missingServices())("[DATABASE_URL] 4. store outage (PostgreSQL l
     }
   });
 
-  it.each(["blackhole", "reset"] as const)("%s: answers 503 STORE_UNAVAILABLE within a bounded time during the cut, stays up, and afterwards serves new keys and replays old ones byte for byte", async (mode) => {
-    const stored = new Map<string, string>();
-    for (let i = 0; i < 30; i++) {
-      const answer = await post(`${mode}-before-${i}`);
-      expect(answer.status).toBe(201);
-      stored.set(`${mode}-before-${i}`, answer.text);
-    }
+  it.each(["blackhole", "reset"] as const)(
+    "%s: answers 503 STORE_UNAVAILABLE within a bounded time during the cut, stays up, and afterwards serves new keys and replays old ones byte for byte",
+    async (mode) => {
+      const stored = new Map<string, string>();
+      for (let i = 0; i < 30; i++) {
+        const answer = await post(`${mode}-before-${i}`);
+        expect(answer.status).toBe(201);
+        stored.set(`${mode}-before-${i}`, answer.text);
+      }
 
-    const sent: Sent[] = [];
-    let loading = true;
-    const load = runBounded(20_000, 8, 30_000, async (i) => {
-      if (loading) await post(`${mode}-load-${i}`, sent);
-    });
-    await sleep(1_000);
-    proxy.cut(mode);
-    const cutAt = performance.now();
-    // Sent by the test itself, so the cut always has a sample: every lane of the load may spend it
-    // retrying a completion. Old keys (a replay needs the store too) and new ones.
-    const retriesDuringCut = await Promise.all([
-      ...[...stored.keys()].slice(0, 10).map((key) => post(key)),
-      ...Array.from({ length: 5 }, (_, i) => post(`${mode}-during-cut-${i}`)),
-    ]);
-    await sleep(Math.max(0, CUT_MS - (performance.now() - cutAt)));
-    proxy.restore();
-    const restoredAt = performance.now();
-    let probe = 0;
-    await expect.poll(async () => (await post(`${mode}-probe-${probe++}`)).status, { timeout: 20_000, interval: 250 }).toBe(201);
-    const healthyAt = performance.now();
-    await sleep(1_000);
-    loading = false;
-    await load;
+      const sent: Sent[] = [];
+      let loading = true;
+      const load = runBounded(20_000, 8, 30_000, async (i) => {
+        if (loading) await post(`${mode}-load-${i}`, sent);
+      });
+      await sleep(1_000);
+      proxy.cut(mode);
+      const cutAt = performance.now();
+      // Sent by the test itself, so the cut always has a sample: every lane of the load may spend it
+      // retrying a completion. Old keys (a replay needs the store too) and new ones.
+      const retriesDuringCut = await Promise.all([
+        ...[...stored.keys()].slice(0, 10).map((key) => post(key)),
+        ...Array.from({ length: 5 }, (_, i) => post(`${mode}-during-cut-${i}`)),
+      ]);
+      await sleep(Math.max(0, CUT_MS - (performance.now() - cutAt)));
+      proxy.restore();
+      const restoredAt = performance.now();
+      let probe = 0;
+      await expect
+        .poll(async () => (await post(`${mode}-probe-${probe++}`)).status, { timeout: 20_000, interval: 250 })
+        .toBe(201);
+      const healthyAt = performance.now();
+      await sleep(1_000);
+      loading = false;
+      await load;
 
-    // Nothing hung, nothing crashed, no 5xx but 503 STORE_UNAVAILABLE.
-    expect(sent.filter((s) => s.answer.status <= 0)).toEqual([]);
-    for (const { key, answer } of sent) {
-      expect([201, 503], key).toContain(answer.status);
-      if (answer.status === 503) expect(errorCode(answer), key).toBe("STORE_UNAVAILABLE");
-    }
-    expect(worker.alive).toBe(true);
-    expect(worker.logged({ status: "ROUTE_ERROR" })).toEqual([]);
-    expect(worker.stderr).not.toMatch(/unhandled|uncaught/i);
+      // Nothing hung, nothing crashed, no 5xx but 503 STORE_UNAVAILABLE.
+      expect(sent.filter((s) => s.answer.status <= 0)).toEqual([]);
+      for (const { key, answer } of sent) {
+        expect([201, 503], key).toContain(answer.status);
+        if (answer.status === 503) expect(errorCode(answer), key).toBe("STORE_UNAVAILABLE");
+      }
+      expect(worker.alive).toBe(true);
+      expect(worker.logged({ status: "ROUTE_ERROR" })).toEqual([]);
+      expect(worker.stderr).not.toMatch(/unhandled|uncaught/i);
 
-    // Every request sent during the cut was refused quickly with 503 STORE_UNAVAILABLE.
-    // (Lanes caught mid-write may spend the whole cut retrying the completion, so the load's own sample
-    // can be empty; the test's sends during the cut are the sure one.)
-    const duringCut = sent.filter((s) => s.startedAt >= cutAt && s.finishedAt <= restoredAt);
-    for (const { key, answer } of [...duringCut, ...retriesDuringCut.map((answer) => ({ key: "retry", answer }))]) {
-      expect(answer.status, key).toBe(503);
-      expect(errorCode(answer), key).toBe("STORE_UNAVAILABLE");
-      expect(answer.ms, key).toBeLessThanOrEqual(BOUND_MS);
-    }
-    for (const { key, startedAt, answer } of sent) if (startedAt >= cutAt && startedAt < restoredAt) expect(answer.ms, key).toBeLessThanOrEqual(BOUND_MS);
+      // Every request sent during the cut was refused quickly with 503 STORE_UNAVAILABLE.
+      // (Lanes caught mid-write may spend the whole cut retrying the completion, so the load's own sample
+      // can be empty; the test's sends during the cut are the sure one.)
+      const duringCut = sent.filter((s) => s.startedAt >= cutAt && s.finishedAt <= restoredAt);
+      for (const { key, answer } of [...duringCut, ...retriesDuringCut.map((answer) => ({ key: "retry", answer }))]) {
+        expect(answer.status, key).toBe(503);
+        expect(errorCode(answer), key).toBe("STORE_UNAVAILABLE");
+        expect(answer.ms, key).toBeLessThanOrEqual(BOUND_MS);
+      }
+      for (const { key, startedAt, answer } of sent)
+        if (startedAt >= cutAt && startedAt < restoredAt) expect(answer.ms, key).toBeLessThanOrEqual(BOUND_MS);
 
-    // After the restore: new keys execute once, and records written before the cut replay identically.
-    const afterRestore = sent.filter((s) => s.startedAt >= healthyAt);
-    expect(afterRestore.length).toBeGreaterThan(0);
-    expect(afterRestore.every((s) => s.answer.status === 201)).toBe(true);
-    for (const [key, text] of stored) {
-      const replay = await post(key);
-      expect(replay.status, key).toBe(201);
-      expect(isReplay(replay), key).toBe(true);
-      expect(replay.text, key).toBe(text);
-    }
+      // After the restore: new keys execute once, and records written before the cut replay identically.
+      const afterRestore = sent.filter((s) => s.startedAt >= healthyAt);
+      expect(afterRestore.length).toBeGreaterThan(0);
+      expect(afterRestore.every((s) => s.answer.status === 201)).toBe(true);
+      for (const [key, text] of stored) {
+        const replay = await post(key);
+        expect(replay.status, key).toBe(201);
+        expect(isReplay(replay), key).toBe(true);
+        expect(replay.text, key).toBe(text);
+      }
 
-    const executions = await db.executions();
-    expect(doubleExecutions(executions)).toBe(0);
-    for (const key of stored.keys()) expect(executions.get(key), key).toBe(1);
-    for (const { key, answer } of sent) if (answer.status === 201) expect(executions.get(key), key).toBe(1);
-    expect(counter(await statsOf(worker), "storeErrors")).toBeGreaterThan(0);
+      const executions = await db.executions();
+      expect(doubleExecutions(executions)).toBe(0);
+      for (const key of stored.keys()) expect(executions.get(key), key).toBe(1);
+      for (const { key, answer } of sent) if (answer.status === 201) expect(executions.get(key), key).toBe(1);
+      expect(counter(await statsOf(worker), "storeErrors")).toBeGreaterThan(0);
 
-    // Creates whose insert committed but whose answer died with the link are freed once the store is
-    // back (6 tries over ~15 s). What stays PROCESSING is left to recovery: reported, not asserted.
-    const neverRan = async () => (await processingKeys(db.pool, db.table)).filter((key) => !executions.has(key));
-    const deadline = performance.now() + 20_000;
-    while ((await neverRan()).length > 0 && performance.now() < deadline) await sleep(500);
-    stuck.released = worker.logged({ msg: "idempotency: released a record whose create went unanswered" }).length;
-    for (const key of await processingKeys(db.pool, db.table)) {
-      if (executions.has(key)) stuck.unrecorded++;
-      else stuck.neverRan++;
-    }
-  });
+      // Creates whose insert committed but whose answer died with the link are freed once the store is
+      // back (6 tries over ~15 s). What stays PROCESSING is left to recovery: reported, not asserted.
+      const neverRan = async () => (await processingKeys(db.pool, db.table)).filter((key) => !executions.has(key));
+      const deadline = performance.now() + 20_000;
+      while ((await neverRan()).length > 0 && performance.now() < deadline) await sleep(500);
+      stuck.released = worker.logged({ msg: "idempotency: released a record whose create went unanswered" }).length;
+      for (const key of await processingKeys(db.pool, db.table)) {
+        if (executions.has(key)) stuck.unrecorded++;
+        else stuck.neverRan++;
+      }
+    },
+  );
   it("slow store: a create that answers after storeTimeoutMs hands its key back, so the client's retry runs at once", async () => {
     const key = "slow-create";
     expect((await post("slow-warm-up")).status).toBe(201);

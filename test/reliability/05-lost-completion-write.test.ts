@@ -21,7 +21,10 @@ describe.skipIf(missingServices())("[DATABASE_URL] 5. lost completion write", ()
   beforeAll(async () => {
     db = await openScenarioDb("lost");
     lostWrites = await injectLostWrites(db.pool, db.table);
-    worker = await startWorker("handler-worker.ts", db.workerConfig("worker", { handler: { completionAttempts: COMPLETION_ATTEMPTS } }));
+    worker = await startWorker(
+      "handler-worker.ts",
+      db.workerConfig("worker", { handler: { completionAttempts: COMPLETION_ATTEMPTS } }),
+    );
   });
   afterAll(async () => {
     await worker?.stop();
@@ -41,9 +44,16 @@ describe.skipIf(missingServices())("[DATABASE_URL] 5. lost completion write", ()
     const key = "flaky-1";
     const first = await execute(worker, figures, { key, payload });
     expect(first).toMatchObject({ status: 200, replayed: false });
-    expect(worker.logged({ key, level: "warn", msg: "idempotency: storing the response failed", attempt: 1 })).toHaveLength(1);
-    expect(worker.logged({ key, status: "SUCCESS", msg: "idempotency: executed and stored the response" })).toHaveLength(1);
-    expect(await recordOf(db.pool, db.table, key)).toMatchObject({ status: "SUCCESS", response: JSON.stringify(first.response) });
+    expect(
+      worker.logged({ key, level: "warn", msg: "idempotency: storing the response failed", attempt: 1 }),
+    ).toHaveLength(1);
+    expect(
+      worker.logged({ key, status: "SUCCESS", msg: "idempotency: executed and stored the response" }),
+    ).toHaveLength(1);
+    expect(await recordOf(db.pool, db.table, key)).toMatchObject({
+      status: "SUCCESS",
+      response: JSON.stringify(first.response),
+    });
 
     const replay = await execute(worker, figures, { key, payload });
     expect(replay).toMatchObject({ status: 200, replayed: true });
@@ -66,7 +76,10 @@ describe.skipIf(missingServices())("[DATABASE_URL] 5. lost completion write", ()
 
     // Nothing was stored, so the record still says "running": duplicates wait instead of re-executing.
     expect(await recordOf(db.pool, db.table, key)).toMatchObject({ status: "PROCESSING" });
-    expect(await execute(worker, figures, { key, payload })).toMatchObject({ status: 409, code: "REQUEST_IN_PROGRESS" });
+    expect(await execute(worker, figures, { key, payload })).toMatchObject({
+      status: 409,
+      code: "REQUEST_IN_PROGRESS",
+    });
     expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(1);
 
     // Once the store takes writes again, recovery frees the key and the retry runs (the documented cost).

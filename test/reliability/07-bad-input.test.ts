@@ -20,7 +20,15 @@ import {
   unicodeValue,
 } from "./support/bad-input-arbitraries";
 import { FiguresCollector, doubleExecutions, sum } from "./support/figures";
-import { closeClient, errorCode, send, sendHeadFirst, sendRaw, type HttpAnswer, type HttpRequest } from "./support/http-client";
+import {
+  closeClient,
+  errorCode,
+  send,
+  sendHeadFirst,
+  sendRaw,
+  type HttpAnswer,
+  type HttpRequest,
+} from "./support/http-client";
 import { startWorker, type WorkerProcess } from "./support/processes";
 import { isReplay, outcomeOf } from "./support/replays";
 import { openScenarioDb, type ScenarioDb } from "./support/scenario-db";
@@ -52,7 +60,11 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
     closeClient();
     if (db) {
       const executions = await executionsByScope(db.pool, db.effectsTable);
-      figures.save({ executions: sum(executions), doubleExecutions: doubleExecutions(executions), notes: `${RUNS} runs per property and framework` });
+      figures.save({
+        executions: sum(executions),
+        doubleExecutions: doubleExecutions(executions),
+        notes: `${RUNS} runs per property and framework`,
+      });
       await db.close();
     }
   });
@@ -97,13 +109,18 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
     };
 
     beforeAll(async () => {
-      worker = await startWorker("http-worker.ts", db.workerConfig(framework, { framework, bodyLimitBytes: BODY_LIMIT, logLevel: "warn" }));
+      worker = await startWorker(
+        "http-worker.ts",
+        db.workerConfig(framework, { framework, bodyLimitBytes: BODY_LIMIT, logLevel: "warn" }),
+      );
     });
     afterAll(async () => worker?.stop());
 
     describe("keys and headers", () => {
       it("executes any valid bare key once and replays it", async () => {
-        await property(bareKey, async (key) => expectExecutedThenReplayed(await post({ key }), await post({ key }), key));
+        await property(bareKey, async (key) =>
+          expectExecutedThenReplayed(await post({ key }), await post({ key }), key),
+        );
       });
 
       it("treats a quoted key (RFC 8941 string, escapes, surrounding whitespace) as the key it quotes", async () => {
@@ -115,7 +132,9 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
       });
 
       it("refuses empty, overlong, spaced, non-ASCII and malformed keys with 400 IDEMPOTENCY_KEY_INVALID", async () => {
-        await property(invalidKeyHeader, async (header) => expectRefused(await post({ key: header }), 400, "IDEMPOTENCY_KEY_INVALID"));
+        await property(invalidKeyHeader, async (header) =>
+          expectRefused(await post({ key: header }), 400, "IDEMPOTENCY_KEY_INVALID"),
+        );
       });
 
       it("refuses a repeated Idempotency-Key header, even with equal values", async () => {
@@ -132,7 +151,10 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
         await property(rawKeyBytes, async (bytes) => {
           const body = '{"amount":1}';
           const head = `POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\nx-user-id: run-${run}\r\nIdempotency-Key: `;
-          const answer = await sendRaw(worker.port, Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n\r\n${body}`)]));
+          const answer = await sendRaw(
+            worker.port,
+            Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n\r\n${body}`)]),
+          );
           figures.record(answer.status, 0);
           expect(answer.status).toBe(400);
           // Bytes the parser lets through (obs-text) reach the adapter, which must name the problem
@@ -149,7 +171,11 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
           const entries = Object.entries(object);
           const key = `order-${run}`;
           const first = await post({ key, rawBody: serializeObject(entries) });
-          await expectExecutedThenReplayed(first, await post({ key, rawBody: serializeObject([...entries].reverse()) }), key);
+          await expectExecutedThenReplayed(
+            first,
+            await post({ key, rawBody: serializeObject([...entries].reverse()) }),
+            key,
+          );
         });
       });
 
@@ -157,18 +183,32 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
         await property(plainJson(unicodeValue), async (value) => {
           const key = `unicode-${run}`;
           const json = JSON.stringify({ amount: 1, memo: value });
-          await expectExecutedThenReplayed(await post({ key, rawBody: json }), await post({ key, rawBody: escapeNonAscii(json) }), key);
+          await expectExecutedThenReplayed(
+            await post({ key, rawBody: json }),
+            await post({ key, rawBody: escapeNonAscii(json) }),
+            key,
+          );
         });
       });
 
       it(`refuses bodies nested deeper than ${MAX_PAYLOAD_DEPTH} levels with 400 IDEMPOTENCY_PAYLOAD_INVALID, and accepts the rest`, async () => {
-        await property(fc.oneof(fc.integer({ min: 1, max: 600 }), fc.integer({ min: MAX_PAYLOAD_DEPTH - 3, max: MAX_PAYLOAD_DEPTH + 3 }), fc.constant(20_000)), async (depth) => {
-          const key = `deep-${run}`;
-          // The innermost value sits at depth `depth + 1` below the body object.
-          const answer = await post({ key, rawBody: `{"amount":1,"nest":${"[".repeat(depth)}1${"]".repeat(depth)}}` });
-          if (depth + 1 > MAX_PAYLOAD_DEPTH) expectRefused(answer, 400, "IDEMPOTENCY_PAYLOAD_INVALID");
-          else expect([answer.status, outcomeOf(answer)]).toEqual([201, "executed"]);
-        });
+        await property(
+          fc.oneof(
+            fc.integer({ min: 1, max: 600 }),
+            fc.integer({ min: MAX_PAYLOAD_DEPTH - 3, max: MAX_PAYLOAD_DEPTH + 3 }),
+            fc.constant(20_000),
+          ),
+          async (depth) => {
+            const key = `deep-${run}`;
+            // The innermost value sits at depth `depth + 1` below the body object.
+            const answer = await post({
+              key,
+              rawBody: `{"amount":1,"nest":${"[".repeat(depth)}1${"]".repeat(depth)}}`,
+            });
+            if (depth + 1 > MAX_PAYLOAD_DEPTH) expectRefused(answer, 400, "IDEMPOTENCY_PAYLOAD_INVALID");
+            else expect([answer.status, outcomeOf(answer)]).toEqual([201, "executed"]);
+          },
+        );
       });
 
       it(`refuses bodies beyond the framework's limit (${BODY_LIMIT} bytes) with 413 BODY_TOO_LARGE before any idempotency decision`, async () => {
@@ -178,13 +218,18 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
           const head = `POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\nConnection: close\r\nx-user-id: run-${run}\r\nIdempotency-Key: huge-${run}\r\n\r\n`;
           const answer = await sendHeadFirst(worker.port, head, body);
           figures.record(answer.status, 0);
-          expect({ status: answer.status, code: rawErrorCode(answer.text) }).toEqual({ status: 413, code: "BODY_TOO_LARGE" });
+          expect({ status: answer.status, code: rawErrorCode(answer.text) }).toEqual({
+            status: 413,
+            code: "BODY_TOO_LARGE",
+          });
           expect(await executionsOf(db.pool, db.effectsTable, `huge-${run}`, `run-${run}`)).toBe(0);
         });
       });
 
       it(`refuses malformed JSON with 400 ${invalidJsonCode}, and runs nothing`, async () => {
-        await property(malformed, async (text) => expectRefused(await post({ key: `malformed-${run}`, rawBody: text }), 400, invalidJsonCode));
+        await property(malformed, async (text) =>
+          expectRefused(await post({ key: `malformed-${run}`, rawBody: text }), 400, invalidJsonCode),
+        );
       });
     });
 
@@ -195,7 +240,11 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
         await property(twoPathSegments, async ([a, b]) => {
           const key = `path-${run}`;
           const first = await post({ key, path: withdrawals(a) });
-          expect([first.status, outcomeOf(first), first.headers["x-idempotency-operation"]]).toEqual([201, "executed", "POST /accounts/:account/withdrawals"]);
+          expect([first.status, outcomeOf(first), first.headers["x-idempotency-operation"]]).toEqual([
+            201,
+            "executed",
+            "POST /accounts/:account/withdrawals",
+          ]);
           expectRefused(await post({ key, path: withdrawals(b) }), 409, "KEY_REUSED_WITH_DIFFERENT_REQUEST");
           const again = await post({ key, path: withdrawals(a) });
           expect([again.status, outcomeOf(again), again.text]).toEqual([201, "replayed", first.text]);
@@ -207,16 +256,28 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
         await property(queryParameters, async (parameters) => {
           const key = `query-${run}`;
           const first = await post({ key, path: withdrawals("acct", queryString(parameters)) });
-          await expectExecutedThenReplayed(first, await post({ key, path: withdrawals("acct", queryString([...parameters].reverse())) }), key);
+          await expectExecutedThenReplayed(
+            first,
+            await post({ key, path: withdrawals("acct", queryString([...parameters].reverse())) }),
+            key,
+          );
           const changed = parameters.map(([name, value], i): [string, string] => [name, i === 0 ? `${value}x` : value]);
-          expectRefused(await post({ key, path: withdrawals("acct", queryString(changed)) }), 409, "KEY_REUSED_WITH_DIFFERENT_REQUEST");
+          expectRefused(
+            await post({ key, path: withdrawals("acct", queryString(changed)) }),
+            409,
+            "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+          );
         });
       });
 
       it("refuses credentials it cannot read as a user (500 IDEMPOTENCY_SETUP): never the anonymous scope, nothing runs", async () => {
         await property(authorizationValue, async (authorization) => {
           const key = `credentials-${run}`;
-          expectRefused(await post({ key, path: "/signed-in/payments", headers: { authorization } }, null), 500, "IDEMPOTENCY_SETUP");
+          expectRefused(
+            await post({ key, path: "/signed-in/payments", headers: { authorization } }, null),
+            500,
+            "IDEMPOTENCY_SETUP",
+          );
           expect(await executionsOf(db.pool, db.effectsTable, key)).toBe(0);
         });
       });
@@ -225,14 +286,20 @@ describe.skipIf(missingServices())("[DATABASE_URL] 7. bad input (property-based,
         await property(fc.tuple(authorizationValue, authorizationValue), async ([first, second]) => {
           const key = `signed-in-${run}`;
           const executed = await post({ key, path: "/signed-in/payments", headers: { authorization: first } });
-          await expectExecutedThenReplayed(executed, await post({ key, path: "/signed-in/payments", headers: { authorization: second } }), key);
+          await expectExecutedThenReplayed(
+            executed,
+            await post({ key, path: "/signed-in/payments", headers: { authorization: second } }),
+            key,
+          );
         });
       });
     });
 
     it("never answered 5xx (but the deliberate setup errors), and left no record PROCESSING", async () => {
       expect(answers.length).toBeGreaterThan(0);
-      const unexpected = answers.filter((answer) => (answer.status >= 500 && errorCode(answer) !== "IDEMPOTENCY_SETUP") || answer.status <= 0);
+      const unexpected = answers.filter(
+        (answer) => (answer.status >= 500 && errorCode(answer) !== "IDEMPOTENCY_SETUP") || answer.status <= 0,
+      );
       expect(unexpected.map((answer) => `${answer.status} ${answer.text}`)).toEqual([]);
       expect((await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0).toBe(0);
       expect(worker.logged({ status: "ROUTE_ERROR" })).toEqual([]);

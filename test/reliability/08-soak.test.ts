@@ -50,67 +50,80 @@ describe.skipIf(missingServices())("[DATABASE_URL] 8. soak", () => {
     }
   });
 
-  it(`holds for ${SOAK_MS / 1000} s (seed ${SEED}): no double execution, no 5xx but injected ones, no PROCESSING growth, stable heap`, { timeout: SOAK_MS + 60_000 }, async () => {
-    const traffic = new SoakTraffic(seededRandom(SEED));
-    const unexpected: string[] = [];
-    let injected = 0;
-    const deadline = performance.now() + SOAK_MS;
-    const lane = async () => {
-      // Bounded by time, and by count as a backstop against a runaway loop.
-      for (let batch = 0; batch < 1_000_000 && performance.now() < deadline; batch++) {
-        await Promise.all(
-          traffic.next().map(async ({ key, path, body }) => {
-            const answer = await send({ port: worker.port, path, key, body });
-            figures.record(answer.status, answer.ms, isReplay(answer));
-            traffic.record(key, answer);
-            if (answer.status === 503 && errorCode(answer) === "INJECTED_FAILURE" && answer.headers["x-injected-failure"] === "1") injected++;
-            else if (answer.status >= 500 || answer.status <= 0) unexpected.push(`${key}: ${answer.status} ${answer.text}`);
-          }),
-        );
+  it(
+    `holds for ${SOAK_MS / 1000} s (seed ${SEED}): no double execution, no 5xx but injected ones, no PROCESSING growth, stable heap`,
+    { timeout: SOAK_MS + 60_000 },
+    async () => {
+      const traffic = new SoakTraffic(seededRandom(SEED));
+      const unexpected: string[] = [];
+      let injected = 0;
+      const deadline = performance.now() + SOAK_MS;
+      const lane = async () => {
+        // Bounded by time, and by count as a backstop against a runaway loop.
+        for (let batch = 0; batch < 1_000_000 && performance.now() < deadline; batch++) {
+          await Promise.all(
+            traffic.next().map(async ({ key, path, body }) => {
+              const answer = await send({ port: worker.port, path, key, body });
+              figures.record(answer.status, answer.ms, isReplay(answer));
+              traffic.record(key, answer);
+              if (
+                answer.status === 503 &&
+                errorCode(answer) === "INJECTED_FAILURE" &&
+                answer.headers["x-injected-failure"] === "1"
+              )
+                injected++;
+              else if (answer.status >= 500 || answer.status <= 0)
+                unexpected.push(`${key}: ${answer.status} ${answer.text}`);
+            }),
+          );
+        }
+      };
+
+      const processing: number[] = [];
+      let warmHeap = 0;
+      const sampler = (async () => {
+        for (let tick = 0; performance.now() < deadline; tick++) {
+          await sleep(2_000);
+          processing.push((await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0);
+          if (!warmHeap && performance.now() > deadline - SOAK_MS * 0.8)
+            warmHeap = (await statsOf(worker, true)).heapUsed;
+        }
+      })();
+      await Promise.all([...Array.from({ length: LANES }, lane), sampler]);
+
+      // Every request is answered; the only 5xx are the injected failures.
+      expect(unexpected).toEqual([]);
+      expect(injected).toBeGreaterThan(0);
+
+      // Zero double executions, and every key that answered 2xx ran exactly once with one set of bytes.
+      const executions = await db.executions();
+      expect(doubleExecutions(executions)).toBe(0);
+      for (const [key, answers] of traffic.answers) {
+        const ok = answers.filter((answer) => answer.status === 201);
+        if (ok.length === 0) continue;
+        expect(executions.get(key), key).toBe(1);
+        expect(new Set(ok.map((answer) => answer.text)).size, key).toBe(1);
       }
-    };
 
-    const processing: number[] = [];
-    let warmHeap = 0;
-    const sampler = (async () => {
-      for (let tick = 0; performance.now() < deadline; tick++) {
-        await sleep(2_000);
-        processing.push((await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0);
-        if (!warmHeap && performance.now() > deadline - SOAK_MS * 0.8) warmHeap = (await statsOf(worker, true)).heapUsed;
-      }
-    })();
-    await Promise.all([...Array.from({ length: LANES }, lane), sampler]);
+      // PROCESSING records only ever belong to requests in flight, and none is left once traffic stops.
+      expect(Math.max(...processing)).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+      await expect
+        .poll(async () => (await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0, { timeout: 10_000 })
+        .toBe(0);
 
-    // Every request is answered; the only 5xx are the injected failures.
-    expect(unexpected).toEqual([]);
-    expect(injected).toBeGreaterThan(0);
+      // The jobs ran: nothing live was mistaken for a crash, and expired records were cleaned.
+      const end = await statsOf(worker, true);
+      expect(counter(end, "recovered")).toBe(0);
+      if (SOAK_MS > TTL_MS + 5_000) expect(counter(end, "cleaned")).toBeGreaterThan(0);
 
-    // Zero double executions, and every key that answered 2xx ran exactly once with one set of bytes.
-    const executions = await db.executions();
-    expect(doubleExecutions(executions)).toBe(0);
-    for (const [key, answers] of traffic.answers) {
-      const ok = answers.filter((answer) => answer.status === 201);
-      if (ok.length === 0) continue;
-      expect(executions.get(key), key).toBe(1);
-      expect(new Set(ok.map((answer) => answer.text)).size, key).toBe(1);
-    }
-
-    // PROCESSING records only ever belong to requests in flight, and none is left once traffic stops.
-    expect(Math.max(...processing)).toBeLessThanOrEqual(MAX_IN_FLIGHT);
-    await expect.poll(async () => (await recordsByStatus(db.pool, db.table)).PROCESSING ?? 0, { timeout: 10_000 }).toBe(0);
-
-    // The jobs ran: nothing live was mistaken for a crash, and expired records were cleaned.
-    const end = await statsOf(worker, true);
-    expect(counter(end, "recovered")).toBe(0);
-    if (SOAK_MS > TTL_MS + 5_000) expect(counter(end, "cleaned")).toBeGreaterThan(0);
-
-    // Heap stable: live objects after a full GC grew by less than the larger of 32 MB and half.
-    expect(warmHeap).toBeGreaterThan(0);
-    expect(end.heapUsed).toBeLessThanOrEqual(Math.max(warmHeap + 32 * MB, warmHeap * 1.5));
-    expect(worker.alive).toBe(true);
-    notes =
-      `${SOAK_MS / 1000} s, seed ${SEED}, ${LANES} client lanes, half wrapper and half capture style; ${injected} injected 503s; ` +
-      `${traffic.longHolds} executions held ${LONG_HOLD_MS / 1000} s past a ${RECOVER_AFTER_MS / 1000} s recovery timeout, none recovered; max PROCESSING ${Math.max(...processing)}; ` +
-      `heap after GC ${(warmHeap / MB).toFixed(1)} -> ${(end.heapUsed / MB).toFixed(1)} MB; cleaned ${counter(end, "cleaned")}`;
-  });
+      // Heap stable: live objects after a full GC grew by less than the larger of 32 MB and half.
+      expect(warmHeap).toBeGreaterThan(0);
+      expect(end.heapUsed).toBeLessThanOrEqual(Math.max(warmHeap + 32 * MB, warmHeap * 1.5));
+      expect(worker.alive).toBe(true);
+      notes =
+        `${SOAK_MS / 1000} s, seed ${SEED}, ${LANES} client lanes, half wrapper and half capture style; ${injected} injected 503s; ` +
+        `${traffic.longHolds} executions held ${LONG_HOLD_MS / 1000} s past a ${RECOVER_AFTER_MS / 1000} s recovery timeout, none recovered; max PROCESSING ${Math.max(...processing)}; ` +
+        `heap after GC ${(warmHeap / MB).toFixed(1)} -> ${(end.heapUsed / MB).toFixed(1)} MB; cleaned ${counter(end, "cleaned")}`;
+    },
+  );
 });

@@ -21,7 +21,9 @@ const CUT_MS = 3_000;
 
 /** Keys whose order row exists, and keys whose record is SUCCESS: in transactional mode the two sets are equal. */
 async function committedKeys(db: ScenarioDb) {
-  const { rows: records } = await db.pool.query<{ key: string }>(`SELECT key FROM ${db.table} WHERE status = 'SUCCESS'`);
+  const { rows: records } = await db.pool.query<{ key: string }>(
+    `SELECT key FROM ${db.table} WHERE status = 'SUCCESS'`,
+  );
   const executions = await db.executions();
   return { records: new Set(records.map((row) => row.key)), orders: new Set(executions.keys()), executions };
 }
@@ -45,14 +47,20 @@ describe.skipIf(missingServices())("[DATABASE_URL] 9. transactional routes (reco
     closeClient();
     if (db) {
       const executions = await db.executions();
-      figures.save({ executions: sum(executions), doubleExecutions: doubleExecutions(executions), notes: notes.join("; ") });
+      figures.save({
+        executions: sum(executions),
+        doubleExecutions: doubleExecutions(executions),
+        notes: notes.join("; "),
+      });
       await db.close();
     }
   });
 
   it("cross-process race: each key's order is written exactly once; every answer is its one stored response or 409 in progress", async () => {
     const racers = await Promise.all(
-      Array.from({ length: PROCESSES }, (_, i) => startWorker("transactional-worker.ts", db.workerConfig(`t${i}`, { pool: { max: 5 } }))),
+      Array.from({ length: PROCESSES }, (_, i) =>
+        startWorker("transactional-worker.ts", db.workerConfig(`t${i}`, { pool: { max: 5 } })),
+      ),
     );
     workers.push(...racers);
     const answers = new Map<string, HttpAnswer[]>();
@@ -62,7 +70,12 @@ describe.skipIf(missingServices())("[DATABASE_URL] 9. transactional routes (reco
       await Promise.all(
         keys.flatMap((key) =>
           Array.from({ length: SENDS_PER_KEY }, async (_, i) => {
-            const answer = await send({ port: racers[i % PROCESSES]!.port, path: "/orders", key, body: { amount: 100, holdMs: 20 } });
+            const answer = await send({
+              port: racers[i % PROCESSES]!.port,
+              path: "/orders",
+              key,
+              body: { amount: 100, holdMs: 20 },
+            });
             figures.record(answer.status, answer.ms, isReplay(answer));
             answers.get(key)!.push(answer);
           }),
@@ -78,11 +91,14 @@ describe.skipIf(missingServices())("[DATABASE_URL] 9. transactional routes (reco
       const stored = sent.filter((answer) => answer.status === 201);
       expect(stored.length, key).toBeGreaterThanOrEqual(1);
       expect(new Set(stored.map((answer) => answer.text)).size, `${key}: every 201 carries the same bytes`).toBe(1);
-      for (const conflict of sent.filter((answer) => answer.status === 409)) expect(errorCode(conflict)).toBe("REQUEST_IN_PROGRESS");
+      for (const conflict of sent.filter((answer) => answer.status === 409))
+        expect(errorCode(conflict)).toBe("REQUEST_IN_PROGRESS");
     }
     expect(await recordsByStatus(db.pool, db.table)).toEqual({ SUCCESS: KEYS });
     const conflicts = [...answers.values()].flat().filter((answer) => answer.status === 409).length;
-    notes.push(`race: ${conflicts} of ${KEYS * SENDS_PER_KEY} sends got 409 (duplicates wait up to lockTimeoutMs for the first commit, then replay)`);
+    notes.push(
+      `race: ${conflicts} of ${KEYS * SENDS_PER_KEY} sends got 409 (duplicates wait up to lockTimeoutMs for the first commit, then replay)`,
+    );
     expect(racers.every((worker) => worker.alive)).toBe(true);
     await stopAll(racers);
   });
@@ -122,7 +138,9 @@ describe.skipIf(missingServices())("[DATABASE_URL] 9. transactional routes (reco
         .poll(async () => (await post(`${mode}-probe-${probe++}`)).status, { timeout: 20_000, interval: 250 })
         .toBe(201)
         .catch((err: unknown) => {
-          throw new Error(`no 201 after the restore (worker ${worker.alive ? "alive" : "exited"}):\n${worker.stderr}`, { cause: err });
+          throw new Error(`no 201 after the restore (worker ${worker.alive ? "alive" : "exited"}):\n${worker.stderr}`, {
+            cause: err,
+          });
         });
       await sleep(500);
       loading = false;
@@ -131,7 +149,8 @@ describe.skipIf(missingServices())("[DATABASE_URL] 9. transactional routes (reco
       expect(worker.alive).toBe(true);
       // A route whose own INSERT was cut gets its own error back, as `execute` gives it (the app's 500);
       // its writes rolled back with the record, and the key stays free. Nothing else may fail.
-      for (const line of worker.logged({ status: "ROUTE_ERROR" })) expect(JSON.stringify(line.err)).toMatch(/Connection terminated|ECONNRESET|timeout/i);
+      for (const line of worker.logged({ status: "ROUTE_ERROR" }))
+        expect(JSON.stringify(line.err)).toMatch(/Connection terminated|ECONNRESET|timeout/i);
       const unavailable = sent.filter(({ answer }) => answer.status !== 201);
       expect(unavailable.length).toBeGreaterThan(0);
       for (const { key, answer } of sent) {

@@ -12,7 +12,10 @@ import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type P
  * app.use(problems.notFound);
  * app.use(problems.onError);
  */
-export function problemDetails(options: ErrorHandlerOptions = {}): { notFound: RequestHandler; onError: ErrorRequestHandler } {
+export function problemDetails(options: ErrorHandlerOptions = {}): {
+  notFound: RequestHandler;
+  onError: ErrorRequestHandler;
+} {
   const toProblem = createProblemHandler(options);
   return {
     notFound: function problemNotFound(req, res) {
@@ -29,10 +32,18 @@ export function problemDetails(options: ErrorHandlerOptions = {}): { notFound: R
 /** The logger block's `res.locals.requestId`, pino-http's `req.id`, then the incoming header. */
 function requestOf(req: Request, res: Response) {
   const requestId = pickRequestId(res.locals.requestId, (req as { id?: unknown }).id, req.headers["x-request-id"]);
-  return { requestId, path: req.originalUrl.split("?")[0], traceparent: req.headers.traceparent, acceptLanguage: req.headers["accept-language"] };
+  return {
+    requestId,
+    path: req.originalUrl.split("?")[0],
+    traceparent: req.headers.traceparent,
+    acceptLanguage: req.headers["accept-language"],
+  };
 }
 
 function send(res: Response, { status, headers, body }: Problem): void {
   // `end` rather than `json`: `json` would replace the problem+json content type.
-  res.status(status).set(withVary(headers, res.get("vary"))).end(JSON.stringify(body));
+  res
+    .status(status)
+    .set(withVary(headers, res.get("vary")))
+    .end(JSON.stringify(body));
 }

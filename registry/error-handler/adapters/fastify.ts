@@ -21,7 +21,11 @@ export type ProblemDetailsPluginOptions = ErrorHandlerOptions & {
  * await app.register(problemDetailsPlugin, { logger: app.log });
  */
 export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOptions> = Object.assign(
-  function problemDetailsPlugin(app: FastifyInstance, { formatAnsweredErrors, ...options }: ProblemDetailsPluginOptions, done: (err?: Error) => void) {
+  function problemDetailsPlugin(
+    app: FastifyInstance,
+    { formatAnsweredErrors, ...options }: ProblemDetailsPluginOptions,
+    done: (err?: Error) => void,
+  ) {
     const toProblem = createProblemHandler(options);
     app.setErrorHandler(function problemErrorHandler(err, request, reply) {
       return send(reply, toProblem, err, request);
@@ -31,11 +35,20 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
     });
     if (formatAnsweredErrors) {
       app.addHook("onSend", function formatAnsweredError(request, reply, payload, next) {
-        const body = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("utf8") : undefined;
+        const body =
+          typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("utf8") : undefined;
         const contentType = reply.getHeader("content-type");
         const retryAfter = reply.getHeader("retry-after");
         const answered =
-          body === undefined ? undefined : answeredError(toProblem, reply.statusCode, String(contentType ?? ""), body, retryAfter === undefined ? undefined : String(retryAfter));
+          body === undefined
+            ? undefined
+            : answeredError(
+                toProblem,
+                reply.statusCode,
+                String(contentType ?? ""),
+                body,
+                retryAfter === undefined ? undefined : String(retryAfter),
+              );
         if (!answered) return next(null, payload);
         const problem = toProblem(answered, requestOf(request, reply));
         reply.code(problem.status).headers(withVary(problem.headers, reply.getHeader("vary")));
@@ -51,11 +64,19 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
 function send(reply: FastifyReply, toProblem: ToProblem, err: unknown, request: FastifyRequest): FastifyReply {
   const { status, headers, body } = toProblem(err, requestOf(request, reply));
   // Bytes, so Fastify sends the content type as it is instead of adding a charset to it.
-  return reply.code(status).headers(withVary(headers, reply.getHeader("vary"))).send(Buffer.from(JSON.stringify(body)));
+  return reply
+    .code(status)
+    .headers(withVary(headers, reply.getHeader("vary")))
+    .send(Buffer.from(JSON.stringify(body)));
 }
 
 /** The id the logger block echoed on the reply, else Fastify's own (`genReqId`, what its logger prints as reqId). */
 function requestOf(request: FastifyRequest, reply: FastifyReply) {
   const { traceparent, "accept-language": acceptLanguage } = request.headers;
-  return { requestId: pickRequestId(reply.getHeader("x-request-id"), request.id), path: request.url.split("?")[0], traceparent, acceptLanguage };
+  return {
+    requestId: pickRequestId(reply.getHeader("x-request-id"), request.id),
+    path: request.url.split("?")[0],
+    traceparent,
+    acceptLanguage,
+  };
 }

@@ -48,10 +48,17 @@ export function withProblems(options: ErrorHandlerOptions = {}) {
       }
       const { status, headers } = response;
       if (status < 400 || !headers.get("content-type")?.startsWith("application/json")) return response;
-      const answered = answeredError(toProblem, status, headers.get("content-type") ?? undefined, await response.clone().text(), headers.get("retry-after") ?? undefined);
+      const answered = answeredError(
+        toProblem,
+        status,
+        headers.get("content-type") ?? undefined,
+        await response.clone().text(),
+        headers.get("retry-after") ?? undefined,
+      );
       if (!answered) return response;
       const problem = problemResponse(toProblem, answered, request);
-      for (const [name, value] of headers) if (!problem.headers.has(name) && name !== "content-length") problem.headers.set(name, value);
+      for (const [name, value] of headers)
+        if (!problem.headers.has(name) && name !== "content-length") problem.headers.set(name, value);
       return problem;
     };
   };

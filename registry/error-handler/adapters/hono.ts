@@ -15,7 +15,11 @@ import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type T
  * app.notFound(problems.notFound);
  * app.use(problems.formatAnsweredErrors); // optional, before the routes
  */
-export function problemDetails(options: ErrorHandlerOptions = {}): { onError: ErrorHandler; notFound: NotFoundHandler; formatAnsweredErrors: MiddlewareHandler } {
+export function problemDetails(options: ErrorHandlerOptions = {}): {
+  onError: ErrorHandler;
+  notFound: NotFoundHandler;
+  formatAnsweredErrors: MiddlewareHandler;
+} {
   const toProblem = createProblemHandler(options);
   return {
     onError: function problemErrorHandler(err, c) {
@@ -28,7 +32,13 @@ export function problemDetails(options: ErrorHandlerOptions = {}): { onError: Er
       await next();
       const { status, headers } = c.res;
       if (status < 400 || !headers.get("content-type")?.startsWith("application/json")) return;
-      const answered = answeredError(toProblem, status, headers.get("content-type") ?? undefined, await c.res.clone().text(), headers.get("retry-after") ?? undefined);
+      const answered = answeredError(
+        toProblem,
+        status,
+        headers.get("content-type") ?? undefined,
+        await c.res.clone().text(),
+        headers.get("retry-after") ?? undefined,
+      );
       // Hono copies the old response's other headers (x-request-id, RateLimit) onto the new one.
       if (answered) c.res = respond(c, toProblem, answered);
     },
@@ -39,6 +49,11 @@ function respond(c: Context, toProblem: ToProblem, err: unknown): Response {
   // The logger block's (and hono/request-id's) `requestId` variable, else the incoming header.
   const requestId = pickRequestId(c.get("requestId" as never), c.req.header("x-request-id"));
   const acceptLanguage = toProblem.localizes ? c.req.header("accept-language") : undefined;
-  const { status, headers, body } = toProblem(err, { requestId, path: c.req.path, traceparent: c.req.header("traceparent"), acceptLanguage });
+  const { status, headers, body } = toProblem(err, {
+    requestId,
+    path: c.req.path,
+    traceparent: c.req.header("traceparent"),
+    acceptLanguage,
+  });
   return new Response(JSON.stringify(body), { status, headers });
 }

@@ -11,12 +11,20 @@ import { captureLogger } from "../testing/capture-logger";
 import { problemDetails } from "./koa";
 
 const { logger, lines } = captureLogger();
-const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
+const CardDeclined = defineProblem({
+  code: "CARD_DECLINED",
+  status: 402,
+  title: "Card declined",
+  type: "https://docs.example.com/problems/card-declined",
+});
 const app = new Koa();
 app.use(problemDetails({ logger, formatAnsweredErrors: true, problems: [CardDeclined] }));
 const router = new Router();
 router.post("/payments", () => {
-  throw Object.assign(new Error("The first request with this key is still running."), { code: "REQUEST_IN_PROGRESS", retryAfterSeconds: 1 });
+  throw Object.assign(new Error("The first request with this key is still running."), {
+    code: "REQUEST_IN_PROGRESS",
+    retryAfterSeconds: 1,
+  });
 });
 router.post("/orders", (ctx) => {
   ctx.throw(422, "The basket is empty.");
@@ -72,13 +80,25 @@ describe("koa problemDetails()", () => {
     const body = (await res.json()) as ProblemBody;
     expect(res.status).toBe(500);
     expect(JSON.stringify(body)).not.toContain("hunter2");
-    expect(lines.find((line) => line.level === "error")).toMatchObject({ requestId: body.requestId, error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") } });
+    expect(lines.find((line) => line.level === "error")).toMatchObject({
+      requestId: body.requestId,
+      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") },
+    });
   });
 
   it("answers a defined problem with its type and title, and the traceparent's trace id", async () => {
-    const res = await fetch(`${baseUrl}/cards`, { method: "POST", headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" } });
+    const res = await fetch(`${baseUrl}/cards`, {
+      method: "POST",
+      headers: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+    });
     expect(res.status).toBe(402);
-    expect(await res.json()).toMatchObject({ type: CardDeclined.type, title: "Card declined", detail: "The issuer declined the card.", code: "CARD_DECLINED", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
+    expect(await res.json()).toMatchObject({
+      type: CardDeclined.type,
+      title: "Card declined",
+      detail: "The issuer declined the card.",
+      code: "CARD_DECLINED",
+      traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+    });
   });
 
   it("answers an unknown route with a 404 problem", async () => {

@@ -35,7 +35,13 @@ export function problemDetails(options: KoaProblemDetailsOptions = {}): Middlewa
     if (ctx.status === 404 && ctx.body == null) return send(ctx, toProblem, ROUTE_NOT_FOUND);
     // Only an error answer can be one of theirs: a success's body is never serialized here.
     if (formatAnsweredErrors && ctx.status >= 400) {
-      const answered = answeredError(toProblem, ctx.status, ctx.response.get("content-type"), bodyText(ctx.body), ctx.response.get("retry-after") || undefined);
+      const answered = answeredError(
+        toProblem,
+        ctx.status,
+        ctx.response.get("content-type"),
+        bodyText(ctx.body),
+        ctx.response.get("retry-after") || undefined,
+      );
       if (answered) send(ctx, toProblem, answered);
     }
   };
@@ -51,7 +57,12 @@ function bodyText(body: unknown): string {
 function send(ctx: Context, toProblem: ToProblem, err: unknown): void {
   // A `requestId` your middleware put on `ctx.state`, else the incoming header.
   const requestId = pickRequestId((ctx.state as { requestId?: unknown }).requestId, ctx.get("x-request-id"));
-  const { status, headers, body } = toProblem(err, { requestId, path: ctx.path, traceparent: ctx.get("traceparent"), acceptLanguage: ctx.get("accept-language") });
+  const { status, headers, body } = toProblem(err, {
+    requestId,
+    path: ctx.path,
+    traceparent: ctx.get("traceparent"),
+    acceptLanguage: ctx.get("accept-language"),
+  });
   ctx.status = status;
   ctx.set(withVary(headers, ctx.response.get("vary")));
   // A string, so Koa keeps the problem+json content type set above.

@@ -5,7 +5,13 @@ import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
 
 /** What the filter reads from the request of either platform (Express or Fastify). */
-type PlatformRequest = { method: string; url: string; originalUrl?: string; id?: unknown; headers: Record<string, string | string[] | undefined> };
+type PlatformRequest = {
+  method: string;
+  url: string;
+  originalUrl?: string;
+  id?: unknown;
+  headers: Record<string, string | string[] | undefined>;
+};
 
 /** The response calls both platforms share (Express `Response`, Fastify `FastifyReply`). */
 type PlatformResponse = {
@@ -44,9 +50,15 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     // The logger block's `res.locals.requestId`, Fastify's or pino-http's `request.id`, then the incoming header.
     const requestId = pickRequestId(response.locals?.requestId, request.id, request.headers["x-request-id"]);
     const { traceparent, "accept-language": acceptLanguage } = request.headers;
-    const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), { requestId, path: url.split("?")[0], traceparent, acceptLanguage });
+    const { status, headers, body } = this.#toProblem(errorOf(exception, request.method, url), {
+      requestId,
+      path: url.split("?")[0],
+      traceparent,
+      acceptLanguage,
+    });
     response.status(status);
-    for (const [name, value] of Object.entries(withVary(headers, response.getHeader("vary")))) response.header(name, value);
+    for (const [name, value] of Object.entries(withVary(headers, response.getHeader("vary"))))
+      response.header(name, value);
     // Bytes: both platforms keep the content type set above as it is.
     response.send(Buffer.from(JSON.stringify(body)));
   }
@@ -54,6 +66,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
 /** Nest's router answers an unmatched route with a 404 "Cannot GET /path?query": the query can hold a token. */
 function errorOf(exception: unknown, method: string, url: string): unknown {
-  const isRouterNotFound = exception instanceof HttpException && exception.getStatus() === 404 && exception.message === `Cannot ${method} ${url}`;
+  const isRouterNotFound =
+    exception instanceof HttpException &&
+    exception.getStatus() === 404 &&
+    exception.message === `Cannot ${method} ${url}`;
   return isRouterNotFound ? ROUTE_NOT_FOUND : exception;
 }

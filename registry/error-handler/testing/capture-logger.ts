@@ -11,6 +11,7 @@ export type CapturedLine = { level: "error" | "warn" | "info" | "debug"; msg: st
  */
 export function captureLogger(): { logger: ProblemLogger; lines: CapturedLine[] } {
   const lines: CapturedLine[] = [];
-  const at = (level: CapturedLine["level"]) => (obj: Record<string, unknown>, msg: string) => void lines.push({ ...obj, level, msg });
+  const at = (level: CapturedLine["level"]) => (obj: Record<string, unknown>, msg: string) =>
+    void lines.push({ ...obj, level, msg });
   return { logger: { error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug") }, lines };
 }

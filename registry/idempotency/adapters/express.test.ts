@@ -73,7 +73,11 @@ async function serve(app: express.Express) {
   return async function post(path: string, options: { key?: string; user?: string; body?: unknown } = {}) {
     const headers: Record<string, string> = { "content-type": "application/json", "x-user-id": options.user ?? "u_1" };
     if (options.key !== undefined) headers["idempotency-key"] = options.key;
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body: JSON.stringify(options.body ?? { amount: 100 }) });
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(options.body ?? { amount: 100 }),
+    });
     return { status: response.status, headers: response.headers, text: await response.text() };
   };
 }
@@ -168,7 +172,9 @@ describe.each(["/payments", "/orders"])("POST %s", (path) => {
 
   it("answers 503 STORE_UNAVAILABLE when the store is down, without charging", async () => {
     const down = new MemoryStore();
-    const store: IdempotencyStore = Object.assign(down, { create: () => Promise.reject(new Error("connection refused")) });
+    const store: IdempotencyStore = Object.assign(down, {
+      create: () => Promise.reject(new Error("connection refused")),
+    });
     const card = cardProcessor();
     const post = await serve(paymentsApp(new IdempotencyHandler(store), card.charge));
     const answer = await post(path, { key: randomUUID() });
@@ -192,7 +198,10 @@ describe("a route with two recovery points (ctx.step)", () => {
         requireKey: true,
         run: async (req, { step }) => {
           // Pass `stepKey` on as the processor's idempotency key: a crash mid-call then charges once too.
-          const payment = await step("charge", (stepKey) => (chargeKeys.push(stepKey), card.charge(Number(req.body.amount))));
+          const payment = await step(
+            "charge",
+            (stepKey) => (chargeKeys.push(stepKey), card.charge(Number(req.body.amount))),
+          );
           await step("receipt", () => {
             if (mailerDown) throw new Error("mailer unavailable");
           });
@@ -200,7 +209,8 @@ describe("a route with two recovery points (ctx.step)", () => {
         },
       }),
     );
-    app.use(((err, _req, res, next) => (res.headersSent ? next(err) : void res.status(503).json({ error: "try again" }))) as ErrorRequestHandler);
+    app.use(((err, _req, res, next) =>
+      res.headersSent ? next(err) : void res.status(503).json({ error: "try again" })) as ErrorRequestHandler);
     const post = await serve(app);
     const key = randomUUID();
     expect((await post("/checkout", { key })).status).toBe(503);

@@ -7,7 +7,13 @@ import { toHttpResponse, type HttpResponse, type RouteResult } from "../http/htt
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
-import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
+import type {
+  FrameworkDefaults,
+  IdempotencyRouteOptions,
+  RouteContext,
+  WrapperRouteOptions,
+  WrapperRun,
+} from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
 
@@ -46,7 +52,9 @@ function operationOf(req: Request): string {
   }
   const path = (req.route as { path: string }).path;
   if (req.baseUrl === "") return `${req.method} ${path}`;
-  warnOnce(`idempotency: the route ${path} is mounted on a router whose path Express does not expose as a template; its operation is "${req.method} <router>${path}". Pass \`getOperation\` to name it.`);
+  warnOnce(
+    `idempotency: the route ${path} is mounted on a router whose path Express does not expose as a template; its operation is "${req.method} <router>${path}". Pass \`getOperation\` to name it.`,
+  );
   return `${req.method} <router>${path}`;
 }
 
@@ -61,8 +69,13 @@ function operationOf(req: Request): string {
  *   run: async (req) => ({ status: 201, body: await charge(req.body) }),
  * }));
  */
-export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: ExpressIdempotentOptions<Tx>): RequestHandler {
-  const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & { run: (req: Request, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
+export function idempotent<Tx = unknown>(
+  handler: IdempotencyHandler<Tx>,
+  options: ExpressIdempotentOptions<Tx>,
+): RequestHandler {
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Request> & {
+    run: (req: Request, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+  };
   const protect = protectRoute(handler, routeOptions, expressDefaults);
   return async function idempotentRoute(req, res, next) {
     const verdict = await protect(

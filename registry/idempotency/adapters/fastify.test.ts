@@ -20,7 +20,9 @@ const amountOf = (request: FastifyRequest) => Number((request.body as { amount?:
 /** Two routes over one `charge`: POST /payments in wrapper style, POST /orders in capture style (the plugin). */
 async function paymentsApp(handler: IdempotencyHandler, charge: Charge) {
   const app = Fastify();
-  app.setErrorHandler(async (err, _request, reply) => reply.code(err instanceof CardDeclinedError ? 402 : 503).send({ error: String(err) }));
+  app.setErrorHandler(async (err, _request, reply) =>
+    reply.code(err instanceof CardDeclinedError ? 402 : 503).send({ error: String(err) }),
+  );
   app.post(
     "/payments",
     idempotent(handler, {
@@ -63,8 +65,17 @@ async function serve(ready: Promise<ReturnType<typeof Fastify>>) {
   return async function post(path: string, options: { key?: string; user?: string; body?: unknown } = {}) {
     const headers: Record<string, string> = { "content-type": "application/json", "x-user-id": options.user ?? "u_1" };
     if (options.key !== undefined) headers["idempotency-key"] = options.key;
-    const response = await app.inject({ method: "POST", url: path, headers, payload: JSON.stringify(options.body ?? { amount: 100 }) });
-    return { status: response.statusCode, headers: new Headers(response.headers as Record<string, string>), text: response.body };
+    const response = await app.inject({
+      method: "POST",
+      url: path,
+      headers,
+      payload: JSON.stringify(options.body ?? { amount: 100 }),
+    });
+    return {
+      status: response.statusCode,
+      headers: new Headers(response.headers as Record<string, string>),
+      text: response.body,
+    };
   };
 }
 
@@ -158,7 +169,9 @@ describe.each(["/payments", "/orders"])("POST %s", (path) => {
 
   it("answers 503 STORE_UNAVAILABLE when the store is down, without charging", async () => {
     const down = new MemoryStore();
-    const store: IdempotencyStore = Object.assign(down, { create: () => Promise.reject(new Error("connection refused")) });
+    const store: IdempotencyStore = Object.assign(down, {
+      create: () => Promise.reject(new Error("connection refused")),
+    });
     const card = cardProcessor();
     const post = await serve(paymentsApp(new IdempotencyHandler(store), card.charge));
     const answer = await post(path, { key: randomUUID() });

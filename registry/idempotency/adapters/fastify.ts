@@ -2,11 +2,24 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
+import {
+  normalizeHeaders,
+  toHttpResponse,
+  wireBody,
+  type HttpResponse,
+  type RouteResult,
+  type Uncaptured,
+} from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type HttpVerdict, type Protect, type ProtectedRequest } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
-import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
+import type {
+  FrameworkDefaults,
+  IdempotencyRouteOptions,
+  RouteContext,
+  WrapperRouteOptions,
+  WrapperRun,
+} from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
 declare module "fastify" {
@@ -23,7 +36,8 @@ declare module "fastify" {
 export type FastifyRouteOptions = IdempotencyRouteOptions<FastifyRequest>;
 
 /** `run(request, reply, ctx)` is the route's logic; side effects belong in it. `ctx.signal` aborts if another execution takes the key over; `ctx.tx` is the transaction with `transaction: true`. */
-export type FastifyIdempotentOptions<Tx = unknown> = WrapperRouteOptions<FastifyRequest> & WrapperRun<[request: FastifyRequest, reply: FastifyReply], Tx>;
+export type FastifyIdempotentOptions<Tx = unknown> = WrapperRouteOptions<FastifyRequest> &
+  WrapperRun<[request: FastifyRequest, reply: FastifyReply], Tx>;
 
 export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: IdempotencyHandler<unknown> };
 
@@ -43,7 +57,10 @@ const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
  *   run: async (request) => ({ status: 201, body: await charge(request.body) }),
  * }));
  */
-export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: FastifyIdempotentOptions<Tx>): RouteHandlerMethod {
+export function idempotent<Tx = unknown>(
+  handler: IdempotencyHandler<Tx>,
+  options: FastifyIdempotentOptions<Tx>,
+): RouteHandlerMethod {
   const { run, ...routeOptions } = options as WrapperRouteOptions<FastifyRequest> & {
     run: (request: FastifyRequest, reply: FastifyReply, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
   };
@@ -59,7 +76,11 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
 }
 
 /** A protected request whose route is running: its response is captured in onSend, an error it threw in onError. */
-type Running = { capture(response: HttpResponse | undefined): void; threw(error: unknown): void; verdict: Promise<HttpVerdict> };
+type Running = {
+  capture(response: HttpResponse | undefined): void;
+  threw(error: unknown): void;
+  verdict: Promise<HttpVerdict>;
+};
 
 /** Marks, in a route's config, that the plugin wrapped its handler. */
 const WRAPPED = Symbol("idempotency.wrapped");
@@ -87,7 +108,12 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
     app.addHook("onRoute", (route) => {
       const config = route.config?.idempotency;
       if (!config) return;
-      const protect = protectRoute(handler, config === true ? defaults : { ...defaults, ...config }, fastifyDefaults, "Fastify's idempotencyPlugin");
+      const protect = protectRoute(
+        handler,
+        config === true ? defaults : { ...defaults, ...config },
+        fastifyDefaults,
+        "Fastify's idempotencyPlugin",
+      );
       route.handler = capturingHandler(protect, route.handler, running);
       route.config = { ...route.config, [WRAPPED]: true } as NonNullable<typeof route.config>;
     });
@@ -132,7 +158,11 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
 );
 
 /** The route's handler behind the idempotency decision: it runs only when the decision lets it. */
-function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteHandlerMethod, running: WeakMap<FastifyRequest, Running>): RouteHandlerMethod {
+function capturingHandler(
+  protect: Protect<FastifyRequest>,
+  routeHandler: RouteHandlerMethod,
+  running: WeakMap<FastifyRequest, Running>,
+): RouteHandlerMethod {
   return async function idempotentHandler(this: FastifyInstance, request, reply) {
     let started!: () => void;
     const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
@@ -165,7 +195,12 @@ function capturingHandler(protect: Protect<FastifyRequest>, routeHandler: RouteH
 }
 
 /** Built as one literal (no spread into a second object): this runs on every request. */
-function requestOf(request: FastifyRequest, reply: FastifyReply, produce: ProtectedRequest["produce"], thrownError?: ProtectedRequest["thrownError"]): ProtectedRequest {
+function requestOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  produce: ProtectedRequest["produce"],
+  thrownError?: ProtectedRequest["thrownError"],
+): ProtectedRequest {
   return {
     produce,
     thrownError,

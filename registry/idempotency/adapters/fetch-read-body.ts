@@ -15,7 +15,10 @@ export async function readBody(request: Request): Promise<ReadBody> {
   if (FORM.test(type)) {
     const form = await new Response(bytes, { headers: { "content-type": type } }).formData();
     // Pairs, not an object: a repeated field (`tag=a&tag=b`) is part of what was asked for.
-    const pairs = [...form].map(([name, value]) => [name, typeof value === "string" ? value : { file: value.name, size: value.size }]);
+    const pairs = [...form].map(([name, value]) => [
+      name,
+      typeof value === "string" ? value : { file: value.name, size: value.size },
+    ]);
     return { bytes, parsed: pairs, json: false };
   }
   if (bytes.length === 0) return { bytes, parsed: undefined, json: false };

@@ -1,12 +1,27 @@
 // Fetch-standard adapter (Next.js route handlers, Bun.serve, Deno.serve, Remix actions): `withIdempotency()` and `idempotent()`.
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { bodyBytes, toHttpResponse, wireBody, type HttpHeaders, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
+import {
+  bodyBytes,
+  toHttpResponse,
+  wireBody,
+  type HttpHeaders,
+  type HttpResponse,
+  type RouteResult,
+  type Uncaptured,
+} from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
 import type { TransactionContext } from "../operation-context";
-import type { CanTransact, FrameworkDefaults, GetOperation, IdempotencyRouteOptions, RouteContext, WrapperRun } from "../http/route-options";
+import type {
+  CanTransact,
+  FrameworkDefaults,
+  GetOperation,
+  IdempotencyRouteOptions,
+  RouteContext,
+  WrapperRun,
+} from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
 import { readBody, withReadBody, type ReadBody } from "./fetch-read-body";
@@ -26,10 +41,15 @@ export type FetchRouteOptions = Omit<IdempotencyRouteOptions<Request>, "getUserI
  * runtime passes second (Next.js: `{ params }`); `ctx.signal` aborts if another execution takes the
  * key over, and with `transaction: true`, `ctx.tx` is the transaction its writes must go through.
  */
-export type FetchRoute<Context, Ctx = RouteContext> = (request: Request, context: Context, ctx: Ctx) => Response | Promise<Response>;
+export type FetchRoute<Context, Ctx = RouteContext> = (
+  request: Request,
+  context: Context,
+  ctx: Ctx,
+) => Response | Promise<Response>;
 
 /** `run(request, context, ctx)` is the route's logic; side effects belong in it. */
-export type FetchIdempotentOptions<Context, Tx = unknown> = FetchRouteOptions & WrapperRun<[request: Request, context: Context], Tx>;
+export type FetchIdempotentOptions<Context, Tx = unknown> = FetchRouteOptions &
+  WrapperRun<[request: Request, context: Context], Tx>;
 
 /** `transaction: true`, accepted only with a handler whose store can open a transaction of your client. */
 type TransactionOption<Tx> = { transaction: CanTransact<Tx> extends true ? true : never };
@@ -57,7 +77,9 @@ export function getIdempotencyContext(request: Request): IdempotencyContext | un
 const fetchDefaults: FrameworkDefaults<Request> = {
   userIdOf: (request) => userIds.get(request),
   operationOf: (request) => {
-    throw new IdempotencySetupError(`idempotency: ${request.method} route has no \`getOperation\`; a fetch route cannot see its path template.`);
+    throw new IdempotencySetupError(
+      `idempotency: ${request.method} route has no \`getOperation\`; a fetch route cannot see its path template.`,
+    );
   },
   bodyOf: parsedBody,
 };
@@ -129,7 +151,10 @@ export function idempotent<Context = unknown, Tx = unknown>(
   handler: IdempotencyHandler<Tx>,
   options: FetchIdempotentOptions<Context, Tx>,
 ): (request: Request, context: Context) => Promise<Response> {
-  const { run, ...routeOptions } = options as FetchRouteOptions & { transaction?: boolean; run: (request: Request, context: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
+  const { run, ...routeOptions } = options as FetchRouteOptions & {
+    transaction?: boolean;
+    run: (request: Request, context: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+  };
   const protect = protectFetchRoute(handler, routeOptions);
   return async function idempotentFetchRoute(request, context) {
     const verdict = await protect(
@@ -143,10 +168,15 @@ export function idempotent<Context = unknown, Tx = unknown>(
   };
 }
 
-function protectFetchRoute(handler: IdempotencyHandler<unknown>, options: FetchRouteOptions & { transaction?: boolean | undefined }) {
+function protectFetchRoute(
+  handler: IdempotencyHandler<unknown>,
+  options: FetchRouteOptions & { transaction?: boolean | undefined },
+) {
   // Checked at run time too: a JavaScript caller, or a cast, gets the fix instead of a shared anonymous scope.
   if (typeof options.getUserId !== "function" || typeof options.getOperation !== "function") {
-    throw new TypeError("idempotency: a fetch route needs `getUserId` and `getOperation` (there is no framework user or route template to read them from).");
+    throw new TypeError(
+      "idempotency: a fetch route needs `getUserId` and `getOperation` (there is no framework user or route template to read them from).",
+    );
   }
   const { getUserId, ...rest } = options;
   // The id is read before the shared flow and handed to it as the "framework's user", so that a
@@ -157,7 +187,9 @@ function protectFetchRoute(handler: IdempotencyHandler<unknown>, options: FetchR
   return async function protectFetch(request: Request, protectedRequest: ProtectedRequest) {
     const id = await getUserId(request);
     if ((id === undefined || id === null || id === "") && !options.allowAnonymous && !protectedRequest.hasCredentials) {
-      warnOnce("idempotency: `getUserId` returned no user id, so the key is scoped to the shared anonymous user. Return the user's id (or pass `allowAnonymous: true`).");
+      warnOnce(
+        "idempotency: `getUserId` returned no user id, so the key is scoped to the shared anonymous user. Return the user's id (or pass `allowAnonymous: true`).",
+      );
     }
     userIds.set(request, id);
     return protect(request, protectedRequest);
@@ -180,7 +212,10 @@ function requestOf(request: Request, produce: ProtectedRequest["produce"]): Prot
 /** Reads the route's response into bytes; the client gets a copy built from them, as a retry later does. */
 async function readResponse(response: Response): Promise<HttpResponse | Uncaptured> {
   // A response marked as a stream may never end, so reading it to record it could hang the request.
-  if (response.headers.get("transfer-encoding") === "chunked" || response.headers.get("content-type")?.startsWith("text/event-stream")) {
+  if (
+    response.headers.get("transfer-encoding") === "chunked" ||
+    response.headers.get("content-type")?.startsWith("text/event-stream")
+  ) {
     return { uncaptured: "the route returned a streaming response" };
   }
   const body = Buffer.from(await response.arrayBuffer());
@@ -197,7 +232,8 @@ function toResponse(response: HttpResponse): Response {
     else for (const item of value) headers.append(name, item);
   }
   // A Response may not carry a body with 204, 205 or 304.
-  const empty = response.body.length === 0 || response.status === 204 || response.status === 205 || response.status === 304;
+  const empty =
+    response.body.length === 0 || response.status === 204 || response.status === 205 || response.status === 304;
   if (empty) return new Response(null, { status: response.status, headers });
   // UTF-8 bytes as their text: Node 20 builds a Response from a string for about two thirds of the CPU
   // it takes for the same bytes (26 against 36 µs, alternating rounds). Other bytes go as a view, not a copy.

@@ -59,7 +59,11 @@ function serve(app: Hono) {
   return async function post(path: string, options: { key?: string; user?: string; body?: unknown } = {}) {
     const headers: Record<string, string> = { "content-type": "application/json", "x-user-id": options.user ?? "u_1" };
     if (options.key !== undefined) headers["idempotency-key"] = options.key;
-    const response = await app.request(path, { method: "POST", headers, body: JSON.stringify(options.body ?? { amount: 100 }) });
+    const response = await app.request(path, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(options.body ?? { amount: 100 }),
+    });
     return { status: response.status, headers: response.headers, text: await response.text() };
   };
 }
@@ -154,7 +158,9 @@ describe.each(["/payments", "/orders"])("POST %s", (path) => {
 
   it("answers 503 STORE_UNAVAILABLE when the store is down, without charging", async () => {
     const down = new MemoryStore();
-    const store: IdempotencyStore = Object.assign(down, { create: () => Promise.reject(new Error("connection refused")) });
+    const store: IdempotencyStore = Object.assign(down, {
+      create: () => Promise.reject(new Error("connection refused")),
+    });
     const card = cardProcessor();
     const post = serve(paymentsApp(new IdempotencyHandler(store), card.charge));
     const answer = await post(path, { key: randomUUID() });

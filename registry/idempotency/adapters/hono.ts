@@ -4,12 +4,25 @@ import { routePath } from "hono/route";
 import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import { bodyBytes, toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
+import {
+  bodyBytes,
+  toHttpResponse,
+  wireBody,
+  type HttpResponse,
+  type RouteResult,
+  type Uncaptured,
+} from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
-import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
+import type {
+  FrameworkDefaults,
+  IdempotencyRouteOptions,
+  RouteContext,
+  WrapperRouteOptions,
+  WrapperRun,
+} from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
 
 declare module "hono" {
@@ -41,10 +54,15 @@ const honoDefaults: FrameworkDefaults<Context> = {
  * }));
  */
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: HonoIdempotentOptions<Tx>) {
-  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (c: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult> };
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & {
+    run: (c: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+  };
   const protect = protectRoute(handler, routeOptions, honoDefaults);
   return async function idempotentRoute(c: Context): Promise<Response> {
-    const verdict = await protect(c, requestOf(c, async (ctx) => toHttpResponse(await run(c, ctx))));
+    const verdict = await protect(
+      c,
+      requestOf(c, async (ctx) => toHttpResponse(await run(c, ctx))),
+    );
     if (verdict.kind === "error") throw verdict.error;
     return verdict.kind === "uncaptured" ? c.res : send(c, verdict.response);
   };
@@ -80,7 +98,11 @@ export function idempotency(handler: IdempotencyHandler<unknown>, options: HonoR
 }
 
 /** Built as one literal (no spread into a second object): this runs on every request. */
-function requestOf(c: Context, produce: ProtectedRequest["produce"], thrownError?: ProtectedRequest["thrownError"]): ProtectedRequest {
+function requestOf(
+  c: Context,
+  produce: ProtectedRequest["produce"],
+  thrownError?: ProtectedRequest["thrownError"],
+): ProtectedRequest {
   return {
     produce,
     thrownError,
@@ -98,7 +120,10 @@ async function captureResponse(c: Context): Promise<HttpResponse | Uncaptured> {
   const res = c.res;
   // Hono's streaming helpers declare chunked transfer (SSE also its content type); reading such a
   // body could wait forever. A plain `stream()` declares nothing, so it is read to its end and recorded.
-  if (res.headers.get("transfer-encoding") === "chunked" || res.headers.get("content-type")?.startsWith("text/event-stream")) {
+  if (
+    res.headers.get("transfer-encoding") === "chunked" ||
+    res.headers.get("content-type")?.startsWith("text/event-stream")
+  ) {
     return { uncaptured: "the route returned a streaming response" };
   }
   const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
@@ -176,7 +201,17 @@ async function formEntries(form: FormData): Promise<unknown[]> {
   const entries: unknown[] = [];
   for (const [name, value] of form.entries()) {
     if (typeof value === "string") entries.push([name, value]);
-    else entries.push([name, { file: value.name, type: value.type, sha256: createHash("sha256").update(Buffer.from(await value.arrayBuffer())).digest("hex") }]);
+    else
+      entries.push([
+        name,
+        {
+          file: value.name,
+          type: value.type,
+          sha256: createHash("sha256")
+            .update(Buffer.from(await value.arrayBuffer()))
+            .digest("hex"),
+        },
+      ]);
   }
   return entries;
 }

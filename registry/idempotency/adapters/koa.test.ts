@@ -35,14 +35,18 @@ async function paymentsApp() {
   let hold: Promise<void> | undefined;
   const handler = new IdempotencyHandler(new MemoryStore());
   const router = new Router();
-  router.post("/payments", idempotency(handler, { getUserId: (ctx) => (ctx.state.user as User).id, requireKey: true }), async (ctx) => {
-    const { amount } = (ctx.request as { body?: unknown }).body as { amount: number };
-    charges.push(amount);
-    charging();
-    await hold;
-    ctx.status = 201;
-    ctx.body = { id: `pay_${charges.length}`, amount };
-  });
+  router.post(
+    "/payments",
+    idempotency(handler, { getUserId: (ctx) => (ctx.state.user as User).id, requireKey: true }),
+    async (ctx) => {
+      const { amount } = (ctx.request as { body?: unknown }).body as { amount: number };
+      charges.push(amount);
+      charging();
+      await hold;
+      ctx.status = 201;
+      ctx.body = { id: `pay_${charges.length}`, amount };
+    },
+  );
   const app = new Koa().use(readJson).use(authenticate).use(router.routes());
   const server = app.listen(0, "127.0.0.1");
   servers.push(server);
@@ -51,7 +55,11 @@ async function paymentsApp() {
   return {
     charges,
     pay: (key: string | undefined, body: object = { amount: 100 }, user = "u_1") =>
-      fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-user-id": user, ...(key ? { "idempotency-key": key } : {}) }, body: JSON.stringify(body) }),
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-user-id": user, ...(key ? { "idempotency-key": key } : {}) },
+        body: JSON.stringify(body),
+      }),
     /** Holds the next charge until `release()`; resolves once it is running, to send a duplicate meanwhile. */
     holdCharge(): Promise<void> {
       hold = new Promise<void>((resolve) => (release = resolve));
@@ -121,17 +129,20 @@ describe("idempotent() for routes that return { status, body }", () => {
   it("fails the key on a permanent error, and frees it on any other", async () => {
     let attempts = 0;
     const router = new Router();
-    router.post("/payments", idempotent(new IdempotencyHandler(new MemoryStore()), {
-      getUserId: (ctx) => (ctx.state.user as User).id,
-      isPermanentError: (err) => err instanceof CardDeclined,
-      run: (ctx) => {
-        attempts++;
-        const { amount } = (ctx.request as { body?: unknown }).body as { amount: number };
-        if (amount > 500) throw new CardDeclined("card declined");
-        if (attempts === 1) throw new Error("bank timeout");
-        return { status: 201, body: { id: "pay_1", amount } };
-      },
-    }));
+    router.post(
+      "/payments",
+      idempotent(new IdempotencyHandler(new MemoryStore()), {
+        getUserId: (ctx) => (ctx.state.user as User).id,
+        isPermanentError: (err) => err instanceof CardDeclined,
+        run: (ctx) => {
+          attempts++;
+          const { amount } = (ctx.request as { body?: unknown }).body as { amount: number };
+          if (amount > 500) throw new CardDeclined("card declined");
+          if (attempts === 1) throw new Error("bank timeout");
+          return { status: 201, body: { id: "pay_1", amount } };
+        },
+      }),
+    );
     const app = new Koa().use(readJson).use(authenticate).use(router.routes());
     app.silent = true; // Koa would log the thrown errors this test provokes
     const server = app.listen(0, "127.0.0.1");

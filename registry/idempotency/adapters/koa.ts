@@ -4,11 +4,24 @@ import type { Context, Middleware } from "koa";
 import type { IdempotencyHandler } from "../handler";
 import { classifyResponseStatus } from "../http/classify-response";
 import type { IdempotencyContext } from "../http/context";
-import { normalizeHeaders, toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
+import {
+  normalizeHeaders,
+  toHttpResponse,
+  wireBody,
+  type HttpResponse,
+  type RouteResult,
+  type Uncaptured,
+} from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
-import type { FrameworkDefaults, IdempotencyRouteOptions, RouteContext, WrapperRouteOptions, WrapperRun } from "../http/route-options";
+import type {
+  FrameworkDefaults,
+  IdempotencyRouteOptions,
+  RouteContext,
+  WrapperRouteOptions,
+  WrapperRun,
+} from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 
 declare module "koa" {
@@ -39,7 +52,9 @@ const koaDefaults: FrameworkDefaults<Context> = {
     const routeTemplate = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
     const method = ctx.method;
     if (routeTemplate === undefined) {
-      throw new IdempotencySetupError(`idempotency: a ${method} request reached a protected route with no @koa/router route template: mount it on a router route (router.post(path, ...)) or pass \`getOperation\`.`);
+      throw new IdempotencySetupError(
+        `idempotency: a ${method} request reached a protected route with no @koa/router route template: mount it on a router route (router.post(path, ...)) or pass \`getOperation\`.`,
+      );
     }
     return `${method} ${String(routeTemplate)}`;
   },
@@ -57,11 +72,19 @@ const koaDefaults: FrameworkDefaults<Context> = {
  *   run: async (ctx) => ({ status: 201, body: await charge(ctx.request.body) }),
  * }));
  */
-export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: KoaIdempotentOptions<Tx>): Middleware {
-  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: (ctx: Context, op: RouteContext) => RouteResult | Promise<RouteResult> };
+export function idempotent<Tx = unknown>(
+  handler: IdempotencyHandler<Tx>,
+  options: KoaIdempotentOptions<Tx>,
+): Middleware {
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & {
+    run: (ctx: Context, op: RouteContext) => RouteResult | Promise<RouteResult>;
+  };
   const protect = protectRoute(handler, withKoaErrors(routeOptions), koaDefaults);
   return async function idempotentRoute(ctx) {
-    const verdict = await protect(ctx, requestOf(ctx, async (op) => toHttpResponse(await run(ctx, op))));
+    const verdict = await protect(
+      ctx,
+      requestOf(ctx, async (op) => toHttpResponse(await run(ctx, op))),
+    );
     if (verdict.kind === "error") throw verdict.error;
     // A wrapper's route returns its result, so it never streams.
     if (verdict.kind !== "uncaptured") send(ctx, verdict.response);
@@ -102,10 +125,12 @@ export function idempotency(handler: IdempotencyHandler<unknown>, options: KoaRo
  */
 function withKoaErrors<Options extends KoaRouteOptions>(options: Options): Options {
   const classify = options.classifyResponse ?? classifyResponseStatus;
-  const isPermanentError = options.isPermanentError ?? ((err: unknown) => {
-    const status = (err as { status?: unknown } | null)?.status;
-    return typeof status === "number" && classify(status) === "permanent";
-  });
+  const isPermanentError =
+    options.isPermanentError ??
+    ((err: unknown) => {
+      const status = (err as { status?: unknown } | null)?.status;
+      return typeof status === "number" && classify(status) === "permanent";
+    });
   return { ...options, isPermanentError };
 }
 

@@ -90,7 +90,11 @@ async function paymentsApp() {
   return {
     payments,
     pay: (key: string | undefined, body: object = { amount: 100 }, user = "u_1") =>
-      fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-user-id": user, ...(key ? { "idempotency-key": key } : {}) }, body: JSON.stringify(body) }),
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-user-id": user, ...(key ? { "idempotency-key": key } : {}) },
+        body: JSON.stringify(body),
+      }),
   };
 }
 
@@ -113,7 +117,9 @@ describe("POST /payments with @Idempotent", () => {
     await app.pay(key, { amount: 100 });
     const reused = await app.pay(key, { amount: 999 });
     expect(reused.status).toBe(409);
-    expect(await reused.json()).toEqual({ error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST", message: expect.any(String) as unknown } });
+    expect(await reused.json()).toEqual({
+      error: { code: "KEY_REUSED_WITH_DIFFERENT_REQUEST", message: expect.any(String) as unknown },
+    });
     expect(app.payments.charges).toEqual([100]);
   });
 

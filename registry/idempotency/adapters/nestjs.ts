@@ -19,7 +19,12 @@ import type { IdempotencyContext } from "../http/context";
 import { toHttpResponse, wireBody, type HttpResponse, type RouteResult, type Uncaptured } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
 import { protectRoute, type Protect } from "../http/protect";
-import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "../http/route-options";
+import {
+  resolveRouteOptions,
+  type FrameworkDefaults,
+  type RouteContext,
+  type WrapperRouteOptions,
+} from "../http/route-options";
 import { checkTransaction } from "../http/route-transaction";
 import { IdempotencySetupError } from "../http/user-id";
 
@@ -65,7 +70,8 @@ type PlatformResponse = {
  */
 /** The route's template: Fastify's `routeOptions.url`, or Express's mount path and route path (Nest mounts no routers). */
 function routeTemplateOf(request: NestHttpRequest): string | undefined {
-  const express = request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;
+  const express =
+    request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;
   return request.routeOptions?.url ?? express;
 }
 
@@ -73,7 +79,10 @@ const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
   userIdOf: (request) => (request.user as { id?: unknown } | undefined)?.id,
   operationOf: (request) => {
     const routeTemplate = routeTemplateOf(request);
-    if (routeTemplate === undefined) throw new IdempotencySetupError(`idempotency: cannot read the route template of a ${request.method} request; pass \`getOperation\` to @Idempotent.`);
+    if (routeTemplate === undefined)
+      throw new IdempotencySetupError(
+        `idempotency: cannot read the route template of a ${request.method} request; pass \`getOperation\` to @Idempotent.`,
+      );
     return `${request.method} ${routeTemplate}`;
   },
   bodyOf: (request) => request.body,
@@ -99,7 +108,9 @@ const runContexts = new WeakMap<object, RouteContext>();
  *   return this.payments.charge(body);
  * }
  */
-export function Idempotent<Req extends object = NestHttpRequest>(options: NestRouteOptions<Req> = {}): MethodDecorator & ClassDecorator {
+export function Idempotent<Req extends object = NestHttpRequest>(
+  options: NestRouteOptions<Req> = {},
+): MethodDecorator & ClassDecorator {
   resolveRouteOptions(options, nestDefaults as unknown as FrameworkDefaults<Req>);
   // The store is checked when the interceptor gets its handler; the rest of the option here.
   if (checkTransaction(options, { supportsTransactions: true })) transactionalRoutes.push(options);
@@ -119,7 +130,9 @@ export function Idempotent<Req extends object = NestHttpRequest>(options: NestRo
  *   return this.orders.insert(tx, body);
  * }
  */
-export const RunContext = createParamDecorator((_data: unknown, context: ExecutionContext) => runContexts.get(context.switchToHttp().getRequest<object>()));
+export const RunContext = createParamDecorator((_data: unknown, context: ExecutionContext) =>
+  runContexts.get(context.switchToHttp().getRequest<object>()),
+);
 
 /**
  * Protects the routes marked `@Idempotent()`. Interceptors run after guards, so the user a guard
@@ -142,7 +155,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
   readonly #reflector: Reflector;
   readonly #routes = new WeakMap<object, Protect<NestHttpRequest>>();
 
-  constructor(@Inject(IDEMPOTENCY_HANDLER) handler: IdempotencyHandler<unknown>, @Inject(Reflector) reflector: Reflector) {
+  constructor(
+    @Inject(IDEMPOTENCY_HANDLER) handler: IdempotencyHandler<unknown>,
+    @Inject(Reflector) reflector: Reflector,
+  ) {
     // At start-up (the interceptor is made when the app boots): a transactional route on a store without transactions never serves.
     if (transactionalRoutes.length > 0) checkTransaction({ transaction: true }, handler);
     this.#handler = handler;
@@ -150,7 +166,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    const options = this.#reflector.getAllAndOverride<NestRouteOptions | undefined>(IDEMPOTENT_ROUTE, [context.getHandler(), context.getClass()]);
+    const options = this.#reflector.getAllAndOverride<NestRouteOptions | undefined>(IDEMPOTENT_ROUTE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (!options || context.getType() !== "http") return next.handle();
     const request = context.switchToHttp().getRequest<NestHttpRequest>();
     const response = context.switchToHttp().getResponse<PlatformResponse>();
@@ -190,14 +209,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
 /** An HttpException fails the key when the same status as a response would; other errors are transient. */
 function withHttpExceptions(options: NestRouteOptions): NestRouteOptions {
   const classify = options.classifyResponse ?? classifyResponseStatus;
-  const isPermanentError = options.isPermanentError ?? ((err: unknown) => err instanceof HttpException && classify(err.getStatus()) === "permanent");
+  const isPermanentError =
+    options.isPermanentError ??
+    ((err: unknown) => err instanceof HttpException && classify(err.getStatus()) === "permanent");
   return { ...options, isPermanentError };
 }
 
 /** Serializes the route's value the way it will go out; a stream or file is never recorded. */
 function responseOf(value: unknown, response: PlatformResponse): HttpResponse | Uncaptured {
-  if (value instanceof StreamableFile || value instanceof Readable) return { uncaptured: "the route returned a stream" };
-  return toHttpResponse({ status: response.statusCode, headers: response.getHeaders() as NonNullable<RouteResult["headers"]>, body: value });
+  if (value instanceof StreamableFile || value instanceof Readable)
+    return { uncaptured: "the route returned a stream" };
+  return toHttpResponse({
+    status: response.statusCode,
+    headers: response.getHeaders() as NonNullable<RouteResult["headers"]>,
+    body: value,
+  });
 }
 
 /**

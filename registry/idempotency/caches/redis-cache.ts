@@ -26,10 +26,7 @@ export class RedisCache implements IdempotencyCache {
 
   private readonly redis: RedisLike;
 
-  constructor(
-    redis: RedisLike,
-    options: RedisCacheOptions = {},
-  ) {
+  constructor(redis: RedisLike, options: RedisCacheOptions = {}) {
     this.redis = redis;
     this.prefix = options.prefix ?? "idempotency:";
   }
@@ -48,6 +45,11 @@ export class RedisCache implements IdempotencyCache {
 
   /** A hash keeps keys short and free of delimiter ambiguity, whatever the scope contains. */
   private keyOf({ namespace, operation, userId, key }: CacheScope): string {
-    return this.prefix + createHash("sha256").update(JSON.stringify([namespace, operation, userId, key])).digest("hex");
+    return (
+      this.prefix +
+      createHash("sha256")
+        .update(JSON.stringify([namespace, operation, userId, key]))
+        .digest("hex")
+    );
   }
 }

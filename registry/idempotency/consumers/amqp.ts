@@ -42,7 +42,11 @@ export function amqpConsumer<T>(
     const verdict = await deliveryVerdict(() => {
       const payload = parse ? parse(message) : parseJsonBody(message.content);
       const messageId = getMessageId ? getMessageId(message) : (message.properties.messageId as string | undefined);
-      return handler.consume({ source, messageId: messageId as string, payload }, (ctx) => process(payload, message, ctx), consumeOptions);
+      return handler.consume(
+        { source, messageId: messageId as string, payload },
+        (ctx) => process(payload, message, ctx),
+        consumeOptions,
+      );
     });
     try {
       if (verdict.action === "ack") channel.ack(message);

@@ -32,10 +32,20 @@ export function idempotentProcessor<T, D = unknown>(
   return async function processOnce(job) {
     const messageId = getMessageId ? getMessageId(job) : job.id;
     const options = isLastAttempt(job) ? { ...consumeOptions, lastAttempt: true } : consumeOptions;
-    const verdict = await deliveryVerdict(() => handler.consume({ source, messageId: messageId as string, payload: job.data }, (ctx) => process(job, ctx), options));
+    const verdict = await deliveryVerdict(() =>
+      handler.consume(
+        { source, messageId: messageId as string, payload: job.data },
+        (ctx) => process(job, ctx),
+        options,
+      ),
+    );
     if (verdict.action === "retry") throw verdict.error;
-    if (verdict.action === "reject") throw new UnrecoverableError(`${errorMessage(verdict.error)} (job ${String(job.id)})`);
-    if (verdict.result.outcome === "dead") throw new UnrecoverableError(`The job is dead (failed for good; onDead has it): ${errorMessage(verdict.result.error)}`);
+    if (verdict.action === "reject")
+      throw new UnrecoverableError(`${errorMessage(verdict.error)} (job ${String(job.id)})`);
+    if (verdict.result.outcome === "dead")
+      throw new UnrecoverableError(
+        `The job is dead (failed for good; onDead has it): ${errorMessage(verdict.result.error)}`,
+      );
     return verdict.result.response as T;
   };
 }

@@ -9,9 +9,16 @@ import { IdempotencyError, isIdempotencyError } from "../errors";
  * `retry`: it should come again (the operation's transient error, a duplicate still in progress,
  * the store unavailable).
  */
-export type DeliveryVerdict = { action: "ack"; result: ConsumeResult<unknown> } | { action: "reject"; error: unknown } | { action: "retry"; error: unknown };
+export type DeliveryVerdict =
+  | { action: "ack"; result: ConsumeResult<unknown> }
+  | { action: "reject"; error: unknown }
+  | { action: "retry"; error: unknown };
 
-const REFUSALS = new Set(["IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_PAYLOAD_INVALID", "KEY_REUSED_WITH_DIFFERENT_REQUEST"]);
+const REFUSALS = new Set([
+  "IDEMPOTENCY_KEY_INVALID",
+  "IDEMPOTENCY_PAYLOAD_INVALID",
+  "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+]);
 
 /** True for an error `consume` rejects with when redelivering the message can never help. */
 export function isRefusedDelivery(err: unknown): boolean {
@@ -35,10 +42,15 @@ export async function deliveryVerdict(consume: () => Promise<ConsumeResult<unkno
 
 /** The message a broker's body holds: JSON, or a refusal (`IDEMPOTENCY_PAYLOAD_INVALID`) when it is not. */
 export function parseJsonBody(body: Uint8Array | string): unknown {
-  const text = typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
+  const text =
+    typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
   try {
     return JSON.parse(text) as unknown;
   } catch (cause) {
-    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The message body is not JSON, so it cannot be fingerprinted; it was not run.", { cause });
+    throw new IdempotencyError(
+      "IDEMPOTENCY_PAYLOAD_INVALID",
+      "The message body is not JSON, so it cannot be fingerprinted; it was not run.",
+      { cause },
+    );
   }
 }

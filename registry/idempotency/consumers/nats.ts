@@ -36,7 +36,11 @@ export function natsConsumer<T>(
     const verdict = await deliveryVerdict(() => {
       const payload = parse ? parse(message) : parseJsonBody(message.data);
       const messageId = getMessageId ? getMessageId(message) : message.headers?.get("Nats-Msg-Id");
-      return handler.consume({ source, messageId: messageId as string, payload }, (ctx) => process(payload, message, ctx), consumeOptions);
+      return handler.consume(
+        { source, messageId: messageId as string, payload },
+        (ctx) => process(payload, message, ctx),
+        consumeOptions,
+      );
     });
     if (verdict.action === "ack") message.ack();
     // No reason string: servers before 2.10.4 do not take one, and the message stayed pending.

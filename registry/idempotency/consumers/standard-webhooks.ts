@@ -27,9 +27,16 @@ export function signingKeys(secrets: string | readonly string[]): Buffer[] {
   const list = typeof secrets === "string" ? [secrets] : secrets;
   if (list.length === 0) throw new TypeError("idempotency: a webhook receiver needs at least one signing secret.");
   return list.map((secret) => {
-    const encoded = typeof secret === "string" && secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-    const key = typeof encoded === "string" && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, "base64") : Buffer.alloc(0);
-    if (key.length === 0) throw new TypeError("idempotency: a webhook signing secret must be `whsec_` followed by base64 (as the sender shows it).");
+    const encoded =
+      typeof secret === "string" && secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+    const key =
+      typeof encoded === "string" && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded)
+        ? Buffer.from(encoded, "base64")
+        : Buffer.alloc(0);
+    if (key.length === 0)
+      throw new TypeError(
+        "idempotency: a webhook signing secret must be `whsec_` followed by base64 (as the sender shows it).",
+      );
     return key;
   });
 }
@@ -49,12 +56,17 @@ export function verifyStandardWebhook(
   { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, nowSeconds = Math.floor(Date.now() / 1000) } = {},
 ): void {
   const { id, timestamp, signature } = headers;
-  if (!id || !timestamp || !signature) throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature header.");
-  if (!TIMESTAMP.test(timestamp)) throw new WebhookVerificationError("The webhook-timestamp header is not a number of seconds.");
+  if (!id || !timestamp || !signature)
+    throw new WebhookVerificationError("Missing webhook-id, webhook-timestamp or webhook-signature header.");
+  if (!TIMESTAMP.test(timestamp))
+    throw new WebhookVerificationError("The webhook-timestamp header is not a number of seconds.");
   const age = nowSeconds - Number(timestamp);
   if (age > toleranceSeconds) throw new WebhookVerificationError("The webhook-timestamp is too old.");
   if (age < -toleranceSeconds) throw new WebhookVerificationError("The webhook-timestamp is in the future.");
-  const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), typeof body === "string" ? Buffer.from(body) : body]);
+  const signed = Buffer.concat([
+    Buffer.from(`${id}.${timestamp}.`),
+    typeof body === "string" ? Buffer.from(body) : body,
+  ]);
   const candidates = signature
     .split(" ")
     .filter((entry) => entry.startsWith("v1,"))
@@ -62,7 +74,8 @@ export function verifyStandardWebhook(
   for (const key of keys) {
     const expected = createHmac("sha256", key).update(signed).digest();
     // timingSafeEqual needs equal lengths; a length says nothing about the expected bytes.
-    if (candidates.some((candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected))) return;
+    if (candidates.some((candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected)))
+      return;
   }
   throw new WebhookVerificationError("No webhook-signature matches the body under the configured secrets.");
 }

@@ -15,9 +15,14 @@ export function webhookRoute<T>(handler: IdempotencyHandler, options: WebhookOpt
   return async function webhookRouteHandler(req: Request, res: Response): Promise<void> {
     const body: unknown = req.body;
     if (body !== undefined && !Buffer.isBuffer(body)) {
-      throw new TypeError("idempotency: the webhook route got a parsed body; mount `express.raw({ type: \"*/*\" })` before it, and no JSON parser.");
+      throw new TypeError(
+        'idempotency: the webhook route got a parsed body; mount `express.raw({ type: "*/*" })` before it, and no JSON parser.',
+      );
     }
     const answer = await receive({ header: (name) => req.get(name), rawBody: body ?? Buffer.alloc(0) });
-    res.status(answer.status).set(answer.headers ?? {}).json(answer.body);
+    res
+      .status(answer.status)
+      .set(answer.headers ?? {})
+      .json(answer.body);
   };
 }

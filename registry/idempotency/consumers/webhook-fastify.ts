@@ -10,7 +10,12 @@ import { webhookReceiver, type ProcessWebhook, type WebhookOptions } from "./web
  * @example
  * await app.register(webhookRoutes("/webhooks/acme", handler, { source: "acme", secrets, onDead }, applyEvent));
  */
-export function webhookRoutes<T>(path: string, handler: IdempotencyHandler, options: WebhookOptions, process: ProcessWebhook<T>) {
+export function webhookRoutes<T>(
+  path: string,
+  handler: IdempotencyHandler,
+  options: WebhookOptions,
+  process: ProcessWebhook<T>,
+) {
   const receive = webhookReceiver(handler, options, process);
   return function webhookScope(scope: FastifyInstance, _options: unknown, done: (err?: Error) => void): void {
     scope.removeAllContentTypeParsers();
@@ -18,7 +23,10 @@ export function webhookRoutes<T>(path: string, handler: IdempotencyHandler, opti
     scope.post(path, async function webhookRouteHandler(request, reply) {
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const answer = await receive({ header: (name) => headerValue(request.headers[name]), rawBody });
-      return reply.status(answer.status).headers(answer.headers ?? {}).send(answer.body);
+      return reply
+        .status(answer.status)
+        .headers(answer.headers ?? {})
+        .send(answer.body);
     });
     done();
   };

@@ -36,19 +36,34 @@ export function webhookReceiver<T>(handler: IdempotencyHandler, options: Webhook
   return async function receiveWebhook({ header, rawBody }: WebhookDelivery): Promise<WebhookAnswer> {
     const id = header("webhook-id");
     try {
-      verifyStandardWebhook({ id, timestamp: header("webhook-timestamp"), signature: header("webhook-signature") }, rawBody, keys, { toleranceSeconds });
+      verifyStandardWebhook(
+        { id, timestamp: header("webhook-timestamp"), signature: header("webhook-signature") },
+        rawBody,
+        keys,
+        { toleranceSeconds },
+      );
     } catch (err) {
-      if (err instanceof WebhookVerificationError) return { status: 401, body: { error: { code: err.code, message: err.message } } };
+      if (err instanceof WebhookVerificationError)
+        return { status: 401, body: { error: { code: err.code, message: err.message } } };
       throw err;
     }
     const verdict = await deliveryVerdict(() => {
       const event = parseJsonBody(rawBody);
-      return handler.consume({ source, messageId: id as string, payload: event }, (ctx) => process(event, ctx), consumeOptions);
+      return handler.consume(
+        { source, messageId: id as string, payload: event },
+        (ctx) => process(event, ctx),
+        consumeOptions,
+      );
     });
     if (verdict.action === "ack") return { status: 200, body: { outcome: verdict.result.outcome } };
     const err = verdict.error;
-    if (!isIdempotencyError(err)) return { status: 500, body: { error: { code: "WEBHOOK_FAILED", message: "The webhook could not be processed; send it again." } } };
-    const retryAfter = err.retryAfterSeconds === undefined ? undefined : { "retry-after": String(err.retryAfterSeconds) };
+    if (!isIdempotencyError(err))
+      return {
+        status: 500,
+        body: { error: { code: "WEBHOOK_FAILED", message: "The webhook could not be processed; send it again." } },
+      };
+    const retryAfter =
+      err.retryAfterSeconds === undefined ? undefined : { "retry-after": String(err.retryAfterSeconds) };
     return { status: idempotencyErrorStatus(err), body: err.toJSON(), ...(retryAfter && { headers: retryAfter }) };
   };
 }
@@ -61,7 +76,11 @@ export function webhookReceiver<T>(handler: IdempotencyHandler, options: Webhook
  * export const POST = webhookHandler(handler, { source: "acme", secrets: [process.env.ACME_WEBHOOK_SECRET!], onDead },
  *   async (event, ctx) => applyEvent(event, ctx.signal));
  */
-export function webhookHandler<T>(handler: IdempotencyHandler, options: WebhookOptions, process: ProcessWebhook<T>): (request: Request) => Promise<Response> {
+export function webhookHandler<T>(
+  handler: IdempotencyHandler,
+  options: WebhookOptions,
+  process: ProcessWebhook<T>,
+): (request: Request) => Promise<Response> {
   const receive = webhookReceiver(handler, options, process);
   return async function handleWebhook(request) {
     const rawBody = new Uint8Array(await request.arrayBuffer());

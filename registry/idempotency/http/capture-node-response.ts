@@ -76,7 +76,8 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
 }
 
 function toBuffer(chunk: unknown, encoding: unknown): Buffer {
-  if (typeof chunk === "string") return Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+  if (typeof chunk === "string")
+    return Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
   // A Buffer is kept as it is (what Express's res.send hands over): Node's own write() does not copy it either.
   if (Buffer.isBuffer(chunk)) return chunk;
   if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);

@@ -11,14 +11,7 @@
  * - `uncaptured`: the route ran but streamed its response, so nothing was stored and the key was freed
  */
 export type IdempotencyOutcome =
-  | "pending"
-  | "skipped"
-  | "executing"
-  | "executed"
-  | "replayed"
-  | "rejected"
-  | "failed"
-  | "uncaptured";
+  "pending" | "skipped" | "executing" | "executed" | "replayed" | "rejected" | "failed" | "uncaptured";
 
 /**
  * Available as `res.locals.idempotency` (Express), `request.idempotency` (Fastify) and

@@ -10,10 +10,15 @@ import type { HttpHeaders, HttpResponse } from "./http-response";
  * idempotencyErrorResponse(err, { REQUEST_IN_PROGRESS: 425 });
  * // { status: 425, headers: { "content-type": "application/json; charset=utf-8", "retry-after": "1" }, body: <Buffer> }
  */
-export function idempotencyErrorResponse(err: IdempotencyError, statusMap: IdempotencyStatusMap = {}, details: Record<string, unknown> = {}): HttpResponse {
+export function idempotencyErrorResponse(
+  err: IdempotencyError,
+  statusMap: IdempotencyStatusMap = {},
+  details: Record<string, unknown> = {},
+): HttpResponse {
   const headers: HttpHeaders = { "content-type": "application/json; charset=utf-8" };
   // Retry-After is whole seconds (RFC 9110); the handler sets it when waiting can help.
-  if (err.retryAfterSeconds !== undefined) headers["retry-after"] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
+  if (err.retryAfterSeconds !== undefined)
+    headers["retry-after"] = String(Math.max(0, Math.ceil(err.retryAfterSeconds)));
   const body = { error: { ...err.toJSON().error, ...details } };
   return { status: idempotencyErrorStatus(err, statusMap), headers, body: Buffer.from(JSON.stringify(body), "utf8") };
 }
@@ -28,5 +33,10 @@ export function idempotencyErrorResponse(err: IdempotencyError, statusMap: Idemp
 export function routeError(err: IdempotencyError, statusMap: IdempotencyStatusMap): IdempotencyError {
   const status = idempotencyErrorStatus(err, statusMap);
   if (status === err.status) return err;
-  return new IdempotencyError(err.code, err.message, { cause: err.cause, retryAfterSeconds: err.retryAfterSeconds, response: err.response, status });
+  return new IdempotencyError(err.code, err.message, {
+    cause: err.cause,
+    retryAfterSeconds: err.retryAfterSeconds,
+    response: err.response,
+    status,
+  });
 }

@@ -68,7 +68,9 @@ export function toHttpResponse(result: RouteResult): HttpResponse {
  * @example
  * normalizeHeaders({ "Content-Length": 2, Link: ["<a>", "<b>"] }); // { "content-length": "2", link: ["<a>", "<b>"] }
  */
-export function normalizeHeaders(headers: Record<string, string | number | readonly string[] | undefined>): HttpHeaders {
+export function normalizeHeaders(
+  headers: Record<string, string | number | readonly string[] | undefined>,
+): HttpHeaders {
   const normalized: HttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;

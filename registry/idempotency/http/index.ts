@@ -26,6 +26,12 @@ export type {
   RouteContext,
   WrapperRouteOptions,
 } from "./route-options";
-export { DEFAULT_REPLAY_HEADERS, isStoredResponse, replayableHeaders, replayResponse, toStoredResponse } from "./stored-response";
+export {
+  DEFAULT_REPLAY_HEADERS,
+  isStoredResponse,
+  replayableHeaders,
+  replayResponse,
+  toStoredResponse,
+} from "./stored-response";
 export { ANONYMOUS_USER_ID, IdempotencySetupError } from "./user-id";
 export type { StoredResponse } from "./stored-response";

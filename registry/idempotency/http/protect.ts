@@ -11,7 +11,12 @@ import { parseIdempotencyKey, type HeaderValue } from "./key-header";
 import { requestFingerprint } from "./request-fingerprint";
 import { ErrorResponse, UncapturableResponseError } from "./settlement-errors";
 import { checkTransaction } from "./route-transaction";
-import { resolveRouteOptions, type FrameworkDefaults, type RouteContext, type WrapperRouteOptions } from "./route-options";
+import {
+  resolveRouteOptions,
+  type FrameworkDefaults,
+  type RouteContext,
+  type WrapperRouteOptions,
+} from "./route-options";
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
 import { warnOnce } from "./warn-once";
 
@@ -86,7 +91,12 @@ const UNPROTECTED: RouteContext = {
  * const protect = protectRoute(handler, { requireKey: true }, expressDefaults);
  * const verdict = await protect(req, { method: req.method, url: req.originalUrl, keyHeader, hasCredentials, setContext, produce });
  */
-export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options: WrapperRouteOptions<Req>, framework: FrameworkDefaults<Req>, capture?: string) {
+export function protectRoute<Req>(
+  handler: IdempotencyHandler<unknown>,
+  options: WrapperRouteOptions<Req>,
+  framework: FrameworkDefaults<Req>,
+  capture?: string,
+) {
   // A transactional route always has a key: a request without one would run with neither record nor transaction.
   const inTransaction = checkTransaction(options, handler, capture);
   const route = resolveRouteOptions(inTransaction ? { ...options, requireKey: true } : options, framework);
@@ -95,7 +105,8 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
     isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
     isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
     // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
-    failureResponse: (err: unknown) => (err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined),
+    failureResponse: (err: unknown) =>
+      err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined,
     waitMs: route.waitMs,
   };
   // Only a route whose duplicates wait needs the client's signal: the others make no object per request for it.
@@ -103,7 +114,13 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
   return async function protect(req: Req, request: ProtectedRequest): Promise<HttpVerdict> {
-    const context: IdempotencyContext = { key: undefined, userId: undefined, operation: undefined, requestHash: undefined, outcome: "pending" };
+    const context: IdempotencyContext = {
+      key: undefined,
+      userId: undefined,
+      operation: undefined,
+      requestHash: undefined,
+      outcome: "pending",
+    };
     request.setContext(context);
     const verdict = await decide(req, request, context);
     context.outcome = verdict.outcome;
@@ -117,7 +134,11 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
       context.operation = route.getOperation(req);
       context.userId = await route.getUserId(req, request.hasCredentials);
       key = parseIdempotencyKey(request.keyHeader);
-      if (key === undefined && route.requireKey) return refusal(new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header."), false);
+      if (key === undefined && route.requireKey)
+        return refusal(
+          new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header."),
+          false,
+        );
     } catch (err) {
       return isIdempotencyError(err) ? refusal(err, false) : { kind: "error", outcome: "pending", error: err };
     }
@@ -129,7 +150,9 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
     try {
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
       context.requestHash = hashPayload(
-        route.getFingerprint ? await route.getFingerprint(req) : requestFingerprint(request.method, request.url, await route.getBody(req)),
+        route.getFingerprint
+          ? await route.getFingerprint(req)
+          : requestFingerprint(request.method, request.url, await route.getBody(req)),
       );
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
       const operation = async (ctx: RouteContext | TransactionContext<unknown>) => {
@@ -142,7 +165,11 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
       };
       const result = inTransaction
         ? await handler.executeInTransaction<StoredResponse>(scope, operation, executeOptions)
-        : await handler.execute<StoredResponse>(scope, operation, waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions);
+        : await handler.execute<StoredResponse>(
+            scope,
+            operation,
+            waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions,
+          );
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
       if (result.replayed) return { kind: "replayed", outcome: "replayed", response: replay(result.response) };
       return { kind: "answered", outcome: "executed", response: answer as HttpResponse };
@@ -158,7 +185,9 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
   /** The verdict on an answer this flow handed `execute` to settle, once it comes back. */
   function handedBack(context: IdempotencyContext, answer: HttpResponse | Uncaptured): HttpVerdict {
     if (!isUncaptured(answer)) return { kind: "answered", outcome: "failed", response: answer };
-    warnOnce(`idempotency: ${context.operation} sent a response that cannot be recorded (${answer.uncaptured}); its keys are freed instead of replayed. Use wrapper style for this route.`);
+    warnOnce(
+      `idempotency: ${context.operation} sent a response that cannot be recorded (${answer.uncaptured}); its keys are freed instead of replayed. Use wrapper style for this route.`,
+    );
     return { kind: "uncaptured", outcome: "uncaptured" };
   }
 
@@ -170,7 +199,9 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
     } catch (err) {
       return { kind: "error", outcome: "skipped", error: err };
     }
-    return isUncaptured(answer) ? { kind: "uncaptured", outcome: "skipped" } : { kind: "answered", outcome: "skipped", response: answer };
+    return isUncaptured(answer)
+      ? { kind: "uncaptured", outcome: "skipped" }
+      : { kind: "answered", outcome: "skipped", response: answer };
   }
 
   /**
@@ -179,7 +210,8 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
    */
   function unrecordable(answer: HttpResponse | Uncaptured, thrown: unknown): Error | undefined {
     if (isUncaptured(answer)) return new UncapturableResponseError(answer.uncaptured);
-    const verdict = thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(answer.status);
+    const verdict =
+      thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(answer.status);
     return verdict === "success" ? undefined : new ErrorResponse(answer, verdict === "permanent");
   }
 
@@ -189,7 +221,11 @@ export function protectRoute<Req>(handler: IdempotencyHandler<unknown>, options:
     const failed = !ran && err.code === "REQUEST_FAILED" && isStoredResponse(err.response) ? err.response : undefined;
     if (failed && route.replayFailures) return { kind: "replayed", outcome: "replayed", response: replay(failed) };
     if (route.errors === "throw") return { kind: "error", outcome, error: routeError(err, route.statusMap) };
-    return { kind: "refused", outcome, response: idempotencyErrorResponse(err, route.statusMap, failed && { originalStatus: failed.status }) };
+    return {
+      kind: "refused",
+      outcome,
+      response: idempotencyErrorResponse(err, route.statusMap, failed && { originalStatus: failed.status }),
+    };
   }
 }
 

@@ -1,7 +1,12 @@
 // What an HTTP request's fingerprint covers: method, concrete path, canonical query and body.
 import { hashPayload } from "../fingerprint";
 /** The fingerprint's input for a request, before hashing. */
-export type RequestFingerprint = { method: string; path: string; query: Array<[string, string | null]>; bodyHash: string };
+export type RequestFingerprint = {
+  method: string;
+  path: string;
+  query: Array<[string, string | null]>;
+  bodyHash: string;
+};
 
 /**
  * The input of the default fingerprint. The path is the concrete one (`/accounts/A/withdrawals`,
@@ -15,7 +20,12 @@ export type RequestFingerprint = { method: string; path: string; query: Array<[s
 export function requestFingerprint(method: string, url: string, body: unknown): RequestFingerprint {
   const start = url.indexOf("?");
   const path = start === -1 ? url : url.slice(0, start);
-  return { method: method.toUpperCase(), path, query: canonicalQuery(start === -1 ? "" : url.slice(start + 1)), bodyHash: hashPayload(body) };
+  return {
+    method: method.toUpperCase(),
+    path,
+    query: canonicalQuery(start === -1 ? "" : url.slice(start + 1)),
+    bodyHash: hashPayload(body),
+  };
 }
 
 /**

@@ -3,7 +3,11 @@ import type { FrameworkDefaults } from "./route-options";
 import { ANONYMOUS_USER_ID } from "./user-id";
 
 type Req = { user?: { id: string } };
-const framework: FrameworkDefaults<Req> = { userIdOf: (req) => req.user?.id, operationOf: () => "POST /payments", bodyOf: () => ({}) };
+const framework: FrameworkDefaults<Req> = {
+  userIdOf: (req) => req.user?.id,
+  operationOf: () => "POST /payments",
+  bodyOf: () => ({}),
+};
 
 // A fresh module per test: warnings are printed once per process, and each test counts its own.
 const load = async () => (await import("./route-options")).resolveRouteOptions;
@@ -32,7 +36,10 @@ describe("resolveRouteOptions", () => {
     expect(await route.getUserId({}, false)).toBe(ANONYMOUS_USER_ID);
     expect(await route.getUserId({}, false)).toBe(ANONYMOUS_USER_ID);
     expect(emitWarning).toHaveBeenCalledTimes(1);
-    expect(emitWarning).toHaveBeenCalledWith(expect.stringContaining("anonymous"), expect.objectContaining({ code: "IDEMPOTENCY_SETUP" }));
+    expect(emitWarning).toHaveBeenCalledWith(
+      expect.stringContaining("anonymous"),
+      expect.objectContaining({ code: "IDEMPOTENCY_SETUP" }),
+    );
   });
 
   it("stays quiet about the anonymous user when the route allows it", async () => {
@@ -44,7 +51,10 @@ describe("resolveRouteOptions", () => {
   // Regression: hono/jwt and @fastify/jwt set a user the default lookup misses.
   it("refuses a request with credentials but no readable user as a setup error, warned once, never anonymous", async () => {
     const route = (await load())({ allowAnonymous: true }, framework);
-    await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP", message: expect.stringContaining("getUserId") as unknown });
+    await expect(route.getUserId({}, true)).rejects.toMatchObject({
+      code: "IDEMPOTENCY_SETUP",
+      message: expect.stringContaining("getUserId") as unknown,
+    });
     await expect(route.getUserId({}, true)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP" });
     expect(emitWarning).toHaveBeenCalledTimes(1);
   });
@@ -54,8 +64,12 @@ describe("resolveRouteOptions", () => {
     const resolve = await load();
     expect(await resolve({}, framework).getUserId({ user: { id: "anonymous" } }, false)).toBe("anonymous");
     expect(ANONYMOUS_USER_ID).not.toBe("anonymous");
-    await expect(resolve({}, framework).getUserId({ user: { id: ANONYMOUS_USER_ID } }, false)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP" });
-    await expect(resolve({ getUserId: () => ANONYMOUS_USER_ID }, framework).getUserId({}, false)).rejects.toMatchObject({ code: "IDEMPOTENCY_SETUP" });
+    await expect(resolve({}, framework).getUserId({ user: { id: ANONYMOUS_USER_ID } }, false)).rejects.toMatchObject({
+      code: "IDEMPOTENCY_SETUP",
+    });
+    await expect(resolve({ getUserId: () => ANONYMOUS_USER_ID }, framework).getUserId({}, false)).rejects.toMatchObject(
+      { code: "IDEMPOTENCY_SETUP" },
+    );
   });
 
   it("refuses a replay marker that is not a header name", async () => {
@@ -77,7 +91,9 @@ describe("resolveRouteOptions", () => {
     const resolve = await load();
     expect(resolve({}, framework).errors).toBe("answer");
     expect(resolve({ errors: "throw" }, framework).errors).toBe("throw");
-    expect(() => resolve({ errors: "next" as "throw" }, framework)).toThrow(/`errors` must be "answer" or "throw", got "next"/);
+    expect(() => resolve({ errors: "next" as "throw" }, framework)).toThrow(
+      /`errors` must be "answer" or "throw", got "next"/,
+    );
   });
 
   it("refuses, when the route is created, to replay a header that must never be replayed", async () => {

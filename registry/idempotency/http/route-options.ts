@@ -101,8 +101,16 @@ export type RouteContext = Omit<OperationContext, "key"> & { readonly key: Idemp
  * the store's client, for writes that commit with the idempotency record (see TRANSACTIONS.md).
  */
 export type WrapperRun<Args extends unknown[], Tx> =
-  | { transaction?: false | undefined; run: (...args: [...Args, ctx: RouteContext]) => RouteResult | Promise<RouteResult> }
-  | (CanTransact<Tx> extends true ? { transaction: true; run: (...args: [...Args, ctx: TransactionContext<Tx>]) => RouteResult | Promise<RouteResult> } : never);
+  | {
+      transaction?: false | undefined;
+      run: (...args: [...Args, ctx: RouteContext]) => RouteResult | Promise<RouteResult>;
+    }
+  | (CanTransact<Tx> extends true
+      ? {
+          transaction: true;
+          run: (...args: [...Args, ctx: TransactionContext<Tx>]) => RouteResult | Promise<RouteResult>;
+        }
+      : never);
 
 /** How an adapter reads its framework's defaults. */
 export type FrameworkDefaults<Req> = {
@@ -140,7 +148,10 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  * @example
  * const route = resolveRouteOptions({ requireKey: true }, expressDefaults);
  */
-export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, framework: FrameworkDefaults<Req>): ResolvedRouteOptions<Req> {
+export function resolveRouteOptions<Req>(
+  options: IdempotencyRouteOptions<Req>,
+  framework: FrameworkDefaults<Req>,
+): ResolvedRouteOptions<Req> {
   if (!options.getUserId && !options.allowAnonymous && process.env.NODE_ENV === "production") {
     throw new Error(
       "idempotency: a route needs `getUserId` in production (or `allowAnonymous: true`): without it, keys of requests with no authenticated user share one anonymous scope.",
@@ -148,14 +159,18 @@ export function resolveRouteOptions<Req>(options: IdempotencyRouteOptions<Req>, 
   }
   const replayedHeader = options.replayedHeader ?? "Idempotent-Replayed";
   if (replayedHeader !== false && !HEADER_NAME.test(replayedHeader)) {
-    throw new TypeError(`idempotency: \`replayedHeader\` must be a header name or false, got ${JSON.stringify(replayedHeader)}.`);
+    throw new TypeError(
+      `idempotency: \`replayedHeader\` must be a header name or false, got ${JSON.stringify(replayedHeader)}.`,
+    );
   }
   const errors = options.errors ?? "answer";
   if (errors !== "answer" && errors !== "throw") {
     throw new TypeError(`idempotency: \`errors\` must be "answer" or "throw", got ${JSON.stringify(errors)}.`);
   }
   return {
-    getUserId: options.getUserId ? routeUserId(options.getUserId) : frameworkUserId(framework.userIdOf, options.allowAnonymous === true),
+    getUserId: options.getUserId
+      ? routeUserId(options.getUserId)
+      : frameworkUserId(framework.userIdOf, options.allowAnonymous === true),
     getOperation: options.getOperation ? routeOperation(options.getOperation) : framework.operationOf,
     getBody: options.getBody ?? framework.bodyOf,
     getFingerprint: options.getFingerprint,
@@ -179,7 +194,9 @@ function routeOperation<Req>(getOperation: GetOperation<Req>): GetOperation<Req>
   return function routeOperationOf(req) {
     const operation = getOperation(req);
     if (typeof operation === "string" && operation.startsWith(CONSUMER_OPERATION_PREFIX)) {
-      throw new IdempotencySetupError(`idempotency: getOperation returned "${operation}"; names starting with "${CONSUMER_OPERATION_PREFIX}" are the inbox's (handler.consume). Name the route otherwise.`);
+      throw new IdempotencySetupError(
+        `idempotency: getOperation returned "${operation}"; names starting with "${CONSUMER_OPERATION_PREFIX}" are the inbox's (handler.consume). Name the route otherwise.`,
+      );
     }
     return operation;
   };

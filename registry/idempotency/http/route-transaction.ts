@@ -16,10 +16,15 @@ export type TransactionCapable = { readonly supportsTransactions: boolean };
  * @example
  * const inTransaction = checkTransaction(options, handler, "Koa's idempotency() middleware");
  */
-export function checkTransaction(options: { transaction?: unknown; requireKey?: unknown; waitMs?: unknown }, handler: TransactionCapable, capture?: string): boolean {
+export function checkTransaction(
+  options: { transaction?: unknown; requireKey?: unknown; waitMs?: unknown },
+  handler: TransactionCapable,
+  capture?: string,
+): boolean {
   const { transaction } = options;
   if (transaction === undefined || transaction === false) return false;
-  if (transaction !== true) throw new TypeError(`idempotency: \`transaction\` must be true or false, got ${JSON.stringify(transaction)}.`);
+  if (transaction !== true)
+    throw new TypeError(`idempotency: \`transaction\` must be true or false, got ${JSON.stringify(transaction)}.`);
   if (capture !== undefined) {
     throw new TypeError(
       `idempotency: ${capture} cannot take \`transaction: true\`: it runs an ordinary route, which it cannot hand the transaction (ctx.tx), so the route's writes would commit apart from the record. Use the wrapper style, idempotent(handler, { transaction: true, run }).`,
@@ -31,7 +36,9 @@ export function checkTransaction(options: { transaction?: unknown; requireKey?: 
     );
   }
   if (options.requireKey === false) {
-    throw new TypeError("idempotency: `transaction: true` with `requireKey: false`: a request without a key would run with no record and no transaction. Drop `requireKey` (transactional routes require the key).");
+    throw new TypeError(
+      "idempotency: `transaction: true` with `requireKey: false`: a request without a key would run with no record and no transaction. Drop `requireKey` (transactional routes require the key).",
+    );
   }
   if (options.waitMs !== undefined) {
     throw new TypeError(

@@ -4,7 +4,10 @@ import { replayableHeaders, replayResponse, toStoredResponse } from "./stored-re
 const roundTrip = (body: Buffer) => {
   const stored = toStoredResponse({ status: 200, headers: {}, body }, replayableHeaders());
   // The handler keeps the stored response as JSON text: go through it as the store does.
-  return { stored, replayed: replayResponse(JSON.parse(JSON.stringify(stored)) as typeof stored, replayableHeaders()).body };
+  return {
+    stored,
+    replayed: replayResponse(JSON.parse(JSON.stringify(stored)) as typeof stored, replayableHeaders()).body,
+  };
 };
 
 describe("stored responses", () => {
@@ -34,7 +37,10 @@ describe("stored responses", () => {
       "transfer-encoding": "chunked",
       "x-debug": "1",
     };
-    const stored = toStoredResponse({ status: 201, headers, body: Buffer.alloc(0) }, replayableHeaders(["X-Ledger-Entry"]));
+    const stored = toStoredResponse(
+      { status: 201, headers, body: Buffer.alloc(0) },
+      replayableHeaders(["X-Ledger-Entry"]),
+    );
     expect(stored.headers).toEqual({
       "content-type": "application/json",
       location: "/p/1",
@@ -51,13 +57,20 @@ describe("stored responses", () => {
   );
 
   it("applies the allow-list again on replay: a stored Set-Cookie (from an older version or a shared cache) never goes out", () => {
-    const stored = { status: 201, headers: { "set-cookie": ["session=secret"], location: "/p/1" }, body: "{}", encoding: "utf8" as const };
+    const stored = {
+      status: 201,
+      headers: { "set-cookie": ["session=secret"], location: "/p/1" },
+      body: "{}",
+      encoding: "utf8" as const,
+    };
     expect(replayResponse(stored, replayableHeaders()).headers).toEqual({ location: "/p/1" });
   });
 
   it("marks a replay with the route's replay header, and with none when it has none", () => {
     const stored = { status: 201, headers: {}, body: "{}", encoding: "utf8" as const };
-    expect(replayResponse(stored, replayableHeaders(), "idempotent-replayed").headers).toEqual({ "idempotent-replayed": "true" });
+    expect(replayResponse(stored, replayableHeaders(), "idempotent-replayed").headers).toEqual({
+      "idempotent-replayed": "true",
+    });
     expect(replayResponse(stored, replayableHeaders()).headers).toEqual({});
   });
 

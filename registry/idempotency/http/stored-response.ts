@@ -72,7 +72,8 @@ export function toStoredResponse(response: HttpResponse, replayable: ReadonlySet
  * // { status: 201, headers: { "idempotent-replayed": "true" }, body: <Buffer 7b 7d> }
  */
 export function replayResponse(stored: StoredResponse, replayable: ReadonlySet<string>, marker?: string): HttpResponse {
-  if (!isStoredResponse(stored)) throw new TypeError("idempotency: the recorded response is not a stored HTTP response.");
+  if (!isStoredResponse(stored))
+    throw new TypeError("idempotency: the recorded response is not a stored HTTP response.");
   const headers: HttpHeaders = {};
   for (const [name, value] of Object.entries(stored.headers)) {
     if (replayable.has(name)) headers[name] = value;

@@ -35,7 +35,10 @@ export function routeUserId<Req>(getUserId: (req: Req) => string | Promise<strin
 }
 
 function checked(id: string): string {
-  if (id === ANONYMOUS_USER_ID) throw new IdempotencySetupError("idempotency: a user id equals the reserved anonymous scope; return the user's own id.");
+  if (id === ANONYMOUS_USER_ID)
+    throw new IdempotencySetupError(
+      "idempotency: a user id equals the reserved anonymous scope; return the user's own id.",
+    );
   return id;
 }
 
@@ -56,7 +59,7 @@ function userIdFrom(id: unknown, hasCredentials: boolean, allowAnonymous: boolea
   if ((typeof id === "string" && id !== "") || typeof id === "number") return checked(String(id));
   if (hasCredentials) {
     throw new IdempotencySetupError(
-      "idempotency: a request carried an Authorization header but the route found no user id (it reads the framework's user: `req.user.id`, `request.user.id`, `c.get(\"user\").id`). Pass `getUserId` returning the authenticated user's id, e.g. `(c) => c.get(\"jwtPayload\").sub`.",
+      'idempotency: a request carried an Authorization header but the route found no user id (it reads the framework\'s user: `req.user.id`, `request.user.id`, `c.get("user").id`). Pass `getUserId` returning the authenticated user\'s id, e.g. `(c) => c.get("jwtPayload").sub`.',
     );
   }
   if (!allowAnonymous) {

@@ -9,7 +9,10 @@ export function connectCache(): CacheClient {
 }
 
 /** The same signature as the Redis version's (compose.ts passes the client), with no parameter to leave unused (typescript-eslint's recommended preset). */
-export const openCache: (client: CacheClient) => { cache: IdempotencyCache | undefined; end(): Promise<void> } = () => ({
+export const openCache: (client: CacheClient) => {
+  cache: IdempotencyCache | undefined;
+  end(): Promise<void>;
+} = () => ({
   cache: undefined,
   end: () => Promise.resolve(),
 });

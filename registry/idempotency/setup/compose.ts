@@ -17,7 +17,10 @@ export type IdempotencyClients<Db> = { db?: Db; redis?: CacheClient };
  * import * as database from "./database";
  * composeIdempotency(database, { redis: null }).handler;
  */
-export function composeIdempotency<Db, Tx>(database: DatabaseVariant<Db, Tx>, clients: IdempotencyClients<Db> = {}): IdempotencySetup<Tx> {
+export function composeIdempotency<Db, Tx>(
+  database: DatabaseVariant<Db, Tx>,
+  clients: IdempotencyClients<Db> = {},
+): IdempotencySetup<Tx> {
   const opened = database.openDatabase(clients.db ?? database.connectDatabase());
   const cache = openCache(clients.redis === undefined ? connectCache() : clients.redis);
   const handler = new IdempotencyHandler<Tx>(opened.store, cache.cache, { logger, metrics });

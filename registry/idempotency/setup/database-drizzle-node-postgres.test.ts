@@ -6,11 +6,15 @@ import { IDEMPOTENCY_TABLE } from "./table";
 import { checkWiring } from "./testing/check-wiring";
 import * as database from "./database-drizzle-node-postgres";
 
-it.skipIf(!process.env.DATABASE_URL)("runs an operation once per key (in a transaction too), runs the maintenance jobs, and closes its clients (needs DATABASE_URL)", async () => {
-  const db = database.connectDatabase();
-  const { sql } = database.bindDatabase(db);
-  // The migration's statements, all safe to run again; the keys are new on every run.
-  for (const statement of postgresSchemaStatements(IDEMPOTENCY_TABLE)) await sql.query(statement);
-  await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: true });
-  await expect(sql.query("SELECT 1")).rejects.toThrow();
-}, 30_000);
+it.skipIf(!process.env.DATABASE_URL)(
+  "runs an operation once per key (in a transaction too), runs the maintenance jobs, and closes its clients (needs DATABASE_URL)",
+  async () => {
+    const db = database.connectDatabase();
+    const { sql } = database.bindDatabase(db);
+    // The migration's statements, all safe to run again; the keys are new on every run.
+    for (const statement of postgresSchemaStatements(IDEMPOTENCY_TABLE)) await sql.query(statement);
+    await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: true });
+    await expect(sql.query("SELECT 1")).rejects.toThrow();
+  },
+  30_000,
+);

@@ -23,7 +23,9 @@ export function bindDatabase(db: Database): DatabaseUse<Transaction> {
 
 /** The maintenance lock: a session advisory lock is taken and released on one connection, so it reserves one (postgres.js has no `connect()`). */
 function reservedLock(sql: Sql): LockClient {
-  const on = (client: Pick<Sql, "unsafe">): SqlClient => ({ query: async (text, params = []) => ({ rows: await client.unsafe(text, params as never[]) }) });
+  const on = (client: Pick<Sql, "unsafe">): SqlClient => ({
+    query: async (text, params = []) => ({ rows: await client.unsafe(text, params as never[]) }),
+  });
   return {
     ...on(sql),
     async connect() {

@@ -6,12 +6,16 @@ import { composeIdempotency } from "./compose";
 import { checkWiring } from "./testing/check-wiring";
 import * as database from "./database-dynamodb";
 
-it.skipIf(!process.env.AWS_ENDPOINT_URL_DYNAMODB)("runs an operation once per key, runs the maintenance jobs, and closes its clients (needs AWS_ENDPOINT_URL_DYNAMODB)", async () => {
-  const db = database.connectDatabase();
-  const { createTable } = dynamoDbTableDefinition(database.IDEMPOTENCY_TABLE);
-  await db.send(new CreateTableCommand(createTable)).catch((err: unknown) => {
-    if (!(err instanceof ResourceInUseException)) throw err;
-  });
-  await waitUntilTableExists({ client: db, maxWaitTime: 60 }, { TableName: database.IDEMPOTENCY_TABLE });
-  await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: false });
-}, 30_000);
+it.skipIf(!process.env.AWS_ENDPOINT_URL_DYNAMODB)(
+  "runs an operation once per key, runs the maintenance jobs, and closes its clients (needs AWS_ENDPOINT_URL_DYNAMODB)",
+  async () => {
+    const db = database.connectDatabase();
+    const { createTable } = dynamoDbTableDefinition(database.IDEMPOTENCY_TABLE);
+    await db.send(new CreateTableCommand(createTable)).catch((err: unknown) => {
+      if (!(err instanceof ResourceInUseException)) throw err;
+    });
+    await waitUntilTableExists({ client: db, maxWaitTime: 60 }, { TableName: database.IDEMPOTENCY_TABLE });
+    await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: false });
+  },
+  30_000,
+);

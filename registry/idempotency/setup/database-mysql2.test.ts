@@ -6,10 +6,14 @@ import { IDEMPOTENCY_TABLE } from "./table";
 import { checkWiring } from "./testing/check-wiring";
 import * as database from "./database-mysql2";
 
-it.skipIf(!process.env.MYSQL_URL)("runs an operation once per key (in a transaction too), runs the maintenance jobs, and closes its clients (needs MYSQL_URL)", async () => {
-  const db = database.connectDatabase();
-  // The migration's statements, all safe to run again; the keys are new on every run.
-  for (const statement of mySqlSchemaStatements(IDEMPOTENCY_TABLE)) await db.query(statement);
-  await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: true });
-  await expect(db.query("SELECT 1")).rejects.toThrow();
-}, 30_000);
+it.skipIf(!process.env.MYSQL_URL)(
+  "runs an operation once per key (in a transaction too), runs the maintenance jobs, and closes its clients (needs MYSQL_URL)",
+  async () => {
+    const db = database.connectDatabase();
+    // The migration's statements, all safe to run again; the keys are new on every run.
+    for (const statement of mySqlSchemaStatements(IDEMPOTENCY_TABLE)) await db.query(statement);
+    await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: true });
+    await expect(db.query("SELECT 1")).rejects.toThrow();
+  },
+  30_000,
+);

@@ -13,7 +13,10 @@ export type Transaction = MySqlTransaction;
 
 /** A mysql2 pool; pass the app's own (`createIdempotency({ db: pool })`) to share its connections. */
 export function connectDatabase(url = process.env.MYSQL_URL): Database {
-  if (!url) throw new Error("idempotency/setup/database.ts: set MYSQL_URL (mysql://user:password@host:3306/database), or pass `db`.");
+  if (!url)
+    throw new Error(
+      "idempotency/setup/database.ts: set MYSQL_URL (mysql://user:password@host:3306/database), or pass `db`.",
+    );
   return createPool(url);
 }
 

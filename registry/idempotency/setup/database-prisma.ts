@@ -14,7 +14,9 @@ import type { OpenedDatabase } from "./variants";
 /** What the setup uses of your PrismaClient: raw SQL, interactive transactions and `$disconnect`. */
 export type Prisma = Parameters<typeof prismaClient>[0] & { $disconnect(): Promise<void> };
 const createPrisma = (_adapter: PrismaPg): Prisma => {
-  throw new Error("idempotency/setup/database.ts: createPrisma must build your PrismaClient (see the comment above it).");
+  throw new Error(
+    "idempotency/setup/database.ts: createPrisma must build your PrismaClient (see the comment above it).",
+  );
 };
 
 /** Your PrismaClient and the pg Pool under its adapter (the maintenance lock borrows one of its connections). */

@@ -4,10 +4,14 @@ import { composeIdempotency } from "./compose";
 import { checkWiring } from "./testing/check-wiring";
 import * as database from "./database-redis";
 
-it.skipIf(!process.env.REDIS_URL)("runs an operation once per key, runs the maintenance jobs, and closes its clients (needs REDIS_URL)", async () => {
-  const db = database.connectDatabase();
-  await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: false });
-  // quit() resolves on Redis's reply; the socket closes just after.
-  if (db.status !== "end") await new Promise((ended) => db.once("end", ended));
-  expect(db.status).toBe("end");
-}, 30_000);
+it.skipIf(!process.env.REDIS_URL)(
+  "runs an operation once per key, runs the maintenance jobs, and closes its clients (needs REDIS_URL)",
+  async () => {
+    const db = database.connectDatabase();
+    await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: false });
+    // quit() resolves on Redis's reply; the socket closes just after.
+    if (db.status !== "end") await new Promise((ended) => db.once("end", ended));
+    expect(db.status).toBe("end");
+  },
+  30_000,
+);

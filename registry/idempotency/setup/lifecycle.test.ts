@@ -25,7 +25,8 @@ describe("idempotencyLifecycle", () => {
   const before = { SIGTERM: process.listeners("SIGTERM"), SIGINT: process.listeners("SIGINT") };
   afterEach(() => {
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
-      for (const listener of process.listeners(signal)) if (!before[signal].includes(listener)) process.removeListener(signal, listener);
+      for (const listener of process.listeners(signal))
+        if (!before[signal].includes(listener)) process.removeListener(signal, listener);
     }
     vi.restoreAllMocks();
   });

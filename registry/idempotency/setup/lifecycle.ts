@@ -26,7 +26,11 @@ export type Lifecycle = {
  * const lifecycle = idempotencyLifecycle({ jobs, logger, close: async () => { await redis.quit(); await pool.end(); } });
  * lifecycle.startMaintenance();
  */
-export function idempotencyLifecycle(input: { jobs: MaintenanceJobs; logger: IdempotencyLogger; close(): Promise<void> }): Lifecycle {
+export function idempotencyLifecycle(input: {
+  jobs: MaintenanceJobs;
+  logger: IdempotencyLogger;
+  close(): Promise<void>;
+}): Lifecycle {
   let maintenance: { stop(): void } | undefined;
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -8,7 +8,11 @@ import type { MaintenanceJobs } from "./lifecycle";
  * @example
  * idempotencyLifecycle({ jobs: lockedJobs(handler, pool, logger), logger, close: () => pool.end() });
  */
-export function lockedJobs<T>(handler: IdempotencyHandler<T>, lock: LockClient, logger: IdempotencyLogger): MaintenanceJobs {
+export function lockedJobs<T>(
+  handler: IdempotencyHandler<T>,
+  lock: LockClient,
+  logger: IdempotencyLogger,
+): MaintenanceJobs {
   return {
     start: (onError) => startMaintenance(handler, lock, { onError }),
     async runOnce() {

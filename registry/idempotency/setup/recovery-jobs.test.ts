@@ -14,9 +14,16 @@ describe("recoveryJobs", () => {
     try {
       const errors: unknown[] = [];
       const handler = new IdempotencyHandler(new MemoryStore());
-      const recover = vi.spyOn(handler, "recoverStuckRecords").mockRejectedValueOnce(new Error("store down")).mockResolvedValue({ recovered: 0 } as never);
+      const recover = vi
+        .spyOn(handler, "recoverStuckRecords")
+        .mockRejectedValueOnce(new Error("store down"))
+        .mockResolvedValue({ recovered: 0 } as never);
       const logger = { ...quiet, error: (meta: Record<string, unknown>) => void errors.push(meta) };
-      const lifecycle = idempotencyLifecycle({ jobs: recoveryJobs(handler, logger, 1_000), logger, close: () => Promise.resolve() });
+      const lifecycle = idempotencyLifecycle({
+        jobs: recoveryJobs(handler, logger, 1_000),
+        logger,
+        close: () => Promise.resolve(),
+      });
       lifecycle.startMaintenance();
       await vi.advanceTimersByTimeAsync(2_000);
       expect(errors).toEqual([{ err: new Error("store down"), job: "recover" }]);

@@ -29,7 +29,8 @@ export function recoveryJobs<T>(
   everyMs = 300_000,
   options: RecoveryJobsOptions = {},
 ): MaintenanceJobs {
-  const recover = async () => logger.info({ job: "recover", ...(await handler.recoverStuckRecords()) }, "idempotency: maintenance ran");
+  const recover = async () =>
+    logger.info({ job: "recover", ...(await handler.recoverStuckRecords()) }, "idempotency: maintenance ran");
   const { cleanupEveryMs, cleanupLimit = 500, cleanupBatches = 20 } = options;
   const cleanup = async () => {
     let deleted = 0;
@@ -45,7 +46,10 @@ export function recoveryJobs<T>(
     start(onError) {
       const every = (job: string, run: () => Promise<void>, ms: number) =>
         setInterval(() => void run().catch((err: unknown) => onError(err, job)), ms);
-      const timers = [every("recover", recover, everyMs), ...(cleanupEveryMs ? [every("cleanup", cleanup, cleanupEveryMs)] : [])];
+      const timers = [
+        every("recover", recover, everyMs),
+        ...(cleanupEveryMs ? [every("cleanup", cleanup, cleanupEveryMs)] : []),
+      ];
       for (const timer of timers) timer.unref();
       return { stop: () => timers.forEach((timer) => clearInterval(timer)) };
     },

@@ -16,7 +16,18 @@ export type Item = {
 };
 
 /** Every attribute through a placeholder: `status`, `token`, `ttl` and `count` are reserved words. */
-export const NAMES = { "#status": "status", "#token": "token", "#expiresAt": "expiresAt", "#updatedAt": "updatedAt", "#ttl": "ttl", "#shard": "shard", "#response": "response", "#count": "count", "#steps": "steps", "#stepsHash": "stepsHash" };
+export const NAMES = {
+  "#status": "status",
+  "#token": "token",
+  "#expiresAt": "expiresAt",
+  "#updatedAt": "updatedAt",
+  "#ttl": "ttl",
+  "#shard": "shard",
+  "#response": "response",
+  "#count": "count",
+  "#steps": "steps",
+  "#stepsHash": "stepsHash",
+};
 
 /** The counter item, as `get` and `markStep` read it. */
 export type CounterItem = { count?: number; expiresAt: number; steps?: Record<string, string>; stepsHash?: string };
@@ -40,7 +51,9 @@ export function pick(...names: Array<keyof typeof NAMES>): Record<string, string
 
 /** DynamoDB rejects placeholders an expression does not use, so pass exactly the ones it names. */
 export function namesIn(expression: string): Record<string, string> {
-  return pick(...(Object.keys(NAMES) as Array<keyof typeof NAMES>).filter((name) => new RegExp(`${name}\\b`).test(expression)));
+  return pick(
+    ...(Object.keys(NAMES) as Array<keyof typeof NAMES>).filter((name) => new RegExp(`${name}\\b`).test(expression)),
+  );
 }
 
 export function isConditionFailure(err: unknown): boolean {

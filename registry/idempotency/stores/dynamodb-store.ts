@@ -1,7 +1,14 @@
 // DynamoDbStore: the IdempotencyStore contract on DynamoDB (AWS SDK v3), through conditional writes.
 import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import type {
   CreateInput,
   CreateResult,
@@ -11,7 +18,18 @@ import type {
   RecoveredRecord,
   RecoverInput,
 } from "../types";
-import { counterKey, fromKey, isConditionFailure, namesIn, pick, recordKey, toRecord, unmarshalled, type CounterItem, type Item } from "./dynamodb-items";
+import {
+  counterKey,
+  fromKey,
+  isConditionFailure,
+  namesIn,
+  pick,
+  recordKey,
+  toRecord,
+  unmarshalled,
+  type CounterItem,
+  type Item,
+} from "./dynamodb-items";
 import { PROCESSING_INDEX } from "./dynamodb-table";
 
 /** How `markStep` writes into the counter item as it was read: add to this request's steps, or replace another's. */
@@ -68,14 +86,24 @@ export class DynamoDbStore implements IdempotencyStore {
       const now = this.now();
       try {
         // An item past its expiry is free (TTL deletes lazily): the put may take it over.
-        await this.db.send(new PutCommand({
-          TableName: this.table,
-          Item: { pk: recordKey(scope), requestHash, status: "PROCESSING", token, updatedAt: now, shard: Math.floor(Math.random() * this.indexShards), ...this.expiry(now, ttlMs) },
-          ConditionExpression: "attribute_not_exists(pk) OR #expiresAt <= :now",
-          ExpressionAttributeNames: { "#expiresAt": "expiresAt" },
-          ExpressionAttributeValues: { ":now": now },
-          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-        }));
+        await this.db.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: {
+              pk: recordKey(scope),
+              requestHash,
+              status: "PROCESSING",
+              token,
+              updatedAt: now,
+              shard: Math.floor(Math.random() * this.indexShards),
+              ...this.expiry(now, ttlMs),
+            },
+            ConditionExpression: "attribute_not_exists(pk) OR #expiresAt <= :now",
+            ExpressionAttributeNames: { "#expiresAt": "expiresAt" },
+            ExpressionAttributeValues: { ":now": now },
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          }),
+        );
         return { status: "CREATED" };
       } catch (err) {
         if (!isConditionFailure(err)) throw err;
@@ -84,7 +112,9 @@ export class DynamoDbStore implements IdempotencyStore {
         if (winner && winner.expiresAt > this.now()) return { status: "DUPLICATE", record: toRecord(scope, winner) };
       }
     }
-    throw new Error(`DynamoDbStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
+    throw new Error(
+      `DynamoDbStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`,
+    );
   }
 
   /** The record and its counter item (the steps), read in parallel. */
@@ -102,7 +132,13 @@ export class DynamoDbStore implements IdempotencyStore {
    * request hash never sees it. (`create` does not read the steps: a conditional put returns nothing
    * on success, so the execution reads them with `get` on its first step.)
    */
-  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+  async markStep(
+    scope: IdempotencyScope,
+    token: string,
+    name: string,
+    result: string,
+    ttlMs: number,
+  ): Promise<boolean> {
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
       const now = this.now();
       const [item, counter] = await Promise.all([this.read(scope), this.readCounter(scope)]);
@@ -110,36 +146,61 @@ export class DynamoDbStore implements IdempotencyStore {
       const update = stepUpdate(counter && counter.expiresAt > now ? counter : undefined, item.requestHash);
       const expression = `${update.set}, #expiresAt = :expiresAt, #ttl = :ttl`;
       const values: Record<string, unknown> = {
-        ":now": now, ":hash": item.requestHash, ":result": result, ":steps": { [name]: result }, ":zero": 0,
-        ":old": counter?.stepsHash, ...this.expiryValues(now, ttlMs),
+        ":now": now,
+        ":hash": item.requestHash,
+        ":result": result,
+        ":steps": { [name]: result },
+        ":zero": 0,
+        ":old": counter?.stepsHash,
+        ...this.expiryValues(now, ttlMs),
       };
       const used = `${expression} ${update.condition}`;
-      const written = await this.conditional(new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: counterKey(scope) },
-        UpdateExpression: expression,
-        ConditionExpression: update.condition,
-        ExpressionAttributeNames: { ...namesIn(used), ...(used.includes("#name") ? { "#name": name } : {}) },
-        // DynamoDB rejects values an expression does not use.
-        ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([value]) => new RegExp(`${value}\\b`).test(used))),
-      }));
+      const written = await this.conditional(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: counterKey(scope) },
+          UpdateExpression: expression,
+          ConditionExpression: update.condition,
+          ExpressionAttributeNames: { ...namesIn(used), ...(used.includes("#name") ? { "#name": name } : {}) },
+          // DynamoDB rejects values an expression does not use.
+          ExpressionAttributeValues: Object.fromEntries(
+            Object.entries(values).filter(([value]) => new RegExp(`${value}\\b`).test(used)),
+          ),
+        }),
+      );
       if (written) return true;
     }
-    throw new Error(`DynamoDbStore.markStep: the steps of key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} tries.`);
+    throw new Error(
+      `DynamoDbStore.markStep: the steps of key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} tries.`,
+    );
   }
 
   async markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
     return this.complete(scope, token, "SUCCESS", response, ttlMs);
   }
 
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+  async markFailed(
+    scope: IdempotencyScope,
+    token: string,
+    ttlMs: number,
+    response: string | null = null,
+  ): Promise<boolean> {
     return this.complete(scope, token, "FAILED", response, ttlMs);
   }
 
   /** Ends the holder's execution with its outcome, keeping the response (success or failure) when there is one. */
-  private complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+  private complete(
+    scope: IdempotencyScope,
+    token: string,
+    status: "SUCCESS" | "FAILED",
+    response: string | null,
+    ttlMs: number,
+  ): Promise<boolean> {
     const now = this.now();
-    const body = response === null ? { set: "", remove: ", #response", values: {} } : { set: ", #response = :response", remove: "", values: { ":response": response } };
+    const body =
+      response === null
+        ? { set: "", remove: ", #response", values: {} }
+        : { set: ", #response = :response", remove: "", values: { ":response": response } };
     return this.fenced(scope, token, now, {
       UpdateExpression: `SET #status = :done, #updatedAt = :now, #expiresAt = :expiresAt, #ttl = :ttl${body.set} REMOVE #shard${body.remove}`,
       values: { ":done": status, ...this.expiryValues(now, ttlMs), ...body.values },
@@ -147,13 +208,15 @@ export class DynamoDbStore implements IdempotencyStore {
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.conditional(new DeleteCommand({
-      TableName: this.table,
-      Key: { pk: recordKey(scope) },
-      ConditionExpression: HELD,
-      ExpressionAttributeNames: pick("#status", "#token", "#expiresAt"),
-      ExpressionAttributeValues: { ":processing": "PROCESSING", ":token": token, ":now": this.now() },
-    }));
+    return this.conditional(
+      new DeleteCommand({
+        TableName: this.table,
+        Key: { pk: recordKey(scope) },
+        ConditionExpression: HELD,
+        ExpressionAttributeNames: pick("#status", "#token", "#expiresAt"),
+        ExpressionAttributeValues: { ":processing": "PROCESSING", ":token": token, ":now": this.now() },
+      }),
+    );
   }
 
   /** Extends the expiry only forward: an expression cannot take a max, so a second write renews the lease alone. */
@@ -174,23 +237,35 @@ export class DynamoDbStore implements IdempotencyStore {
       const names = pick("#count", "#expiresAt", "#ttl");
       try {
         // A live (or absent) counter goes up by one...
-        const { Attributes } = await this.db.send(new UpdateCommand({
-          TableName: this.table, Key: { pk: counterKey(scope) }, ReturnValues: "UPDATED_NEW",
-          UpdateExpression: "SET #count = if_not_exists(#count, :zero) + :one, #expiresAt = :expiresAt, #ttl = :ttl",
-          ConditionExpression: "attribute_not_exists(pk) OR #expiresAt > :now",
-          ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ":zero": 0 },
-        }));
+        const { Attributes } = await this.db.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: counterKey(scope) },
+            ReturnValues: "UPDATED_NEW",
+            UpdateExpression: "SET #count = if_not_exists(#count, :zero) + :one, #expiresAt = :expiresAt, #ttl = :ttl",
+            ConditionExpression: "attribute_not_exists(pk) OR #expiresAt > :now",
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ":zero": 0 },
+          }),
+        );
         return Attributes?.count as number;
       } catch (err) {
         if (!isConditionFailure(err)) throw err;
       }
       // ...an expired one, which TTL has not deleted yet, starts again at 1.
-      if (await this.conditional(new UpdateCommand({
-        TableName: this.table, Key: { pk: counterKey(scope) },
-        UpdateExpression: "SET #count = :one, #expiresAt = :expiresAt, #ttl = :ttl",
-        ConditionExpression: "#expiresAt <= :now",
-        ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-      }))) return 1;
+      if (
+        await this.conditional(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: counterKey(scope) },
+            UpdateExpression: "SET #count = :one, #expiresAt = :expiresAt, #ttl = :ttl",
+            ConditionExpression: "#expiresAt <= :now",
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        )
+      )
+        return 1;
     }
   }
 
@@ -205,19 +280,25 @@ export class DynamoDbStore implements IdempotencyStore {
     const now = this.now();
     const pages = await Promise.all(
       Array.from({ length: this.indexShards }, (_, shard) =>
-        this.db.send(new QueryCommand({
-          TableName: this.table, IndexName: PROCESSING_INDEX, Limit: limit,
-          KeyConditionExpression: "#shard = :shard AND #updatedAt < :cutoff",
-          ExpressionAttributeNames: pick("#shard", "#updatedAt"),
-          ExpressionAttributeValues: { ":shard": shard, ":cutoff": now - olderThanMs },
-        })),
+        this.db.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: PROCESSING_INDEX,
+            Limit: limit,
+            KeyConditionExpression: "#shard = :shard AND #updatedAt < :cutoff",
+            ExpressionAttributeNames: pick("#shard", "#updatedAt"),
+            ExpressionAttributeValues: { ":shard": shard, ":cutoff": now - olderThanMs },
+          }),
+        ),
       ),
     );
     const stuck = pages
       .flatMap((page) => (page.Items ?? []) as Array<Pick<Item, "pk" | "token" | "updatedAt">>)
       .sort((a, b) => a.updatedAt - b.updatedAt)
       .slice(0, limit);
-    const recovered = await Promise.all(stuck.map((item) => this.recoverOne(item, now - olderThanMs, maxRetries, ttlMs)));
+    const recovered = await Promise.all(
+      stuck.map((item) => this.recoverOne(item, now - olderThanMs, maxRetries, ttlMs)),
+    );
     return recovered.flatMap((record) => (record ? [record] : []));
   }
 
@@ -226,7 +307,12 @@ export class DynamoDbStore implements IdempotencyStore {
     return Promise.resolve(0);
   }
 
-  private async recoverOne(item: Pick<Item, "pk" | "token">, cutoff: number, maxRetries: number, ttlMs: number): Promise<RecoveredRecord | undefined> {
+  private async recoverOne(
+    item: Pick<Item, "pk" | "token">,
+    cutoff: number,
+    maxRetries: number,
+    ttlMs: number,
+  ): Promise<RecoveredRecord | undefined> {
     const scope = fromKey(item.pk);
     const claim = randomUUID();
     const now = this.now();
@@ -244,16 +330,23 @@ export class DynamoDbStore implements IdempotencyStore {
   }
 
   /** A conditional update of a PROCESSING record held by `token` (and not expired). */
-  private fenced(scope: IdempotencyScope, token: string, now: number, update: { UpdateExpression: string; condition?: string; values: Record<string, unknown> }) {
+  private fenced(
+    scope: IdempotencyScope,
+    token: string,
+    now: number,
+    update: { UpdateExpression: string; condition?: string; values: Record<string, unknown> },
+  ) {
     const expression = `${update.UpdateExpression} ${HELD}${update.condition ?? ""}`;
-    return this.conditional(new UpdateCommand({
-      TableName: this.table,
-      Key: { pk: recordKey(scope) },
-      UpdateExpression: update.UpdateExpression,
-      ConditionExpression: `${HELD}${update.condition ?? ""}`,
-      ExpressionAttributeNames: namesIn(expression),
-      ExpressionAttributeValues: { ":processing": "PROCESSING", ":token": token, ":now": now, ...update.values },
-    }));
+    return this.conditional(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: recordKey(scope) },
+        UpdateExpression: update.UpdateExpression,
+        ConditionExpression: `${HELD}${update.condition ?? ""}`,
+        ExpressionAttributeNames: namesIn(expression),
+        ExpressionAttributeValues: { ":processing": "PROCESSING", ":token": token, ":now": now, ...update.values },
+      }),
+    );
   }
 
   /** True when the write happened, false when its condition did not hold. */
@@ -268,7 +361,9 @@ export class DynamoDbStore implements IdempotencyStore {
   }
 
   private async read(scope: IdempotencyScope): Promise<Item | undefined> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: recordKey(scope) }, ConsistentRead: true }));
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.table, Key: { pk: recordKey(scope) }, ConsistentRead: true }),
+    );
     return Item as Item | undefined;
   }
 

@@ -5,7 +5,9 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,39}$/;
 /** Throws unless `table` is a plain lower-case identifier (MySQL's database prefix is the connection's). */
 export function checkMySqlTableName(table: string): string {
   if (!TABLE_NAME.test(table)) {
-    throw new Error(`Invalid idempotency table name "${table}": use lower-case letters, digits and underscores (at most 40).`);
+    throw new Error(
+      `Invalid idempotency table name "${table}": use lower-case letters, digits and underscores (at most 40).`,
+    );
   }
   return table;
 }
@@ -122,7 +124,9 @@ export function mySqlSchemaStatements(table = "idempotency_records"): string[] {
 /** The statements that remove them (a migration's down step). */
 export function mySqlDropStatements(table: string): string[] {
   return [
-    ...[mySqlCreateProcedureName(table), ...earlierCreateProcedureNames(table)].map((name) => `DROP PROCEDURE IF EXISTS ${name}`),
+    ...[mySqlCreateProcedureName(table), ...earlierCreateProcedureNames(table)].map(
+      (name) => `DROP PROCEDURE IF EXISTS ${name}`,
+    ),
     `DROP TABLE IF EXISTS ${mySqlRetryTableName(table)}`,
     `DROP TABLE IF EXISTS ${checkMySqlTableName(table)}`,
   ];

@@ -1,11 +1,23 @@
 // MySqlStore: the IdempotencyStore contract on MySQL 8 and MariaDB 10.6+, through a mysql2 pool.
 import { createHash } from "node:crypto";
-import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
+import type {
+  CreateInput,
+  CreateResult,
+  IdempotencyRecord,
+  IdempotencyScope,
+  RecoveredRecord,
+  RecoverInput,
+} from "../types";
 import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
 import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
-import { checkMySqlTableName, mySqlCreateProcedureName, mySqlRetryTableName, mySqlSchemaStatements } from "./mysql-schema";
+import {
+  checkMySqlTableName,
+  mySqlCreateProcedureName,
+  mySqlRetryTableName,
+  mySqlSchemaStatements,
+} from "./mysql-schema";
 
 /**
  * What the store needs of a driver: mysql2/promise's `Pool` (or `Connection`) as it is. Results are
@@ -70,7 +82,11 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   private lockWaitChanged = false;
 
   /** `client`: a mysql2 Pool or Connection as it is, or through `mysql2Client` (needed for transactions). */
-  constructor(client: MySqlClient | TransactionalMySqlClient<Tx>, options: MySqlStoreOptions = {}, inTransaction = false) {
+  constructor(
+    client: MySqlClient | TransactionalMySqlClient<Tx>,
+    options: MySqlStoreOptions = {},
+    inTransaction = false,
+  ) {
     this.client = client;
     this.inTransaction = inTransaction;
     this.table = checkMySqlTableName(options.table ?? "idempotency_records");
@@ -95,7 +111,11 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   transaction<T>(work: (store: MySqlStore<Tx>, tx: Tx) => Promise<T>): Promise<T> {
     const client = this.client;
     if (!("transaction" in client)) {
-      return Promise.reject(new TypeError("MySqlStore: this client has no transaction(); wrap it with mysql2Client(pool) from stores/clients/ to use executeInTransaction."));
+      return Promise.reject(
+        new TypeError(
+          "MySqlStore: this client has no transaction(); wrap it with mysql2Client(pool) from stores/clients/ to use executeInTransaction.",
+        ),
+      );
     }
     return client.transaction(async (sql, tx) => {
       const scoped = new MySqlStore<Tx>(sql, { table: this.table }, true);
@@ -117,9 +137,10 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
    */
   async setLockTimeout(ms: number): Promise<void> {
     // The pool's connection outlives the transaction: keep the session's own value to put back.
-    await this.client.query("SET @idempotency_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ?", [
-      Math.max(1, Math.ceil(ms / 1000)),
-    ]);
+    await this.client.query(
+      "SET @idempotency_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ?",
+      [Math.max(1, Math.ceil(ms / 1000))],
+    );
     this.lockWaitChanged = true;
   }
 
@@ -130,7 +151,15 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
-    const params = [scopeHash(scope), scope.operation, scope.userId, scope.key, requestHash, token, Math.round(ttlMs * 1000)];
+    const params = [
+      scopeHash(scope),
+      scope.operation,
+      scope.userId,
+      scope.key,
+      requestHash,
+      token,
+      Math.round(ttlMs * 1000),
+    ];
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
       let sets: unknown;
       try {
@@ -147,7 +176,9 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
       if (row === undefined) continue; // The row that held the key was freed in between: ask again.
       return { status: "DUPLICATE", record: toRecord(row, mySqlTimes) };
     }
-    throw new Error(`MySqlStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
+    throw new Error(
+      `MySqlStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`,
+    );
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
@@ -186,7 +217,10 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   }
 
   release(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.owned(`DELETE FROM ${this.table} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`, [...scopeParams(scope), token]);
+    return this.owned(`DELETE FROM ${this.table} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`, [
+      ...scopeParams(scope),
+      token,
+    ]);
   }
 
   heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
@@ -222,7 +256,12 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
        ORDER BY updated_at LIMIT ?`,
       [Math.round(input.olderThanMs * 1000), input.limit],
     );
-    const stuck = (rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>).map((row) => ({ operation: row.operation, userId: row.user_id, key: row.key, token: row.token }));
+    const stuck = (rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>).map((row) => ({
+      operation: row.operation,
+      userId: row.user_id,
+      key: row.key,
+      token: row.token,
+    }));
     return recoverByTakeover(this.takeover, stuck, input);
   }
 
@@ -240,12 +279,23 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   };
 
   async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
-    const [deleted] = await this.client.query(`DELETE FROM ${this.table} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`, [limit]);
-    await this.client.query(`DELETE FROM ${this.retries} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`, [limit]);
+    const [deleted] = await this.client.query(
+      `DELETE FROM ${this.table} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`,
+      [limit],
+    );
+    await this.client.query(`DELETE FROM ${this.retries} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`, [
+      limit,
+    ]);
     return (deleted as WriteResult).affectedRows;
   }
 
-  private complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+  private complete(
+    scope: IdempotencyScope,
+    token: string,
+    status: "SUCCESS" | "FAILED",
+    response: string | null,
+    ttlMs: number,
+  ): Promise<boolean> {
     return this.owned(
       `UPDATE ${this.table} SET status = ?, response = ?, updated_at = ${NOW}, expires_at = ${NOW} + INTERVAL ? MICROSECOND
        WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`,

@@ -141,7 +141,9 @@ export function postgresSchemaStatements(table = "idempotency_records"): string[
 
 /** The whole DDL as one script, e.g. for a migration file. */
 export function postgresSchema(table = "idempotency_records"): string {
-  return postgresSchemaStatements(table).map((statement) => `${statement};\n`).join("\n");
+  return postgresSchemaStatements(table)
+    .map((statement) => `${statement};\n`)
+    .join("\n");
 }
 
 // The schema contract every block with a table exports, so `blocks migrate` renders it without naming the block.

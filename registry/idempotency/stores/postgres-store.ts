@@ -11,7 +11,13 @@ import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
 import { postgresTimes, type Row } from "./postgres-rows";
 import { toRecord } from "./record-row";
-import { checkTableName, completeFunctionName, createFunctionName, postgresSchemaStatements, retryTableName } from "./postgres-schema";
+import {
+  checkTableName,
+  completeFunctionName,
+  createFunctionName,
+  postgresSchemaStatements,
+  retryTableName,
+} from "./postgres-schema";
 
 /** What the store needs of a driver: a `pg` Pool, a PGlite instance, or anything shaped like them. */
 export type SqlClient = {
@@ -35,7 +41,8 @@ export type PostgresStoreOptions = {
 
 const SCOPE = "operation = $1 AND user_id = $2 AND key = $3";
 const MS = "::float8 * interval '1 millisecond'";
-const COLUMNS = "r.operation, r.user_id, r.key, r.request_hash, r.status, r.response, r.token, r.expires_at, r.updated_at";
+const COLUMNS =
+  "r.operation, r.user_id, r.key, r.request_hash, r.status, r.response, r.token, r.expires_at, r.updated_at";
 /** Attempts of `create` when the row it conflicted with vanished in between (released or cleaned). */
 const CREATE_ATTEMPTS = 5;
 
@@ -56,10 +63,7 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
   private lockTimeout: string | null = null;
 
   /** `client`: a `pg` Pool or PGlite as they are, or any client through its adapter in `./clients/` (needed for transactions). */
-  constructor(
-    client: SqlClient | TransactionalSqlClient<Tx>,
-    options: PostgresStoreOptions = {},
-  ) {
+  constructor(client: SqlClient | TransactionalSqlClient<Tx>, options: PostgresStoreOptions = {}) {
     this.client = client;
     this.table = checkTableName(options.table ?? "idempotency_records");
     this.retries = retryTableName(this.table);
@@ -85,7 +89,9 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     const client = this.client;
     if (!("transaction" in client)) {
       return Promise.reject(
-        new TypeError("PostgresStore: this client has no transaction(); wrap it with its adapter from stores/clients/ (e.g. pgClient(pool)) to use executeInTransaction."),
+        new TypeError(
+          "PostgresStore: this client has no transaction(); wrap it with its adapter from stores/clients/ (e.g. pgClient(pool)) to use executeInTransaction.",
+        ),
       );
     }
     return client.transaction((sql, tx) => work(new PostgresStore<Tx>(sql, { table: this.table }), tx));
@@ -111,7 +117,9 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
       if (row.expired === false) return { status: "DUPLICATE", record: toRecord(row, postgresTimes) };
       if (row.expired && (await this.takeOverExpired(params))) return { status: "CREATED" };
     }
-    throw new Error(`PostgresStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`);
+    throw new Error(
+      `PostgresStore.create: the record for key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} attempts.`,
+    );
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
@@ -126,7 +134,13 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     return row && { ...toRecord(row, postgresTimes), steps: parseSteps(row.steps) };
   }
 
-  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+  async markStep(
+    scope: IdempotencyScope,
+    token: string,
+    name: string,
+    result: string,
+    ttlMs: number,
+  ): Promise<boolean> {
     // The record's row is share-locked, so a concurrent release or recovery either waits for this
     // write or leaves nothing to select: a step is never added for a request hash that lost the key.
     return this.owned(
@@ -148,15 +162,20 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     return this.complete(scope, token, "SUCCESS", response, ttlMs);
   }
 
-  async markFailed(scope: IdempotencyScope, token: string, ttlMs: number, response: string | null = null): Promise<boolean> {
+  async markFailed(
+    scope: IdempotencyScope,
+    token: string,
+    ttlMs: number,
+    response: string | null = null,
+  ): Promise<boolean> {
     return this.complete(scope, token, "FAILED", response, ttlMs);
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.owned(
-      `DELETE FROM ${this.table} WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`,
-      [...scopeParams(scope), token],
-    );
+    return this.owned(`DELETE FROM ${this.table} WHERE ${SCOPE} AND token = $4 AND status = 'PROCESSING' RETURNING 1`, [
+      ...scopeParams(scope),
+      token,
+    ]);
   }
 
   async heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
@@ -205,7 +224,9 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
        SELECT operation, user_id, key, retry_count, retry_count >= $3 AS poisoned FROM counted`,
       [olderThanMs, limit, maxRetries, ttlMs],
     );
-    return (rows as Array<{ operation: string; user_id: string; key: string; retry_count: number; poisoned: boolean }>).map((row) => ({
+    return (
+      rows as Array<{ operation: string; user_id: string; key: string; retry_count: number; poisoned: boolean }>
+    ).map((row) => ({
       operation: row.operation,
       userId: row.user_id,
       key: row.key,
@@ -238,12 +259,27 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
   private callCreate(params: unknown[]): Promise<{ rows: unknown[] }> {
     const lockTimeout = this.lockTimeout;
     this.lockTimeout = null;
-    return this.callFunction(this.createFunction, `SELECT * FROM ${this.createFunction}($1, $2, $3, $4, $5, $6, $7)`, [...params, lockTimeout]);
+    return this.callFunction(this.createFunction, `SELECT * FROM ${this.createFunction}($1, $2, $3, $4, $5, $6, $7)`, [
+      ...params,
+      lockTimeout,
+    ]);
   }
 
-  private async complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+  private async complete(
+    scope: IdempotencyScope,
+    token: string,
+    status: "SUCCESS" | "FAILED",
+    response: string | null,
+    ttlMs: number,
+  ): Promise<boolean> {
     const sql = `SELECT ${this.completeFunction}($1, $2, $3, $4, $5, $6, $7) AS done`;
-    const { rows } = await this.callFunction(this.completeFunction, sql, [...scopeParams(scope), token, status, response, ttlMs]);
+    const { rows } = await this.callFunction(this.completeFunction, sql, [
+      ...scopeParams(scope),
+      token,
+      status,
+      response,
+      ttlMs,
+    ]);
     return (rows[0] as { done: boolean }).done;
   }
 
@@ -282,7 +318,10 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
 
 /** SQLSTATE 42883 (no function of that name and arguments), found by code or, through an ORM's wrapper, by its message. */
 function isMissingFunction(err: unknown, name: string): boolean {
-  const { code, message } = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; message?: unknown };
+  const { code, message } = (typeof err === "object" && err !== null ? err : {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
   const text = String(message ?? err);
   return text.includes(name.split(".").pop() as string) && (code === "42883" || /does not exist/.test(text));
 }

@@ -29,7 +29,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 const MEMBER = "string.sub(KEYS[1], #KEYS[2] - 7)";
 
 /** Status, updatedAt and expiresAt: the 33 bytes every record starts with. */
-const HEAD = (status: string, updatedAt: string, expiresAt: string) => `${status} .. string.format('%016d%016d', ${updatedAt}, ${expiresAt})`;
+const HEAD = (status: string, updatedAt: string, expiresAt: string) =>
+  `${status} .. string.format('%016d%016d', ${updatedAt}, ${expiresAt})`;
 
 /** Only the execution holding the token (ARGV[1], `<length>:<token>`) may change a PROCESSING record: the fence of every mark. */
 const FENCE = `local held = redis.pcall('GET', KEYS[1])

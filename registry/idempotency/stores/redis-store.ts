@@ -73,17 +73,29 @@ export class RedisStore implements IdempotencyStore {
   constructor(redis: Redis | Cluster, options: RedisStoreOptions = {}) {
     this.table = options.table ?? "idempotency_records";
     const keyPrefix = options.keyPrefix ?? "";
-    if (!TABLE_NAME.test(this.table)) throw new Error(`Invalid RedisStore table "${this.table}": letters, digits, "_", "." and "-" only.`);
-    if (/[{}]/.test(keyPrefix)) throw new Error(`Invalid RedisStore keyPrefix "${keyPrefix}": braces would move every key into one hash slot.`);
+    if (!TABLE_NAME.test(this.table))
+      throw new Error(`Invalid RedisStore table "${this.table}": letters, digits, "_", "." and "-" only.`);
+    if (/[{}]/.test(keyPrefix))
+      throw new Error(`Invalid RedisStore keyPrefix "${keyPrefix}": braces would move every key into one hash slot.`);
     this.buckets = options.buckets ?? 256;
-    if (!Number.isInteger(this.buckets) || this.buckets < 1) throw new Error(`Invalid RedisStore buckets: ${this.buckets}.`);
+    if (!Number.isInteger(this.buckets) || this.buckets < 1)
+      throw new Error(`Invalid RedisStore buckets: ${this.buckets}.`);
     this.prefix = keyPrefix;
     this.redis = redis;
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
     const k = this.keys(scope);
-    const found = (await this.run(SCRIPTS.create, 3, k.record, k.index, k.steps, sized(token), sized(requestHash), lifetime(ttlMs))) as 1 | string | Fields | [1, ...string[]];
+    const found = (await this.run(
+      SCRIPTS.create,
+      3,
+      k.record,
+      k.index,
+      k.steps,
+      sized(token),
+      sized(requestHash),
+      lifetime(ttlMs),
+    )) as 1 | string | Fields | [1, ...string[]];
     if (found === 1) return { status: "CREATED", steps: {} };
     if (typeof found === "string") return { status: "DUPLICATE", record: parseRecord(scope, found) };
     if (found[0] === 1) return { status: "CREATED", steps: fromPairs(found.slice(1) as string[]) };
@@ -95,7 +107,15 @@ export class RedisStore implements IdempotencyStore {
     const [found, steps] = await Promise.all([
       this.redis.get(k.record).catch((err: Error) => {
         if (!err.message.startsWith("WRONGTYPE")) throw err;
-        return this.redis.hmget(k.record, "requestHash", "status", "response", "token", "expiresAt", "updatedAt") as Promise<Fields>;
+        return this.redis.hmget(
+          k.record,
+          "requestHash",
+          "status",
+          "response",
+          "token",
+          "expiresAt",
+          "updatedAt",
+        ) as Promise<Fields>;
       }),
       this.redis.hgetall(k.steps),
     ]);
@@ -105,7 +125,13 @@ export class RedisStore implements IdempotencyStore {
     return { ...record, steps: stepsHash === record.requestHash ? results : {} };
   }
 
-  async markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
+  async markStep(
+    scope: IdempotencyScope,
+    token: string,
+    name: string,
+    result: string,
+    ttlMs: number,
+  ): Promise<boolean> {
     const k = this.keys(scope);
     return (await this.run(SCRIPTS.markStep, 2, k.record, k.steps, sized(token), name, result, lifetime(ttlMs))) === 1;
   }
@@ -119,11 +145,18 @@ export class RedisStore implements IdempotencyStore {
   }
 
   /** A null response is sent as no 4th argument, which the script stores as no response (read back as null). */
-  private async mark(scope: IdempotencyScope, token: string, outcome: "S" | "F", ttlMs: number, response: string | null): Promise<boolean> {
+  private async mark(
+    scope: IdempotencyScope,
+    token: string,
+    outcome: "S" | "F",
+    ttlMs: number,
+    response: string | null,
+  ): Promise<boolean> {
     const k = this.keys(scope);
-    const marked = response === null
-      ? await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs))
-      : await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs), response);
+    const marked =
+      response === null
+        ? await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs))
+        : await this.run(SCRIPTS.mark, 2, k.record, k.index, sized(token), outcome, lifetime(ttlMs), response);
     return marked === 1;
   }
 
@@ -157,14 +190,29 @@ export class RedisStore implements IdempotencyStore {
       ),
     );
     const candidates = perBucket
-      .flatMap((pairs) => Array.from({ length: pairs.length / 2 }, (_, i) => ({ member: pairs[2 * i] as string, heartbeat: Number(pairs[2 * i + 1]) })))
+      .flatMap((pairs) =>
+        Array.from({ length: pairs.length / 2 }, (_, i) => ({
+          member: pairs[2 * i] as string,
+          heartbeat: Number(pairs[2 * i + 1]),
+        })),
+      )
       .sort((a, b) => a.heartbeat - b.heartbeat)
       .slice(0, limit);
     const taken = await Promise.all(
       candidates.map(async ({ member }) => {
         const scope = fromMember(member);
         const k = this.keys(scope);
-        const retryCount = (await this.run(SCRIPTS.recover, 3, k.record, k.counter, k.index, member, olderThanMs, maxRetries, lifetime(ttlMs))) as number | null;
+        const retryCount = (await this.run(
+          SCRIPTS.recover,
+          3,
+          k.record,
+          k.counter,
+          k.index,
+          member,
+          olderThanMs,
+          maxRetries,
+          lifetime(ttlMs),
+        )) as number | null;
         return retryCount === null ? [] : [{ ...scope, retryCount, poisoned: retryCount >= maxRetries }];
       }),
     );
@@ -181,7 +229,12 @@ export class RedisStore implements IdempotencyStore {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
     const bucket = fnv1a(member) % this.buckets;
     const tag = `${this.prefix}{${this.table}:${bucket}}`;
-    return { record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, steps: `${tag}:s:${member}`, index: `${tag}:processing` };
+    return {
+      record: `${tag}:r:${member}`,
+      counter: `${tag}:n:${member}`,
+      steps: `${tag}:s:${member}`,
+      index: `${tag}:processing`,
+    };
   }
 
   /** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
@@ -239,7 +292,8 @@ function parseRecord(scope: IdempotencyScope, value: string): IdempotencyRecord 
   const tokenEnd = tokenStart + Number(value.slice(33, tokenStart - 1));
   const hashStart = value.indexOf(":", tokenEnd) + 1;
   const hashEnd = hashStart + Number(value.slice(tokenEnd, hashStart - 1));
-  if (!status || tokenStart === 0 || hashStart === 0 || !(hashEnd <= value.length)) throw new Error(`Unreadable RedisStore record for ${JSON.stringify([scope.operation, scope.userId, scope.key])}.`);
+  if (!status || tokenStart === 0 || hashStart === 0 || !(hashEnd <= value.length))
+    throw new Error(`Unreadable RedisStore record for ${JSON.stringify([scope.operation, scope.userId, scope.key])}.`);
   return {
     operation: scope.operation,
     userId: scope.userId,
@@ -253,7 +307,10 @@ function parseRecord(scope: IdempotencyScope, value: string): IdempotencyRecord 
   };
 }
 
-function fromFields(scope: IdempotencyScope, [requestHash, status, response, token, expiresAt, updatedAt]: Fields): IdempotencyRecord {
+function fromFields(
+  scope: IdempotencyScope,
+  [requestHash, status, response, token, expiresAt, updatedAt]: Fields,
+): IdempotencyRecord {
   return {
     operation: scope.operation,
     userId: scope.userId,

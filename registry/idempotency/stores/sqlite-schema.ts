@@ -5,7 +5,9 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,39}$/;
 /** Throws unless `table` is a plain lower-case identifier. */
 export function checkSqliteTableName(table: string): string {
   if (!TABLE_NAME.test(table)) {
-    throw new Error(`Invalid idempotency table name "${table}": use lower-case letters, digits and underscores (at most 40).`);
+    throw new Error(
+      `Invalid idempotency table name "${table}": use lower-case letters, digits and underscores (at most 40).`,
+    );
   }
   return table;
 }

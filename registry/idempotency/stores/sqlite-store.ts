@@ -1,5 +1,12 @@
 // SqliteStore: the IdempotencyStore contract on SQLite, through better-sqlite3 or libSQL (Turso).
-import type { CreateInput, CreateResult, IdempotencyRecord, IdempotencyScope, RecoveredRecord, RecoverInput } from "../types";
+import type {
+  CreateInput,
+  CreateResult,
+  IdempotencyRecord,
+  IdempotencyScope,
+  RecoveredRecord,
+  RecoverInput,
+} from "../types";
 import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
 import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
@@ -78,7 +85,11 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
   transaction<T>(work: (store: SqliteStore<Tx>, tx: Tx) => Promise<T>): Promise<T> {
     const client = this.client;
     if (!("transaction" in client)) {
-      return Promise.reject(new TypeError("SqliteStore: this client has no transaction(); build it with betterSqlite3Client(db) or libsqlClient(client) from stores/clients/."));
+      return Promise.reject(
+        new TypeError(
+          "SqliteStore: this client has no transaction(); build it with betterSqlite3Client(db) or libsqlClient(client) from stores/clients/.",
+        ),
+      );
     }
     return client.transaction((inside, tx) => work(new SqliteStore<Tx>(inside, { table: this.table }), tx));
   }
@@ -112,10 +123,14 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
       },
       { sql: `SELECT ${COLUMNS} FROM ${this.table} WHERE ${SCOPE}`, args: scopeArgs(scope) },
       // The steps earlier attempts of this request recorded, used only if the key is ours.
-      { sql: `SELECT steps FROM ${this.retries} WHERE ${SCOPE} AND request_hash = ? AND expires_at > ${NOW}`, args: [...scopeArgs(scope), requestHash] },
+      {
+        sql: `SELECT steps FROM ${this.retries} WHERE ${SCOPE} AND request_hash = ? AND expires_at > ${NOW}`,
+        args: [...scopeArgs(scope), requestHash],
+      },
     ]);
     const row = read?.rows[0] as Row | undefined;
-    if (row === undefined) throw new Error(`SqliteStore.create: the record for key "${scope.key}" was not readable after its insert.`);
+    if (row === undefined)
+      throw new Error(`SqliteStore.create: the record for key "${scope.key}" was not readable after its insert.`);
     if (row.token !== token) return { status: "DUPLICATE", record: toRecord(row, sqliteTimes) };
     return { status: "CREATED", steps: parseSteps((steps?.rows[0] as { steps?: string | null } | undefined)?.steps) };
   }
@@ -157,7 +172,10 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
   }
 
   release(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.owned(`DELETE FROM ${this.table} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`, [...scopeArgs(scope), token]);
+    return this.owned(`DELETE FROM ${this.table} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`, [
+      ...scopeArgs(scope),
+      token,
+    ]);
   }
 
   heartbeat(scope: IdempotencyScope, token: string, ttlMs = 0): Promise<boolean> {
@@ -187,7 +205,12 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
             WHERE status = 'PROCESSING' AND updated_at < ${NOW} - ? ORDER BY updated_at LIMIT ?`,
       args: [Math.round(input.olderThanMs), input.limit],
     });
-    const stuck = (rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>).map((row) => ({ operation: row.operation, userId: row.user_id, key: row.key, token: row.token }));
+    const stuck = (rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>).map((row) => ({
+      operation: row.operation,
+      userId: row.user_id,
+      key: row.key,
+      token: row.token,
+    }));
     return recoverByTakeover(this.takeover, stuck, input);
   }
 
@@ -212,7 +235,13 @@ export class SqliteStore<Tx = never> implements TransactionalStore<Tx> {
     return records?.changes ?? 0;
   }
 
-  private complete(scope: IdempotencyScope, token: string, status: "SUCCESS" | "FAILED", response: string | null, ttlMs: number): Promise<boolean> {
+  private complete(
+    scope: IdempotencyScope,
+    token: string,
+    status: "SUCCESS" | "FAILED",
+    response: string | null,
+    ttlMs: number,
+  ): Promise<boolean> {
     return this.owned(
       `UPDATE ${this.table} SET status = ?, response = ?, updated_at = ${NOW}, expires_at = ${NOW} + ?
        WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'`,

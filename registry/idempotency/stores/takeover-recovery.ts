@@ -23,7 +23,11 @@ export type TakeoverStore = {
  * worker that renewed its lease in between keeps its record, and another recovery runner can neither
  * select it again nor take it over (it would have to match our token), so no record is counted twice.
  */
-export async function recoverByTakeover(store: TakeoverStore, stuck: StuckRecord[], { olderThanMs, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
+export async function recoverByTakeover(
+  store: TakeoverStore,
+  stuck: StuckRecord[],
+  { olderThanMs, maxRetries, ttlMs }: RecoverInput,
+): Promise<RecoveredRecord[]> {
   const recovered: RecoveredRecord[] = [];
   for (const record of stuck) {
     const recovery = randomUUID();

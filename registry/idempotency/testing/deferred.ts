@@ -13,7 +13,9 @@ export function deferred<T = void>(): Deferred<T> {
 }
 
 /** Settles to the error's `code` (or the error) instead of rejecting, for asserting many outcomes at once. */
-export function outcome<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; code: unknown; error: unknown }> {
+export function outcome<T>(
+  promise: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; code: unknown; error: unknown }> {
   return promise.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, code: (error as { code?: unknown })?.code, error }),

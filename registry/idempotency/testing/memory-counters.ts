@@ -2,7 +2,13 @@
 import type { StepResults } from "../types";
 import { Owners } from "./memory-owners";
 
-type Counter = { count: number; expiresAt: number; userId: string; requestHash?: string | undefined; steps?: Record<string, string> | undefined };
+type Counter = {
+  count: number;
+  expiresAt: number;
+  userId: string;
+  requestHash?: string | undefined;
+  steps?: Record<string, string> | undefined;
+};
 
 const NO_STEPS: StepResults = Object.freeze({});
 
@@ -22,7 +28,13 @@ export class RetryCounters {
   bump(recordId: string, userId: string, ttlMs: number): number {
     const current = this.live(recordId);
     const count = (current?.count ?? 0) + 1;
-    this.set(recordId, { count, expiresAt: this.now() + ttlMs, userId, requestHash: current?.requestHash, steps: current?.steps });
+    this.set(recordId, {
+      count,
+      expiresAt: this.now() + ttlMs,
+      userId,
+      requestHash: current?.requestHash,
+      steps: current?.steps,
+    });
     return count;
   }
 

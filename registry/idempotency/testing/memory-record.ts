@@ -11,7 +11,9 @@ for (const name of Object.getOwnPropertyNames(Date.prototype)) {
   if (!name.startsWith("set")) continue;
   Object.defineProperty(FixedDate.prototype, name, {
     value(): never {
-      throw new TypeError(`MemoryStore: a record's dates cannot be changed (Date.prototype.${name}); copy it first: new Date(date).`);
+      throw new TypeError(
+        `MemoryStore: a record's dates cannot be changed (Date.prototype.${name}); copy it first: new Date(date).`,
+      );
     },
   });
 }

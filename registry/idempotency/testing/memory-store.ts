@@ -56,12 +56,16 @@ export class MemoryStore implements IdempotencyStore {
     this.maxRecords = options.maxRecords ?? 10_000;
     this.maxInProgressPerUser = options.maxInProgressPerUser ?? Math.max(1, Math.floor(this.maxRecords / 100));
     if (!(this.maxInProgressPerUser >= 1)) {
-      throw new RangeError(`MemoryStore: maxInProgressPerUser must be at least 1, got ${options.maxInProgressPerUser}.`);
+      throw new RangeError(
+        `MemoryStore: maxInProgressPerUser must be at least 1, got ${options.maxInProgressPerUser}.`,
+      );
     }
     this.now = options.now ?? Date.now;
     this.counters = new RetryCounters(this.maxRecords, this.now);
     if (process.env.NODE_ENV === "production") {
-      warnOnce("idempotency: MemoryStore is for development and tests: its records live in one process and vanish on restart, so retries that reach another instance run again. Use PostgresStore in production.");
+      warnOnce(
+        "idempotency: MemoryStore is for development and tests: its records live in one process and vanish on restart, so retries that reach another instance run again. Use PostgresStore in production.",
+      );
     }
   }
 
@@ -109,11 +113,15 @@ export class MemoryStore implements IdempotencyStore {
 
   get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const record = this.live(scope);
-    return Promise.resolve(record && { ...handOut(record), steps: this.counters.stepsOf(id(scope), record.requestHash) });
+    return Promise.resolve(
+      record && { ...handOut(record), steps: this.counters.stepsOf(id(scope), record.requestHash) },
+    );
   }
 
   markStep(scope: IdempotencyScope, token: string, name: string, result: string, ttlMs: number): Promise<boolean> {
-    return this.settle(scope, token, (record, recordId) => this.counters.recordStep(recordId, record.userId, record.requestHash, name, result, ttlMs));
+    return this.settle(scope, token, (record, recordId) =>
+      this.counters.recordStep(recordId, record.userId, record.requestHash, name, result, ttlMs),
+    );
   }
 
   markSuccess(scope: IdempotencyScope, token: string, response: string | null, ttlMs: number): Promise<boolean> {
@@ -172,10 +180,15 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   /** Changes the live PROCESSING record of `scope` held by `token`, if there is one. */
-  private settle(scope: IdempotencyScope, token: string, change: (record: StoredRecord, recordId: string) => unknown): Promise<boolean> {
+  private settle(
+    scope: IdempotencyScope,
+    token: string,
+    change: (record: StoredRecord, recordId: string) => unknown,
+  ): Promise<boolean> {
     const recordId = id(scope);
     const record = this.records.get(recordId);
-    if (!record || !this.isLive(record) || record.status !== "PROCESSING" || record.token !== token) return Promise.resolve(false);
+    if (!record || !this.isLive(record) || record.status !== "PROCESSING" || record.token !== token)
+      return Promise.resolve(false);
     change(record, recordId);
     return Promise.resolve(true);
   }

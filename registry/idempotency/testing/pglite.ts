@@ -19,7 +19,8 @@ export type PgliteTransaction = Pick<Transaction, "query" | "sql" | "exec">;
 export function pgliteClient(db: PGlite): TransactionalSqlClient<PgliteTransaction> {
   return {
     query: (text, params) => db.query(text, params),
-    transaction: (work) => db.transaction((tx) => work({ query: (text, params) => tx.query(text, params) }, guarded(tx))),
+    transaction: (work) =>
+      db.transaction((tx) => work({ query: (text, params) => tx.query(text, params) }, guarded(tx))),
   };
 }
 
@@ -44,7 +45,12 @@ function guarded(tx: Transaction): PgliteTransaction {
 
 /** PGlite's `raw`/`identifier` parts are inlined and its nested `sql` fragments expanded; anything else is a value. */
 function fragment(value: unknown): string | undefined {
-  const { _templateType: type, str, strings, values } = (value ?? {}) as { _templateType?: unknown; str?: string; strings?: string[]; values?: unknown[] };
+  const {
+    _templateType: type,
+    str,
+    strings,
+    values,
+  } = (value ?? {}) as { _templateType?: unknown; str?: string; strings?: string[]; values?: unknown[] };
   if (type === "part") return str;
   return type === "container" ? templateText(strings ?? [], values ?? [], fragment) : undefined;
 }

@@ -26,7 +26,8 @@ describe("the handler's logger option", () => {
 
   it("takes a pino-like object with (obj, msg) methods as is, and skips debug lines when it has no debug", async () => {
     const lines: string[] = [];
-    const write = (level: string) => (obj: object, msg: string) => void lines.push(`${level} ${msg} ${JSON.stringify(obj)}`);
+    const write = (level: string) => (obj: object, msg: string) =>
+      void lines.push(`${level} ${msg} ${JSON.stringify(obj)}`);
     const logger = { info: write("info"), warn: write("warn"), error: write("error") };
     const handler = new IdempotencyHandler(new MemoryStore(), undefined, { logger });
 

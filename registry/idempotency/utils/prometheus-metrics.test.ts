@@ -12,7 +12,8 @@ class GatewayTimeout extends Error {}
 /** A cache the test can empty, to send a replay to the store instead. */
 function mapCache(): IdempotencyCache & { clear(): void } {
   const entries = new Map<string, CachedRecord>();
-  const id = (scope: { operation: string; userId: string; key: string }) => JSON.stringify([scope.operation, scope.userId, scope.key]);
+  const id = (scope: { operation: string; userId: string; key: string }) =>
+    JSON.stringify([scope.operation, scope.userId, scope.key]);
   return {
     get: (scope) => Promise.resolve(entries.get(id(scope))),
     set: (scope, record) => Promise.resolve(void entries.set(id(scope), record)),
@@ -33,14 +34,17 @@ function samples(scrape: string): Record<string, number> {
   return result;
 }
 
-const only = (all: Record<string, number>, pattern: RegExp) => Object.fromEntries(Object.entries(all).filter(([name]) => pattern.test(name)));
+const only = (all: Record<string, number>, pattern: RegExp) =>
+  Object.fromEntries(Object.entries(all).filter(([name]) => pattern.test(name)));
 
 describe("createPrometheusMetrics", () => {
   it("registers every metric of IDEMPOTENCY_METRICS with its type, help and labels", async () => {
     const registry = new Registry();
     createPrometheusMetrics(registry);
     const registered = await registry.getMetricsAsJSON();
-    expect(registered.map(({ name, type, help }) => ({ name, type, help })).sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+    expect(
+      registered.map(({ name, type, help }) => ({ name, type, help })).sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual(
       Object.values(IDEMPOTENCY_METRICS)
         .map(({ name, type, help }) => ({ name, type, help }))
         .sort((a, b) => a.name.localeCompare(b.name)),
@@ -50,8 +54,16 @@ describe("createPrometheusMetrics", () => {
   it("scrapes the exact counts after first request, replay, conflict, cache hit, transient failure and poisoning", async () => {
     const registry = new Registry();
     const cache = mapCache();
-    const handler = new IdempotencyHandler(new MemoryStore(), cache, { maxRetries: 2, metrics: createPrometheusMetrics(registry) });
-    const payment = (key: string, amount = 100) => ({ operation: "payments:create", userId: "u_1", key, payload: { amount, currency: "EUR" } });
+    const handler = new IdempotencyHandler(new MemoryStore(), cache, {
+      maxRetries: 2,
+      metrics: createPrometheusMetrics(registry),
+    });
+    const payment = (key: string, amount = 100) => ({
+      operation: "payments:create",
+      userId: "u_1",
+      key,
+      payload: { amount, currency: "EUR" },
+    });
     const charge = () => ({ id: "ch_1" });
     const timeOut = () => {
       throw new GatewayTimeout("provider timed out");
@@ -60,10 +72,16 @@ describe("createPrometheusMetrics", () => {
     await handler.execute(payment("k-first"), charge); // cache miss, runs
     cache.clear();
     expect(await handler.execute(payment("k-first"), charge)).toMatchObject({ replayed: true }); // cache miss, replayed from the store
-    expect(await outcome(handler.execute(payment("k-first", 999), charge))).toMatchObject({ code: "KEY_REUSED_WITH_DIFFERENT_REQUEST" }); // cache hit
+    expect(await outcome(handler.execute(payment("k-first", 999), charge))).toMatchObject({
+      code: "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+    }); // cache hit
     expect(await handler.execute(payment("k-first"), charge)).toMatchObject({ replayed: true }); // cache hit
-    expect(await outcome(handler.execute(payment("k-flaky"), timeOut))).toMatchObject({ error: expect.any(GatewayTimeout) }); // released
-    expect(await outcome(handler.execute(payment("k-flaky"), timeOut))).toMatchObject({ error: expect.any(GatewayTimeout) }); // poisoned
+    expect(await outcome(handler.execute(payment("k-flaky"), timeOut))).toMatchObject({
+      error: expect.any(GatewayTimeout),
+    }); // released
+    expect(await outcome(handler.execute(payment("k-flaky"), timeOut))).toMatchObject({
+      error: expect.any(GatewayTimeout),
+    }); // poisoned
     expect(await outcome(handler.execute(payment("k-flaky"), charge))).toMatchObject({ code: "REQUEST_FAILED" });
 
     const scraped = samples(await registry.metrics());
@@ -92,8 +110,12 @@ describe("createPrometheusMetrics", () => {
   it("adds a cleanup's whole count, not one per run", async () => {
     let now = Date.UTC(2030, 0, 1);
     const registry = new Registry();
-    const handler = new IdempotencyHandler(new MemoryStore({ now: () => now }), undefined, { ttlMs: 1_000, metrics: createPrometheusMetrics(registry) });
-    for (const key of ["a", "b", "c"]) await handler.execute({ operation: "op", userId: "u", key, payload: {} }, () => "ok");
+    const handler = new IdempotencyHandler(new MemoryStore({ now: () => now }), undefined, {
+      ttlMs: 1_000,
+      metrics: createPrometheusMetrics(registry),
+    });
+    for (const key of ["a", "b", "c"])
+      await handler.execute({ operation: "op", userId: "u", key, payload: {} }, () => "ok");
     now += 2_000;
 
     expect(await handler.cleanupExpiredRecords()).toEqual({ deleted: 3 });

@@ -31,7 +31,13 @@ const DEFAULT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
  * const handler = new IdempotencyHandler(store, cache, { metrics: createPrometheusMetrics(registry) });
  * app.get("/metrics", async (_req, res) => res.type(registry.contentType).send(await registry.metrics()));
  */
-export function createPrometheusMetrics(registry: Registry, options: PrometheusMetricsOptions = {}): IdempotencyMetrics {
-  const sink = prometheusSink(registry, IDEMPOTENCY_METRICS, { prefix: options.prefix, buckets: options.buckets ?? DEFAULT_BUCKETS });
+export function createPrometheusMetrics(
+  registry: Registry,
+  options: PrometheusMetricsOptions = {},
+): IdempotencyMetrics {
+  const sink = prometheusSink(registry, IDEMPOTENCY_METRICS, {
+    prefix: options.prefix,
+    buckets: options.buckets ?? DEFAULT_BUCKETS,
+  });
   return { increment: sink.increment, observe: sink.observe };
 }

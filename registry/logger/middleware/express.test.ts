@@ -28,7 +28,11 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 const post = (n: number, headers: Record<string, string> = {}) =>
-  fetch(`${baseUrl}/orders`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ n }) });
+  fetch(`${baseUrl}/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ n }),
+  });
 
 describe("express requestId()", () => {
   it("keeps a safe incoming x-request-id and echoes it", async () => {

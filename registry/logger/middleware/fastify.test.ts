@@ -20,7 +20,8 @@ app.post<{ Body: { n: number } }>("/orders", async (request, reply) => {
 
 afterAll(() => app.close());
 
-const post = (n: number, headers: Record<string, string> = {}) => app.inject({ method: "POST", url: "/orders", headers, payload: { n } });
+const post = (n: number, headers: Record<string, string> = {}) =>
+  app.inject({ method: "POST", url: "/orders", headers, payload: { n } });
 
 describe("fastify requestIdPlugin", () => {
   it("keeps a safe incoming x-request-id and echoes it, also on routes outside the plugin's scope", async () => {

@@ -42,7 +42,8 @@ export const requestIdPlugin: FastifyPluginCallback<RequestIdOptions> = Object.a
     const ids = new WeakMap<FastifyRequest, string>();
 
     app.addHook("onRequest", function enterRequestContext(request, reply, next) {
-      const id = chosenByFastify.get(request.raw) ?? resolveRequestId(request.headers[header], { generate: options.generate });
+      const id =
+        chosenByFastify.get(request.raw) ?? resolveRequestId(request.headers[header], { generate: options.generate });
       ids.set(request, id);
       reply.header(header, id);
       runWithLoggerContext(id, () => next());

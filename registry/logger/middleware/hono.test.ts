@@ -16,7 +16,11 @@ app.post("/orders", async (c) => {
 });
 
 const post = (n: number, headers: Record<string, string> = {}) =>
-  app.request("/orders", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ n }) });
+  app.request("/orders", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ n }),
+  });
 
 describe("hono requestId()", () => {
   it("keeps a safe incoming x-request-id, echoes it and exposes it as c.get('requestId')", async () => {

@@ -20,6 +20,9 @@ export type LogLine = Record<string, unknown> & { level: string; msg?: string; r
  */
 export function captureLogs(options: LoggerOptions = {}) {
   const lines: LogLine[] = [];
-  const logger = createLogger({ level: "debug", ...options }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+  const logger = createLogger(
+    { level: "debug", ...options },
+    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
+  );
   return { logger, lines };
 }

@@ -41,12 +41,23 @@ export function amqpPublisher(channel: ConfirmChannel, options: AmqpPublisherOpt
     };
     return new Promise<void>((resolve, reject) => {
       // Throws at once on a closed channel; the executor turns that into the rejection.
-      channel.publish(options.exchange, routingKey, Buffer.from(JSON.stringify(message.payload)), properties, (error: unknown) => {
-        const unroutable = returned.delete(message.id);
-        if (error) reject(error instanceof Error ? error : new Error(`RabbitMQ refused message ${message.id}`));
-        else if (unroutable) reject(new Error(`RabbitMQ returned message ${message.id}: no queue is bound to exchange "${options.exchange}" for routing key "${routingKey}"`));
-        else resolve();
-      });
+      channel.publish(
+        options.exchange,
+        routingKey,
+        Buffer.from(JSON.stringify(message.payload)),
+        properties,
+        (error: unknown) => {
+          const unroutable = returned.delete(message.id);
+          if (error) reject(error instanceof Error ? error : new Error(`RabbitMQ refused message ${message.id}`));
+          else if (unroutable)
+            reject(
+              new Error(
+                `RabbitMQ returned message ${message.id}: no queue is bound to exchange "${options.exchange}" for routing key "${routingKey}"`,
+              ),
+            );
+          else resolve();
+        },
+      );
     });
   };
 }

@@ -19,7 +19,10 @@ export type BullmqPublisherOptions = {
  * // one queue per topic:
  * const publish = bullmqPublisher((message) => queues[message.topic]!);
  */
-export function bullmqPublisher(queue: Queue | ((message: OutboxMessage) => Queue), options: BullmqPublisherOptions = {}): Publish {
+export function bullmqPublisher(
+  queue: Queue | ((message: OutboxMessage) => Queue),
+  options: BullmqPublisherOptions = {},
+): Publish {
   return async function publishToBullmq(message) {
     const target = typeof queue === "function" ? queue(message) : queue;
     const data = options.data ? options.data(message) : message.payload;

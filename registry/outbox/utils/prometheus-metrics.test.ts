@@ -19,7 +19,8 @@ it("exposes published, failed and dead by topic, and the backlog gauges, in the 
     maxAttempts: 1,
     metricsIntervalMs: 5,
     metrics: createPrometheusMetrics(registry),
-    publish: (message) => (message.topic === "refund.created" ? Promise.reject(new Error("no route")) : Promise.resolve()),
+    publish: (message) =>
+      message.topic === "refund.created" ? Promise.reject(new Error("no route")) : Promise.resolve(),
     onDead: () => void (dead = true),
   });
   while (!dead) await new Promise((resolve) => setTimeout(resolve, 5));

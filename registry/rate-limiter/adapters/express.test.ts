@@ -12,16 +12,31 @@ app.use((req, _res, next) => {
   (req as { user?: { id: string } }).user = { id: req.get("x-user") ?? "anonymous" };
   next();
 });
-app.post("/payments", rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 })), (_req, res) => {
-  res.status(201).json({ id: "pay_1" });
-});
-app.post("/orders", rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), { keyBy: "idempotencyKey" }), (_req, res) => {
-  res.status(201).json({ id: "ord_1" });
-});
+app.post(
+  "/payments",
+  rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 })),
+  (_req, res) => {
+    res.status(201).json({ id: "pay_1" });
+  },
+);
+app.post(
+  "/orders",
+  rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), { keyBy: "idempotencyKey" }),
+  (_req, res) => {
+    res.status(201).json({ id: "ord_1" });
+  },
+);
 // Anonymous callers behind one proxy (your load balancer) that appends to X-Forwarded-For.
-app.post("/quotes", rateLimit(new RateLimiter(store, { name: "quotes", limit: 2, windowMs: 60_000 }), { getUserId: () => undefined, trustProxy: 1 }), (_req, res) => {
-  res.status(201).json({ id: "quote_1" });
-});
+app.post(
+  "/quotes",
+  rateLimit(new RateLimiter(store, { name: "quotes", limit: 2, windowMs: 60_000 }), {
+    getUserId: () => undefined,
+    trustProxy: 1,
+  }),
+  (_req, res) => {
+    res.status(201).json({ id: "quote_1" });
+  },
+);
 
 let server: ReturnType<typeof app.listen>;
 let base: string;

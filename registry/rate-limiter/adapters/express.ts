@@ -10,7 +10,9 @@ export type ExpressRateLimitOptions = RateLimitRouteOptions<Request>;
 function routeOf(req: Request): string {
   const base = mountTemplate((req.app as unknown as { router?: { stack?: RouterLayer[] } }).router?.stack, req.baseUrl);
   if (base === undefined) {
-    throw new Error(`rate-limiter: cannot find the route template of the router mounted at "${req.baseUrl}"; pass getRoute (e.g. () => "POST /accounts/:id/payments").`);
+    throw new Error(
+      `rate-limiter: cannot find the route template of the router mounted at "${req.baseUrl}"; pass getRoute (e.g. () => "POST /accounts/:id/payments").`,
+    );
   }
   return req.route ? `${req.method} ${base}${(req.route as { path: string }).path}` : `* ${base || "/"}`;
 }

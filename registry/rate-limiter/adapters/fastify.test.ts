@@ -12,10 +12,16 @@ function buildApp() {
     (request as { user?: { id: string } }).user = { id: String(request.headers["x-user"] ?? "anonymous") };
     done();
   });
-  app.post("/payments", { onRequest: rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 })) }, async (_request, reply) => {
-    return reply.code(201).send({ id: "pay_1" });
+  app.post(
+    "/payments",
+    { onRequest: rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 })) },
+    async (_request, reply) => {
+      return reply.code(201).send({ id: "pay_1" });
+    },
+  );
+  const lock = rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), {
+    keyBy: "idempotencyKey",
   });
-  const lock = rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), { keyBy: "idempotencyKey" });
   app.post("/orders", { onRequest: lock }, async (_request, reply) => reply.code(201).send({ id: "ord_1" }));
   return app;
 }
@@ -38,7 +44,8 @@ it("lets requests through with the RateLimit headers, then answers 429 RATE_LIMI
 
 it("keyBy idempotencyKey: caps one key's retries, leaves other keys and keyless requests alone", async () => {
   const app = buildApp();
-  const order = (headers: Record<string, string>) => app.inject({ method: "POST", url: "/orders", headers: { "x-user": "u_1", ...headers } });
+  const order = (headers: Record<string, string>) =>
+    app.inject({ method: "POST", url: "/orders", headers: { "x-user": "u_1", ...headers } });
   const statuses: number[] = [];
   for (let i = 0; i < 3; i++) statuses.push((await order({ "idempotency-key": "k-1" })).statusCode);
   expect(statuses).toEqual([201, 201, 429]);

@@ -9,7 +9,8 @@ const POST = withRateLimit(
   { getUserId: (request) => request.headers.get("x-user") ?? undefined, getRoute: () => "POST /api/payments/[id]" },
   () => Response.json({ id: "pay_1" }, { status: 201 }),
 );
-const request = (user: string, id = "p_1") => new Request(`http://localhost/api/payments/${id}`, { method: "POST", headers: { "x-user": user } });
+const request = (user: string, id = "p_1") =>
+  new Request(`http://localhost/api/payments/${id}`, { method: "POST", headers: { "x-user": user } });
 
 it("adds the RateLimit headers to the handler's response, then answers 429 RATE_LIMITED", async () => {
   const first = await POST(request("u_1"));

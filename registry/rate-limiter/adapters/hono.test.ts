@@ -9,10 +9,17 @@ function buildApp() {
   const store = new MemoryRateLimitStore();
   const app = new Hono();
   const getUserId = (c: { req: { header(name: string): string | undefined } }) => c.req.header("x-user");
-  app.post("/payments", rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 }), { getUserId }), (c) => {
-    return c.json({ id: "pay_1" }, 201);
+  app.post(
+    "/payments",
+    rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 }), { getUserId }),
+    (c) => {
+      return c.json({ id: "pay_1" }, 201);
+    },
+  );
+  const lock = rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), {
+    getUserId,
+    keyBy: "idempotencyKey",
   });
-  const lock = rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), { getUserId, keyBy: "idempotencyKey" });
   app.post("/orders", lock, (c) => c.json({ id: "ord_1" }, 201));
   return app;
 }
@@ -35,7 +42,8 @@ it("lets requests through with the RateLimit headers, then answers 429 RATE_LIMI
 
 it("keyBy idempotencyKey: caps one key's retries, leaves other keys and keyless requests alone", async () => {
   const app = buildApp();
-  const order = (headers: Record<string, string>) => app.request("/orders", { method: "POST", headers: { "x-user": "u_1", ...headers } });
+  const order = (headers: Record<string, string>) =>
+    app.request("/orders", { method: "POST", headers: { "x-user": "u_1", ...headers } });
   const statuses: number[] = [];
   for (let i = 0; i < 3; i++) statuses.push((await order({ "idempotency-key": "k-1" })).status);
   expect(statuses).toEqual([201, 201, 429]);
@@ -45,7 +53,9 @@ it("keyBy idempotencyKey: caps one key's retries, leaves other keys and keyless 
 
 it("adds the headers to a Response the route builds itself, and to onError's answer", async () => {
   const app = new Hono();
-  app.use(rateLimit(new RateLimiter(new MemoryRateLimitStore(), { limit: 5, windowMs: 60_000 }), { getUserId: () => "u_1" }));
+  app.use(
+    rateLimit(new RateLimiter(new MemoryRateLimitStore(), { limit: 5, windowMs: 60_000 }), { getUserId: () => "u_1" }),
+  );
   app.get("/raw", () => new Response("raw"));
   app.get("/fails", () => {
     throw new Error("boom");

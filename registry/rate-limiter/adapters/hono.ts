@@ -10,7 +10,8 @@ const honoDefaults: FrameworkDefaults<Context> = {
   userIdOf: (c) => (c.get("user" as never) as { id?: unknown } | undefined)?.id,
   // Hono has no runtime-independent client address: @hono/node-server hands over the Node request
   // (`c.env.incoming`); on other runtimes pass `getUserId` for anonymous routes.
-  peerOf: (c) => (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress,
+  peerOf: (c) =>
+    (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress,
   // The last matched route is the handler's own, also when this runs as `app.use()` middleware.
   routeOf: (c) => `${c.req.method} ${routePath(c, -1)}`,
   headerOf: (c, name) => c.req.header(name),

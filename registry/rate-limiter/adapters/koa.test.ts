@@ -17,14 +17,22 @@ app.use(async (ctx, next) => {
   await next();
 });
 const router = new Router();
-router.post("/payments/:id", rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 })), (ctx) => {
-  ctx.status = 201;
-  ctx.body = { id: ctx.params.id };
-});
-router.post("/orders", rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), { keyBy: "idempotencyKey" }), (ctx) => {
-  ctx.status = 201;
-  ctx.body = { id: "ord_1" };
-});
+router.post(
+  "/payments/:id",
+  rateLimit(new RateLimiter(store, { name: "payments", limit: 2, windowMs: 60_000 })),
+  (ctx) => {
+    ctx.status = 201;
+    ctx.body = { id: ctx.params.id };
+  },
+);
+router.post(
+  "/orders",
+  rateLimit(new RateLimiter(store, { name: "lock", limit: 2, windowMs: 60_000 }), { keyBy: "idempotencyKey" }),
+  (ctx) => {
+    ctx.status = 201;
+    ctx.body = { id: "ord_1" };
+  },
+);
 app.use(router.routes());
 
 let server: ReturnType<typeof app.listen>;

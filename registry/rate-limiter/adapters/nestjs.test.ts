@@ -1,5 +1,17 @@
 // Route tests for the NestJS adapter on a real app (Express platform) with a guard that sets request.user: copy them next to your own.
-import { Controller, Headers, HttpCode, Injectable, Module, Param, Post, UseGuards, type CanActivate, type ExecutionContext, type INestApplication } from "@nestjs/common";
+import {
+  Controller,
+  Headers,
+  HttpCode,
+  Injectable,
+  Module,
+  Param,
+  Post,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from "@nestjs/common";
 import { APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { RateLimiter } from "../limiter";

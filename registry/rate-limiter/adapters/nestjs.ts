@@ -46,7 +46,8 @@ const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
   peerOf: (request) => request.socket?.remoteAddress,
   // Fastify's `routeOptions.url`, or Express's mount path and route path (global prefix included either way).
   routeOf: (request) => {
-    const express = request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;
+    const express =
+      request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;
     return `${request.method} ${request.routeOptions?.url ?? express ?? "*"}`;
   },
   headerOf: (request, name) => {
@@ -66,7 +67,10 @@ const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
  *
  * @RateLimit("lock", { keyBy: "idempotencyKey" }) // the idempotency lock path
  */
-export function RateLimit<Req extends object = NestHttpRequest>(limiter: string, options: NestRateLimitOptions<Req> = {}): MethodDecorator & ClassDecorator {
+export function RateLimit<Req extends object = NestHttpRequest>(
+  limiter: string,
+  options: NestRateLimitOptions<Req> = {},
+): MethodDecorator & ClassDecorator {
   return SetMetadata(RATE_LIMITED_ROUTE, { limiter, options } as RateLimitedRoute);
 }
 
@@ -97,7 +101,10 @@ export class RateLimitInterceptor implements NestInterceptor {
   }
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    const route = this.#reflector.getAllAndOverride<RateLimitedRoute | undefined>(RATE_LIMITED_ROUTE, [context.getHandler(), context.getClass()]);
+    const route = this.#reflector.getAllAndOverride<RateLimitedRoute | undefined>(RATE_LIMITED_ROUTE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (!route || context.getType() !== "http") return next.handle();
     const outcome = await this.#limit(route)(context.switchToHttp().getRequest<NestHttpRequest>());
     const response = context.switchToHttp().getResponse<PlatformResponse>();
@@ -110,7 +117,10 @@ export class RateLimitInterceptor implements NestInterceptor {
     let limit = this.#routes.get(route);
     if (!limit) {
       const limiter = this.#limiters[route.limiter];
-      if (!limiter) throw new Error(`rate-limiter: @RateLimit("${route.limiter}") names no limiter in RATE_LIMITERS (it has: ${Object.keys(this.#limiters).join(", ") || "none"}).`);
+      if (!limiter)
+        throw new Error(
+          `rate-limiter: @RateLimit("${route.limiter}") names no limiter in RATE_LIMITERS (it has: ${Object.keys(this.#limiters).join(", ") || "none"}).`,
+        );
       limit = limitRoute(limiter, route.options, nestDefaults);
       this.#routes.set(route, limit);
     }

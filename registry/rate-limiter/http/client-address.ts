@@ -22,7 +22,13 @@ export function addressReader(trustProxy: TrustProxy): AddressReader {
   const pick = typeof trustProxy === "number" ? byHops(trustProxy) : byList(trustProxy);
   return function clientAddress(peer, forwardedFor) {
     if (peer === undefined) return undefined;
-    const chain = [...(forwardedFor ?? "").split(",").map(plainAddress).filter((a) => a !== ""), plainAddress(peer)];
+    const chain = [
+      ...(forwardedFor ?? "")
+        .split(",")
+        .map(plainAddress)
+        .filter((a) => a !== ""),
+      plainAddress(peer),
+    ];
     return unmapped(pick(chain));
   };
 }
@@ -36,7 +42,8 @@ export function checkIpv6Prefix(ipv6Prefix: number): number {
 }
 
 function byHops(hops: number): (chain: string[]) => string {
-  if (!Number.isSafeInteger(hops) || hops < 0) throw new Error(`Invalid trustProxy ${hops}: the number of proxies in front of the app (0 or more).`);
+  if (!Number.isSafeInteger(hops) || hops < 0)
+    throw new Error(`Invalid trustProxy ${hops}: the number of proxies in front of the app (0 or more).`);
   // Fewer entries than proxies: the request did not come the way you deployed (it bypassed a proxy,
   // or wrote the header itself), so its own peer is all we know for certain.
   return (chain) => entry(chain, chain.length - 1 < hops ? chain.length - 1 : chain.length - 1 - hops);
@@ -65,7 +72,10 @@ export function addressList(entries: readonly string[], what: string): (address:
     const [address = "", prefix] = entry.split("/");
     const family = isIP(address) === 6 ? "ipv6" : "ipv4";
     const bits = prefix === undefined ? undefined : Number(prefix);
-    if (isIP(address) === 0 || (bits !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= (family === "ipv6" ? 128 : 32)))) {
+    if (
+      isIP(address) === 0 ||
+      (bits !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= (family === "ipv6" ? 128 : 32)))
+    ) {
       throw new Error(`Invalid ${what} "${entry}": an IPv4 or IPv6 address, or a CIDR such as "10.0.0.0/8".`);
     }
     if (bits === undefined) list.addAddress(address, family);

@@ -3,10 +3,22 @@ import type { RateLimitDecision } from "../types";
 import { rateLimitHeaders } from "./headers";
 
 const policy = { name: "payments", limit: 10, windowMs: 60_000 };
-const base: RateLimitDecision = { allowed: true, policy, remaining: 7, resetMs: 17_200, nextMs: 5_200, retryAfterMs: 0, counted: true, banned: false };
+const base: RateLimitDecision = {
+  allowed: true,
+  policy,
+  remaining: 7,
+  resetMs: 17_200,
+  nextMs: 5_200,
+  retryAfterMs: 0,
+  counted: true,
+  banned: false,
+};
 
 it("writes RateLimit-Policy and RateLimit in the IETF draft's structured-field syntax", () => {
-  expect(rateLimitHeaders(base)).toEqual({ "RateLimit-Policy": '"payments";q=10;w=60', RateLimit: '"payments";r=7;t=6' });
+  expect(rateLimitHeaders(base)).toEqual({
+    "RateLimit-Policy": '"payments";q=10;w=60',
+    RateLimit: '"payments";r=7;t=6',
+  });
 });
 
 it("t is the effective window of draft -11: until one more request comes back, never after Retry-After", () => {

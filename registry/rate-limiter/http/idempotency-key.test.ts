@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { idempotencyKeyOf } from "./idempotency-key";
 
-it("reads K and \"K\" (RFC 8941 string) as one key, as the idempotency block does", () => {
+it('reads K and "K" (RFC 8941 string) as one key, as the idempotency block does', () => {
   expect(idempotencyKeyOf("k-1")).toBe("k-1");
   expect(idempotencyKeyOf('"k-1"')).toBe("k-1");
   expect(idempotencyKeyOf(' "k\\"1" ')).toBe('k"1');

@@ -67,7 +67,11 @@ const NO_HEADERS: Record<string, string> = {};
  * const limit = limitRoute(limiter, options, expressDefaults);
  * const outcome = await limit(req); // then set outcome.headers, and send or call next()
  */
-export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOptions<Req>, defaults: FrameworkDefaults<Req>) {
+export function limitRoute<Req>(
+  limiter: RateLimiter,
+  options: RateLimitRouteOptions<Req>,
+  defaults: FrameworkDefaults<Req>,
+) {
   const addressOf = addressOfRequest(defaults, addressReader(options.trustProxy ?? 0));
   const keyOf = options.getKey ?? requestKey(options, defaults, addressOf);
   const allowed = options.allowList ? addressList(options.allowList, "allowList entry") : undefined;
@@ -80,8 +84,10 @@ export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOpt
     if (decision.allowed) return { kind: "next", headers: sendHeaders ? rateLimitHeaders(decision) : NO_HEADERS };
     return errorOutcome(rateLimitedError(decision));
   };
-  const decide = (key: string, checkOptions?: CheckOptions): Promise<LimitOutcome> => limiter.check(key, checkOptions).then(onDecision, onCheckFailed);
-  const decideKey = (key: string | undefined): LimitOutcome | Promise<LimitOutcome> => (key === undefined ? PASS : decide(key));
+  const decide = (key: string, checkOptions?: CheckOptions): Promise<LimitOutcome> =>
+    limiter.check(key, checkOptions).then(onDecision, onCheckFailed);
+  const decideKey = (key: string | undefined): LimitOutcome | Promise<LimitOutcome> =>
+    key === undefined ? PASS : decide(key);
 
   /** The options that need a look at the request before its key (lists, skip) or beside it (cost, limit). */
   async function limitWithOptions(req: Req): Promise<LimitOutcome> {
@@ -94,7 +100,12 @@ export function limitRoute<Req>(limiter: RateLimiter, options: RateLimitRouteOpt
     const key = await keyOf(req);
     if (key === undefined) return PASS;
     try {
-      return await decide(key, cost || limit ? { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined } : undefined);
+      return await decide(
+        key,
+        cost || limit
+          ? { cost: cost ? await cost(req) : undefined, limit: limit ? await limit(req) : undefined }
+          : undefined,
+      );
     } catch (err) {
       return onCheckFailed(err);
     }
@@ -125,7 +136,16 @@ const PASS: LimitOutcome = { kind: "next", headers: NO_HEADERS };
 
 /** A deny-listed address: banned with no end, so no Retry-After. */
 function deniedDecision(limiter: RateLimiter): RateLimitDecision {
-  return { allowed: false, policy: limiter.policy, remaining: 0, resetMs: 0, nextMs: 0, retryAfterMs: Infinity, counted: true, banned: true };
+  return {
+    allowed: false,
+    policy: limiter.policy,
+    remaining: 0,
+    resetMs: 0,
+    nextMs: 0,
+    retryAfterMs: Infinity,
+    counted: true,
+    banned: true,
+  };
 }
 
 function errorOutcome(error: RateLimitError): LimitOutcome {

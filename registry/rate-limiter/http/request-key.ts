@@ -4,7 +4,10 @@ import { idempotencyKeyOf } from "./idempotency-key";
 import type { FrameworkDefaults, MaybePromise, RateLimitRouteOptions } from "./limit-route";
 
 /** The client address of a request as its framework hands it over, after the `trustProxy` rule. */
-export function addressOfRequest<Req>(defaults: FrameworkDefaults<Req>, read: AddressReader): (req: Req) => string | undefined {
+export function addressOfRequest<Req>(
+  defaults: FrameworkDefaults<Req>,
+  read: AddressReader,
+): (req: Req) => string | undefined {
   return (req) => read(defaults.peerOf(req), defaults.headerOf(req, "x-forwarded-for"));
 }
 
@@ -43,13 +46,17 @@ export function requestKey<Req>(
       if (key === undefined) return undefined;
       const route = routeOf(req);
       const caller = callerOf(req);
-      return isThenable(caller) ? caller.then((resolved) => JSON.stringify([route, resolved, key])) : JSON.stringify([route, caller, key]);
+      return isThenable(caller)
+        ? caller.then((resolved) => JSON.stringify([route, resolved, key]))
+        : JSON.stringify([route, caller, key]);
     };
   }
   return function routeRequestKey(req: Req): MaybePromise<string> {
     const route = routeOf(req);
     const caller = callerOf(req);
-    return isThenable(caller) ? caller.then((resolved) => JSON.stringify([route, resolved])) : JSON.stringify([route, caller]);
+    return isThenable(caller)
+      ? caller.then((resolved) => JSON.stringify([route, resolved]))
+      : JSON.stringify([route, caller]);
   };
 }
 

@@ -70,5 +70,7 @@ export function schemaTables(table: string): string[] {
 
 /** The whole DDL as one script, e.g. for a migration file. */
 export function schemaSql(table = DEFAULT_RATE_LIMIT_TABLE): string {
-  return schemaStatements(table).map((statement) => `${statement};\n`).join("\n");
+  return schemaStatements(table)
+    .map((statement) => `${statement};\n`)
+    .join("\n");
 }

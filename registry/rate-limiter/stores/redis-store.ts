@@ -59,11 +59,13 @@ export class RedisRateLimitStore implements RateLimitStore {
   take(key: string, rate: GcraRate): Promise<StoreDecision> {
     const stored = `${this.prefix}${key}`;
     // No async function and no argument array: every allowed request passes here.
-    return this.redis.evalsha(SCRIPT_SHA, 1, stored, rate.intervalUs, rate.capacityUs).then(storeDecision, (err: unknown) => {
-      // Only the first call after a Redis restart or SCRIPT FLUSH: EVAL runs and caches the script.
-      if (!String((err as Error | undefined)?.message).startsWith("NOSCRIPT")) throw err;
-      return this.redis.eval(GCRA_SCRIPT, 1, stored, rate.intervalUs, rate.capacityUs).then(storeDecision);
-    });
+    return this.redis
+      .evalsha(SCRIPT_SHA, 1, stored, rate.intervalUs, rate.capacityUs)
+      .then(storeDecision, (err: unknown) => {
+        // Only the first call after a Redis restart or SCRIPT FLUSH: EVAL runs and caches the script.
+        if (!String((err as Error | undefined)?.message).startsWith("NOSCRIPT")) throw err;
+        return this.redis.eval(GCRA_SCRIPT, 1, stored, rate.intervalUs, rate.capacityUs).then(storeDecision);
+      });
   }
 }
 

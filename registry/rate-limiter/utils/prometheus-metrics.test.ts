@@ -6,7 +6,12 @@ import { createPrometheusMetrics } from "./prometheus-metrics";
 
 it("exposes decisions and store latency in the Prometheus text format", async () => {
   const registry = new Registry();
-  const limiter = new RateLimiter(new MemoryRateLimitStore(), { name: "payments", limit: 1, windowMs: 60_000, metrics: createPrometheusMetrics(registry) });
+  const limiter = new RateLimiter(new MemoryRateLimitStore(), {
+    name: "payments",
+    limit: 1,
+    windowMs: 60_000,
+    metrics: createPrometheusMetrics(registry),
+  });
   await limiter.check("u_1");
   await limiter.check("u_1");
   const text = await registry.metrics();

@@ -23,6 +23,9 @@ const DEFAULT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  * const limiter = new RateLimiter(store, { limit: 10, windowMs: 60_000, metrics: createPrometheusMetrics(registry) });
  */
 export function createPrometheusMetrics(registry: Registry, options: PrometheusMetricsOptions = {}): RateLimitMetrics {
-  const sink = prometheusSink(registry, RATE_LIMIT_METRICS, { prefix: options.prefix, buckets: options.buckets ?? DEFAULT_BUCKETS });
+  const sink = prometheusSink(registry, RATE_LIMIT_METRICS, {
+    prefix: options.prefix,
+    buckets: options.buckets ?? DEFAULT_BUCKETS,
+  });
   return { increment: sink.increment, observe: sink.observe };
 }

@@ -3,7 +3,12 @@ import { Counter, Gauge, Histogram } from "prom-client";
 import type { Registry } from "prom-client";
 
 /** One row of a block's metrics table (`IDEMPOTENCY_METRICS`, `RATE_LIMIT_METRICS`, `OUTBOX_METRICS`). */
-export type MetricDefinition = { type: "counter" | "gauge" | "histogram"; name: string; help: string; labels: readonly string[] };
+export type MetricDefinition = {
+  type: "counter" | "gauge" | "histogram";
+  name: string;
+  help: string;
+  labels: readonly string[];
+};
 
 /** What every metric id of a table reports through (unbound functions: a block's sink hands on the ones of its metric types). */
 export type PrometheusSink = {
@@ -37,7 +42,12 @@ export function prometheusSink(
     const config = { name, help: definition.help, labelNames: definition.labels, registers: [registry] };
     if (definition.type === "counter") counters.set(id, (existing as Counter | undefined) ?? new Counter(config));
     else if (definition.type === "gauge") gauges.set(id, (existing as Gauge | undefined) ?? new Gauge(config));
-    else histograms.set(id, (existing as Histogram | undefined) ?? new Histogram({ ...config, ...(options.buckets ? { buckets: options.buckets } : {}) }));
+    else
+      histograms.set(
+        id,
+        (existing as Histogram | undefined) ??
+          new Histogram({ ...config, ...(options.buckets ? { buckets: options.buckets } : {}) }),
+      );
   }
 
   return {

@@ -49,7 +49,9 @@ describe("TimeLimit: one timer for every call", () => {
     const limit = new TimeLimit(10, "store");
     let answer: (value: string) => void = () => {};
     const settled = vi.fn();
-    const outcome = limit.bound(new Promise<string>((resolve) => (answer = resolve)), settled).catch((err: unknown) => err);
+    const outcome = limit
+      .bound(new Promise<string>((resolve) => (answer = resolve)), settled)
+      .catch((err: unknown) => err);
     await vi.advanceTimersByTimeAsync(20);
     expect(await outcome).toBeInstanceOf(TimeoutError);
     expect(settled).not.toHaveBeenCalled();

@@ -33,5 +33,11 @@ export async function answerOf(res: Response): Promise<Answer> {
 /** The suite's `send`: a JSON request carrying the credential that must never reach a log line. */
 export function sendTo(baseUrl: () => string) {
   return async (method: "GET" | "POST", path: string, body?: string): Promise<Answer> =>
-    answerOf(await fetch(`${baseUrl()}${path}`, { method, headers: { ...REQUEST_HEADERS, "content-type": "application/json" }, ...(body === undefined ? {} : { body }) }));
+    answerOf(
+      await fetch(`${baseUrl()}${path}`, {
+        method,
+        headers: { ...REQUEST_HEADERS, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body }),
+      }),
+    );
 }

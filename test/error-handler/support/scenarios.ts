@@ -2,7 +2,13 @@
 import { expect } from "vitest";
 import { z } from "zod";
 import type { LogLine } from "@/blocks/logger/testing/capture-logs";
-import { defineProblem, localizeFrom, requestValidationError, type ErrorHandlerOptions, type ProblemBody } from "@/blocks/error-handler";
+import {
+  defineProblem,
+  localizeFrom,
+  requestValidationError,
+  type ErrorHandlerOptions,
+  type ProblemBody,
+} from "@/blocks/error-handler";
 
 /** Shaped like registry/idempotency's IdempotencyError, on purpose without importing it. */
 export class IdempotencyError extends Error {
@@ -34,24 +40,44 @@ export function validationError() {
 }
 
 /** What `validationError()` answers with: where, and what the schema expected; never the password. */
-export const VALIDATION_ISSUES = [{ path: ["password"], pointer: "/password", message: "Expected at least 10 characters.", code: "too_small" }];
+export const VALIDATION_ISSUES = [
+  { path: ["password"], pointer: "/password", message: "Expected at least 10 characters.", code: "too_small" },
+];
 
-export const SECRETS = ["hunter2", "postgres://", "SELECT card_number", "sk_live_request_secret", "sk_live_client_config"];
+export const SECRETS = [
+  "hunter2",
+  "postgres://",
+  "SELECT card_number",
+  "sk_live_request_secret",
+  "sk_live_client_config",
+];
 
 /** What a database driver or an HTTP client throws: internals in the message, credentials in its config. */
 export function unknownError() {
-  return Object.assign(new Error('query failed on postgres://user:hunter2@db/prod: SELECT card_number FROM cards WHERE user_id = $1'), {
-    code: "ECONNRESET",
-    config: { headers: { authorization: "Bearer sk_live_client_config" } },
-  });
+  return Object.assign(
+    new Error("query failed on postgres://user:hunter2@db/prod: SELECT card_number FROM cards WHERE user_id = $1"),
+    {
+      code: "ECONNRESET",
+      config: { headers: { authorization: "Bearer sk_live_client_config" } },
+    },
+  );
 }
 
 export const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 
 /** Every request carries a credential that must never reach a log line, a trace, and a German speaker's languages. */
-export const REQUEST_HEADERS = { authorization: "Bearer sk_live_request_secret", traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01`, "accept-language": "de-CH, en;q=0.5" };
+export const REQUEST_HEADERS = {
+  authorization: "Bearer sk_live_request_secret",
+  traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01`,
+  "accept-language": "de-CH, en;q=0.5",
+};
 
-export const CardDeclined = defineProblem({ code: "CARD_DECLINED", status: 402, title: "Card declined", type: "https://docs.example.com/problems/card-declined" });
+export const CardDeclined = defineProblem({
+  code: "CARD_DECLINED",
+  status: 402,
+  title: "Card declined",
+  type: "https://docs.example.com/problems/card-declined",
+});
 
 /** A defined problem with an extension member. */
 export function declinedError() {
@@ -71,7 +97,11 @@ export type Answer = { status: number; headers: Record<string, string | undefine
  * The checks every case shares: problem+json, the code, no secret and no stack in the body, and
  * one log line for the error under the requestId the client got (and the logger block echoed).
  */
-export function expectProblem(answer: Answer, lines: LogLine[], expected: { status: number; code: string; type?: string }): ProblemBody {
+export function expectProblem(
+  answer: Answer,
+  lines: LogLine[],
+  expected: { status: number; code: string; type?: string },
+): ProblemBody {
   expect(answer.status).toBe(expected.status);
   expect(answer.headers["content-type"]).toBe("application/problem+json");
   const body = JSON.parse(answer.text) as ProblemBody;
@@ -93,7 +123,11 @@ export function expectProblem(answer: Answer, lines: LogLine[], expected: { stat
 export function expectServerErrorLogged(lines: LogLine[], requestId: string): void {
   const error = lines.find((line) => line.requestId === requestId && line.level === "error");
   // The message stays for the reader, with the URL's credentials masked.
-  expect(error?.error).toEqual({ name: "Error", message: unknownError().message.replace("user:hunter2@", "[Redacted]@"), code: "ECONNRESET" });
+  expect(error?.error).toEqual({
+    name: "Error",
+    message: unknownError().message.replace("user:hunter2@", "[Redacted]@"),
+    code: "ECONNRESET",
+  });
   expect(JSON.stringify(lines.filter((line) => line.requestId === requestId))).not.toContain("hunter2");
   expect(JSON.stringify(error)).not.toContain("sk_live_client_config");
   const debug = lines.find((line) => line.requestId === requestId && line.level === "debug");

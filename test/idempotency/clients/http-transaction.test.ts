@@ -31,14 +31,23 @@ const frameworks: Record<string, (handler: IdempotencyHandler<Transaction>, logi
         run: (req, { tx }) => logic(tx, String(req.get("idempotency-key")), (req.body as { amount: number }).amount),
       }),
     );
-    app.use(((err, _req, res, _next) => void res.status(500).json({ error: { code: "ROUTE_ERROR", message: String(err) } })) as express.ErrorRequestHandler);
+    app.use(
+      ((err, _req, res, _next) =>
+        void res
+          .status(500)
+          .json({ error: { code: "ROUTE_ERROR", message: String(err) } })) as express.ErrorRequestHandler,
+    );
     const server: Server = await new Promise((resolve) => {
       const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
     });
     const port = (server.address() as { port: number }).port;
     return {
       async post(key, body) {
-        const res = await fetch(`http://127.0.0.1:${port}/orders`, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key }, body: JSON.stringify(body) });
+        const res = await fetch(`http://127.0.0.1:${port}/orders`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": key },
+          body: JSON.stringify(body),
+        });
         return { status: res.status, text: await res.text() };
       },
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -51,13 +60,19 @@ const frameworks: Record<string, (handler: IdempotencyHandler<Transaction>, logi
       fastifyIdempotent(handler, {
         getUserId: () => "u_1",
         transaction: true,
-        run: (request, _reply, { tx }) => logic(tx, String(request.headers["idempotency-key"]), (request.body as { amount: number }).amount),
+        run: (request, _reply, { tx }) =>
+          logic(tx, String(request.headers["idempotency-key"]), (request.body as { amount: number }).amount),
       }),
     );
     await app.ready();
     return {
       async post(key, body) {
-        const res = await app.inject({ method: "POST", url: "/orders", headers: { "idempotency-key": key }, payload: body });
+        const res = await app.inject({
+          method: "POST",
+          url: "/orders",
+          headers: { "idempotency-key": key },
+          payload: body,
+        });
         return { status: res.statusCode, text: res.body };
       },
       close: () => app.close(),
@@ -70,13 +85,18 @@ const frameworks: Record<string, (handler: IdempotencyHandler<Transaction>, logi
       honoIdempotent(handler, {
         getUserId: () => "u_1",
         transaction: true,
-        run: async (c, { tx }) => logic(tx, String(c.req.header("idempotency-key")), ((await c.req.json()) as { amount: number }).amount),
+        run: async (c, { tx }) =>
+          logic(tx, String(c.req.header("idempotency-key")), ((await c.req.json()) as { amount: number }).amount),
       }),
     );
     app.onError((err, c) => c.json({ error: { code: "ROUTE_ERROR", message: String(err) } }, 500));
     return {
       async post(key, body) {
-        const res = await app.request("/orders", { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key }, body: JSON.stringify(body) });
+        const res = await app.request("/orders", {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": key },
+          body: JSON.stringify(body),
+        });
         return { status: res.status, text: await res.text() };
       },
       close: async () => {},
@@ -89,7 +109,8 @@ describe("transaction: true routes (PGlite)", () => {
   let table: string;
   let handler: IdempotencyHandler<Transaction>;
   let app: App | undefined;
-  const orders = async (key: string) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}_orders WHERE key = $1`, [key])).rows[0]?.n;
+  const orders = async (key: string) =>
+    (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}_orders WHERE key = $1`, [key])).rows[0]?.n;
 
   beforeAll(async () => {
     db = new PGlite();
@@ -110,14 +131,20 @@ describe("transaction: true routes (PGlite)", () => {
   });
 
   const insertOrder = async (tx: Transaction, key: string, amount: number) => {
-    const { rows } = await tx.query<{ id: number }>(`INSERT INTO ${table}_orders (key, amount) VALUES ($1, $2) RETURNING id`, [key, amount]);
+    const { rows } = await tx.query<{ id: number }>(
+      `INSERT INTO ${table}_orders (key, amount) VALUES ($1, $2) RETURNING id`,
+      [key, amount],
+    );
     return rows[0]?.id;
   };
 
   for (const [name, start] of Object.entries(frameworks)) {
     it(`${name}: run writes on the transaction; the write and the record commit together, and a retry replays the bytes`, async () => {
       let runs = 0;
-      app = await start(handler, async (tx, key, amount) => ({ status: 201, body: { orderId: await insertOrder(tx, key, amount), amount, run: ++runs } }));
+      app = await start(handler, async (tx, key, amount) => ({
+        status: 201,
+        body: { orderId: await insertOrder(tx, key, amount), amount, run: ++runs },
+      }));
       const first = await app.post("o-1", { amount: 5 });
       expect(first.status).toBe(201);
       expect(await orders("o-1")).toBe(1);

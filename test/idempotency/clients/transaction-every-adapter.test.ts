@@ -8,7 +8,13 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { recordingLogger } from "@/blocks/idempotency/testing/recorders";
 import { SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
 import { ADAPTERS, transactionalApps, type Queryable, type TransactionalApp } from "./support/transactional-apps";
-import { openTransactionalClient, transactionalKinds, type Observer, type OpenedTransactionalClient, type TransactionalClientName } from "./support/transactional-kinds";
+import {
+  openTransactionalClient,
+  transactionalKinds,
+  type Observer,
+  type OpenedTransactionalClient,
+  type TransactionalClientName,
+} from "./support/transactional-kinds";
 
 const COMMITTED = "idempotency: executed and committed the response with the operation's writes";
 /** One client per database: the adapters are what this suite varies (transactional.test.ts varies the clients). */
@@ -89,7 +95,10 @@ for (const kind of transactionalKinds.filter((k) => CLIENTS.includes(k.client)))
         expect((await app.post("o-422", { amount: 500 })).status).toBe(409);
         expect(committedLines()).toEqual([]);
         expect(logger.lines.map((line) => line.msg)).toEqual(
-          expect.arrayContaining(["idempotency: transient failure, writes rolled back, key free for retry", "idempotency: permanent failure, writes rolled back, key marked FAILED"]),
+          expect.arrayContaining([
+            "idempotency: transient failure, writes rolled back, key free for retry",
+            "idempotency: permanent failure, writes rolled back, key marked FAILED",
+          ]),
         );
       });
 
@@ -102,33 +111,41 @@ for (const kind of transactionalKinds.filter((k) => CLIENTS.includes(k.client)))
         expect(runs).toBe(0);
       });
 
-      it.skipIf(kind.inProcess)(`${adapter}: SIGKILL after the route's write and before COMMIT leaves neither the write nor the record, logs no commit, and the retry runs once`, async () => {
-        const child = fork(fileURLToPath(new URL("./support/killed-http-transaction.ts", import.meta.url)), [adapter, kind.client, kind.location, table, writes, "o-kill"], {
-          execArgv: ["--import", "tsx"],
-          stdio: ["ignore", "pipe", "pipe", "ipc"],
-        });
-        let output = "";
-        child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-        child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        await new Promise<void>((resolve, reject) => {
-          child.once("message", () => resolve());
-          void exited.then(() => reject(new Error(`child exited before writing:\n${output}`)));
-        });
-        child.kill("SIGKILL");
-        await exited;
-        expect(output).not.toContain("committed");
-        expect(await writesOf("o-kill")).toBe(0);
-        expect(await recordOf("o-kill")).toBeUndefined();
-        app = await transactionalApps[adapter](handler, async (tx, key) => {
-          await opened.write(tx, writes, key);
-          return { status: 201, body: { key } };
-        });
-        // The server aborts the dead connection's transaction; until then the retry waits on its row lock.
-        expect((await app.post("o-kill", { amount: 10 })).status).toBe(201);
-        expect(await writesOf("o-kill")).toBe(1);
-        expect(await recordOf("o-kill")).toMatchObject({ status: "SUCCESS" });
-      }, 60_000);
+      it.skipIf(kind.inProcess)(
+        `${adapter}: SIGKILL after the route's write and before COMMIT leaves neither the write nor the record, logs no commit, and the retry runs once`,
+        async () => {
+          const child = fork(
+            fileURLToPath(new URL("./support/killed-http-transaction.ts", import.meta.url)),
+            [adapter, kind.client, kind.location, table, writes, "o-kill"],
+            {
+              execArgv: ["--import", "tsx"],
+              stdio: ["ignore", "pipe", "pipe", "ipc"],
+            },
+          );
+          let output = "";
+          child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+          child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+          const exited = new Promise((resolve) => child.once("exit", resolve));
+          await new Promise<void>((resolve, reject) => {
+            child.once("message", () => resolve());
+            void exited.then(() => reject(new Error(`child exited before writing:\n${output}`)));
+          });
+          child.kill("SIGKILL");
+          await exited;
+          expect(output).not.toContain("committed");
+          expect(await writesOf("o-kill")).toBe(0);
+          expect(await recordOf("o-kill")).toBeUndefined();
+          app = await transactionalApps[adapter](handler, async (tx, key) => {
+            await opened.write(tx, writes, key);
+            return { status: 201, body: { key } };
+          });
+          // The server aborts the dead connection's transaction; until then the retry waits on its row lock.
+          expect((await app.post("o-kill", { amount: 10 })).status).toBe(201);
+          expect(await writesOf("o-kill")).toBe(1);
+          expect(await recordOf("o-kill")).toMatchObject({ status: "SUCCESS" });
+        },
+        60_000,
+      );
     }
   });
 }

@@ -91,12 +91,17 @@ for (const kind of clientKinds) {
     });
 
     it("refuses the client's own ways of ending the transaction; the transaction still commits its record", async () => {
-      const handler = new IdempotencyHandler(new PostgresStore(opened.client, { table }), undefined, { storeTimeoutMs: 10_000 });
+      const handler = new IdempotencyHandler(new PostgresStore(opened.client, { table }), undefined, {
+        storeTimeoutMs: 10_000,
+      });
       const tried: string[] = [];
       const scope = { operation: "orders:create", userId: "u_1", key: `idiom-${kind.client}`, payload: {} };
       await handler.executeInTransaction(scope, async ({ tx }) => {
         for (const [name, attempt] of attempts) {
-          await expect(Promise.resolve().then(() => attempt(tx)), name).rejects.toMatchObject({ code: "TRANSACTION_CONTROL_REFUSED" });
+          await expect(
+            Promise.resolve().then(() => attempt(tx)),
+            name,
+          ).rejects.toMatchObject({ code: "TRANSACTION_CONTROL_REFUSED" });
           tried.push(name);
         }
         return { ok: true };

@@ -53,8 +53,14 @@ for (const kind of clientKinds) {
     let handler: IdempotencyHandler<unknown>;
     let n = 0;
     const context = (key = `g-${++n}`) => ({ operation: "orders:create", userId: "u_1", key, payload: { amount: 10 } });
-    const writesOf = async (key: string) => Number(((await sql.query(`SELECT count(*)::int AS n FROM ${writes} WHERE key = $1`, [key])).rows[0] as { n: number }).n);
-    const statusOf = async (key: string) => ((await sql.query(`SELECT status FROM ${table} WHERE key = $1`, [key])).rows[0] as { status: string } | undefined)?.status;
+    const writesOf = async (key: string) =>
+      Number(
+        ((await sql.query(`SELECT count(*)::int AS n FROM ${writes} WHERE key = $1`, [key])).rows[0] as { n: number })
+          .n,
+      );
+    const statusOf = async (key: string) =>
+      ((await sql.query(`SELECT status FROM ${table} WHERE key = $1`, [key])).rows[0] as { status: string } | undefined)
+        ?.status;
     /** Sync throws and rejections alike. */
     const attempt = (run: () => unknown) => Promise.resolve().then(run);
 
@@ -91,11 +97,20 @@ for (const kind of clientKinds) {
     it("refuses every text that ends or leaves the transaction, before it reaches the database; the transaction still commits", async () => {
       const { key } = context();
       const result = await handler.executeInTransaction(context(key), async ({ tx }) => {
-        for (const text of ESCAPES) await expect(attempt(() => opened.raw(tx, text)), text).rejects.toMatchObject(REFUSED);
+        for (const text of ESCAPES)
+          await expect(
+            attempt(() => opened.raw(tx, text)),
+            text,
+          ).rejects.toMatchObject(REFUSED);
         for (const path of opened.escapes) {
           const names = path.split(".");
-          const owner = names.slice(0, -1).reduce((object, name) => (object as Record<string, unknown>)[name], tx) as Record<string, () => unknown>;
-          await expect(attempt(() => owner[names.at(-1) as string]?.()), path).rejects.toMatchObject(REFUSED);
+          const owner = names
+            .slice(0, -1)
+            .reduce((object, name) => (object as Record<string, unknown>)[name], tx) as Record<string, () => unknown>;
+          await expect(
+            attempt(() => owner[names.at(-1) as string]?.()),
+            path,
+          ).rejects.toMatchObject(REFUSED);
         }
         await opened.write(tx, writes, key);
         return { ok: true };
@@ -109,14 +124,25 @@ for (const kind of clientKinds) {
       const { key } = context();
       const store = new PostgresStore(opened.client, { table });
       // What a COMMIT inside the operation left before the guard: the record's insert committed, never completed.
-      await store.transaction(async (txStore) => void (await txStore.create({ scope: { operation: "orders:create", userId: "u_1", key }, requestHash: "escaped", ttlMs: 60_000, token: crypto.randomUUID() })));
+      await store.transaction(
+        async (txStore) =>
+          void (await txStore.create({
+            scope: { operation: "orders:create", userId: "u_1", key },
+            requestHash: "escaped",
+            ttlMs: 60_000,
+            token: crypto.randomUUID(),
+          })),
+      );
       expect(await statusOf(key)).toBe("PROCESSING");
       const recovering = new IdempotencyHandler(store, undefined, { heartbeatIntervalMs: 0 });
       expect(await recovering.recoverStuckRecords({ timeoutInMs: 60_000 })).toEqual({ released: 0, poisoned: 0 });
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await recovering.recoverStuckRecords({ timeoutInMs: 200 })).toEqual({ released: 1, poisoned: 0 });
       expect(await statusOf(key)).toBeUndefined();
-      const { response } = await handler.executeInTransaction(context(key), async ({ tx }) => (await opened.write(tx, writes, key), { orderId: key }));
+      const { response } = await handler.executeInTransaction(
+        context(key),
+        async ({ tx }) => (await opened.write(tx, writes, key), { orderId: key }),
+      );
       expect(response).toEqual({ orderId: key });
       expect(await writesOf(key)).toBe(1);
     });
@@ -151,7 +177,8 @@ describe("transaction guard: a pg Pool connection released mid-transaction", { t
         await pool.query(`CREATE TABLE ${writes} (id SERIAL PRIMARY KEY, key TEXT NOT NULL)`);
         const handler = new IdempotencyHandler(store, undefined, { storeTimeoutMs: 10_000 });
         const scope = (key: string) => ({ operation: "payments:create", userId: key, key, payload: { amount: 10 } });
-        const insert = (tx: { query(text: string, params: unknown[]): Promise<unknown> }, key: string) => tx.query(`INSERT INTO ${writes} (key) VALUES ($1)`, [key]);
+        const insert = (tx: { query(text: string, params: unknown[]): Promise<unknown> }, key: string) =>
+          tx.query(`INSERT INTO ${writes} (key) VALUES ($1)`, [key]);
 
         let secondInside!: () => void;
         const secondWrote = new Promise<void>((resolve) => (secondInside = resolve));

@@ -7,7 +7,10 @@ import Fastify from "fastify";
 import { createPool } from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { idempotency as expressIdempotency, idempotent as expressIdempotent } from "@/blocks/idempotency/adapters/express";
+import {
+  idempotency as expressIdempotency,
+  idempotent as expressIdempotent,
+} from "@/blocks/idempotency/adapters/express";
 import { idempotencyPlugin } from "@/blocks/idempotency/adapters/fastify";
 import { idempotent as fetchIdempotent, withIdempotency } from "@/blocks/idempotency/adapters/fetch";
 import { idempotency as honoIdempotency } from "@/blocks/idempotency/adapters/hono";
@@ -52,7 +55,9 @@ describe("transaction: true on a capture-style middleware, which cannot hand its
     const app = Fastify();
     await app.register(idempotencyPlugin, { handler, getUserId });
     // Fastify's route `config` is not checked for excess properties, so only the start-up check catches this one.
-    expect(() => app.post("/orders", { config: { idempotency: { transaction: true } } }, async () => ({}))).toThrow(capture);
+    expect(() => app.post("/orders", { config: { idempotency: { transaction: true } } }, async () => ({}))).toThrow(
+      capture,
+    );
     await app.close();
   });
 });
@@ -65,10 +70,18 @@ describe("transaction: true with a handler whose store has no transaction of the
     expect(() => expressIdempotent(memory, { getUserId, transaction: true, run })).toThrow(noTransactions);
     // @ts-expect-error a MemoryStore handler has no transaction to hand `run`
     expect(() => koaIdempotent(memory, { getUserId, transaction: true, run })).toThrow(noTransactions);
-    // @ts-expect-error a MemoryStore handler has no transaction to hand `run`
-    expect(() => fetchIdempotent(memory, { getUserId, getOperation: () => "POST /orders", transaction: true, run })).toThrow(noTransactions);
-    // @ts-expect-error a MemoryStore handler has no transaction to hand the route
-    expect(() => withIdempotency(memory, { getUserId, getOperation: () => "POST /orders", transaction: true }, () => new Response())).toThrow(noTransactions);
+    expect(() =>
+      // @ts-expect-error a MemoryStore handler has no transaction to hand `run`
+      fetchIdempotent(memory, { getUserId, getOperation: () => "POST /orders", transaction: true, run }),
+    ).toThrow(noTransactions);
+    expect(() =>
+      withIdempotency(
+        memory,
+        // @ts-expect-error a MemoryStore handler has no transaction to hand the route
+        { getUserId, getOperation: () => "POST /orders", transaction: true },
+        () => new Response(),
+      ),
+    ).toThrow(noTransactions);
   });
 
   it("a PostgresStore on a bare pg Pool (no adapter from stores/clients/) is refused too", async () => {
@@ -82,9 +95,16 @@ describe("transaction: true with a handler whose store has no transaction of the
   it("executeInTransaction on such a store is refused by the same check as the routes: a TypeError naming the fix, not STORE_UNAVAILABLE", async () => {
     const pool = new pg.Pool({ host: "127.0.0.1", port: 1 }); // Never connects: the refusal comes first.
     const bare = new IdempotencyHandler(new PostgresStore(pool));
-    const refused = bare.executeInTransaction({ operation: "orders:create", userId: "u_1", key: "k", payload: {} }, () => "never");
-    await expect(refused).rejects.toThrow(/executeInTransaction needs a PostgresStore, MySqlStore or SqliteStore on a client adapter/);
-    await expect(memory.executeInTransaction({ operation: "orders:create", userId: "u_1", key: "k", payload: {} }, () => "never")).rejects.toBeInstanceOf(TypeError);
+    const refused = bare.executeInTransaction(
+      { operation: "orders:create", userId: "u_1", key: "k", payload: {} },
+      () => "never",
+    );
+    await expect(refused).rejects.toThrow(
+      /executeInTransaction needs a PostgresStore, MySqlStore or SqliteStore on a client adapter/,
+    );
+    await expect(
+      memory.executeInTransaction({ operation: "orders:create", userId: "u_1", key: "k", payload: {} }, () => "never"),
+    ).rejects.toBeInstanceOf(TypeError);
     await pool.end();
   });
 
@@ -94,7 +114,10 @@ describe("transaction: true with a handler whose store has no transaction of the
     // @ts-expect-error a MySqlStore on a bare Pool has no transaction to hand `run`
     expect(() => expressIdempotent(bareMySql, { getUserId, transaction: true, run })).toThrow(noTransactions);
     await pool.end();
-    const statementsOnly: SqliteClient = { execute: () => Promise.reject(new Error("unused")), batch: () => Promise.reject(new Error("unused")) };
+    const statementsOnly: SqliteClient = {
+      execute: () => Promise.reject(new Error("unused")),
+      batch: () => Promise.reject(new Error("unused")),
+    };
     const bareSqlite = new IdempotencyHandler(new SqliteStore(statementsOnly));
     // @ts-expect-error a SqliteStore on a client without transaction() has nothing to hand `run`
     expect(() => koaIdempotent(bareSqlite, { getUserId, transaction: true, run })).toThrow(noTransactions);
@@ -126,9 +149,13 @@ describe("transaction: true with requireKey: false", () => {
     const db = new PGlite();
     try {
       const handler = new IdempotencyHandler(new PostgresStore(pgliteClient(db)));
-      expect(() => expressIdempotent(handler, { getUserId, transaction: true, requireKey: false, run })).toThrow(/`requireKey: false`/);
+      expect(() => expressIdempotent(handler, { getUserId, transaction: true, requireKey: false, run })).toThrow(
+        /`requireKey: false`/,
+      );
       expect(() => Idempotent({ getUserId, transaction: true, requireKey: false })).toThrow(/`requireKey: false`/);
-      expect(() => new Koa().use(koaIdempotent(handler, { getUserId, transaction: true, requireKey: false, run }))).toThrow(/`requireKey: false`/);
+      expect(() =>
+        new Koa().use(koaIdempotent(handler, { getUserId, transaction: true, requireKey: false, run })),
+      ).toThrow(/`requireKey: false`/);
     } finally {
       await db.close();
     }
@@ -140,9 +167,13 @@ describe("transaction: true with waitMs", () => {
     const db = new PGlite();
     try {
       const handler = new IdempotencyHandler(new PostgresStore(pgliteClient(db)));
-      expect(() => expressIdempotent(handler, { getUserId, transaction: true, waitMs: 1_000, run })).toThrow(/`transaction: true` with `waitMs`/);
+      expect(() => expressIdempotent(handler, { getUserId, transaction: true, waitMs: 1_000, run })).toThrow(
+        /`transaction: true` with `waitMs`/,
+      );
       expect(() => Idempotent({ getUserId, transaction: true, waitMs: 1_000 })).toThrow(/`waitMs`/);
-      expect(() => new Koa().use(koaIdempotent(handler, { getUserId, transaction: true, waitMs: 1_000, run }))).toThrow(/`waitMs`/);
+      expect(() => new Koa().use(koaIdempotent(handler, { getUserId, transaction: true, waitMs: 1_000, run }))).toThrow(
+        /`waitMs`/,
+      );
     } finally {
       await db.close();
     }

@@ -12,7 +12,10 @@ async function openRabbitMq(): Promise<BrokerHarness> {
   const queue = `inbox-test-${randomUUID()}`;
   const deadLetters = `${queue}-dlq`;
   await admin.assertQueue(deadLetters, { autoDelete: false, durable: false });
-  await admin.assertQueue(queue, { durable: false, arguments: { "x-dead-letter-exchange": "", "x-dead-letter-routing-key": deadLetters } });
+  await admin.assertQueue(queue, {
+    durable: false,
+    arguments: { "x-dead-letter-exchange": "", "x-dead-letter-routing-key": deadLetters },
+  });
   const channels: Channel[] = [];
   let inFlight = 0;
   return {
@@ -21,7 +24,9 @@ async function openRabbitMq(): Promise<BrokerHarness> {
         const channel = await connection.createChannel();
         await channel.prefetch(1);
         channels.push(channel);
-        const onMessage = amqpConsumer(channel, handler, { ...options, requeueDelayMs: 50 }, (payload) => process(payload));
+        const onMessage = amqpConsumer(channel, handler, { ...options, requeueDelayMs: 50 }, (payload) =>
+          process(payload),
+        );
         await channel.consume(queue, (message: ConsumeMessage | null) => {
           inFlight++;
           void onMessage(message).finally(() => inFlight--);

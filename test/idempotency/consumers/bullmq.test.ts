@@ -20,7 +20,11 @@ async function openBullmq(): Promise<BrokerHarness> {
   return {
     async start(handler, options, process, count = 1) {
       for (let i = 0; i < count; i++) {
-        const processor = idempotentProcessor<unknown, Delivery>(handler, { ...options, getMessageId: (job) => job.data.messageId }, (job) => process(job.data.payload));
+        const processor = idempotentProcessor<unknown, Delivery>(
+          handler,
+          { ...options, getMessageId: (job) => job.data.messageId },
+          (job) => process(job.data.payload),
+        );
         workers.push(new Worker(name, processor, { connection, prefix, concurrency: 1 }));
       }
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
@@ -54,14 +58,25 @@ describe.skipIf(!redisUrl)("[REDIS_URL] BullMQ: the job's own attempts", () => {
     const dead: unknown[] = [];
     let calls = 0;
     const handler = new IdempotencyHandler(new MemoryStore(), undefined, { maxRetries });
-    const processor = idempotentProcessor(handler, { source: "payments", onDead: (_message, err) => void dead.push(err) }, () => {
-      calls++;
-      throw new Timeout("the processor timed out");
-    });
+    const processor = idempotentProcessor(
+      handler,
+      { source: "payments", onDead: (_message, err) => void dead.push(err) },
+      () => {
+        calls++;
+        throw new Timeout("the processor timed out");
+      },
+    );
     const worker = new Worker("payments", processor, { connection, prefix });
     try {
-      await queue.add("capture", { amount: 1 }, { jobId: "job-1", ...(attempts ? { attempts, backoff: { type: "fixed", delay: 20 } } : {}) });
-      await vi.waitFor(async () => expect(await queue.getJobCounts("failed")).toEqual({ failed: 1 }), { timeout: 15_000, interval: 20 });
+      await queue.add(
+        "capture",
+        { amount: 1 },
+        { jobId: "job-1", ...(attempts ? { attempts, backoff: { type: "fixed", delay: 20 } } : {}) },
+      );
+      await vi.waitFor(async () => expect(await queue.getJobCounts("failed")).toEqual({ failed: 1 }), {
+        timeout: 15_000,
+        interval: 20,
+      });
       const job = await queue.getJob("job-1");
       return { dead, calls, failedReason: job?.failedReason };
     } finally {

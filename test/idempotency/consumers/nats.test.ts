@@ -11,7 +11,12 @@ async function openJetStream(): Promise<BrokerHarness> {
   const jsm = await nc.jetstreamManager();
   const name = `inbox_test_${randomUUID().slice(0, 8)}`;
   await jsm.streams.add({ name, subjects: [`${name}.>`], duplicate_window: 100_000_000 });
-  await jsm.consumers.add(name, { durable_name: "worker", ack_policy: AckPolicy.Explicit, ack_wait: 30_000_000_000, max_deliver: 20 });
+  await jsm.consumers.add(name, {
+    durable_name: "worker",
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: 30_000_000_000,
+    max_deliver: 20,
+  });
   const js = nc.jetstream();
   const loops: ConsumerMessages[] = [];
   const seen = new Set<string>();
@@ -31,7 +36,11 @@ async function openJetStream(): Promise<BrokerHarness> {
       // as a redelivery or a publish retried after the window reaches the consumer.
       if (messageId !== undefined && seen.has(messageId)) await new Promise((resolve) => setTimeout(resolve, 150));
       if (messageId !== undefined) seen.add(messageId);
-      await js.publish(`${name}.payments`, JSON.stringify(payload), messageId === undefined ? {} : { msgID: messageId });
+      await js.publish(
+        `${name}.payments`,
+        JSON.stringify(payload),
+        messageId === undefined ? {} : { msgID: messageId },
+      );
     },
     async pending() {
       const info = await jsm.consumers.info(name, "worker");

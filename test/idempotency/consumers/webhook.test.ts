@@ -26,7 +26,10 @@ class Declined extends Error {}
 
 /** One receiver under test: its state (runs, dead) and how a delivery reaches it. */
 type Receiver = { deliver: Deliver; runs: unknown[]; dead: InboxMessage[]; close(): Promise<void> };
-type Mount = (options: WebhookOptions, process: ProcessWebhook<unknown>) => Promise<{ deliver: Deliver; close(): Promise<void> }>;
+type Mount = (
+  options: WebhookOptions,
+  process: ProcessWebhook<unknown>,
+) => Promise<{ deliver: Deliver; close(): Promise<void> }>;
 
 const handler = () => new IdempotencyHandler(new MemoryStore());
 
@@ -56,7 +59,11 @@ const mounts: Record<string, Mount> = {
     await app.register(fastifyRoutes("/webhooks", handler(), options, process));
     const deliver: Deliver = async ({ headers, body }) => {
       const response = await app.inject({ method: "POST", url: "/webhooks", headers, payload: body });
-      return { status: response.statusCode, body: response.json(), retryAfter: (response.headers["retry-after"] as string | undefined) ?? null };
+      return {
+        status: response.statusCode,
+        body: response.json(),
+        retryAfter: (response.headers["retry-after"] as string | undefined) ?? null,
+      };
     };
     return { deliver, close: () => app.close() };
   },
@@ -71,9 +78,21 @@ const mounts: Record<string, Mount> = {
   },
 };
 
-function signed(id: string, event: unknown, { secret = SECRET, at = new Date(), body = JSON.stringify(event) } = {}): Delivery {
+function signed(
+  id: string,
+  event: unknown,
+  { secret = SECRET, at = new Date(), body = JSON.stringify(event) } = {},
+): Delivery {
   const signature = new Webhook(secret).sign(id, at, body);
-  return { headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signature }, body };
+  return {
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": signature,
+    },
+    body,
+  };
 }
 
 const event = { type: "payment.succeeded", data: { id: "pay_1", amount: 1200 } };
@@ -86,7 +105,15 @@ describe.each(Object.keys(mounts))("Standard Webhooks receiver (%s)", (name) => 
   async function receiver(process?: ProcessWebhook<unknown>, secrets: string[] = [SECRET]): Promise<Receiver> {
     const runs: unknown[] = [];
     const dead: InboxMessage[] = [];
-    const mounted = await mounts[name]!({ source: "acme", secrets, onDead: (message) => void dead.push(message), isPermanentError: (err) => err instanceof Declined }, process ?? ((e) => (runs.push(e), { ok: true })));
+    const mounted = await mounts[name]!(
+      {
+        source: "acme",
+        secrets,
+        onDead: (message) => void dead.push(message),
+        isPermanentError: (err) => err instanceof Declined,
+      },
+      process ?? ((e) => (runs.push(e), { ok: true })),
+    );
     const made = { ...mounted, runs, dead };
     open.push(made);
     return made;
@@ -96,7 +123,10 @@ describe.each(Object.keys(mounts))("Standard Webhooks receiver (%s)", (name) => 
     const r = await receiver();
     const first = await r.deliver(signed("msg_1", event));
     const retry = await r.deliver(signed("msg_1", event, { at: new Date(Date.now() - 60_000) }));
-    expect([first, retry].map((a) => [a.status, a.body])).toEqual([[200, { outcome: "processed" }], [200, { outcome: "duplicate" }]]);
+    expect([first, retry].map((a) => [a.status, a.body])).toEqual([
+      [200, { outcome: "processed" }],
+      [200, { outcome: "duplicate" }],
+    ]);
     expect(r.runs).toEqual([event]);
   });
 
@@ -106,7 +136,8 @@ describe.each(Object.keys(mounts))("Standard Webhooks receiver (%s)", (name) => 
     const body = JSON.stringify(event);
     const at = new Date();
     const both = signed("msg_both", event, { secret: OTHER_SECRET, at, body });
-    both.headers["webhook-signature"] = `${both.headers["webhook-signature"]} v1a,ignored ${new Webhook(SECRET).sign("msg_both", at, body)}`;
+    both.headers["webhook-signature"] =
+      `${both.headers["webhook-signature"]} v1a,ignored ${new Webhook(SECRET).sign("msg_both", at, body)}`;
     expect((await r.deliver(both)).status).toBe(200);
     expect(r.runs).toHaveLength(2);
   });
@@ -117,14 +148,36 @@ describe.each(Object.keys(mounts))("Standard Webhooks receiver (%s)", (name) => 
     ["a stale timestamp (6 minutes old)", () => signed("msg_x", event, { at: new Date(Date.now() - 360_000) })],
     ["a future timestamp (6 minutes ahead)", () => signed("msg_x", event, { at: new Date(Date.now() + 360_000) })],
     ["no webhook-signature", (d: Delivery) => ({ ...d, headers: { ...d.headers, "webhook-signature": "" } })],
-    ["no webhook-id", (d: Delivery) => ({ ...d, headers: Object.fromEntries(Object.entries(d.headers).filter(([k]) => k !== "webhook-id")) })],
-    ["no webhook-timestamp", (d: Delivery) => ({ ...d, headers: Object.fromEntries(Object.entries(d.headers).filter(([k]) => k !== "webhook-timestamp")) })],
+    [
+      "no webhook-id",
+      (d: Delivery) => ({
+        ...d,
+        headers: Object.fromEntries(Object.entries(d.headers).filter(([k]) => k !== "webhook-id")),
+      }),
+    ],
+    [
+      "no webhook-timestamp",
+      (d: Delivery) => ({
+        ...d,
+        headers: Object.fromEntries(Object.entries(d.headers).filter(([k]) => k !== "webhook-timestamp")),
+      }),
+    ],
     ["a changed id", (d: Delivery) => ({ ...d, headers: { ...d.headers, "webhook-id": "msg_other" } })],
-    ["a v2 signature only", (d: Delivery) => ({ ...d, headers: { ...d.headers, "webhook-signature": d.headers["webhook-signature"]!.replace("v1,", "v2,") } })],
+    [
+      "a v2 signature only",
+      (d: Delivery) => ({
+        ...d,
+        headers: { ...d.headers, "webhook-signature": d.headers["webhook-signature"]!.replace("v1,", "v2,") },
+      }),
+    ],
   ])("refuses %s with 401 and runs nothing", async (_, tamper) => {
     const r = await receiver();
     const answer = await r.deliver(tamper(signed("msg_x", event)));
-    expect([answer.status, (answer.body as { error: { code: string } }).error.code, r.runs]).toEqual([401, "WEBHOOK_SIGNATURE_INVALID", []]);
+    expect([answer.status, (answer.body as { error: { code: string } }).error.code, r.runs]).toEqual([
+      401,
+      "WEBHOOK_SIGNATURE_INVALID",
+      [],
+    ]);
   });
 
   it("a signed delivery that is not JSON is 400; an id sent again with another body is 409, runs nothing", async () => {
@@ -132,7 +185,11 @@ describe.each(Object.keys(mounts))("Standard Webhooks receiver (%s)", (name) => 
     expect((await r.deliver(signed("msg_bad", null, { body: "not json" }))).status).toBe(400);
     await r.deliver(signed("msg_1", event));
     const conflict = await r.deliver(signed("msg_1", { ...event, data: { id: "pay_1", amount: 1 } }));
-    expect([conflict.status, (conflict.body as { error: { code: string } }).error.code, r.runs]).toEqual([409, "KEY_REUSED_WITH_DIFFERENT_REQUEST", [event]]);
+    expect([conflict.status, (conflict.body as { error: { code: string } }).error.code, r.runs]).toEqual([
+      409,
+      "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+      [event],
+    ]);
   });
 
   it("a transient failure is 500 without internals (the sender retries); the retry runs and answers 200", async () => {
@@ -149,7 +206,10 @@ describe.each(Object.keys(mounts))("Standard Webhooks receiver (%s)", (name) => 
   it("a dead delivery answers 200 after onDead (retrying cannot help), and its retries 200 without onDead", async () => {
     const r = await receiver(() => Promise.reject(new Declined("unknown account")));
     const answers = [await r.deliver(signed("msg_1", event)), await r.deliver(signed("msg_1", event))];
-    expect(answers.map((a) => [a.status, a.body])).toEqual([[200, { outcome: "dead" }], [200, { outcome: "dead" }]]);
+    expect(answers.map((a) => [a.status, a.body])).toEqual([
+      [200, { outcome: "dead" }],
+      [200, { outcome: "dead" }],
+    ]);
     expect(r.dead.map((m) => [m.source, m.messageId, m.payload])).toEqual([["acme", "msg_1", event]]);
   });
 

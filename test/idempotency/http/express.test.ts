@@ -9,7 +9,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
-import { defaultHttpStores, isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import {
+  defaultHttpStores,
+  isPermanentRouteError,
+  overHttp,
+  routeResult,
+  runHttpConformance,
+  type HttpDriver,
+  type RouteReply,
+  type TestApp,
+} from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/express";
 import { scaleOutStoreKinds } from "../support/store-harness";
@@ -31,10 +40,20 @@ const expressDriver: HttpDriver = {
       next();
     });
     for (const route of routes) {
-      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (req: WithUser) => req.user!.id }) };
+      const options = {
+        ...route.options,
+        isPermanentError: isPermanentRouteError,
+        ...(!route.defaultUserId && { getUserId: (req: WithUser) => req.user!.id }),
+      };
       const method = (route.method ?? "POST").toLowerCase() as "post" | "put" | "patch" | "delete";
       if (style === "wrapper") {
-        app[method](route.path, idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }));
+        app[method](
+          route.path,
+          idempotent(handler, {
+            ...options,
+            run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)),
+          }),
+        );
       } else {
         app[method](route.path, idempotency(handler, options), async (_req, res) => send(res, await route.logic()));
       }
@@ -157,4 +176,3 @@ describe("Express operation names never hold a concrete path segment", () => {
     expect(response.json()).toEqual({ frameworkError: expect.stringContaining("getOperation") });
   });
 });
-

@@ -5,7 +5,16 @@ import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import {
+  isPermanentRouteError,
+  routeResult,
+  runHttpConformance,
+  testResponse,
+  toFetchRequest,
+  type HttpDriver,
+  type RouteReply,
+  type TestApp,
+} from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotencyPlugin, idempotent } from "@/blocks/idempotency/adapters/fastify";
 
@@ -19,17 +28,37 @@ const fastifyDriver: HttpDriver = {
       const id = request.headers["x-user-id"];
       if (typeof id === "string") request.user = { id };
     });
-    app.setErrorHandler(function frameworkErrorHandler(err: Error & { status?: number; statusCode?: number }, _request, reply) {
+    app.setErrorHandler(function frameworkErrorHandler(
+      err: Error & { status?: number; statusCode?: number },
+      _request,
+      reply,
+    ) {
       return reply.code(err.status ?? err.statusCode ?? 500).send({ frameworkError: err.message });
     });
     if (style === "capture") await app.register(idempotencyPlugin, { handler });
     for (const route of routes) {
-      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (request: WithUser) => request.user!.id }) };
+      const options = {
+        ...route.options,
+        isPermanentError: isPermanentRouteError,
+        ...(!route.defaultUserId && { getUserId: (request: WithUser) => request.user!.id }),
+      };
       const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.route({ method, url: route.path, handler: idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }) });
+        app.route({
+          method,
+          url: route.path,
+          handler: idempotent(handler, {
+            ...options,
+            run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)),
+          }),
+        });
       } else {
-        app.route({ method, url: route.path, config: { idempotency: options }, handler: async (_request, reply) => send(reply, await route.logic()) });
+        app.route({
+          method,
+          url: route.path,
+          config: { idempotency: options },
+          handler: async (_request, reply) => send(reply, await route.logic()),
+        });
       }
     }
     return inject(app);
@@ -45,12 +74,20 @@ function send(reply: FastifyReply, response: RouteReply): FastifyReply {
 
 async function inject(app: ReturnType<typeof Fastify>): Promise<TestApp> {
   const contexts = new Map<string, FastifyRequest>();
-  app.addHook("onRequest", async (request: FastifyRequest) => void contexts.set(String(request.headers["x-test-id"]), request));
+  app.addHook(
+    "onRequest",
+    async (request: FastifyRequest) => void contexts.set(String(request.headers["x-test-id"]), request),
+  );
   await app.ready();
   return {
     async request(request) {
       const { path, testId, init } = toFetchRequest(request);
-      const response = await app.inject({ method: init.method as "POST", url: path, headers: init.headers, payload: init.body });
+      const response = await app.inject({
+        method: init.method as "POST",
+        url: path,
+        headers: init.headers,
+        payload: init.body,
+      });
       const headers = new Headers();
       for (const [name, value] of Object.entries(response.headers)) {
         for (const item of [value ?? []].flat()) headers.append(name, String(item));
@@ -69,7 +106,10 @@ describe("Fastify capture", () => {
 
   it("protects only the routes that opt in, with the plugin's defaults", async () => {
     const app = Fastify();
-    await app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: () => "u_1" });
+    await app.register(idempotencyPlugin, {
+      handler: new IdempotencyHandler(new MemoryStore()),
+      getUserId: () => "u_1",
+    });
     let runs = 0;
     app.post("/payments", { config: { idempotency: true } }, async () => ({ run: ++runs }));
     app.post("/search", async () => ({ run: ++runs }));
@@ -84,7 +124,10 @@ describe("Fastify capture", () => {
 
   it("frees the key of a hijacked reply instead of holding it", async () => {
     const app = Fastify();
-    await app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: () => "u_1" });
+    await app.register(idempotencyPlugin, {
+      handler: new IdempotencyHandler(new MemoryStore()),
+      getUserId: () => "u_1",
+    });
     let runs = 0;
     app.post("/payments", { config: { idempotency: true } }, async (_request, reply) => {
       runs++;
@@ -110,12 +153,17 @@ describe("Fastify capture reads the user after every preHandler", () => {
 
   it("protects a route whose user is set by a preHandler registered after the plugin", async () => {
     const app = Fastify();
-    await app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: (request: WithUser) => request.user!.id });
+    await app.register(idempotencyPlugin, {
+      handler: new IdempotencyHandler(new MemoryStore()),
+      getUserId: (request: WithUser) => request.user!.id,
+    });
     app.addHook("preHandler", async function authenticate(request: WithUser) {
       request.user = { id: String(request.headers["x-user-id"]) };
     });
     let runs = 0;
-    app.post("/payments", { config: { idempotency: { requireKey: true } } }, async (_request, reply) => reply.code(201).send({ run: ++runs }));
+    app.post("/payments", { config: { idempotency: { requireKey: true } } }, async (_request, reply) =>
+      reply.code(201).send({ run: ++runs }),
+    );
     const testApp = await inject(app);
     apps.push(testApp);
     const key = randomUUID();
@@ -130,15 +178,19 @@ describe("Fastify capture reads the user after every preHandler", () => {
   it("answers a route declared before the plugin loaded with a setup error naming the fix, never unprotected", async () => {
     const app = Fastify();
     app.setErrorHandler((err: Error, _request, reply) => reply.code(500).send({ frameworkError: err.message }));
-    void app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: () => "u_1" });
+    void app.register(idempotencyPlugin, {
+      handler: new IdempotencyHandler(new MemoryStore()),
+      getUserId: () => "u_1",
+    });
     let runs = 0;
     app.post("/payments", { config: { idempotency: true } }, async () => ({ run: ++runs }));
     const testApp = await inject(app);
     apps.push(testApp);
     const response = await testApp.request({ key: randomUUID() });
     expect(response.status).toBe(500);
-    expect(response.json()).toEqual({ frameworkError: expect.stringContaining("await app.register(idempotencyPlugin") });
+    expect(response.json()).toEqual({
+      frameworkError: expect.stringContaining("await app.register(idempotencyPlugin"),
+    });
     expect(runs).toBe(0);
   });
 });
-

@@ -4,7 +4,16 @@ import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { ANONYMOUS_USER_ID } from "@/blocks/idempotency/http/user-id";
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
-import { isPermanentRouteError, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import {
+  isPermanentRouteError,
+  routeResult,
+  runHttpConformance,
+  testResponse,
+  toFetchRequest,
+  type HttpDriver,
+  type RouteReply,
+  type TestApp,
+} from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { deferred } from "@/blocks/idempotency/testing/deferred";
 import { getIdempotencyContext, idempotent, withIdempotency } from "@/blocks/idempotency/adapters/fetch";
@@ -28,7 +37,10 @@ const fetchDriver: HttpDriver = {
       } as Parameters<typeof withIdempotency>[1];
       const fetchRoute =
         style === "wrapper"
-          ? idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) })
+          ? idempotent(handler, {
+              ...options,
+              run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)),
+            })
           : withIdempotency(handler, options, async () => toResponse(await route.logic()));
       app.push({ method: route.method ?? "POST", pattern: templatePattern(route.path), route: fetchRoute });
     }
@@ -48,10 +60,19 @@ function toResponse(reply: RouteReply): Response {
   const init = { status: reply.status ?? 200, headers: reply.headers ?? {} };
   if (reply.stream) {
     const chunks = reply.stream;
-    const body = new ReadableStream({ start: (controller) => (chunks.forEach((chunk) => controller.enqueue(new TextEncoder().encode(chunk))), controller.close()) });
+    const body = new ReadableStream({
+      start: (controller) => (
+        chunks.forEach((chunk) => controller.enqueue(new TextEncoder().encode(chunk))),
+        controller.close()
+      ),
+    });
     return new Response(body, { ...init, headers: { ...init.headers, "transfer-encoding": "chunked" } });
   }
-  if (typeof reply.body === "string") return new Response(reply.body, { ...init, headers: { "content-type": "text/plain; charset=utf-8", ...init.headers } });
+  if (typeof reply.body === "string")
+    return new Response(reply.body, {
+      ...init,
+      headers: { "content-type": "text/plain; charset=utf-8", ...init.headers },
+    });
   return Response.json(reply.body, init);
 }
 
@@ -65,7 +86,8 @@ function serve(app: RoutedFetchRoute[]): TestApp {
       const matched = app.find((route) => route.method === fetchRequest.method && route.pattern.test(pathname));
       let response: Response;
       try {
-        if (!matched) throw Object.assign(new Error(`no route for ${fetchRequest.method} ${pathname}`), { status: 404 });
+        if (!matched)
+          throw Object.assign(new Error(`no route for ${fetchRequest.method} ${pathname}`), { status: 404 });
         response = await matched.route(fetchRequest, undefined);
       } catch (err) {
         const { status, message } = err as { status?: number; message: string };
@@ -86,14 +108,24 @@ describe("fetch routes", () => {
 
   it("passes the runtime's second argument (Next.js `{ params }`) to the route", async () => {
     type Params = { params: Promise<{ id: string }> };
-    const POST = withIdempotency(handler(), { getUserId, getOperation: () => "POST /orders/[id]/refunds" }, async (_request, { params }: Params) => {
-      return Response.json({ refunded: (await params).id }, { status: 201 });
+    const POST = withIdempotency(
+      handler(),
+      { getUserId, getOperation: () => "POST /orders/[id]/refunds" },
+      async (_request, { params }: Params) => {
+        return Response.json({ refunded: (await params).id }, { status: 201 });
+      },
+    );
+    const request = new Request("http://localhost/orders/o_1/refunds", {
+      method: "POST",
+      headers: { "idempotency-key": randomUUID() },
     });
-    const request = new Request("http://localhost/orders/o_1/refunds", { method: "POST", headers: { "idempotency-key": randomUUID() } });
     const response = await POST(request, { params: Promise.resolve({ id: "o_1" }) });
     expect(response.status).toBe(201);
     expect(await response.json()).toEqual({ refunded: "o_1" });
-    expect(getIdempotencyContext(request)).toMatchObject({ operation: "POST /orders/[id]/refunds", outcome: "executed" });
+    expect(getIdempotencyContext(request)).toMatchObject({
+      operation: "POST /orders/[id]/refunds",
+      outcome: "executed",
+    });
   });
 
   it("refuses a route without getOperation: the concrete URL is never the operation", () => {
@@ -109,7 +141,15 @@ describe("fetch routes", () => {
       return new Response(null, { status: 204 });
     });
     const key = randomUUID();
-    const send = () => POST(new Request("http://localhost/events", { method: "POST", headers: { "idempotency-key": key, "content-type": "application/json" }, body: '{"type":"paid"}' }), undefined);
+    const send = () =>
+      POST(
+        new Request("http://localhost/events", {
+          method: "POST",
+          headers: { "idempotency-key": key, "content-type": "application/json" },
+          body: '{"type":"paid"}',
+        }),
+        undefined,
+      );
     expect((await send()).status).toBe(204);
     expect((await send()).status).toBe(204);
     expect(runs).toBe(1);
@@ -118,9 +158,16 @@ describe("fetch routes", () => {
   // Issue 12, points 4 and 6, for an app whose own `getUserId` finds no user.
   const POST = (options: { allowAnonymous?: boolean } = {}) => {
     let runs = 0;
-    const route = withIdempotency(handler(), { ...options, getUserId: userOf, getOperation: () => "POST /payments" }, () => Response.json({ run: ++runs }, { status: 201 }));
+    const route = withIdempotency(
+      handler(),
+      { ...options, getUserId: userOf, getOperation: () => "POST /payments" },
+      () => Response.json({ run: ++runs }, { status: 201 }),
+    );
     const send = (key: string, headers: Record<string, string>) => {
-      const request = new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": key, ...headers } });
+      const request = new Request("http://localhost/payments", {
+        method: "POST",
+        headers: { "idempotency-key": key, ...headers },
+      });
       return { request, response: route(request, undefined) };
     };
     return { send, runs: () => runs };
@@ -128,17 +175,22 @@ describe("fetch routes", () => {
 
   it("refuses a request with an Authorization header whose getUserId finds no user, and runs nothing", async () => {
     const { send, runs } = POST({ allowAnonymous: true });
-    await expect(send(randomUUID(), { authorization: "Bearer eyJhbGciOi.alice" }).response).rejects.toThrow(/getUserId/);
+    await expect(send(randomUUID(), { authorization: "Bearer eyJhbGciOi.alice" }).response).rejects.toThrow(
+      /getUserId/,
+    );
     expect(runs()).toBe(0);
   });
 
-  it("scopes a request without a user to the anonymous scope, apart from a real user whose id is \"anonymous\"", async () => {
+  it('scopes a request without a user to the anonymous scope, apart from a real user whose id is "anonymous"', async () => {
     const { send, runs } = POST({ allowAnonymous: true });
     const key = randomUUID();
     const nobody = send(key, {});
     const named = send(key, { "x-user-id": "anonymous" });
     expect([(await nobody.response).status, (await named.response).status]).toEqual([201, 201]);
-    expect([getIdempotencyContext(nobody.request)?.userId, getIdempotencyContext(named.request)?.userId]).toEqual([ANONYMOUS_USER_ID, "anonymous"]);
+    expect([getIdempotencyContext(nobody.request)?.userId, getIdempotencyContext(named.request)?.userId]).toEqual([
+      ANONYMOUS_USER_ID,
+      "anonymous",
+    ]);
     expect(runs()).toBe(2);
   });
 
@@ -146,15 +198,26 @@ describe("fetch routes", () => {
     const entered = deferred();
     const finish = deferred();
     let runs = 0;
-    const route = withIdempotency(handler(), { getUserId: userOf, getOperation: () => "POST /payments", waitMs: 60_000 }, async () => {
-      runs++;
-      entered.resolve();
-      await finish.promise;
-      return Response.json({ run: runs }, { status: 201 });
-    });
+    const route = withIdempotency(
+      handler(),
+      { getUserId: userOf, getOperation: () => "POST /payments", waitMs: 60_000 },
+      async () => {
+        runs++;
+        entered.resolve();
+        await finish.promise;
+        return Response.json({ run: runs }, { status: 201 });
+      },
+    );
     const key = randomUUID();
     const send = (signal?: AbortSignal) =>
-      route(new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": key, "x-user-id": "u_1" }, signal: signal ?? null }), undefined);
+      route(
+        new Request("http://localhost/payments", {
+          method: "POST",
+          headers: { "idempotency-key": key, "x-user-id": "u_1" },
+          signal: signal ?? null,
+        }),
+        undefined,
+      );
     const first = send();
     await entered.promise;
     const client = new AbortController();
@@ -195,12 +258,20 @@ describe("the route reads the body the fingerprint read (once, with no clone of 
       body,
     });
   const protectedRoute = (route: (request: Request) => Promise<Response>) =>
-    withIdempotency(new IdempotencyHandler(new MemoryStore()), { getUserId, getOperation: () => "POST /payments" }, route);
+    withIdempotency(
+      new IdempotencyHandler(new MemoryStore()),
+      { getUserId, getOperation: () => "POST /payments" },
+      route,
+    );
 
   it("hands the route a request of the runtime's class, its own getters working, and leaves the runtime's request as it was", async () => {
     const seen: unknown[] = [];
     const POST = protectedRoute(async (request) => {
-      seen.push(request instanceof RuntimeRequest, (request as RuntimeRequest).nextUrl.search, request.headers.get("content-type"));
+      seen.push(
+        request instanceof RuntimeRequest,
+        (request as RuntimeRequest).nextUrl.search,
+        request.headers.get("content-type"),
+      );
       seen.push(request.method, request.url, request.signal.aborted, request.bodyUsed);
       return Response.json(await request.json(), { status: 201 });
     });
@@ -208,7 +279,15 @@ describe("the route reads the body the fingerprint read (once, with no clone of 
     const ownKeys = Reflect.ownKeys(request);
     const response = await POST(request, undefined);
     expect(await response.json()).toEqual({ amount: 100 });
-    expect(seen).toEqual([true, "?via=test", "application/json", "POST", "http://localhost/payments?via=test", false, false]);
+    expect(seen).toEqual([
+      true,
+      "?via=test",
+      "application/json",
+      "POST",
+      "http://localhost/payments?via=test",
+      false,
+      false,
+    ]);
     expect(Object.getPrototypeOf(request)).toBe(RuntimeRequest.prototype);
     expect(Reflect.ownKeys(request)).toEqual(ownKeys);
   });
@@ -217,7 +296,12 @@ describe("the route reads the body the fingerprint read (once, with no clone of 
     const seen: unknown[] = [];
     const POST = protectedRoute(async (request) => {
       const runtime = request as RuntimeRequest;
-      seen.push(request.json === request.json, request.clone === request.clone, runtime.query === runtime.query, runtime.query("via"));
+      seen.push(
+        request.json === request.json,
+        request.clone === request.clone,
+        runtime.query === runtime.query,
+        runtime.query("via"),
+      );
       return Response.json(await request.json(), { status: 201 });
     });
     expect((await POST(json(randomUUID(), '{"amount":100}'), undefined)).status).toBe(201);
@@ -251,11 +335,26 @@ describe("the route reads the body the fingerprint read (once, with no clone of 
       return new Response(null, { status: 204 });
     });
     const send = (read: string, body: string, type: string) =>
-      POST(new Request("http://localhost/payments", { method: "POST", headers: { "idempotency-key": randomUUID(), "content-type": type, "x-read": read }, body }), undefined);
+      POST(
+        new Request("http://localhost/payments", {
+          method: "POST",
+          headers: { "idempotency-key": randomUUID(), "content-type": type, "x-read": read },
+          body,
+        }),
+        undefined,
+      );
     await send("form", "tag=a&tag=b", "application/x-www-form-urlencoded");
     await send("blob", "plain words", "text/plain");
     await send("stream", '{"amount":7}', "application/json");
-    expect(reads).toEqual([[["tag", "a"], ["tag", "b"]], "plain words", '{"amount":7}', true]);
+    expect(reads).toEqual([
+      [
+        ["tag", "a"],
+        ["tag", "b"],
+      ],
+      "plain words",
+      '{"amount":7}',
+      true,
+    ]);
   });
 
   it("hashes the payload before the route runs: a route that changes what json() gave it still gets its retry replayed", async () => {

@@ -8,13 +8,26 @@ import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
-import { isPermanentRouteError, overHttp, routeResult, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import {
+  isPermanentRouteError,
+  overHttp,
+  routeResult,
+  runHttpConformance,
+  testResponse,
+  toFetchRequest,
+  type HttpDriver,
+  type RouteReply,
+  type TestApp,
+} from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/hono";
 
 type Env = { Variables: { user: { id: string } } };
 
-type Transport = (app: Hono<Env>, contexts: Map<string, () => IdempotencyContext | undefined>) => TestApp | Promise<TestApp>;
+type Transport = (
+  app: Hono<Env>,
+  contexts: Map<string, () => IdempotencyContext | undefined>,
+) => TestApp | Promise<TestApp>;
 
 const honoDriver = (transport: Transport): HttpDriver => ({
   captureSeesThrownErrors: true,
@@ -32,10 +45,21 @@ const honoDriver = (transport: Transport): HttpDriver => ({
       return c.json({ frameworkError: err.message }, status as 500);
     });
     for (const route of routes) {
-      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (c: Context<Env>) => c.get("user").id }) };
+      const options = {
+        ...route.options,
+        isPermanentError: isPermanentRouteError,
+        ...(!route.defaultUserId && { getUserId: (c: Context<Env>) => c.get("user").id }),
+      };
       const method = route.method ?? "POST";
       if (style === "wrapper") {
-        app.on(method, route.path, idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }));
+        app.on(
+          method,
+          route.path,
+          idempotent(handler, {
+            ...options,
+            run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)),
+          }),
+        );
       } else {
         app.on(method, route.path, idempotency(handler, options), async (c) => send(c, await route.logic()));
       }
@@ -92,12 +116,20 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
   async function start() {
     const app = new Hono();
     let runs = 0;
-    app.post("/uploads", idempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }), async (c) => {
-      const form = await c.req.parseBody({ all: true });
-      return c.json({ run: ++runs, fields: Object.keys(form) }, 201);
-    });
+    app.post(
+      "/uploads",
+      idempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }),
+      async (c) => {
+        const form = await c.req.parseBody({ all: true });
+        return c.json({ run: ++runs, fields: Object.keys(form) }, 201);
+      },
+    );
     const send = async (key: string, body: NonNullable<RequestInit["body"]>, headers: Record<string, string> = {}) => {
-      const response = await app.request("/uploads", { method: "POST", body, headers: { "idempotency-key": key, ...headers } });
+      const response = await app.request("/uploads", {
+        method: "POST",
+        body,
+        headers: { "idempotency-key": key, ...headers },
+      });
       return { status: response.status, body: (await response.json()) as { run?: number; error?: { code: string } } };
     };
     return { send, runs: () => runs };
@@ -112,9 +144,14 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
     const { send, runs } = await start();
     const key = randomUUID();
     expect((await send(key, form([["receipt", new File(["first scan"], "r.pdf")]]))).status).toBe(201);
-    expect((await send(key, form([["receipt", new File(["other scan"], "r.pdf")]]))).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+    expect((await send(key, form([["receipt", new File(["other scan"], "r.pdf")]]))).body.error?.code).toBe(
+      "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+    );
     // A new boundary, the same form: the same request.
-    expect(await send(key, form([["receipt", new File(["first scan"], "r.pdf")]]))).toEqual({ status: 201, body: { run: 1, fields: ["receipt"] } });
+    expect(await send(key, form([["receipt", new File(["first scan"], "r.pdf")]]))).toEqual({
+      status: 201,
+      body: { run: 1, fields: ["receipt"] },
+    });
     expect(runs()).toBe(1);
   });
 
@@ -122,20 +159,39 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
     const { send } = await start();
     const key = randomUUID();
     await send(key, "tag=a&tag=b", { "content-type": "application/x-www-form-urlencoded" });
-    expect((await send(key, "tag=c&tag=b", { "content-type": "application/x-www-form-urlencoded" })).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+    expect(
+      (await send(key, "tag=c&tag=b", { "content-type": "application/x-www-form-urlencoded" })).body.error?.code,
+    ).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
     const multipartKey = randomUUID();
-    await send(multipartKey, form([["tag", "a"], ["tag", "b"]]));
-    expect((await send(multipartKey, form([["tag", "c"], ["tag", "b"]]))).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+    await send(
+      multipartKey,
+      form([
+        ["tag", "a"],
+        ["tag", "b"],
+      ]),
+    );
+    expect(
+      (
+        await send(
+          multipartKey,
+          form([
+            ["tag", "c"],
+            ["tag", "b"],
+          ]),
+        )
+      ).body.error?.code,
+    ).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
   });
 
   it("answers two bodies with different invalid UTF-8 bytes 409", async () => {
     const { send } = await start();
     const key = randomUUID();
     await send(key, new Uint8Array([0x61, 0xff]), { "content-type": "text/plain" });
-    expect((await send(key, new Uint8Array([0x61, 0xfe]), { "content-type": "text/plain" })).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+    expect((await send(key, new Uint8Array([0x61, 0xfe]), { "content-type": "text/plain" })).body.error?.code).toBe(
+      "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+    );
   });
 });
-
 
 /**
  * The same suite served by @hono/node-server, whose lightweight Response the capture reads without
@@ -143,6 +199,8 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
  */
 describe("served by @hono/node-server", () => {
   runHttpConformance(
-    honoDriver((app, contexts) => overHttp(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server, contexts)),
+    honoDriver((app, contexts) =>
+      overHttp(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server, contexts),
+    ),
   );
 });

@@ -7,7 +7,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { IdempotencyContext } from "@/blocks/idempotency/http/context";
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
-import { isPermanentRouteError, overHttp, routeResult, runHttpConformance, type HttpDriver, type RouteReply, type TestApp } from "../support/http-conformance";
+import {
+  isPermanentRouteError,
+  overHttp,
+  routeResult,
+  runHttpConformance,
+  type HttpDriver,
+  type RouteReply,
+  type TestApp,
+} from "../support/http-conformance";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 import { idempotency, idempotent } from "@/blocks/idempotency/adapters/koa";
 
@@ -19,13 +27,28 @@ const koaDriver: HttpDriver = {
     const { app, contexts } = baseApp();
     const router = new Router();
     for (const route of routes) {
-      const options = { ...route.options, isPermanentError: isPermanentRouteError, ...(!route.defaultUserId && { getUserId: (ctx: Context) => (ctx.state as State).user!.id }) };
+      const options = {
+        ...route.options,
+        isPermanentError: isPermanentRouteError,
+        ...(!route.defaultUserId && { getUserId: (ctx: Context) => (ctx.state as State).user!.id }),
+      };
       const method = route.method ?? "POST";
       if (style === "wrapper") {
-        router.register(route.path, [method], idempotent(handler, { ...options, run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)) }));
+        router.register(
+          route.path,
+          [method],
+          idempotent(handler, {
+            ...options,
+            run: async (...args: unknown[]) => routeResult(await route.logic(args.at(-1) as RouteContext)),
+          }),
+        );
       } else {
         // Capture style as a Koa app writes it: the route throws or sets ctx.status / ctx.body.
-        router.register(route.path, [method], [idempotency(handler, options), async (ctx) => send(ctx, await route.logic())]);
+        router.register(
+          route.path,
+          [method],
+          [idempotency(handler, options), async (ctx) => send(ctx, await route.logic())],
+        );
       }
     }
     app.use(router.routes());
@@ -122,12 +145,18 @@ describe("Koa", () => {
   it("fails the key when the route throws ctx.throw(422), and frees it on ctx.throw(503)", async () => {
     let runs = 0;
     const app = await start((router, handler) => {
-      router.post("/:id/declined", idempotency(handler, { getUserId: () => "u_1" }), (ctx) => ctx.throw(422, `declined ${++runs}`));
-      router.post("/:id/busy", idempotency(handler, { getUserId: () => "u_1" }), (ctx) => ctx.throw(503, `busy ${++runs}`));
+      router.post("/:id/declined", idempotency(handler, { getUserId: () => "u_1" }), (ctx) =>
+        ctx.throw(422, `declined ${++runs}`),
+      );
+      router.post("/:id/busy", idempotency(handler, { getUserId: () => "u_1" }), (ctx) =>
+        ctx.throw(503, `busy ${++runs}`),
+      );
     });
     const key = randomUUID();
     expect((await app.request({ key, path: "/orders/o_1/declined" })).status).toBe(422);
-    expect((await app.request({ key, path: "/orders/o_1/declined" })).json()).toMatchObject({ error: { code: "REQUEST_FAILED" } });
+    expect((await app.request({ key, path: "/orders/o_1/declined" })).json()).toMatchObject({
+      error: { code: "REQUEST_FAILED" },
+    });
     expect((await app.request({ key, path: "/orders/o_1/busy" })).status).toBe(503);
     expect((await app.request({ key, path: "/orders/o_1/busy" })).status).toBe(503);
     expect(runs).toBe(3);

@@ -25,8 +25,24 @@ import { FastifyAdapter } from "@nestjs/platform-fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
-import { RouteError, isPermanentRouteError, runHttpConformance, testResponse, toFetchRequest, type HttpDriver, type RouteReply, type TestApp, type TestRoute } from "../support/http-conformance";
-import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor, RunContext, type NestHttpRequest } from "@/blocks/idempotency/adapters/nestjs";
+import {
+  RouteError,
+  isPermanentRouteError,
+  runHttpConformance,
+  testResponse,
+  toFetchRequest,
+  type HttpDriver,
+  type RouteReply,
+  type TestApp,
+  type TestRoute,
+} from "../support/http-conformance";
+import {
+  IDEMPOTENCY_HANDLER,
+  Idempotent,
+  IdempotencyInterceptor,
+  RunContext,
+  type NestHttpRequest,
+} from "@/blocks/idempotency/adapters/nestjs";
 import type { RouteContext } from "@/blocks/idempotency/http/route-options";
 
 type Platform = "express" | "fastify";
@@ -47,7 +63,10 @@ function nestDriver(platform: Platform): HttpDriver {
       const contexts = new Map<string, NestHttpRequest>();
       @Module({
         controllers: routes.map((route) => routeController(route, style)),
-        providers: [{ provide: IDEMPOTENCY_HANDLER, useValue: handler }, ...(style === "wrapper" ? [{ provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }] : [])],
+        providers: [
+          { provide: IDEMPOTENCY_HANDLER, useValue: handler },
+          ...(style === "wrapper" ? [{ provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }] : []),
+        ],
       })
       class AppModule {}
       return listen(await createApp(AppModule, platform), contexts);
@@ -69,12 +88,16 @@ function routeController(route: TestRoute, style: "wrapper" | "capture") {
     @Method(route.path)
     @Idempotent(options)
     @UseInterceptors(...(style === "capture" ? [IdempotencyInterceptor] : []))
-    async handle(@Res({ passthrough: true }) res: PlatformResponse, @RunContext() ctx?: RouteContext): Promise<unknown> {
+    async handle(
+      @Res({ passthrough: true }) res: PlatformResponse,
+      @RunContext() ctx?: RouteContext,
+    ): Promise<unknown> {
       let reply: RouteReply;
       try {
         reply = await route.logic(ctx);
       } catch (err) {
-        if (style === "capture" && err instanceof RouteError) throw new HttpException(err.message, err.status, { cause: err });
+        if (style === "capture" && err instanceof RouteError)
+          throw new HttpException(err.message, err.status, { cause: err });
         throw err;
       }
       res.status(reply.status ?? 200);
@@ -112,9 +135,14 @@ class FrameworkErrorFilter implements ExceptionFilter {
   }
 }
 
-async function createApp(module: Parameters<typeof NestFactory.create>[0], platform: Platform): Promise<INestApplication> {
+async function createApp(
+  module: Parameters<typeof NestFactory.create>[0],
+  platform: Platform,
+): Promise<INestApplication> {
   const options = { logger: false as const };
-  return platform === "express" ? NestFactory.create(module, options) : NestFactory.create(module, new FastifyAdapter(), options);
+  return platform === "express"
+    ? NestFactory.create(module, options)
+    : NestFactory.create(module, new FastifyAdapter(), options);
 }
 
 async function listen(app: INestApplication, contexts: Map<string, NestHttpRequest>): Promise<TestApp> {

@@ -25,7 +25,10 @@ function waitingHandler() {
     info(fields, msg);
     if (msg === WAITED) ended.resolve(fields.outcome);
   };
-  return { handler: new IdempotencyHandler(new MemoryStore(), undefined, { waitMs: 60_000, logger }), waitEnded: ended.promise };
+  return {
+    handler: new IdempotencyHandler(new MemoryStore(), undefined, { waitMs: 60_000, logger }),
+    waitEnded: ended.promise,
+  };
 }
 
 type Run = () => Promise<{ status: number; body: unknown }>;
@@ -44,8 +47,14 @@ async function listen(listener: RequestListener): Promise<Started> {
 }
 
 const apps: Record<string, (handler: IdempotencyHandler, run: Run) => Promise<Started>> = {
-  express: (handler, run) => listen(express().post("/payments", expressIdempotent(handler, { getUserId: () => "u_1", run }))),
-  koa: (handler, run) => listen(new Koa().use(koaIdempotent(handler, { getUserId: () => "u_1", getOperation: () => "POST /payments", run })).callback()),
+  express: (handler, run) =>
+    listen(express().post("/payments", expressIdempotent(handler, { getUserId: () => "u_1", run }))),
+  koa: (handler, run) =>
+    listen(
+      new Koa()
+        .use(koaIdempotent(handler, { getUserId: () => "u_1", getOperation: () => "POST /payments", run }))
+        .callback(),
+    ),
   fastify: async (handler, run) => {
     const app = Fastify({ forceCloseConnections: true });
     app.post("/payments", fastifyIdempotent(handler, { getUserId: () => "u_1", run }));
@@ -72,7 +81,12 @@ describe.each(Object.keys(apps))("%s: a waiting duplicate whose client disconnec
     app = await apps[name]!(handler, run);
     const url = app.url;
     const send = (signal?: AbortSignal) =>
-      fetch(url, { method: "POST", headers: { "idempotency-key": "k_1", "content-type": "application/json" }, body: "{}", signal: signal ?? null });
+      fetch(url, {
+        method: "POST",
+        headers: { "idempotency-key": "k_1", "content-type": "application/json" },
+        body: "{}",
+        signal: signal ?? null,
+      });
     const first = send();
     await entered.promise;
     const client = new AbortController();

@@ -18,7 +18,12 @@ export function describeCacheContract(kind: CacheKind): void {
     let cache: IdempotencyCache;
     let close: () => Promise<void>;
     let n = 0;
-    const scope = (): CacheScope => ({ namespace: "idempotency_records", operation: "payments:create", userId: "u_1", key: `cache-${Date.now()}-${++n}` });
+    const scope = (): CacheScope => ({
+      namespace: "idempotency_records",
+      operation: "payments:create",
+      userId: "u_1",
+      key: `cache-${Date.now()}-${++n}`,
+    });
     const expectRemembered = (actual: unknown, expected: CachedRecord) =>
       kind.remembers ? expect(actual).toEqual(expected) : expect(actual).toBeUndefined();
 

@@ -27,20 +27,40 @@ export type ClientKind = {
   open(): Promise<OpenedClient<any>>;
 };
 
-export type ClientName = "pg-pool" | "pg-client" | "pglite" | "postgres-js" | "drizzle-pg" | "drizzle-postgres-js" | "drizzle-pglite" | "prisma" | "prisma-pool" | "kysely" | "typeorm" | "knex";
+export type ClientName =
+  | "pg-pool"
+  | "pg-client"
+  | "pglite"
+  | "postgres-js"
+  | "drizzle-pg"
+  | "drizzle-postgres-js"
+  | "drizzle-pglite"
+  | "prisma"
+  | "prisma-pool"
+  | "kysely"
+  | "typeorm"
+  | "knex";
 
 /** Opens one client on DATABASE_URL (`url`) or an in-memory PGlite. */
-export async function openClient(name: ClientName, url = process.env.DATABASE_URL ?? ""): Promise<OpenedClient<unknown>> {
+export async function openClient(
+  name: ClientName,
+  url = process.env.DATABASE_URL ?? "",
+): Promise<OpenedClient<unknown>> {
   switch (name) {
     case "pg-pool": {
       const { default: pg } = await import("pg");
       const { pgClient } = await import("@/blocks/idempotency/stores/clients/pg");
       const pool = new pg.Pool({ connectionString: url, max: 10 });
       pool.on("error", () => {});
-      return opened(pgClient(pool), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => pool.end(), {
-        raw: (tx, text) => tx.query(text),
-        escapes: ["release", "end"],
-      });
+      return opened(
+        pgClient(pool),
+        (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]),
+        () => pool.end(),
+        {
+          raw: (tx, text) => tx.query(text),
+          escapes: ["release", "end"],
+        },
+      );
     }
     case "pg-client": {
       const { default: pg } = await import("pg");
@@ -48,27 +68,42 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const connection = new pg.Client({ connectionString: url });
       connection.on("error", () => {});
       await connection.connect();
-      return opened(pgClient(connection), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => connection.end(), {
-        raw: (tx, text) => tx.query(text),
-        escapes: ["release", "end"],
-      });
+      return opened(
+        pgClient(connection),
+        (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]),
+        () => connection.end(),
+        {
+          raw: (tx, text) => tx.query(text),
+          escapes: ["release", "end"],
+        },
+      );
     }
     case "pglite": {
       const db = await openPglite();
       const { pgliteClient } = await import("@/blocks/idempotency/testing/pglite");
-      return opened(pgliteClient(db), (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => db.close(), {
-        raw: (tx, text) => tx.exec(text),
-        escapes: ["rollback"],
-      });
+      return opened(
+        pgliteClient(db),
+        (tx, table, key) => tx.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]),
+        () => db.close(),
+        {
+          raw: (tx, text) => tx.exec(text),
+          escapes: ["rollback"],
+        },
+      );
     }
     case "postgres-js": {
       const { default: postgres } = await import("postgres");
       const { postgresJsClient } = await import("@/blocks/idempotency/stores/clients/postgres-js");
       const sql = postgres(url, { max: 10, onnotice: () => {} });
-      return opened(postgresJsClient(sql), (tx, table, key) => tx`INSERT INTO ${tx(table)} (key) VALUES (${key})`, () => sql.end({ timeout: 1 }), {
-        raw: (tx, text) => tx.unsafe(text),
-        escapes: ["rollback", "prepare", "file"],
-      });
+      return opened(
+        postgresJsClient(sql),
+        (tx, table, key) => tx`INSERT INTO ${tx(table)} (key) VALUES (${key})`,
+        () => sql.end({ timeout: 1 }),
+        {
+          raw: (tx, text) => tx.unsafe(text),
+          escapes: ["rollback", "prepare", "file"],
+        },
+      );
     }
     case "drizzle-pg": {
       const { default: pg } = await import("pg");
@@ -77,7 +112,12 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const pool = new pg.Pool({ connectionString: url, max: 10 });
       pool.on("error", () => {});
       const writes = await drizzleWrites();
-      return opened(drizzleClient(drizzle(pool)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => pool.end(), drizzleRaw);
+      return opened(
+        drizzleClient(drizzle(pool)),
+        (tx, table, key) => tx.insert(writes(table)).values({ key }),
+        () => pool.end(),
+        drizzleRaw,
+      );
     }
     case "drizzle-postgres-js": {
       const { default: postgres } = await import("postgres");
@@ -85,14 +125,24 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       const { drizzleClient } = await import("@/blocks/idempotency/stores/clients/drizzle");
       const sql = postgres(url, { max: 10, onnotice: () => {} });
       const writes = await drizzleWrites();
-      return opened(drizzleClient(drizzle(sql)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => sql.end({ timeout: 1 }), drizzleRaw);
+      return opened(
+        drizzleClient(drizzle(sql)),
+        (tx, table, key) => tx.insert(writes(table)).values({ key }),
+        () => sql.end({ timeout: 1 }),
+        drizzleRaw,
+      );
     }
     case "drizzle-pglite": {
       const db = await openPglite();
       const { drizzle } = await import("drizzle-orm/pglite");
       const { drizzleClient } = await import("@/blocks/idempotency/stores/clients/drizzle");
       const writes = await drizzleWrites();
-      return opened(drizzleClient(drizzle(db)), (tx, table, key) => tx.insert(writes(table)).values({ key }), () => db.close(), drizzleRaw);
+      return opened(
+        drizzleClient(drizzle(db)),
+        (tx, table, key) => tx.insert(writes(table)).values({ key }),
+        () => db.close(),
+        drizzleRaw,
+      );
     }
     case "prisma":
     case "prisma-pool": {
@@ -122,28 +172,48 @@ export async function openClient(name: ClientName, url = process.env.DATABASE_UR
       pool.on("error", () => {});
       const db = new Kysely<Record<string, { key: string }>>({ dialect: new PostgresDialect({ pool }) });
       const { sql } = await import("kysely");
-      return opened(kyselyClient(db), (trx, table, key) => trx.insertInto(table).values({ key }).execute(), () => db.destroy(), {
-        raw: (trx, text) => sql.raw(text).execute(trx),
-        escapes: ["startTransaction"],
-      });
+      return opened(
+        kyselyClient(db),
+        (trx, table, key) => trx.insertInto(table).values({ key }).execute(),
+        () => db.destroy(),
+        {
+          raw: (trx, text) => sql.raw(text).execute(trx),
+          escapes: ["startTransaction"],
+        },
+      );
     }
     case "typeorm": {
       const { DataSource } = await import("typeorm");
       const { typeormClient } = await import("@/blocks/idempotency/stores/clients/typeorm");
       const dataSource = await new DataSource({ type: "postgres", url, poolSize: 10 }).initialize();
-      return opened(typeormClient(dataSource), (manager, table, key) => manager.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]), () => dataSource.destroy(), {
-        raw: (manager, text) => manager.query(text),
-        escapes: ["queryRunner.startTransaction", "queryRunner.commitTransaction", "queryRunner.rollbackTransaction", "queryRunner.release"],
-      });
+      return opened(
+        typeormClient(dataSource),
+        (manager, table, key) => manager.query(`INSERT INTO ${table} (key) VALUES ($1)`, [key]),
+        () => dataSource.destroy(),
+        {
+          raw: (manager, text) => manager.query(text),
+          escapes: [
+            "queryRunner.startTransaction",
+            "queryRunner.commitTransaction",
+            "queryRunner.rollbackTransaction",
+            "queryRunner.release",
+          ],
+        },
+      );
     }
     case "knex": {
       const { default: knex } = await import("knex");
       const { knexClient } = await import("@/blocks/idempotency/stores/clients/knex");
       const db = knex({ client: "pg", connection: url, pool: { min: 0, max: 10 } });
-      return opened(knexClient(db), (trx, table, key) => trx(table).insert({ key }), () => db.destroy(), {
-        raw: (trx, text) => trx.raw(text),
-        escapes: ["commit", "rollback", "destroy"],
-      });
+      return opened(
+        knexClient(db),
+        (trx, table, key) => trx(table).insert({ key }),
+        () => db.destroy(),
+        {
+          raw: (trx, text) => trx.raw(text),
+          escapes: ["commit", "rollback", "destroy"],
+        },
+      );
     }
   }
 }
@@ -196,7 +266,13 @@ const ON_PGLITE: Array<[ClientName, string]> = [
 
 /** Every client adapter on every database it supports here: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const clientKinds: ClientKind[] = [
-  ...ON_PGLITE.map(([client, label]) => ({ name: `${label} (PGlite)`, client, database: "pglite" as const, oneConnection: true, open: () => openClient(client) })),
+  ...ON_PGLITE.map(([client, label]) => ({
+    name: `${label} (PGlite)`,
+    client,
+    database: "pglite" as const,
+    oneConnection: true,
+    open: () => openClient(client),
+  })),
   ...(process.env.DATABASE_URL ? ON_POSTGRES : []).map(([client, label]) => ({
     name: `${label} (DATABASE_URL)`,
     client,

@@ -6,7 +6,11 @@ import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import { deferred } from "@/blocks/idempotency/testing/deferred";
 
 export type Consume = (payload: unknown) => Promise<unknown>;
-export type AdapterOptions = { source: string; onDead: (message: InboxMessage, err: unknown) => void; isPermanentError: (err: unknown) => boolean };
+export type AdapterOptions = {
+  source: string;
+  onDead: (message: InboxMessage, err: unknown) => void;
+  isPermanentError: (err: unknown) => boolean;
+};
 
 /** A broker under names of its own, with the adapter under test consuming from it. */
 export type BrokerHarness = {
@@ -24,7 +28,10 @@ const WAIT = { timeout: 15_000, interval: 20 };
 
 export function consumerContract(name: string, open: () => Promise<BrokerHarness>, skip: boolean): void {
   describe.skipIf(skip)(`${name} consumer adapter (contract)`, () => {
-    async function run(maxRetries: number, scenario: (broker: BrokerHarness, handler: IdempotencyHandler, dead: string[]) => Promise<void>) {
+    async function run(
+      maxRetries: number,
+      scenario: (broker: BrokerHarness, handler: IdempotencyHandler, dead: string[]) => Promise<void>,
+    ) {
       const broker = await open();
       const handler = new IdempotencyHandler(new MemoryStore(), undefined, { maxRetries });
       const dead: string[] = [];
@@ -100,10 +107,15 @@ export function consumerContract(name: string, open: () => Promise<BrokerHarness
       await run(3, async (broker, handler, dead) => {
         const gate = deferred();
         let calls = 0;
-        await broker.start(handler, options(dead), async () => {
-          calls++;
-          await gate.promise;
-        }, 2);
+        await broker.start(
+          handler,
+          options(dead),
+          async () => {
+            calls++;
+            await gate.promise;
+          },
+          2,
+        );
         await broker.publish("m-1", {});
         await broker.publish("m-1", {});
         await vi.waitFor(() => expect(calls).toBe(1), WAIT);

@@ -1,6 +1,11 @@
 // DynamoDbStore for the shared suites, on dynalite (a local DynamoDB from npm) started in this process.
 import { randomUUID } from "node:crypto";
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
 import { DynamoDbStore } from "@/blocks/idempotency/stores/dynamodb-store";
 import { dynamoDbTableDefinition } from "@/blocks/idempotency/stores/dynamodb-table";
 import { startLocalDynamoDb } from "./local-dynamodb";
@@ -9,7 +14,10 @@ import type { StoreHarness, StoreKind } from "./store-harness";
 export { startLocalDynamoDb, type LocalDynamoDb } from "./local-dynamodb";
 
 /** A store on its own new table, with a clock the test moves: DynamoDB has no server clock, so the store reads `now`. */
-export async function freshDynamoDbStore(client: DynamoDBClient, options: { indexShards?: number } = {}): Promise<StoreHarness & { store: DynamoDbStore }> {
+export async function freshDynamoDbStore(
+  client: DynamoDBClient,
+  options: { indexShards?: number } = {},
+): Promise<StoreHarness & { store: DynamoDbStore }> {
   const table = `idem_${randomUUID().slice(0, 8)}`;
   await client.send(new CreateTableCommand(dynamoDbTableDefinition(table).createTable));
   await untilActive(client, table);

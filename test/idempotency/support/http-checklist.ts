@@ -99,28 +99,31 @@ export function checklistSuite(t: Harness, store: Pick<StoreKind, "expiresByItse
     expect(route.runs).toBe(2);
   });
 
-  it.runIf(t.style === "wrapper")("runs a route of two steps from its first incomplete step on a retry: the charge happens once", async () => {
-    const charges: string[] = [];
-    let receipts = 0;
-    const route = t.route(() => created(0), {});
-    route.logic = async (ctx) => {
-      if (!ctx) throw new Error("wrapper style hands the route its context");
-      const payment = await ctx.step("charge", (stepKey) => (charges.push(stepKey), { id: `pay_${charges.length}` }));
-      await ctx.step("receipt", () => {
-        if (++receipts === 1) throw new RouteError(503, "mailer unavailable", false);
-      });
-      return { status: 201, body: payment };
-    };
-    const { app } = await t.start(route);
-    const key = randomUUID();
-    expect((await app.request({ key, user })).status).toBe(503);
-    const retry = await app.request({ key, user });
-    expect(retry.status).toBe(201);
-    expect(retry.json()).toEqual({ id: "pay_1" });
-    expect(charges).toHaveLength(1);
-    expect(receipts).toBe(2);
-    expect((await app.request({ key, user })).json()).toEqual({ id: "pay_1" });
-  });
+  it.runIf(t.style === "wrapper")(
+    "runs a route of two steps from its first incomplete step on a retry: the charge happens once",
+    async () => {
+      const charges: string[] = [];
+      let receipts = 0;
+      const route = t.route(() => created(0), {});
+      route.logic = async (ctx) => {
+        if (!ctx) throw new Error("wrapper style hands the route its context");
+        const payment = await ctx.step("charge", (stepKey) => (charges.push(stepKey), { id: `pay_${charges.length}` }));
+        await ctx.step("receipt", () => {
+          if (++receipts === 1) throw new RouteError(503, "mailer unavailable", false);
+        });
+        return { status: 201, body: payment };
+      };
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      expect((await app.request({ key, user })).status).toBe(503);
+      const retry = await app.request({ key, user });
+      expect(retry.status).toBe(201);
+      expect(retry.json()).toEqual({ id: "pay_1" });
+      expect(charges).toHaveLength(1);
+      expect(receipts).toBe(2);
+      expect((await app.request({ key, user })).json()).toEqual({ id: "pay_1" });
+    },
+  );
 
   it("poisons the key after three transient failures", async () => {
     const route = t.route(() => {
@@ -206,25 +209,38 @@ export function checklistSuite(t: Harness, store: Pick<StoreKind, "expiresByItse
   });
 
   // Redis and DynamoDB delete expired records themselves: cleanup has nothing to do, yet the key is free all the same.
-  it(store.expiresByItself ? "frees an expired key by the store's own expiry; cleanup deletes nothing" : "cleanup frees an expired key", async () => {
-    const route = t.route(created);
-    const { app, handler } = await t.start(route, { handler: { ttlMs: 20 } });
-    const key = randomUUID();
-    await app.request({ key, user });
-    await t.fixture.advance(25);
-    const { deleted } = await handler.cleanupExpiredRecords();
-    if (store.expiresByItself) expect(deleted).toBe(0);
-    else expect(deleted).toBeGreaterThanOrEqual(1);
-    expect((await app.request({ key, user })).json()).toMatchObject({ id: "pay_2" });
-    expect(route.runs).toBe(2);
-  });
+  it(
+    store.expiresByItself
+      ? "frees an expired key by the store's own expiry; cleanup deletes nothing"
+      : "cleanup frees an expired key",
+    async () => {
+      const route = t.route(created);
+      const { app, handler } = await t.start(route, { handler: { ttlMs: 20 } });
+      const key = randomUUID();
+      await app.request({ key, user });
+      await t.fixture.advance(25);
+      const { deleted } = await handler.cleanupExpiredRecords();
+      if (store.expiresByItself) expect(deleted).toBe(0);
+      else expect(deleted).toBeGreaterThanOrEqual(1);
+      expect((await app.request({ key, user })).json()).toMatchObject({ id: "pay_2" });
+      expect(route.runs).toBe(2);
+    },
+  );
 
   it("replays only the allow-listed headers: never Set-Cookie", async () => {
-    const route = t.route(() => ({
-      status: 201,
-      body: { id: "pay_1" },
-      headers: { "set-cookie": "session=secret", location: "/payments/pay_1", "x-ledger-entry": "le_1", "x-debug": "1" },
-    }), { options: { replayHeaders: ["X-Ledger-Entry"] } });
+    const route = t.route(
+      () => ({
+        status: 201,
+        body: { id: "pay_1" },
+        headers: {
+          "set-cookie": "session=secret",
+          location: "/payments/pay_1",
+          "x-ledger-entry": "le_1",
+          "x-debug": "1",
+        },
+      }),
+      { options: { replayHeaders: ["X-Ledger-Entry"] } },
+    );
     const { app } = await t.start(route);
     const key = randomUUID();
     const first = await app.request({ key, user });

@@ -16,7 +16,12 @@ export * from "./http-driver";
  * The stores every framework's checklist runs on: memory, PostgreSQL (PGlite, plus DATABASE_URL when
  * set), SQLite (better-sqlite3, libSQL) and MySQL / MariaDB (MYSQL_URL when set).
  */
-export const defaultHttpStores: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...sqliteStoreKinds, ...mysqlStoreKinds];
+export const defaultHttpStores: StoreKind[] = [
+  memoryStoreKind,
+  ...postgresStoreKinds,
+  ...sqliteStoreKinds,
+  ...mysqlStoreKinds,
+];
 
 /**
  * Runs the suite for one framework: the checklist for each style against each store (opened once
@@ -45,5 +50,7 @@ export function runHttpConformance(driver: HttpDriver, stores: StoreKind[] = def
     });
   });
 
-  describe.each(styles)("%s style, any store", { timeout: SUITE_TEST_TIMEOUT_MS }, (style) => rulesSuite(harness(driver, style, memoryFixture), style, driver));
+  describe.each(styles)("%s style, any store", { timeout: SUITE_TEST_TIMEOUT_MS }, (style) =>
+    rulesSuite(harness(driver, style, memoryFixture), style, driver),
+  );
 }

@@ -75,21 +75,41 @@ export type TestResponse = {
 };
 
 /** The fetch-style request a driver sends for a `TestRequest`; `testId` lets the app report the request's context. */
-export function toFetchRequest(request: TestRequest): { path: string; testId: string; init: { method: string; headers: Record<string, string>; body: string; redirect: "manual" } } {
+export function toFetchRequest(request: TestRequest): {
+  path: string;
+  testId: string;
+  init: { method: string; headers: Record<string, string>; body: string; redirect: "manual" };
+} {
   const testId = randomUUID();
-  const headers: Record<string, string> = { "content-type": "application/json", "x-test-id": testId, ...request.headers };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-test-id": testId,
+    ...request.headers,
+  };
   if (request.key !== undefined) headers["idempotency-key"] = request.key;
   if (request.user !== undefined) headers["x-user-id"] = request.user;
   const body = request.rawJson ?? JSON.stringify(request.body ?? { amount: 100, currency: "EUR" });
-  return { path: request.path ?? "/payments", testId, init: { method: request.method ?? "POST", headers, body, redirect: "manual" } };
+  return {
+    path: request.path ?? "/payments",
+    testId,
+    init: { method: request.method ?? "POST", headers, body, redirect: "manual" },
+  };
 }
 
-export function testResponse(status: number, headers: Headers, body: Buffer, context: IdempotencyContext | undefined): TestResponse {
+export function testResponse(
+  status: number,
+  headers: Headers,
+  body: Buffer,
+  context: IdempotencyContext | undefined,
+): TestResponse {
   return { status, headers, body, context, json: () => JSON.parse(body.toString("utf8")) };
 }
 
 /** A TestApp over a Node server the driver started: real HTTP requests on loopback; `contexts` by test id. */
-export async function overHttp(server: Server, contexts: Map<string, () => IdempotencyContext | undefined>): Promise<TestApp> {
+export async function overHttp(
+  server: Server,
+  contexts: Map<string, () => IdempotencyContext | undefined>,
+): Promise<TestApp> {
   if (!server.listening) await once(server, "listening");
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -119,11 +139,7 @@ export class RouteError extends Error {
   readonly status: number;
   readonly permanent: boolean;
 
-  constructor(
-    status: number,
-    message: string,
-    permanent = false,
-  ) {
+  constructor(status: number, message: string, permanent = false) {
     super(message);
     this.status = status;
     this.permanent = permanent;

@@ -5,7 +5,14 @@ import { IdempotencyHandler, type IdempotencyHandlerOptions } from "@/blocks/ide
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import type { IdempotencyCache, IdempotencyStore } from "@/blocks/idempotency/types";
 import { watchedStore, type WatchedStore } from "./watched-store";
-import { type HttpDriver, type RouteReply, type Style, type TestApp, type TestResponse, type TestRoute } from "./http-driver";
+import {
+  type HttpDriver,
+  type RouteReply,
+  type Style,
+  type TestApp,
+  type TestResponse,
+  type TestRoute,
+} from "./http-driver";
 
 /** A store for one test, and a way to move its clock forward. */
 export type StoreFixture = { store: IdempotencyStore; advance(ms: number): Promise<void> };
@@ -51,7 +58,11 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
     async start(routes: TestRoute | TestRoute[], options: StartOptions = {}) {
       t.fixture = openStore();
       const store = options.store ?? t.fixture.store;
-      const handler = new IdempotencyHandler(options.wrapStore ? options.wrapStore(store) : store, options.cache, options.handler);
+      const handler = new IdempotencyHandler(
+        options.wrapStore ? options.wrapStore(store) : store,
+        options.cache,
+        options.handler,
+      );
       const app = await driver.start({ handler, style, routes: [routes].flat() });
       apps.push(app);
       return { app, handler };
@@ -83,7 +94,14 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
      * Like `duplicateWhileRunning`, for a duplicate that waits (`waitMs`): the first attempt ends
      * with `respond(1)` once the duplicate has polled the store.
      */
-    async duplicateWaiting(user: string, setup: { route?: TestRoute["options"]; handler?: IdempotencyHandlerOptions; respond?: (run: number) => RouteReply }) {
+    async duplicateWaiting(
+      user: string,
+      setup: {
+        route?: TestRoute["options"];
+        handler?: IdempotencyHandlerOptions;
+        respond?: (run: number) => RouteReply;
+      },
+    ) {
       const entered = deferred();
       const finish = deferred();
       const respond = setup.respond ?? created;
@@ -97,7 +115,10 @@ export function harness(driver: HttpDriver, style: Style, openStore: () => Store
         { options: setup.route ?? {} },
       );
       let watched: WatchedStore | undefined;
-      const { app } = await t.start(route, { handler: setup.handler, wrapStore: (store) => (watched = watchedStore(store)).store });
+      const { app } = await t.start(route, {
+        handler: setup.handler,
+        wrapStore: (store) => (watched = watchedStore(store)).store,
+      });
       const key = randomUUID();
       const first = app.request({ key, user });
       await entered.promise;

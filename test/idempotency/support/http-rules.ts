@@ -93,7 +93,9 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
 
     if (t.driver.frameworkUser === false) {
       it("refuses a route without getUserId even with allowAnonymous: there is no framework user to fall back on", async () => {
-        await expect(t.start(t.route(created, { defaultUserId: true, options: { allowAnonymous: true } }))).rejects.toThrow(/getUserId/);
+        await expect(
+          t.start(t.route(created, { defaultUserId: true, options: { allowAnonymous: true } })),
+        ).rejects.toThrow(/getUserId/);
       });
     } else {
       it("accepts it with allowAnonymous, reading the framework's user", async () => {
@@ -105,9 +107,12 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
   });
 
   it("sets the context on every outcome", async () => {
-    const failing = t.route(() => {
-      throw new RouteError(503, "bank timeout");
-    }, { path: "/refunds" });
+    const failing = t.route(
+      () => {
+        throw new RouteError(503, "bank timeout");
+      },
+      { path: "/refunds" },
+    );
     const { app } = await t.start([t.route(created), failing]);
     const key = randomUUID();
     const body = { amount: 100, currency: "EUR" };
@@ -125,19 +130,35 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       { ...scope, key: undefined, requestHash: undefined, outcome: "skipped" },
       { ...scope, key, requestHash, outcome: "executed" },
       { ...scope, key, requestHash, outcome: "replayed" },
-      { ...scope, key, requestHash: hashPayload(requestFingerprint("POST", "/payments", { amount: 5 })), outcome: "rejected" },
+      {
+        ...scope,
+        key,
+        requestHash: hashPayload(requestFingerprint("POST", "/payments", { amount: 5 })),
+        outcome: "rejected",
+      },
       { ...scope, key: undefined, requestHash: undefined, outcome: "rejected" },
-      { ...scope, operation: "POST /refunds", key, requestHash: hashPayload(requestFingerprint("POST", "/refunds", body)), outcome: "failed" },
+      {
+        ...scope,
+        operation: "POST /refunds",
+        key,
+        requestHash: hashPayload(requestFingerprint("POST", "/refunds", body)),
+        outcome: "failed",
+      },
     ]);
   });
 
   it("with errors: \"throw\", hands its own errors to the framework's error handler, the route's statusMap in `status`", async () => {
-    const { first, duplicate } = await t.duplicateWhileRunning(user, { errors: "throw", statusMap: { REQUEST_IN_PROGRESS: 425 } });
+    const { first, duplicate } = await t.duplicateWhileRunning(user, {
+      errors: "throw",
+      statusMap: { REQUEST_IN_PROGRESS: 425 },
+    });
     expect(first.status).toBe(201);
     expect(duplicate.status).toBe(425);
     expect(duplicate.json()).toEqual({ frameworkError: expect.stringMatching(/still being processed/) });
     const missing = await t.start(t.route(created, { options: { errors: "throw", requireKey: true } }));
-    expect((await missing.app.request({ user })).json()).toEqual({ frameworkError: expect.stringMatching(/Idempotency-Key/) });
+    expect((await missing.app.request({ user })).json()).toEqual({
+      frameworkError: expect.stringMatching(/Idempotency-Key/),
+    });
   });
 
   it("passes other errors to the framework's error handler", async () => {
@@ -156,17 +177,23 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
   });
 
   // Only capture style can meet a stream: a wrapper-style route returns a body.
-  if (style === "capture") it("frees the key, recording nothing and spending no retry, when the route streams its response", async () => {
-    const route = t.route(() => ({ status: 200, stream: ["chunk 1, ", "chunk 2"], headers: { "content-type": "text/plain" } }));
-    const { app } = await t.start(route);
-    const key = randomUUID();
-    const first = await app.request({ key, user });
-    expect(first.body.toString()).toBe("chunk 1, chunk 2");
-    expect(first.context?.outcome).toBe("uncaptured");
-    // More tries than the retry budget (3): a streamed answer is not a failure, so the key is never poisoned.
-    for (let retry = 0; retry < 4; retry++) expect((await app.request({ key, user })).body.toString()).toBe("chunk 1, chunk 2");
-    expect(route.runs).toBe(5);
-  });
+  if (style === "capture")
+    it("frees the key, recording nothing and spending no retry, when the route streams its response", async () => {
+      const route = t.route(() => ({
+        status: 200,
+        stream: ["chunk 1, ", "chunk 2"],
+        headers: { "content-type": "text/plain" },
+      }));
+      const { app } = await t.start(route);
+      const key = randomUUID();
+      const first = await app.request({ key, user });
+      expect(first.body.toString()).toBe("chunk 1, chunk 2");
+      expect(first.context?.outcome).toBe("uncaptured");
+      // More tries than the retry budget (3): a streamed answer is not a failure, so the key is never poisoned.
+      for (let retry = 0; retry < 4; retry++)
+        expect((await app.request({ key, user })).body.toString()).toBe("chunk 1, chunk 2");
+      expect(route.runs).toBe(5);
+    });
 
   describe("issue 12: what identifies a request, and what a replay says", () => {
     const withdraw = (run: number) => ({ status: 201, body: { withdrawal: `w_${run}` } });
@@ -187,7 +214,9 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       const { app } = await t.start(route);
       const key = randomUUID();
       expect((await app.request({ key, user, method: "DELETE", path: "/items/1" })).status).toBe(200);
-      expect(errorCode(await app.request({ key, user, method: "DELETE", path: "/items/2" }))).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+      expect(errorCode(await app.request({ key, user, method: "DELETE", path: "/items/2" }))).toBe(
+        "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+      );
       expect(route.runs).toBe(1);
     });
 
@@ -196,14 +225,19 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       const { app } = await t.start(route);
       const key = randomUUID();
       expect((await app.request({ key, user, path: "/transfers?to=alice&amount=5" })).status).toBe(201);
-      expect(errorCode(await app.request({ key, user, path: "/transfers?to=bob&amount=5" }))).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+      expect(errorCode(await app.request({ key, user, path: "/transfers?to=bob&amount=5" }))).toBe(
+        "KEY_REUSED_WITH_DIFFERENT_REQUEST",
+      );
       const reordered = await app.request({ key, user, path: "/transfers?amount=5&to=alice" });
       expect([reordered.status, reordered.context?.outcome]).toEqual([201, "replayed"]);
       expect(route.runs).toBe(1);
     });
 
     it("point 1: lets getFingerprint replace the whole fingerprint input", async () => {
-      const route = t.route(withdraw, { path: "/accounts/:id/withdrawals", options: { getFingerprint: () => "one withdrawal whatever the account" } });
+      const route = t.route(withdraw, {
+        path: "/accounts/:id/withdrawals",
+        options: { getFingerprint: () => "one withdrawal whatever the account" },
+      });
       const { app } = await t.start(route);
       const key = randomUUID();
       await app.request({ key, user, path: "/accounts/A/withdrawals", body: { amount: 1 } });
@@ -253,11 +287,19 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       const key = randomUUID();
       const first = await app.request({ key, user });
       // What only the cache holds (another version or app wrote it): a cookie, and a Location the store never saw.
-      const stored = { status: 201, headers: { "set-cookie": ["session=stolen"], location: "/from-cache" }, body: first.body.toString(), encoding: "utf8" };
+      const stored = {
+        status: 201,
+        headers: { "set-cookie": ["session=stolen"], location: "/from-cache" },
+        body: first.body.toString(),
+        encoding: "utf8",
+      };
       cached.record = { requestHash: first.context?.requestHash, status: "SUCCESS", response: JSON.stringify(stored) };
       const replay = await app.request({ key, user });
       expect(replay.headers.get("set-cookie")).toBeNull();
-      expect([replay.headers.get("location"), replay.headers.get("idempotent-replayed")]).toEqual(["/from-cache", "true"]);
+      expect([replay.headers.get("location"), replay.headers.get("idempotent-replayed")]).toEqual([
+        "/from-cache",
+        "true",
+      ]);
       expect(replay.body.equals(first.body)).toBe(true);
     });
 
@@ -273,7 +315,9 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
     });
 
     it("point 13: replays the failed response itself, byte for byte, with replayFailures", async () => {
-      const route = t.route(() => ({ status: 422, body: { error: "amount_too_large", zebra: 1, apple: 2 } }), { options: { replayFailures: true } });
+      const route = t.route(() => ({ status: 422, body: { error: "amount_too_large", zebra: 1, apple: 2 } }), {
+        options: { replayFailures: true },
+      });
       const { app } = await t.start(route);
       const key = randomUUID();
       const failed = await app.request({ key, user });
@@ -291,7 +335,11 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       const key = randomUUID();
       await app.request({ key, user });
       const replay = await app.request({ key, user });
-      expect([replay.status, replay.headers.get("location"), replay.context?.outcome]).toEqual([303, "/orders/o_1", "replayed"]);
+      expect([replay.status, replay.headers.get("location"), replay.context?.outcome]).toEqual([
+        303,
+        "/orders/o_1",
+        "replayed",
+      ]);
       expect(route.runs).toBe(1);
     });
 
@@ -311,10 +359,16 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
 
     it("point 16: logs a failed response's body as text, never a byte array, and no stack above debug", async () => {
       const logger = recordingLogger();
-      const { app } = await t.start(t.route(() => ({ status: 402, body: { error: "card_declined" } })), { handler: { logger } });
+      const { app } = await t.start(
+        t.route(() => ({ status: 402, body: { error: "card_declined" } })),
+        { handler: { logger } },
+      );
       await app.request({ key: randomUUID(), user });
       const failure = logger.lines.find((line) => line.msg === "idempotency: permanent failure, key marked FAILED");
-      expect(failure?.err).toEqual({ name: "ErrorResponse", message: 'The route answered 402: {"error":"card_declined"}' });
+      expect(failure?.err).toEqual({
+        name: "ErrorResponse",
+        message: 'The route answered 402: {"error":"card_declined"}',
+      });
       const aboveDebug = JSON.stringify(logger.lines.filter((line) => line.level !== "debug"));
       expect(aboveDebug).not.toContain('"type":"Buffer"');
       expect(aboveDebug).not.toContain("stack");
@@ -325,13 +379,16 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
       it("point 4: answers a request with credentials but no readable user 500, never the anonymous scope, and runs nothing", async () => {
         const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
         const { app } = await t.start(route);
-        const response = await app.request({ key: randomUUID(), headers: { authorization: "Bearer eyJhbGciOi.alice" } });
+        const response = await app.request({
+          key: randomUUID(),
+          headers: { authorization: "Bearer eyJhbGciOi.alice" },
+        });
         expect(response.status).toBe(500);
         expect(response.json()).toEqual({ frameworkError: expect.stringContaining("getUserId") });
         expect(route.runs).toBe(0);
       });
 
-      it("point 6: keeps the anonymous scope apart from a real user whose id is \"anonymous\"", async () => {
+      it('point 6: keeps the anonymous scope apart from a real user whose id is "anonymous"', async () => {
         const route = t.route(created, { defaultUserId: true, options: { allowAnonymous: true } });
         const { app } = await t.start(route);
         const key = randomUUID();
@@ -344,4 +401,3 @@ export function rulesSuite(t: Harness, style: Style, driver: HttpDriver): void {
     }
   });
 }
-

@@ -50,7 +50,9 @@ export function waitSuite(t: Harness): void {
   });
 
   it("refuses a route whose waitMs is out of range when the app starts", async () => {
-    await expect(t.start(t.route(created, { options: { waitMs: -1 } }))).rejects.toThrow(/`waitMs` must be a number of milliseconds/);
+    await expect(t.start(t.route(created, { options: { waitMs: -1 } }))).rejects.toThrow(
+      /`waitMs` must be a number of milliseconds/,
+    );
     await expect(t.start(t.route(created, { options: { waitMs: 300_001 } }))).rejects.toThrow(RangeError);
   });
 }

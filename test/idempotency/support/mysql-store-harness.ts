@@ -23,7 +23,9 @@ export async function freshMySqlStore(client: MySqlClient): Promise<StoreHarness
     // The server's clock cannot move, so move the data instead: every timestamp `ms` into the past.
     async advanceTime(ms) {
       const shift = `INTERVAL ${Math.round(ms * 1000)} MICROSECOND`;
-      await client.query(`UPDATE ${table} SET updated_at = updated_at - ${shift}, expires_at = expires_at - ${shift}, created_at = created_at - ${shift}`);
+      await client.query(
+        `UPDATE ${table} SET updated_at = updated_at - ${shift}, expires_at = expires_at - ${shift}, created_at = created_at - ${shift}`,
+      );
       await client.query(`UPDATE ${table}_retries SET expires_at = expires_at - ${shift}`);
     },
     async close() {
@@ -64,7 +66,9 @@ export const mysqlClientStoreKinds: StoreKind[] = mysqlUrl
           const { createPool } = await import("mysql2");
           const { Kysely, MysqlDialect } = await import("kysely");
           const { kyselyMySqlClient } = await import("@/blocks/idempotency/stores/clients/kysely-mysql");
-          const db = new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: createPool({ uri: mysqlUrl, connectionLimit: 20 }) }) });
+          const db = new Kysely<Record<string, never>>({
+            dialect: new MysqlDialect({ pool: createPool({ uri: mysqlUrl, connectionLimit: 20 }) }),
+          });
           return { fresh: () => freshMySqlStore(kyselyMySqlClient(db)), close: () => db.destroy() };
         },
       },

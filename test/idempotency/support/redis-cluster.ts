@@ -36,18 +36,37 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<L
   }
 }
 
-async function startOnce({ serverArgs = ["--save", "", "--appendonly", "no"] }: ClusterOptions): Promise<LocalRedisCluster> {
+async function startOnce({
+  serverArgs = ["--save", "", "--appendonly", "no"],
+}: ClusterOptions): Promise<LocalRedisCluster> {
   let base = 17000 + Math.floor(Math.random() * 2997);
-  while (!(await allFree([base, base + 1, base + 2].flatMap((port) => [port, port + 10000])))) base = 17000 + Math.floor(Math.random() * 2997);
+  while (!(await allFree([base, base + 1, base + 2].flatMap((port) => [port, port + 10000]))))
+    base = 17000 + Math.floor(Math.random() * 2997);
   const dir = await mkdtemp(join(tmpdir(), "idem-redis-cluster-"));
   const ports = [base, base + 1, base + 2];
   const servers = new Map<number, ChildProcess>();
   const startServer = async (port: number) => {
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`,
-        "--cluster-node-timeout", "2000", "--appendfilename", `appendonly-${port}.aof`, "--appenddirname", `aof-${port}`,
-        ...serverArgs, "--daemonize", "no"],
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        `nodes-${port}.conf`,
+        "--cluster-node-timeout",
+        "2000",
+        "--appendfilename",
+        `appendonly-${port}.aof`,
+        "--appenddirname",
+        `aof-${port}`,
+        ...serverArgs,
+        "--daemonize",
+        "no",
+      ],
       { cwd: dir, stdio: "ignore" },
     );
     servers.set(port, child);
@@ -55,11 +74,14 @@ async function startOnce({ serverArgs = ["--save", "", "--appendonly", "no"] }: 
   };
   const stop = async () => {
     await Promise.all(
-      [...servers.values()].map((child) => new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGKILL");
-      })),
+      [...servers.values()].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once("exit", () => resolve());
+            child.kill("SIGKILL");
+          }),
+      ),
     );
     servers.clear();
     await rm(dir, { recursive: true, force: true });
@@ -71,7 +93,14 @@ async function startOnce({ serverArgs = ["--save", "", "--appendonly", "no"] }: 
     });
   try {
     await Promise.all(ports.map(startServer));
-    await run("redis-cli", ["--cluster", "create", ...ports.map((port) => `127.0.0.1:${port}`), "--cluster-replicas", "0", "--cluster-yes"]);
+    await run("redis-cli", [
+      "--cluster",
+      "create",
+      ...ports.map((port) => `127.0.0.1:${port}`),
+      "--cluster-replicas",
+      "0",
+      "--cluster-yes",
+    ]);
     await waitForClusterOk();
   } catch (err) {
     await stop();

@@ -72,7 +72,10 @@ export const redisClusterKind: StoreKind = {
   expiresByItself: true,
   async open() {
     const cluster = await startRedisCluster();
-    const client = new Cluster(cluster.ports.map((port) => ({ host: "127.0.0.1", port })), { redisOptions: { maxRetriesPerRequest: 1 } });
+    const client = new Cluster(
+      cluster.ports.map((port) => ({ host: "127.0.0.1", port })),
+      { redisOptions: { maxRetriesPerRequest: 1 } },
+    );
     await new Promise<void>((resolve, reject) => {
       client.once("ready", resolve);
       client.once("error", reject);

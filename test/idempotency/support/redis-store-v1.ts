@@ -1,7 +1,13 @@
 // What an instance of the hash-layout RedisStore (before the string layout) sends: the frozen
 // scripts with the arguments that version passed, on one bucket, so keys match a RedisStore with `buckets: 1`.
 import type { Cluster, Redis } from "ioredis";
-import type { CreateResult, IdempotencyRecord, IdempotencyScope, IdempotencyStore, RecoveredRecord } from "@/blocks/idempotency/types";
+import type {
+  CreateResult,
+  IdempotencyRecord,
+  IdempotencyScope,
+  IdempotencyStore,
+  RecoveredRecord,
+} from "@/blocks/idempotency/types";
 import * as V1 from "../fixtures/redis-store-v1-scripts";
 
 type Fields = Array<string | null>;
@@ -10,10 +16,20 @@ export function redisStoreV1(redis: Redis | Cluster, prefix: string): Idempotenc
   const keys = (scope: IdempotencyScope) => {
     const member = JSON.stringify([scope.operation, scope.userId, scope.key]);
     const tag = `${prefix}{idempotency_records:0}`;
-    return { member, record: `${tag}:r:${member}`, counter: `${tag}:n:${member}`, steps: `${tag}:s:${member}`, index: `${tag}:processing` };
+    return {
+      member,
+      record: `${tag}:r:${member}`,
+      counter: `${tag}:n:${member}`,
+      steps: `${tag}:s:${member}`,
+      index: `${tag}:processing`,
+    };
   };
-  const run = (lua: string, numberOfKeys: number, ...keysAndArgs: Array<string | number>) => redis.eval(lua, numberOfKeys, ...keysAndArgs);
-  const toRecord = (scope: IdempotencyScope, [requestHash, status, response, token, expiresAt, updatedAt]: Fields): IdempotencyRecord => ({
+  const run = (lua: string, numberOfKeys: number, ...keysAndArgs: Array<string | number>) =>
+    redis.eval(lua, numberOfKeys, ...keysAndArgs);
+  const toRecord = (
+    scope: IdempotencyScope,
+    [requestHash, status, response, token, expiresAt, updatedAt]: Fields,
+  ): IdempotencyRecord => ({
     ...scope,
     requestHash: requestHash as string,
     status: status as IdempotencyRecord["status"],
@@ -22,7 +38,13 @@ export function redisStoreV1(redis: Redis | Cluster, prefix: string): Idempotenc
     expiresAt: new Date(Number(expiresAt)),
     updatedAt: new Date(Number(updatedAt)),
   });
-  const mark = async (scope: IdempotencyScope, token: string, outcome: string, ttlMs: number, response: string | null | undefined) => {
+  const mark = async (
+    scope: IdempotencyScope,
+    token: string,
+    outcome: string,
+    ttlMs: number,
+    response: string | null | undefined,
+  ) => {
     const k = keys(scope);
     const args = [k.record, k.index, token, outcome, ttlMs, k.member, ...(response == null ? [] : [response])];
     return (await run(V1.MARK, 2, ...args)) === 1;
@@ -31,22 +53,37 @@ export function redisStoreV1(redis: Redis | Cluster, prefix: string): Idempotenc
     table: "idempotency_records",
     async create({ scope, requestHash, ttlMs, token }): Promise<CreateResult> {
       const k = keys(scope);
-      const found = (await run(V1.CREATE, 3, k.record, k.index, k.steps, k.member, requestHash, token, ttlMs)) as Fields | [1, ...string[]];
+      const found = (await run(V1.CREATE, 3, k.record, k.index, k.steps, k.member, requestHash, token, ttlMs)) as
+        Fields | [1, ...string[]];
       if (found[0] !== 1) return { status: "DUPLICATE", record: toRecord(scope, found as Fields) };
       const pairs = found.slice(1) as string[];
-      return { status: "CREATED", steps: Object.fromEntries(pairs.flatMap((name, i) => (i % 2 ? [] : [[name, pairs[i + 1] as string]]))) };
+      return {
+        status: "CREATED",
+        steps: Object.fromEntries(pairs.flatMap((name, i) => (i % 2 ? [] : [[name, pairs[i + 1] as string]]))),
+      };
     },
     async get(scope) {
       const k = keys(scope);
-      const found = (await redis.hmget(k.record, "requestHash", "status", "response", "token", "expiresAt", "updatedAt")) as Fields;
+      const found = (await redis.hmget(
+        k.record,
+        "requestHash",
+        "status",
+        "response",
+        "token",
+        "expiresAt",
+        "updatedAt",
+      )) as Fields;
       return found[1] ? { ...toRecord(scope, found), steps: {} } : undefined;
     },
     markSuccess: (scope, token, response, ttlMs) => mark(scope, token, "SUCCESS", ttlMs, response),
     markFailed: (scope, token, ttlMs, response) => mark(scope, token, "FAILED", ttlMs, response),
-    release: async (scope, token) => (await run(V1.RELEASE, 2, keys(scope).record, keys(scope).index, token, keys(scope).member)) === 1,
-    markStep: async (scope, token, name, result, ttlMs) => (await run(V1.MARK_STEP, 2, keys(scope).record, keys(scope).steps, token, name, result, ttlMs)) === 1,
+    release: async (scope, token) =>
+      (await run(V1.RELEASE, 2, keys(scope).record, keys(scope).index, token, keys(scope).member)) === 1,
+    markStep: async (scope, token, name, result, ttlMs) =>
+      (await run(V1.MARK_STEP, 2, keys(scope).record, keys(scope).steps, token, name, result, ttlMs)) === 1,
     incrementRetryCount: async (scope, ttlMs) => (await run(V1.INCREMENT, 1, keys(scope).counter, ttlMs)) as number,
-    heartbeat: async (scope, token, ttlMs = 0) => (await run(V1.HEARTBEAT, 2, keys(scope).record, keys(scope).index, token, ttlMs, keys(scope).member)) === 1,
+    heartbeat: async (scope, token, ttlMs = 0) =>
+      (await run(V1.HEARTBEAT, 2, keys(scope).record, keys(scope).index, token, ttlMs, keys(scope).member)) === 1,
     async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }) {
       const index = keys({ operation: "", userId: "", key: "" }).index;
       const members = await redis.zrange(index, 0, limit - 1);
@@ -54,7 +91,17 @@ export function redisStoreV1(redis: Redis | Cluster, prefix: string): Idempotenc
       for (const member of members) {
         const [operation, userId, key] = JSON.parse(member) as [string, string, string];
         const k = keys({ operation, userId, key });
-        const retryCount = (await run(V1.RECOVER, 3, k.record, k.counter, k.index, member, olderThanMs, maxRetries, ttlMs)) as number | null;
+        const retryCount = (await run(
+          V1.RECOVER,
+          3,
+          k.record,
+          k.counter,
+          k.index,
+          member,
+          olderThanMs,
+          maxRetries,
+          ttlMs,
+        )) as number | null;
         if (retryCount !== null) taken.push({ operation, userId, key, retryCount, poisoned: retryCount >= maxRetries });
       }
       return taken;

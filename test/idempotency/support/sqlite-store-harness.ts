@@ -17,7 +17,9 @@ export async function freshSqliteStore(client: SqliteClient): Promise<StoreHarne
     // The database clock cannot move, so move the data instead: every timestamp `ms` into the past.
     async advanceTime(ms) {
       const shift = Math.round(ms);
-      await run(`UPDATE ${table} SET updated_at = updated_at - ${shift}, expires_at = expires_at - ${shift}, created_at = created_at - ${shift}`);
+      await run(
+        `UPDATE ${table} SET updated_at = updated_at - ${shift}, expires_at = expires_at - ${shift}, created_at = created_at - ${shift}`,
+      );
       await run(`UPDATE ${table}_retries SET expires_at = expires_at - ${shift}`);
     },
     async close() {

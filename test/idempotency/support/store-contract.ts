@@ -45,12 +45,22 @@ export function describeStoreContract(kind: StoreKind): void {
         const second = await store.create({ scope: s, requestHash: "hash-b", ttlMs: TTL, token: randomUUID() });
         expect(second.status).toBe("DUPLICATE");
         if (second.status !== "DUPLICATE") return;
-        expect(second.record).toMatchObject({ ...s, requestHash: "hash-a", status: "PROCESSING", response: null, token });
+        expect(second.record).toMatchObject({
+          ...s,
+          requestHash: "hash-a",
+          status: "PROCESSING",
+          response: null,
+          token,
+        });
       });
 
       it("lets exactly one of 50 concurrent creates for one scope win", async () => {
         const s = scope();
-        const results = await Promise.all(Array.from({ length: 50 }, () => store.create({ scope: s, requestHash: "h", ttlMs: TTL, token: randomUUID() })));
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            store.create({ scope: s, requestHash: "h", ttlMs: TTL, token: randomUUID() }),
+          ),
+        );
         expect(results.filter((r) => r.status === "CREATED")).toHaveLength(1);
         expect(results.filter((r) => r.status === "DUPLICATE")).toHaveLength(49);
       });
@@ -254,7 +264,12 @@ export function describeStoreContract(kind: StoreKind): void {
         await store.markSuccess(done, doneToken, '"ok"', TTL);
         await harness.advanceTime(10 * MINUTE);
         await create(fresh);
-        const recovered = await store.recoverStuckRecords({ olderThanMs: 5 * MINUTE, limit: 10, maxRetries: 3, ttlMs: TTL });
+        const recovered = await store.recoverStuckRecords({
+          olderThanMs: 5 * MINUTE,
+          limit: 10,
+          maxRetries: 3,
+          ttlMs: TTL,
+        });
         expect(recovered).toEqual([{ ...stuck, retryCount: 1, poisoned: false }]);
         expect(await store.get(stuck)).toBeUndefined();
         expect(await store.get(fresh)).toMatchObject({ status: "PROCESSING" });
@@ -267,7 +282,12 @@ export function describeStoreContract(kind: StoreKind): void {
         await store.incrementRetryCount(s, TTL);
         await create(s);
         await harness.advanceTime(10 * MINUTE);
-        const recovered = await store.recoverStuckRecords({ olderThanMs: 5 * MINUTE, limit: 10, maxRetries: 3, ttlMs: TTL });
+        const recovered = await store.recoverStuckRecords({
+          olderThanMs: 5 * MINUTE,
+          limit: 10,
+          maxRetries: 3,
+          ttlMs: TTL,
+        });
         expect(recovered).toEqual([{ ...s, retryCount: 3, poisoned: true }]);
         expect(await store.get(s)).toMatchObject({ status: "FAILED" });
       });
@@ -300,38 +320,44 @@ export function describeStoreContract(kind: StoreKind): void {
     });
 
     describe("cleanupExpiredRecords", () => {
-      it.skipIf(kind.expiresByItself)("deletes only expired records, at most `limit` per call, and expired retry counters", async () => {
-        const expired = [scope(), scope(), scope()];
-        for (const s of expired) {
-          const token = await create(s);
-          await store.markSuccess(s, token, '"ok"', TTL);
-          await store.incrementRetryCount(s, TTL);
-        }
-        await harness.advanceTime(TTL + 1);
-        const live = scope();
-        await create(live);
-        expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(2);
-        expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(1);
-        expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(0);
-        expect(await store.get(live)).toMatchObject({ status: "PROCESSING" });
-        for (const s of expired) expect(await store.incrementRetryCount(s, TTL)).toBe(1);
-      });
+      it.skipIf(kind.expiresByItself)(
+        "deletes only expired records, at most `limit` per call, and expired retry counters",
+        async () => {
+          const expired = [scope(), scope(), scope()];
+          for (const s of expired) {
+            const token = await create(s);
+            await store.markSuccess(s, token, '"ok"', TTL);
+            await store.incrementRetryCount(s, TTL);
+          }
+          await harness.advanceTime(TTL + 1);
+          const live = scope();
+          await create(live);
+          expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(2);
+          expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(1);
+          expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(0);
+          expect(await store.get(live)).toMatchObject({ status: "PROCESSING" });
+          for (const s of expired) expect(await store.incrementRetryCount(s, TTL)).toBe(1);
+        },
+      );
 
-      it.runIf(kind.expiresByItself)("leaves expiry to the backend: expired records and counters are gone for every read, and cleanup deletes nothing", async () => {
-        const expired = [scope(), scope(), scope()];
-        for (const s of expired) {
-          const token = await create(s);
-          await store.markSuccess(s, token, '"ok"', TTL);
-          await store.incrementRetryCount(s, TTL);
-        }
-        await harness.advanceTime(TTL + 1);
-        const live = scope();
-        await create(live);
-        expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(0);
-        for (const s of expired) expect(await store.get(s)).toBeUndefined();
-        expect(await store.get(live)).toMatchObject({ status: "PROCESSING" });
-        for (const s of expired) expect(await store.incrementRetryCount(s, TTL)).toBe(1);
-      });
+      it.runIf(kind.expiresByItself)(
+        "leaves expiry to the backend: expired records and counters are gone for every read, and cleanup deletes nothing",
+        async () => {
+          const expired = [scope(), scope(), scope()];
+          for (const s of expired) {
+            const token = await create(s);
+            await store.markSuccess(s, token, '"ok"', TTL);
+            await store.incrementRetryCount(s, TTL);
+          }
+          await harness.advanceTime(TTL + 1);
+          const live = scope();
+          await create(live);
+          expect(await store.cleanupExpiredRecords({ limit: 2 })).toBe(0);
+          for (const s of expired) expect(await store.get(s)).toBeUndefined();
+          expect(await store.get(live)).toMatchObject({ status: "PROCESSING" });
+          for (const s of expired) expect(await store.incrementRetryCount(s, TTL)).toBe(1);
+        },
+      );
     });
   });
 }

@@ -71,7 +71,14 @@ export const preparedPostgresStoreKinds: StoreKind[] = testDatabaseNames()
 /** The stores that scale out on a distributed engine: Redis (REDIS_URL standalone, local Cluster) and DynamoDB (dynalite). */
 export const scaleOutStoreKinds: StoreKind[] = [...redisStoreKinds, dynamoDbStoreKind];
 
-export const allStoreKinds: StoreKind[] = [memoryStoreKind, ...postgresStoreKinds, ...preparedPostgresStoreKinds, ...mysqlStoreKinds, ...sqliteStoreKinds, ...scaleOutStoreKinds];
+export const allStoreKinds: StoreKind[] = [
+  memoryStoreKind,
+  ...postgresStoreKinds,
+  ...preparedPostgresStoreKinds,
+  ...mysqlStoreKinds,
+  ...sqliteStoreKinds,
+  ...scaleOutStoreKinds,
+];
 
 /** A store on its own new table, so tests never see each other's rows. */
 export async function freshPostgresStore(client: SqlClient): Promise<StoreHarness & { store: PostgresStore }> {
@@ -83,7 +90,9 @@ export async function freshPostgresStore(client: SqlClient): Promise<StoreHarnes
     // The database clock cannot move, so move the data instead: every timestamp `ms` into the past.
     async advanceTime(ms) {
       const shift = `${Math.round(ms)} * interval '1 millisecond'`;
-      await client.query(`UPDATE ${table} SET updated_at = updated_at - ${shift}, expires_at = expires_at - ${shift}, created_at = created_at - ${shift}`);
+      await client.query(
+        `UPDATE ${table} SET updated_at = updated_at - ${shift}, expires_at = expires_at - ${shift}, created_at = created_at - ${shift}`,
+      );
       await client.query(`UPDATE ${table}_retries SET expires_at = expires_at - ${shift}`);
     },
     close: () => dropTables(client, table),

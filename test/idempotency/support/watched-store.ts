@@ -38,7 +38,8 @@ export function watchedStore(inner: IdempotencyStore): WatchedStore {
     get gets() {
       return gets;
     },
-    getsReached: (count) => (gets >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
+    getsReached: (count) =>
+      gets >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
     breakGet: (mode) => void (broken = mode),
   };
 }

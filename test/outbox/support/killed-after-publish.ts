@@ -9,11 +9,22 @@ import { natsPublisher } from "@/blocks/outbox/publishers/nats";
 import { startOutboxRelay } from "@/blocks/outbox/relay";
 import type { Publish } from "@/blocks/outbox/relay-options";
 
-const [broker, table, name, prefixOrSubject] = process.argv.slice(2) as ["bullmq" | "nats" | "amqp", string, string, string];
+const [broker, table, name, prefixOrSubject] = process.argv.slice(2) as [
+  "bullmq" | "nats" | "amqp",
+  string,
+  string,
+  string,
+];
 
 async function brokerPublisher(): Promise<Publish> {
-  if (broker === "amqp") return amqpPublisher(await (await connectAmqp(process.env.AMQP_URL as string)).createConfirmChannel(), { exchange: name });
-  if (broker === "bullmq") return bullmqPublisher(new Queue(name, { connection: { url: process.env.REDIS_URL as string }, prefix: prefixOrSubject }));
+  if (broker === "amqp")
+    return amqpPublisher(await (await connectAmqp(process.env.AMQP_URL as string)).createConfirmChannel(), {
+      exchange: name,
+    });
+  if (broker === "bullmq")
+    return bullmqPublisher(
+      new Queue(name, { connection: { url: process.env.REDIS_URL as string }, prefix: prefixOrSubject }),
+    );
   const nc = await connect({ servers: process.env.NATS_URL as string });
   return natsPublisher(nc.jetstream(), { subject: (message) => `${prefixOrSubject}.${message.topic}` });
 }

@@ -21,7 +21,11 @@ export async function freshOutbox(db: SqlClient, prefix = "outbox"): Promise<{ t
   };
 }
 
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = "condition"): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);

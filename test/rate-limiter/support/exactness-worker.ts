@@ -25,7 +25,12 @@ async function main(): Promise<void> {
     store = new PostgresRateLimitStore(pool, { table: name });
     close = () => pool.end();
   }
-  const limiter = new RateLimiter(store, { ...EXACTNESS_POLICY, timeoutMs: 30_000, onStoreError: "deny", maxInFlight: count });
+  const limiter = new RateLimiter(store, {
+    ...EXACTNESS_POLICY,
+    timeoutMs: 30_000,
+    onStoreError: "deny",
+    maxInFlight: count,
+  });
   process.once("message", async () => {
     const decisions = await Promise.all(Array.from({ length: count }, () => limiter.check("user:u_1")));
     process.send?.({ allowed: decisions.filter((d) => d.allowed).length });

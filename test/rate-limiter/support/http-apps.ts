@@ -2,7 +2,17 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
-import { Controller, HttpCode, Injectable, Module, Post, UseGuards, type CanActivate, type ExecutionContext, type INestApplication } from "@nestjs/common";
+import {
+  Controller,
+  HttpCode,
+  Injectable,
+  Module,
+  Post,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+} from "@nestjs/common";
 import { APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
 import { FastifyAdapter } from "@nestjs/platform-fastify";
 import express from "express";
@@ -13,7 +23,12 @@ import { rateLimit as expressRateLimit } from "@/blocks/rate-limiter/adapters/ex
 import { rateLimit as fastifyRateLimit } from "@/blocks/rate-limiter/adapters/fastify";
 import { rateLimit as honoRateLimit } from "@/blocks/rate-limiter/adapters/hono";
 import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
-import { RATE_LIMITERS, RateLimit, RateLimitInterceptor, type NestHttpRequest } from "@/blocks/rate-limiter/adapters/nestjs";
+import {
+  RATE_LIMITERS,
+  RateLimit,
+  RateLimitInterceptor,
+  type NestHttpRequest,
+} from "@/blocks/rate-limiter/adapters/nestjs";
 import type { RateLimiter } from "@/blocks/rate-limiter/limiter";
 
 export type Reply = { status: number; headers: Record<string, string | undefined>; body: unknown };
@@ -24,12 +39,17 @@ const HEADERS = ["ratelimit-policy", "ratelimit", "retry-after", "content-type"]
 
 async function fromFetch(res: Response): Promise<Reply> {
   const text = await res.text();
-  return { status: res.status, headers: Object.fromEntries(HEADERS.map((h) => [h, res.headers.get(h) ?? undefined])), body: text ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    headers: Object.fromEntries(HEADERS.map((h) => [h, res.headers.get(h) ?? undefined])),
+    body: text ? JSON.parse(text) : undefined,
+  };
 }
 
 /** A listening server's `send`: POST /payments/p_1 as the given user. */
 function sender(base: string): RunningApp["send"] {
-  return async (user) => fromFetch(await fetch(`${base}/payments/p_1`, { method: "POST", headers: { "x-user": user } }));
+  return async (user) =>
+    fromFetch(await fetch(`${base}/payments/p_1`, { method: "POST", headers: { "x-user": user } }));
 }
 
 /** The guard runs before the interceptor: the limiter sees the user it set. */
@@ -63,7 +83,9 @@ async function serveNest(limiter: RateLimiter, platform: "express" | "fastify"):
   })
   class AppModule {}
   const app: INestApplication =
-    platform === "express" ? await NestFactory.create(AppModule, { logger: false }) : await NestFactory.create(AppModule, new FastifyAdapter(), { logger: false });
+    platform === "express"
+      ? await NestFactory.create(AppModule, { logger: false })
+      : await NestFactory.create(AppModule, new FastifyAdapter(), { logger: false });
   await app.listen(0, "127.0.0.1");
   return { send: sender((await app.getUrl()).replace("[::1]", "127.0.0.1")), close: () => app.close() };
 }
@@ -73,10 +95,15 @@ export const frameworks: Framework[] = [
     name: "Express",
     async serve(limiter) {
       const app = express();
-      app.post("/payments/:id", (req, _res, next) => {
-        (req as { user?: { id: string } }).user = { id: req.get("x-user") as string };
-        next();
-      }, expressRateLimit(limiter), (_req, res) => void res.status(201).json({ ok: true }));
+      app.post(
+        "/payments/:id",
+        (req, _res, next) => {
+          (req as { user?: { id: string } }).user = { id: req.get("x-user") as string };
+          next();
+        },
+        expressRateLimit(limiter),
+        (_req, res) => void res.status(201).json({ ok: true }),
+      );
       const server = app.listen(0);
       await new Promise((resolve) => server.once("listening", resolve));
       return {
@@ -98,7 +125,9 @@ export const frameworks: Framework[] = [
       return {
         async send(user) {
           const res = await app.inject({ method: "POST", url: "/payments/p_1", headers: { "x-user": user } });
-          const headers = Object.fromEntries(HEADERS.map((h) => [h, res.headers[h] === undefined ? undefined : String(res.headers[h])]));
+          const headers = Object.fromEntries(
+            HEADERS.map((h) => [h, res.headers[h] === undefined ? undefined : String(res.headers[h])]),
+          );
           return { status: res.statusCode, headers, body: res.body ? res.json() : undefined };
         },
         close: () => app.close(),
@@ -112,7 +141,8 @@ export const frameworks: Framework[] = [
       app.use("/payments/*", honoRateLimit(limiter, { getUserId: (c) => c.req.header("x-user") }));
       app.post("/payments/:id", (c) => c.json({ ok: true }, 201));
       return {
-        send: async (user) => fromFetch(await app.request("/payments/p_1", { method: "POST", headers: { "x-user": user } })),
+        send: async (user) =>
+          fromFetch(await app.request("/payments/p_1", { method: "POST", headers: { "x-user": user } })),
         close: async () => {},
       };
     },
@@ -122,13 +152,18 @@ export const frameworks: Framework[] = [
     async serve(limiter) {
       const app = new Koa();
       const router = new Router();
-      router.post("/payments/:id", async (ctx, next) => {
-        ctx.state.user = { id: ctx.get("x-user") };
-        await next();
-      }, koaRateLimit(limiter), (ctx) => {
-        ctx.status = 201;
-        ctx.body = { ok: true };
-      });
+      router.post(
+        "/payments/:id",
+        async (ctx, next) => {
+          ctx.state.user = { id: ctx.get("x-user") };
+          await next();
+        },
+        koaRateLimit(limiter),
+        (ctx) => {
+          ctx.status = 201;
+          ctx.body = { ok: true };
+        },
+      );
       app.use(router.routes());
       const server = app.listen(0, "127.0.0.1");
       await once(server, "listening");

@@ -35,7 +35,11 @@ async function listening(server: Server): Promise<IdentityApp> {
   };
 }
 
-async function serveNest(limiter: RateLimiter, options: Options, platform: "express" | "fastify"): Promise<IdentityApp> {
+async function serveNest(
+  limiter: RateLimiter,
+  options: Options,
+  platform: "express" | "fastify",
+): Promise<IdentityApp> {
   @Controller("accounts/:accountId/payments")
   class PaymentsController {
     @Post()
@@ -67,7 +71,11 @@ export const identityFrameworks: IdentityFramework[] = [
     name: "Express",
     async serve(limiter, options) {
       const accounts = express.Router();
-      accounts.post("/payments", expressRateLimit(limiter, options), (_req, res) => void res.status(201).json({ ok: true }));
+      accounts.post(
+        "/payments",
+        expressRateLimit(limiter, options),
+        (_req, res) => void res.status(201).json({ ok: true }),
+      );
       const app = express();
       app.set("trust proxy", true);
       app.use("/accounts/:accountId", accounts);
@@ -80,7 +88,9 @@ export const identityFrameworks: IdentityFramework[] = [
       const app = Fastify({ trustProxy: true });
       await app.register(
         async (accounts) => {
-          accounts.post("/payments", { onRequest: fastifyRateLimit(limiter, options) }, async (_request, reply) => reply.code(201).send({ ok: true }));
+          accounts.post("/payments", { onRequest: fastifyRateLimit(limiter, options) }, async (_request, reply) =>
+            reply.code(201).send({ ok: true }),
+          );
         },
         { prefix: "/accounts/:accountId" },
       );

@@ -19,7 +19,11 @@ export function uniqueName(prefix: string): string {
  * `stepBack(key, ms)`: leaves `key` with the TAT it would have if the store's clock had just
  * stepped back `ms` (a TAT that far ahead of now), written the way each store keeps it.
  */
-export type OpenStore = { store: RateLimitStore; stepBack(key: string, ms: number): Promise<void>; close(): Promise<void> };
+export type OpenStore = {
+  store: RateLimitStore;
+  stepBack(key: string, ms: number): Promise<void>;
+  close(): Promise<void>;
+};
 
 /**
  * `open` once per file (PGlite takes seconds to start), then `fresh()` once per test: an empty store
@@ -88,7 +92,12 @@ export const redisKind: StoreKind = {
           store: new RedisRateLimitStore(redis, { prefix }),
           async stepBack(key, ms) {
             const [seconds, micros] = await redis.time();
-            await redis.set(`${prefix}${key}`, String(Number(seconds) * 1_000_000 + Number(micros) + ms * 1000), "PX", ms);
+            await redis.set(
+              `${prefix}${key}`,
+              String(Number(seconds) * 1_000_000 + Number(micros) + ms * 1000),
+              "PX",
+              ms,
+            );
           },
           async close() {
             const keys = await redis.keys(`${prefix}*`);

@@ -1,15 +1,24 @@
 // fast-check generators for scenario 7: Idempotency-Key headers and request bodies, valid and hostile.
 import fc from "fast-check";
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i));
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i));
 const VISIBLE_ASCII = range(0x21, 0x7e);
 
 /** 1-255 visible ASCII without `"` or `,`, which only mean something inside a quoted key. */
-export const bareKey = fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII.filter((c) => c !== '"' && c !== ",")), minLength: 1, maxLength: 255 });
+export const bareKey = fc.string({
+  unit: fc.constantFrom(...VISIBLE_ASCII.filter((c) => c !== '"' && c !== ",")),
+  minLength: 1,
+  maxLength: 255,
+});
 
 /** Any 1-255 visible ASCII, sent as an RFC 8941 quoted string (escaping `"` and `\`), with optional whitespace around. */
 export const quotedKey = fc
-  .tuple(fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII), minLength: 1, maxLength: 255 }), fc.constantFrom("", " ", "\t", "  "), fc.constantFrom("", " ", "\t"))
+  .tuple(
+    fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII), minLength: 1, maxLength: 255 }),
+    fc.constantFrom("", " ", "\t", "  "),
+    fc.constantFrom("", " ", "\t"),
+  )
   .map(([key, before, after]) => ({ key, header: `${before}"${key.replace(/[\\"]/g, "\\$&")}"${after}` }));
 
 /** Header values Node's client can send (tab, SP, visible ASCII, latin-1) that are never a valid key. */
@@ -17,22 +26,36 @@ export const invalidKeyHeader = fc.oneof(
   fc.constant(""),
   fc.constantFrom(" ", "\t", '""', '"', '"abc', 'a"b', "a,b", "a, b"),
   fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII), minLength: 256, maxLength: 600 }),
-  fc.tuple(bareKey, fc.constantFrom(" ", "\t"), bareKey).map(([a, space, b]) => `${a.slice(0, 100)}${space}${b.slice(0, 100)}`),
-  fc.tuple(bareKey, fc.string({ unit: fc.constantFrom(...range(0x80, 0xff)), minLength: 1, maxLength: 3 })).map(([a, latin1]) => `${a.slice(0, 100)}${latin1}`),
+  fc
+    .tuple(bareKey, fc.constantFrom(" ", "\t"), bareKey)
+    .map(([a, space, b]) => `${a.slice(0, 100)}${space}${b.slice(0, 100)}`),
+  fc
+    .tuple(bareKey, fc.string({ unit: fc.constantFrom(...range(0x80, 0xff)), minLength: 1, maxLength: 3 }))
+    .map(([a, latin1]) => `${a.slice(0, 100)}${latin1}`),
   // A quoted key broken at its end: an escaped closing quote, an unknown escape, or text after the quote.
-  fc.tuple(quotedKey, fc.constantFrom('\\"', '\\x"', '"x')).map(([{ header }, junk]) => header.trimEnd().slice(0, -1) + junk),
+  fc
+    .tuple(quotedKey, fc.constantFrom('\\"', '\\x"', '"x'))
+    .map(([{ header }, junk]) => header.trimEnd().slice(0, -1) + junk),
 );
 
 /** Bytes Node's HTTP parser refuses in a header value (controls, DEL, UTF-8 beyond latin-1 is fine for it). */
 export const rawKeyBytes = fc.oneof(
-  fc.tuple(bareKey, fc.constantFrom(0x00, 0x01, 0x08, 0x0b, 0x0c, 0x1f, 0x7f), bareKey).map(([a, byte, b]) =>
-    Buffer.concat([Buffer.from(a.slice(0, 50)), Buffer.from([byte]), Buffer.from(b.slice(0, 50))]),
-  ),
-  fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }).filter((s) => /[\u0080-\uffff]/.test(s)).map((s) => Buffer.from(s, "utf8")),
+  fc
+    .tuple(bareKey, fc.constantFrom(0x00, 0x01, 0x08, 0x0b, 0x0c, 0x1f, 0x7f), bareKey)
+    .map(([a, byte, b]) =>
+      Buffer.concat([Buffer.from(a.slice(0, 50)), Buffer.from([byte]), Buffer.from(b.slice(0, 50))]),
+    ),
+  fc
+    .string({ unit: "grapheme", minLength: 1, maxLength: 20 })
+    .filter((s) => /[\u0080-\uffff]/.test(s))
+    .map((s) => Buffer.from(s, "utf8")),
 );
 
 /** JSON objects with at least two members, for reordering. */
-export const jsonObject = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { minKeys: 2, maxKeys: 8 });
+export const jsonObject = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), {
+  minKeys: 2,
+  maxKeys: 8,
+});
 
 /** JSON values rich in unicode: astral code points, combining marks, RTL, and lone surrogates. */
 export const unicodeValue = fc.oneof(
@@ -56,7 +79,18 @@ export const malformedJson = fc.oneof(
   // Not empty: Express reads an empty body as `{}`.
   fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !isJsonContainer(s)),
   jsonObject.map((object) => JSON.stringify(object).slice(0, -1)),
-  fc.constantFrom("{", "[", "{]", '{"a":}', '{"a":1,}', "{'a':1}", "NaN", '{"a":undefined}', "\u0000{}", '{"a":"\u0001"}'),
+  fc.constantFrom(
+    "{",
+    "[",
+    "{]",
+    '{"a":}',
+    '{"a":1,}',
+    "{'a':1}",
+    "NaN",
+    '{"a":undefined}',
+    "\u0000{}",
+    '{"a":"\u0001"}',
+  ),
 );
 
 function isJsonContainer(text: string): boolean {
@@ -87,11 +121,14 @@ export const pathSegment = fc
 export const twoPathSegments = fc.tuple(pathSegment, pathSegment).filter(([a, b]) => a !== b);
 
 /** 2 to 6 query parameters with distinct names, encoded as a client would. */
-export const queryParameters = fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ unit: "grapheme", maxLength: 12 })), {
-  minLength: 2,
-  maxLength: 6,
-  selector: ([name]) => name,
-});
+export const queryParameters = fc.uniqueArray(
+  fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ unit: "grapheme", maxLength: 12 })),
+  {
+    minLength: 2,
+    maxLength: 6,
+    selector: ([name]) => name,
+  },
+);
 
 export function queryString(parameters: Array<[string, string]>): string {
   return parameters.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join("&");
@@ -99,6 +136,10 @@ export function queryString(parameters: Array<[string, string]>): string {
 
 /** Authorization header values Node's client sends: schemes and tokens of visible ASCII, junk included. */
 export const authorizationValue = fc.oneof(
-  fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII), minLength: 1, maxLength: 200 }).map((token) => `Bearer ${token}`),
-  fc.string({ unit: fc.constantFrom(...VISIBLE_ASCII, " "), minLength: 1, maxLength: 300 }).filter((value) => value.trim() !== ""),
+  fc
+    .string({ unit: fc.constantFrom(...VISIBLE_ASCII), minLength: 1, maxLength: 200 })
+    .map((token) => `Bearer ${token}`),
+  fc
+    .string({ unit: fc.constantFrom(...VISIBLE_ASCII, " "), minLength: 1, maxLength: 300 })
+    .filter((value) => value.trim() !== ""),
 );

@@ -4,7 +4,12 @@
  * Calls `task(i)` for i in [0, count), at most `concurrency` at once, never starting one after
  * `deadlineMs` has passed. Resolves with how many were started.
  */
-export async function runBounded(count: number, concurrency: number, deadlineMs: number, task: (i: number) => Promise<void>): Promise<number> {
+export async function runBounded(
+  count: number,
+  concurrency: number,
+  deadlineMs: number,
+  task: (i: number) => Promise<void>,
+): Promise<number> {
   const deadline = performance.now() + deadlineMs;
   let next = 0;
   const lane = async () => {

@@ -33,10 +33,7 @@ export class FiguresCollector {
   readonly id: number;
   readonly title: string;
 
-  constructor(
-    id: number,
-    title: string,
-  ) {
+  constructor(id: number, title: string) {
     this.id = id;
     this.title = title;
     beforeEach(({ onTestFailed }) => onTestFailed(() => void (this.failed = true)));

@@ -12,7 +12,9 @@ export default function setup(project: TestProject) {
   project.provide("reliabilityFiguresDir", dir);
   const missing = missingServices({ redis: true });
   const using = `PostgreSQL at DATABASE_URL, Redis at REDIS_URL; soak ${process.env.RELIABILITY_SOAK_SECONDS ?? 60} s`;
-  console.log(`\n[reliability] ${missing ? `${missing} Scenarios whose name lists a missing variable are skipped.` : using}\n`);
+  console.log(
+    `\n[reliability] ${missing ? `${missing} Scenarios whose name lists a missing variable are skipped.` : using}\n`,
+  );
   return () => {
     console.log(`\n${writeReport(dir, (performance.now() - started) / 1000)}\n`);
     rmSync(dir, { recursive: true, force: true });

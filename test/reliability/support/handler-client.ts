@@ -7,7 +7,11 @@ import { WorkerExitedError, type WorkerProcess } from "./processes";
 /** Status 0: the worker died before answering (the client saw its connection drop). */
 export type Outcome = { status: number; code?: string; response?: unknown; replayed: boolean; ms: number };
 
-export async function execute(worker: WorkerProcess, figures: FiguresCollector, command: Omit<ExecuteCommand, "type" | "id">): Promise<Outcome> {
+export async function execute(
+  worker: WorkerProcess,
+  figures: FiguresCollector,
+  command: Omit<ExecuteCommand, "type" | "id">,
+): Promise<Outcome> {
   const started = performance.now();
   let outcome: Omit<Outcome, "ms">;
   try {
@@ -28,7 +32,10 @@ export async function execute(worker: WorkerProcess, figures: FiguresCollector, 
   return { ...outcome, ms };
 }
 
-export async function recover(worker: WorkerProcess, timeoutInMs: number): Promise<{ released: number; poisoned: number }> {
+export async function recover(
+  worker: WorkerProcess,
+  timeoutInMs: number,
+): Promise<{ released: number; poisoned: number }> {
   const reply = await worker.request({ type: "recover", timeoutInMs });
   if (!reply.ok) throw new Error(`recoverStuckRecords failed: ${reply.code ?? reply.message}`);
   return reply.value as { released: number; poisoned: number };

@@ -37,11 +37,20 @@ export function send(request: HttpRequest): Promise<HttpAnswer> {
       resolve({ ...answer, ms: performance.now() - started });
     };
     const req = http.request(
-      { host: "127.0.0.1", port: request.port, method: request.method ?? "POST", path: request.path ?? "/payments", headers, agent },
+      {
+        host: "127.0.0.1",
+        port: request.port,
+        method: request.method ?? "POST",
+        path: request.path ?? "/payments",
+        headers,
+        agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          done({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }),
+        );
         res.on("error", () => done({ status: 0, headers: {}, text: "" }));
       },
     );
@@ -75,7 +84,13 @@ export function sendRaw(port: number, bytes: Buffer, timeoutMs = 10_000): Promis
  * resets the connection, which can lose the answer before it is read. Real clients stop sending too.
  * Express's body parser reads the whole body before it answers, so there the body does go out.
  */
-export function sendHeadFirst(port: number, head: string, body: string, waitMs = 300, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+export function sendHeadFirst(
+  port: number,
+  head: string,
+  body: string,
+  waitMs = 300,
+  timeoutMs = 10_000,
+): Promise<{ status: number; text: string }> {
   return exchange(
     port,
     (socket) => {
@@ -88,7 +103,11 @@ export function sendHeadFirst(port: number, head: string, body: string, waitMs =
   );
 }
 
-function exchange(port: number, send: (socket: net.Socket) => void, timeoutMs: number): Promise<{ status: number; text: string }> {
+function exchange(
+  port: number,
+  send: (socket: net.Socket) => void,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];

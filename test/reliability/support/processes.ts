@@ -9,7 +9,9 @@ const READY_TIMEOUT_MS = 30_000;
 const MAX_LINES = 20_000;
 
 export type LogLine = { level: string; msg: string; status?: string; key?: string } & Record<string, unknown>;
-export type IpcReply = { type: "reply"; id: number; ok: true; value: unknown } | { type: "reply"; id: number; ok: false; code?: string; message: string };
+export type IpcReply =
+  | { type: "reply"; id: number; ok: true; value: unknown }
+  | { type: "reply"; id: number; ok: false; code?: string; message: string };
 export type IpcEvent = { type: "event"; event: string; key: string };
 
 export class WorkerProcess {
@@ -25,10 +27,7 @@ export class WorkerProcess {
   readonly config: WorkerConfig;
   private readonly child: ChildProcess;
 
-  constructor(
-    config: WorkerConfig,
-    child: ChildProcess,
-  ) {
+  constructor(config: WorkerConfig, child: ChildProcess) {
     this.config = config;
     this.child = child;
     this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
@@ -59,7 +58,9 @@ export class WorkerProcess {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.replies.delete(id);
-        reject(new Error(`worker ${this.config.workerId}: no reply to ${JSON.stringify(message)} within ${timeoutMs} ms`));
+        reject(
+          new Error(`worker ${this.config.workerId}: no reply to ${JSON.stringify(message)} within ${timeoutMs} ms`),
+        );
       }, timeoutMs);
       this.replies.set(id, (reply) => {
         clearTimeout(timer);
@@ -81,7 +82,11 @@ export class WorkerProcess {
     const seen = this.events.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker ${this.config.workerId}: no "${event}" event for ${key} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`worker ${this.config.workerId}: no "${event}" event for ${key} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.eventWaiters.push({ match, resolve: (e) => (clearTimeout(timer), resolve(e)) });
     });
   }
@@ -133,7 +138,11 @@ export class WorkerExitedError extends Error {
  * Starts `test/reliability/workers/<script>` and resolves once it printed its ready line.
  * Handler workers get an IPC channel; HTTP workers report the port they listen on.
  */
-export async function startWorker(script: string, config: WorkerConfig, options: { exposeGc?: boolean } = {}): Promise<WorkerProcess> {
+export async function startWorker(
+  script: string,
+  config: WorkerConfig,
+  options: { exposeGc?: boolean } = {},
+): Promise<WorkerProcess> {
   const args = [...(options.exposeGc ? ["--expose-gc"] : []), "--import", "tsx", `test/reliability/workers/${script}`];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
@@ -142,8 +151,13 @@ export async function startWorker(script: string, config: WorkerConfig, options:
   });
   const worker = new WorkerProcess(config, child);
   const ready = new Promise<ReadyLine>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker ${config.workerId} not ready within ${READY_TIMEOUT_MS} ms:\n${worker.stderr}`)), READY_TIMEOUT_MS);
-    worker.exited.then(({ code, signal }) => reject(new Error(`worker ${config.workerId} exited (${code ?? signal}) before ready:\n${worker.stderr}`)));
+    const timer = setTimeout(
+      () => reject(new Error(`worker ${config.workerId} not ready within ${READY_TIMEOUT_MS} ms:\n${worker.stderr}`)),
+      READY_TIMEOUT_MS,
+    );
+    worker.exited.then(({ code, signal }) =>
+      reject(new Error(`worker ${config.workerId} exited (${code ?? signal}) before ready:\n${worker.stderr}`)),
+    );
     createInterface({ input: child.stdout! }).on("line", (line) => {
       if (line.startsWith('{"ready":true')) {
         clearTimeout(timer);

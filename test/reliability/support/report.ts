@@ -108,10 +108,14 @@ How to read it:
 /** Writes the report when every scenario produced figures; otherwise only prints what was measured. */
 export function writeReport(dir: string, totalSeconds: number): string {
   const figures = readFigures(dir);
-  if (figures.length === 0) return "reliability: no figures were produced (scenarios skipped?); docs/reliability.md left unchanged.";
+  if (figures.length === 0)
+    return "reliability: no figures were produced (scenarios skipped?); docs/reliability.md left unchanged.";
   const failed = figures.filter((f) => !f.passed).map((f) => f.id);
   if (figures.length < SCENARIO_COUNT || failed.length > 0) {
-    const why = failed.length > 0 ? `scenario(s) ${failed.join(", ")} failed` : `${figures.length}/${SCENARIO_COUNT} scenarios ran`;
+    const why =
+      failed.length > 0
+        ? `scenario(s) ${failed.join(", ")} failed`
+        : `${figures.length}/${SCENARIO_COUNT} scenarios ran`;
     return `reliability: ${why}, so ${REPORT_PATH} is left unchanged:\n${renderTable(figures)}`;
   }
   mkdirSync(path.dirname(REPORT_PATH), { recursive: true });

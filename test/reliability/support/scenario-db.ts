@@ -2,7 +2,14 @@
 import pg from "pg";
 import type { WorkerConfig } from "../workers/worker-config";
 import { requireDatabaseUrl } from "./services";
-import { createEffectsTable, createRecordsTable, dropTables, executionsByKey, recordsByStatus, uniqueName } from "./tables";
+import {
+  createEffectsTable,
+  createRecordsTable,
+  dropTables,
+  executionsByKey,
+  recordsByStatus,
+  uniqueName,
+} from "./tables";
 
 export type ScenarioDb = Awaited<ReturnType<typeof openScenarioDb>>;
 
@@ -22,7 +29,15 @@ export async function openScenarioDb(name: string, mysqlUrl?: string) {
     effectsTable,
     /** A worker on these tables, with the store reached at `storeUrl` (a proxy) or directly. */
     workerConfig(workerId: string, overrides: Partial<WorkerConfig> = {}): WorkerConfig {
-      return { workerId, storeUrl: mysqlUrl ?? url, effectsUrl: url, table, effectsTable, logLevel: "info", ...overrides };
+      return {
+        workerId,
+        storeUrl: mysqlUrl ?? url,
+        effectsUrl: url,
+        table,
+        effectsTable,
+        logLevel: "info",
+        ...overrides,
+      };
     },
     executions: () => executionsByKey(pool, effectsTable),
     recordsByStatus: () => (mysql ? mysql.recordsByStatus() : recordsByStatus(pool, table)),
@@ -36,13 +51,16 @@ export async function openScenarioDb(name: string, mysqlUrl?: string) {
 
 async function openMySqlRecords(url: string, table: string) {
   const { createPool } = await import("mysql2/promise");
-  const { mySqlDropStatements, mySqlSchemaStatements } = await import("../../../registry/idempotency/stores/mysql-schema");
+  const { mySqlDropStatements, mySqlSchemaStatements } =
+    await import("../../../registry/idempotency/stores/mysql-schema");
   const mysql = createPool({ uri: url, connectionLimit: 2 });
   for (const statement of mySqlSchemaStatements(table)) await mysql.query(statement);
   return {
     async recordsByStatus(): Promise<Record<string, number>> {
       const [rows] = await mysql.query(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`);
-      return Object.fromEntries((rows as Array<{ status: string; n: number }>).map((row) => [row.status, Number(row.n)]));
+      return Object.fromEntries(
+        (rows as Array<{ status: string; n: number }>).map((row) => [row.status, Number(row.n)]),
+      );
     },
     async close() {
       for (const statement of mySqlDropStatements(table)) await mysql.query(statement);

@@ -4,7 +4,12 @@ import type { HttpAnswer } from "./http-client";
 /** Retries only pick keys this young, well inside the worker's TTL, so an expired key is never retried. */
 export const RETRY_WINDOW_MS = 10_000;
 
-export type SoakRequest = { key: string; path: string; body: { amount: number; holdMs: number }; kind: "fresh" | "retry" | "conflict" | "duplicate" };
+export type SoakRequest = {
+  key: string;
+  path: string;
+  body: { amount: number; holdMs: number };
+  kind: "fresh" | "retry" | "conflict" | "duplicate";
+};
 type Known = Omit<SoakRequest, "kind"> & { firstAt: number };
 /** Long enough to outlive the worker's recovery timeout several times over: only the heartbeat keeps it. */
 export const LONG_HOLD_MS = 7_000;
@@ -57,7 +62,12 @@ export class SoakTraffic {
     // Half the keys on each adapter style; one execution in a hundred runs long.
     const holdMs = this.random() < 0.01 ? LONG_HOLD_MS : Math.floor(this.random() * 30);
     if (holdMs === LONG_HOLD_MS) this.longHolds++;
-    const known = { key: `soak-${n}`, path: n % 2 === 0 ? "/payments" : "/captured", body: { amount: n, holdMs }, firstAt: performance.now() };
+    const known = {
+      key: `soak-${n}`,
+      path: n % 2 === 0 ? "/payments" : "/captured",
+      body: { amount: n, holdMs },
+      firstAt: performance.now(),
+    };
     this.recent.push(known);
     return known;
   }

@@ -19,14 +19,18 @@ export async function createEffectsTable(pool: pg.Pool, table: string): Promise<
 
 /** Executions per key. */
 export async function executionsByKey(pool: pg.Pool, table: string): Promise<Map<string, number>> {
-  const { rows } = await pool.query<{ key: string; n: number }>(`SELECT key, count(*)::int AS n FROM ${table} GROUP BY key`);
+  const { rows } = await pool.query<{ key: string; n: number }>(
+    `SELECT key, count(*)::int AS n FROM ${table} GROUP BY key`,
+  );
   return new Map(rows.map((row) => [row.key, row.n]));
 }
 
 /** Executions of one key (of one user, when given). */
 /** Executions per (user, key), keyed "user key": for scenarios where users differ. */
 export async function executionsByScope(pool: pg.Pool, table: string): Promise<Map<string, number>> {
-  const { rows } = await pool.query<{ scope: string; n: number }>(`SELECT user_id || ' ' || key AS scope, count(*)::int AS n FROM ${table} GROUP BY user_id, key`);
+  const { rows } = await pool.query<{ scope: string; n: number }>(
+    `SELECT user_id || ' ' || key AS scope, count(*)::int AS n FROM ${table} GROUP BY user_id, key`,
+  );
   return new Map(rows.map((row) => [row.scope, row.n]));
 }
 
@@ -45,7 +49,9 @@ export async function createRecordsTable(pool: pg.Pool, table: string): Promise<
 
 /** Record counts by status. */
 export async function recordsByStatus(pool: pg.Pool, table: string): Promise<Record<string, number>> {
-  const { rows } = await pool.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM ${table} GROUP BY status`);
+  const { rows } = await pool.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM ${table} GROUP BY status`,
+  );
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }
 
@@ -55,15 +61,21 @@ export async function processingKeys(pool: pg.Pool, table: string): Promise<stri
 }
 
 export async function recordOf(pool: pg.Pool, table: string, key: string) {
-  const { rows } = await pool.query<{ status: string; response: string | null; token: string; expired: boolean; updated_at: Date }>(
-    `SELECT status, response, token, expires_at <= now() AS expired, updated_at FROM ${table} WHERE key = $1`,
-    [key],
-  );
+  const { rows } = await pool.query<{
+    status: string;
+    response: string | null;
+    token: string;
+    expired: boolean;
+    updated_at: Date;
+  }>(`SELECT status, response, token, expires_at <= now() AS expired, updated_at FROM ${table} WHERE key = $1`, [key]);
   return rows[0];
 }
 
 export async function retryCountOf(pool: pg.Pool, table: string, key: string): Promise<number> {
-  const { rows } = await pool.query<{ retry_count: number }>(`SELECT retry_count FROM ${table}_retries WHERE key = $1`, [key]);
+  const { rows } = await pool.query<{ retry_count: number }>(
+    `SELECT retry_count FROM ${table}_retries WHERE key = $1`,
+    [key],
+  );
   return rows[0]?.retry_count ?? 0;
 }
 
@@ -71,7 +83,13 @@ export async function retryCountOf(pool: pg.Pool, table: string, key: string): P
  * Moves the store's clock for one key (or all): its timestamps become `ms` older, so recovery sees a
  * stalled lease without the test sleeping through a real timeout. `expiry: true` ages the expiry too.
  */
-export async function ageRecords(pool: pg.Pool, table: string, ms: number, key?: string, { expiry = false } = {}): Promise<void> {
+export async function ageRecords(
+  pool: pg.Pool,
+  table: string,
+  ms: number,
+  key?: string,
+  { expiry = false } = {},
+): Promise<void> {
   const shift = `${Math.round(ms)} * interval '1 millisecond'`;
   const expires = expiry ? `, expires_at = expires_at - ${shift}` : "";
   await pool.query(

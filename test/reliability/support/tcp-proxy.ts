@@ -21,10 +21,7 @@ export class TcpProxy {
   private readonly server: net.Server;
   private readonly target: { host: string; port: number };
 
-  private constructor(
-    server: net.Server,
-    target: { host: string; port: number },
-  ) {
+  private constructor(server: net.Server, target: { host: string; port: number }) {
     this.server = server;
     this.target = target;
     server.on("connection", (client) => this.accept(client));

@@ -67,7 +67,8 @@ export function expressApp(runtime: WorkerRuntime) {
   const sendError: ErrorRequestHandler = function sendError(err, _req, res, _next) {
     const { status, code } = describeError(err);
     if (code === "IDEMPOTENCY_SETUP") runtime.logger.warn({ status: "SETUP_ERROR", err }, "idempotency setup error");
-    else if (status >= 500 && code !== "INJECTED_FAILURE") runtime.logger.error({ status: "ROUTE_ERROR", err }, "route failed");
+    else if (status >= 500 && code !== "INJECTED_FAILURE")
+      runtime.logger.error({ status: "ROUTE_ERROR", err }, "route failed");
     if (code === "INJECTED_FAILURE") res.setHeader("x-injected-failure", "1");
     res.status(status).json({ error: { code, message: String(err?.message ?? err) } });
   };
@@ -94,6 +95,7 @@ function describeError(err: unknown): { status: number; code: string } {
   const { type, status } = (err ?? {}) as { type?: string; status?: number };
   if (type === "entity.too.large") return { status: 413, code: "BODY_TOO_LARGE" };
   if (type === "entity.parse.failed") return { status: 400, code: "BODY_INVALID_JSON" };
-  if (typeof status === "number" && status >= 400 && status < 500) return { status, code: (type ?? "BAD_REQUEST").toUpperCase().replace(/\W/g, "_") };
+  if (typeof status === "number" && status >= 400 && status < 500)
+    return { status, code: (type ?? "BAD_REQUEST").toUpperCase().replace(/\W/g, "_") };
   return { status: 500, code: "INTERNAL_ERROR" };
 }

@@ -34,7 +34,8 @@ export async function fastifyServer(runtime: WorkerRuntime): Promise<Server> {
       getUserId: (request) => String(request.headers["x-user-id"] ?? "u_1"),
       requireKey: true,
       isPermanentError: () => false,
-      run: (request) => charge(request.idempotency?.key ?? "", request.idempotency?.userId ?? "", request.body as object),
+      run: (request) =>
+        charge(request.idempotency?.key ?? "", request.idempotency?.userId ?? "", request.body as object),
     }),
   );
   app.post(
@@ -42,7 +43,8 @@ export async function fastifyServer(runtime: WorkerRuntime): Promise<Server> {
     idempotent(runtime.handler, {
       getUserId: (request) => String(request.headers["x-user-id"] ?? "u_1"),
       requireKey: true,
-      run: (request) => charge(request.idempotency?.key ?? "", request.idempotency?.userId ?? "", request.body as object),
+      run: (request) =>
+        charge(request.idempotency?.key ?? "", request.idempotency?.userId ?? "", request.body as object),
     }),
   );
   app.post(
@@ -50,18 +52,24 @@ export async function fastifyServer(runtime: WorkerRuntime): Promise<Server> {
     idempotent(runtime.handler, {
       allowAnonymous: true,
       requireKey: true,
-      run: (request) => charge(request.idempotency?.key ?? "", request.idempotency?.userId ?? "", request.body as object),
+      run: (request) =>
+        charge(request.idempotency?.key ?? "", request.idempotency?.userId ?? "", request.body as object),
     }),
   );
   app.get<{ Querystring: { gc?: string } }>("/_stats", async (request) => runtime.stats(request.query.gc === "1"));
 
   app.setErrorHandler(function sendError(err: FastifyError, _request, reply) {
     const known =
-      err instanceof InjectedFailure ? { status: 503, code: "INJECTED_FAILURE" } : err.code === "IDEMPOTENCY_SETUP" ? { status: 500, code: err.code } : BODY_ERRORS[err.code];
+      err instanceof InjectedFailure
+        ? { status: 503, code: "INJECTED_FAILURE" }
+        : err.code === "IDEMPOTENCY_SETUP"
+          ? { status: 500, code: err.code }
+          : BODY_ERRORS[err.code];
     const status = known?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
-    const code = known?.code ?? (status < 500 ? err.code ?? "BAD_REQUEST" : "INTERNAL_ERROR");
+    const code = known?.code ?? (status < 500 ? (err.code ?? "BAD_REQUEST") : "INTERNAL_ERROR");
     if (code === "IDEMPOTENCY_SETUP") runtime.logger.warn({ status: "SETUP_ERROR", err }, "idempotency setup error");
-    else if (status >= 500 && code !== "INJECTED_FAILURE") runtime.logger.error({ status: "ROUTE_ERROR", err }, "route failed");
+    else if (status >= 500 && code !== "INJECTED_FAILURE")
+      runtime.logger.error({ status: "ROUTE_ERROR", err }, "route failed");
     if (code === "INJECTED_FAILURE") void reply.header("x-injected-failure", "1");
     return reply.code(status).send({ error: { code, message: err.message } });
   });

@@ -46,7 +46,8 @@ async function handle(command: Command): Promise<unknown> {
 process.on("message", (command: Command) => {
   handle(command).then(
     (value) => send({ type: "reply", id: command.id, ok: true, value }),
-    (err: { code?: string; message?: string }) => send({ type: "reply", id: command.id, ok: false, code: err?.code, message: String(err?.message ?? err) }),
+    (err: { code?: string; message?: string }) =>
+      send({ type: "reply", id: command.id, ok: false, code: err?.code, message: String(err?.message ?? err) }),
   );
 });
 process.on("SIGTERM", () => void runtime.close().finally(() => process.exit(0)));

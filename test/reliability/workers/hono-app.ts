@@ -29,8 +29,18 @@ export async function honoServer(runtime: WorkerRuntime): Promise<Server> {
   };
   const userHeader = (c: Context) => c.req.header("x-user-id") ?? "u_1";
 
-  app.post("/payments", exposeOutcome, limit, idempotent(runtime.handler, { getUserId: userHeader, requireKey: true, isPermanentError: () => false, run }));
-  app.post("/accounts/:account/withdrawals", exposeOutcome, limit, idempotent(runtime.handler, { getUserId: userHeader, requireKey: true, run }));
+  app.post(
+    "/payments",
+    exposeOutcome,
+    limit,
+    idempotent(runtime.handler, { getUserId: userHeader, requireKey: true, isPermanentError: () => false, run }),
+  );
+  app.post(
+    "/accounts/:account/withdrawals",
+    exposeOutcome,
+    limit,
+    idempotent(runtime.handler, { getUserId: userHeader, requireKey: true, run }),
+  );
   app.post(
     "/signed-in/payments",
     exposeOutcome,

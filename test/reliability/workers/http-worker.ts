@@ -24,7 +24,10 @@ if (config.jobs) {
   const { everyMs, recoverAfterMs } = config.jobs;
   // As the maintenance-job stub runs them; a failed run (store down) is logged and tried again next time.
   const job = (name: string, run: () => Promise<unknown>) =>
-    setInterval(() => run().catch((err) => logger.warn({ status: "JOB_FAILED", job: name, err }, "maintenance job failed")), everyMs);
+    setInterval(
+      () => run().catch((err) => logger.warn({ status: "JOB_FAILED", job: name, err }, "maintenance job failed")),
+      everyMs,
+    );
   timers.push(job("recover", () => handler.recoverStuckRecords({ timeoutInMs: recoverAfterMs, limit: 100 })));
   timers.push(job("cleanup", () => handler.cleanupExpiredRecords({ limit: 500 })));
 }

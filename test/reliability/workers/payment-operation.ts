@@ -11,11 +11,19 @@ export class InjectedFailure extends Error {
 
 export function paymentOperation(runtime: WorkerRuntime) {
   const failureRate = runtime.config.failureRate ?? 0;
-  return async function charge(key: string, userId: string, body: PaymentBody): Promise<{ status: number; body: unknown }> {
-    if (failureRate > 0 && Math.random() < failureRate) throw new InjectedFailure("injected transient failure (payment provider timeout)");
+  return async function charge(
+    key: string,
+    userId: string,
+    body: PaymentBody,
+  ): Promise<{ status: number; body: unknown }> {
+    if (failureRate > 0 && Math.random() < failureRate)
+      throw new InjectedFailure("injected transient failure (payment provider timeout)");
     const execution = await runtime.recordExecution(key, userId);
     const holdMs = typeof body?.holdMs === "number" ? Math.min(body.holdMs, 10_000) : 0;
     if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
-    return { status: 201, body: { id: `ch_${execution}`, key, user: userId, worker: runtime.config.workerId, amount: body?.amount ?? null } };
+    return {
+      status: 201,
+      body: { id: `ch_${execution}`, key, user: userId, worker: runtime.config.workerId, amount: body?.amount ?? null },
+    };
   };
 }

@@ -9,10 +9,19 @@ import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker-config";
 
 // storeUrl: the cluster's seed nodes, comma-separated; table: the store's key prefix; effectsTable: the effects' key prefix.
 const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? "{}") as WorkerConfig;
-const seeds = config.storeUrl.split(",").map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) }));
-const cluster = new Cluster(seeds, { redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 500 }, clusterRetryStrategy: () => 200 });
+const seeds = config.storeUrl
+  .split(",")
+  .map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) }));
+const cluster = new Cluster(seeds, {
+  redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 500 },
+  clusterRetryStrategy: () => 200,
+});
 const effects = new Redis(config.effectsUrl, { maxRetriesPerRequest: 1 });
-const handler = new IdempotencyHandler(new RedisStore(cluster, { keyPrefix: config.table }), undefined, config.handler ?? {});
+const handler = new IdempotencyHandler(
+  new RedisStore(cluster, { keyPrefix: config.table }),
+  undefined,
+  config.handler ?? {},
+);
 
 const app = express();
 app.post(
@@ -37,7 +46,9 @@ app.use(sendError);
 
 const server = app.listen(0, "127.0.0.1", () => {
   const address = server.address();
-  console.log(JSON.stringify({ ready: true, workerId: config.workerId, port: typeof address === "object" ? address?.port : 0 }));
+  console.log(
+    JSON.stringify({ ready: true, workerId: config.workerId, port: typeof address === "object" ? address?.port : 0 }),
+  );
 });
 process.on("SIGTERM", () => {
   server.close();

@@ -12,15 +12,23 @@ import { readConfig } from "./worker-runtime";
 const config = readConfig();
 const log = (level: string) => (fields: Record<string, unknown>, msg: string) => {
   const { err, ...rest } = fields;
-  const error = err instanceof Error ? { name: err.name, message: err.message, code: (err as { code?: unknown }).code } : err;
+  const error =
+    err instanceof Error ? { name: err.name, message: err.message, code: (err as { code?: unknown }).code } : err;
   process.stdout.write(`${JSON.stringify({ level, msg, workerId: config.workerId, ...rest, err: error })}\n`);
 };
 const logger: IdempotencyLogger = { info: () => {}, warn: log("warn"), error: log("error") };
 
 // One pool for the store and the orders: they share each transaction, so both go through `storeUrl` (the proxy when cut).
-const pool = new pg.Pool({ connectionString: config.storeUrl, max: config.pool?.max ?? 10, connectionTimeoutMillis: config.pool?.connectionTimeoutMillis ?? 2_000 });
+const pool = new pg.Pool({
+  connectionString: config.storeUrl,
+  max: config.pool?.max ?? 10,
+  connectionTimeoutMillis: config.pool?.connectionTimeoutMillis ?? 2_000,
+});
 pool.on("error", (err) => logger.warn?.({ status: "POOL_ERROR", err }, "pool: idle client error"));
-const handler = new IdempotencyHandler(new PostgresStore(pgClient(pool), { table: config.table }), undefined, { ...config.handler, logger });
+const handler = new IdempotencyHandler(new PostgresStore(pgClient(pool), { table: config.table }), undefined, {
+  ...config.handler,
+  logger,
+});
 
 const app = express();
 app.post(
@@ -42,7 +50,10 @@ app.post(
     transaction: true,
     run: async (req, { tx }) => {
       const { key } = req.res!.locals.idempotency!;
-      const { rows } = await tx.query<{ id: string }>(`INSERT INTO ${config.effectsTable} (key, user_id, worker) VALUES ($1, 'u_1', $2) RETURNING id`, [key, config.workerId]);
+      const { rows } = await tx.query<{ id: string }>(
+        `INSERT INTO ${config.effectsTable} (key, user_id, worker) VALUES ($1, 'u_1', $2) RETURNING id`,
+        [key, config.workerId],
+      );
       const holdMs = Number((req.body as { holdMs?: unknown }).holdMs ?? 0);
       if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(holdMs, 5_000)));
       return { status: 201, body: { id: `ord_${rows[0]?.id}`, key, worker: config.workerId } };
@@ -60,4 +71,6 @@ process.on("SIGTERM", () => {
   server.closeAllConnections();
   server.close(() => void pool.end().finally(() => process.exit(0)));
 });
-process.stdout.write(`${JSON.stringify({ ready: true, workerId: config.workerId, port: (server.address() as { port: number }).port })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ready: true, workerId: config.workerId, port: (server.address() as { port: number }).port })}\n`,
+);

@@ -17,7 +17,8 @@ export type WorkerRuntime = Awaited<ReturnType<typeof startRuntime>>;
 
 export function readConfig(): WorkerConfig {
   const raw = process.env[WORKER_CONFIG_ENV];
-  if (!raw) throw new Error(`${WORKER_CONFIG_ENV} is not set: workers are started by test/reliability/support/processes.ts`);
+  if (!raw)
+    throw new Error(`${WORKER_CONFIG_ENV} is not set: workers are started by test/reliability/support/processes.ts`);
   return JSON.parse(raw) as WorkerConfig;
 }
 
@@ -69,11 +70,10 @@ export async function startRuntime(config: WorkerConfig = readConfig()) {
     storePool,
     /** The side effect every protected operation performs: one row per real execution. */
     async recordExecution(key: string, userId = "u_1"): Promise<number> {
-      const { rows } = await effectsPool.query<{ id: string }>(`INSERT INTO ${config.effectsTable} (key, user_id, worker) VALUES ($1, $2, $3) RETURNING id`, [
-        key,
-        userId,
-        config.workerId,
-      ]);
+      const { rows } = await effectsPool.query<{ id: string }>(
+        `INSERT INTO ${config.effectsTable} (key, user_id, worker) VALUES ($1, $2, $3) RETURNING id`,
+        [key, userId, config.workerId],
+      );
       return Number(rows[0]?.id);
     },
     /** The block's counters and the heap, after a full GC when asked (the process runs with --expose-gc). */

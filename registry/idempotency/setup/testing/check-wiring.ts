@@ -7,7 +7,10 @@ import type { IdempotencySetup } from "../compose";
  * @example
  * await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: true });
  */
-export async function checkWiring<Tx>(idempotency: IdempotencySetup<Tx>, options: { transactions: boolean }): Promise<void> {
+export async function checkWiring<Tx>(
+  idempotency: IdempotencySetup<Tx>,
+  options: { transactions: boolean },
+): Promise<void> {
   let runs = 0;
   const scope = { operation: "payments:create", userId: "u_1", key: randomUUID(), payload: { amount: 100 } };
   const first = await idempotency.handler.execute(scope, () => ({ id: ++runs }));

@@ -54,7 +54,11 @@ export function betterSqlite3Client(db: Database): TransactionalSqliteClient<Bet
   };
 }
 
-async function inTransaction<T>(db: Database, run: (statement: SqliteStatement) => SqliteResult, work: () => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  db: Database,
+  run: (statement: SqliteStatement) => SqliteResult,
+  work: () => Promise<T>,
+): Promise<T> {
   // IMMEDIATE takes the write lock now: another process's writer makes it wait (the Database's
   // `timeout`) or fail with SQLITE_BUSY, never deadlock halfway through the operation.
   run({ sql: "BEGIN IMMEDIATE", args: [] });

@@ -29,10 +29,14 @@ export function guardedDrizzle<Tx extends object>(tx: Tx, dialect: "postgres" | 
   const internals = tx as unknown as DrizzleInternals & Pick<DrizzleDatabase, "execute">;
   return guardObject(tx, {
     execute(query: SQLWrapper | string) {
-      refuseTransactionControl(typeof query === "string" ? query : internals.dialect.sqlToQuery(query.getSQL()).sql, dialect);
+      refuseTransactionControl(
+        typeof query === "string" ? query : internals.dialect.sqlToQuery(query.getSQL()).sql,
+        dialect,
+      );
       return internals.execute(query as SQLWrapper);
     },
-    transaction: (work: (tx: object) => Promise<unknown>, config?: unknown) => internals.transaction((nested) => work(guardedDrizzle(nested, dialect)), config),
+    transaction: (work: (tx: object) => Promise<unknown>, config?: unknown) =>
+      internals.transaction((nested) => work(guardedDrizzle(nested, dialect)), config),
     setTransaction: refusedMember("setTransaction"),
     // The session holds the connection (`tx.session.client.release()`).
     session: refusedObject("session"),

@@ -15,12 +15,17 @@ import { isPool, oneAtATime } from "./mysql2";
  * const store = new MySqlStore(drizzleMySqlClient(db));
  * await handler.executeInTransaction(scope, ({ tx }) => tx.insert(orders).values(order));
  */
-export function drizzleMySqlClient<Db extends DrizzleDatabase>(db: Db): TransactionalMySqlClient<DrizzleTransaction<Db>> {
+export function drizzleMySqlClient<Db extends DrizzleDatabase>(
+  db: Db,
+): TransactionalMySqlClient<DrizzleTransaction<Db>> {
   const driver = mysql2Of(db.$client);
   const queued = isPool(driver) ? <T>(run: () => Promise<T>) => run() : oneAtATime();
   return {
     query: (sql, values) => queued(() => driver.query(sql, values)),
-    transaction: (work) => queued(() => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), guardedDrizzle(tx, "mysql")))),
+    transaction: (work) =>
+      queued(() =>
+        db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), guardedDrizzle(tx, "mysql"))),
+      ),
   };
 }
 
@@ -46,7 +51,9 @@ function driverError(err: unknown): unknown {
 /** What `drizzle(client)` was given: a mysql2/promise Pool or Connection, or a callback one (Drizzle calls its `promise()`). */
 function mysql2Of(client: unknown): Pool | Connection {
   if (typeof client !== "object" || client === null || typeof (client as Partial<Pool>).query !== "function") {
-    throw new TypeError("drizzleMySqlClient: this Drizzle database has no mysql2 client ($client); build it with drizzle(pool) from drizzle-orm/mysql2.");
+    throw new TypeError(
+      "drizzleMySqlClient: this Drizzle database has no mysql2 client ($client); build it with drizzle(pool) from drizzle-orm/mysql2.",
+    );
   }
   const { promise } = client as { promise?: (this: unknown) => Pool | Connection };
   return typeof promise === "function" ? Reflect.apply(promise, client, []) : (client as Pool | Connection);

@@ -13,7 +13,8 @@ export type { DrizzleTransaction };
 export function drizzleClient<Db extends DrizzleDatabase>(db: Db): TransactionalSqlClient<DrizzleTransaction<Db>> {
   return {
     ...(driverClient(db.$client) ?? on(db)),
-    transaction: (work) => db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), guardedDrizzle(tx, "postgres"))),
+    transaction: (work) =>
+      db.transaction((tx: DrizzleTransaction<Db>) => work(on(tx as DrizzleDatabase), guardedDrizzle(tx, "postgres"))),
   };
 }
 
@@ -29,7 +30,10 @@ function driverClient(driver: unknown): SqlClient | undefined {
     query?: (text: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
   };
   // postgres.js; `prepare: true` follows its own `prepare` option (off for PgBouncer), as in ./postgres-js.ts.
-  if (typeof unsafe === "function") return { query: async (text, params = []) => ({ rows: await unsafe.call(driver, text, params, { prepare: true }) }) };
+  if (typeof unsafe === "function")
+    return {
+      query: async (text, params = []) => ({ rows: await unsafe.call(driver, text, params, { prepare: true }) }),
+    };
   // A pg Pool or Client, or PGlite: the same query(text, params) the store takes.
   if (typeof query === "function") return { query: (text, params) => query.call(driver, text, params) };
   return undefined;

@@ -35,15 +35,19 @@ function on(db: Knex): SqlClient {
  */
 function positional(text: string, params: unknown[]): { sql: string; bindings: unknown[] } {
   const bindings: unknown[] = [];
-  const sql = text.replace(/\?/g, "\\?").replace(/\$(\d+)/g, (_, n: string) => (bindings.push(params[Number(n) - 1]), "?"));
+  const sql = text
+    .replace(/\?/g, "\\?")
+    .replace(/\$(\d+)/g, (_, n: string) => (bindings.push(params[Number(n) - 1]), "?"));
   return { sql, bindings };
 }
 
 type Scoped = (trx: Knex.Transaction) => unknown;
 
 function guarded(trx: Knex.Transaction): Knex.Transaction {
-  const nested = (name: "transaction" | "savepoint") => (work: Scoped, ...rest: unknown[]) =>
-    (trx[name] as (work: Scoped, ...rest: unknown[]) => unknown)((inner) => work(guarded(inner)), ...rest);
+  const nested =
+    (name: "transaction" | "savepoint") =>
+    (work: Scoped, ...rest: unknown[]) =>
+      (trx[name] as (work: Scoped, ...rest: unknown[]) => unknown)((inner) => work(guarded(inner)), ...rest);
   const members = {
     raw: (sql: string, bindings?: unknown) => {
       refuseTransactionControl(sql);
@@ -61,5 +65,7 @@ function guarded(trx: Knex.Transaction): Knex.Transaction {
     destroy: refusedMember("destroy"),
   };
   // `trx("orders")` builds a query on the transaction; only its members need the guard.
-  return new Proxy(guardObject(trx, members), { apply: (_, __, args: unknown[]): unknown => Reflect.apply(trx, undefined, args) });
+  return new Proxy(guardObject(trx, members), {
+    apply: (_, __, args: unknown[]): unknown => Reflect.apply(trx, undefined, args),
+  });
 }

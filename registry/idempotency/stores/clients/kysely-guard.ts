@@ -14,7 +14,8 @@ export function guardedKysely<DB>(trx: Transaction<DB>, dialect: "postgres" | "m
   });
   return guardObject(trx, {
     getExecutor: () => executor,
-    executeQuery: (query: CompiledQuery | { compile(): CompiledQuery }) => executor.executeQuery("compile" in query ? query.compile() : query),
+    executeQuery: (query: CompiledQuery | { compile(): CompiledQuery }) =>
+      executor.executeQuery("compile" in query ? query.compile() : query),
     startTransaction: refusedMember("startTransaction"),
     // The same transaction under another schema or plugins is guarded too.
     withPlugin: (plugin: KyselyPlugin) => guardedKysely(trx.withPlugin(plugin), dialect),
@@ -26,5 +27,10 @@ export function guardedKysely<DB>(trx: Transaction<DB>, dialect: "postgres" | "m
 
 /** What Kysely's `CompiledQuery.raw` builds, written out so the adapters import only Kysely's types. */
 export function kyselyRawQuery(sql: string, parameters: readonly unknown[]): CompiledQuery<unknown> {
-  return { sql, parameters, query: { kind: "RawNode", sqlFragments: [sql], parameters: [] }, queryId: { queryId: "idempotency-store" } };
+  return {
+    sql,
+    parameters,
+    query: { kind: "RawNode", sqlFragments: [sql], parameters: [] },
+    queryId: { queryId: "idempotency-store" },
+  };
 }

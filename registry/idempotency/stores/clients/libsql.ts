@@ -35,7 +35,10 @@ export function libsqlClient(client: Client): TransactionalSqliteClient<LibsqlTr
   };
 }
 
-async function inTransaction<T>(client: Client, work: (client: SqliteClient, tx: LibsqlTransaction) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  client: Client,
+  work: (client: SqliteClient, tx: LibsqlTransaction) => Promise<T>,
+): Promise<T> {
   const transaction = await client.transaction("write");
   try {
     const result = await work(scoped(transaction), guarded(transaction));
@@ -59,13 +62,19 @@ function scoped(transaction: Transaction): SqliteClient {
 
 /** The operation's statements pass the guard: a COMMIT of its own would commit the record alone. */
 function guarded(transaction: Transaction): LibsqlTransaction {
-  const check = (statement: InStatement) => refuseTransactionControl(typeof statement === "string" ? statement : statement.sql);
+  const check = (statement: InStatement) =>
+    refuseTransactionControl(typeof statement === "string" ? statement : statement.sql);
   return {
     // execute(statement) and execute(sql, args): the text is the first argument either way.
-    execute: (statement: InStatement, ...rest: unknown[]) => (check(statement), (transaction.execute as (...args: unknown[]) => unknown)(statement, ...rest)),
+    execute: (statement: InStatement, ...rest: unknown[]) => (
+      check(statement),
+      (transaction.execute as (...args: unknown[]) => unknown)(statement, ...rest)
+    ),
     batch: (statements: InStatement[]) => (statements.forEach(check), transaction.batch(statements)),
     // Not part of the type: a clear refusal for JavaScript callers and casts.
-    ...Object.fromEntries(["commit", "rollback", "close", "executeMultiple"].map((name) => [name, refusedMember(name)])),
+    ...Object.fromEntries(
+      ["commit", "rollback", "close", "executeMultiple"].map((name) => [name, refusedMember(name)]),
+    ),
   } as LibsqlTransaction;
 }
 

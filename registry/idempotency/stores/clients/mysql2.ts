@@ -44,7 +44,10 @@ export function mysql2Client(db: Pool | Connection): TransactionalMySqlClient<My
 type Ended<T> = { ok: true; result: T; clean: true } | { ok: false; error: unknown; clean: boolean };
 
 /** Never rejects: says how the transaction ended and whether the connection is left clean. */
-async function inTransaction<T>(connection: Connection | PoolConnection, work: (sql: MySqlClient, tx: MySqlTransaction) => Promise<T>): Promise<Ended<T>> {
+async function inTransaction<T>(
+  connection: Connection | PoolConnection,
+  work: (sql: MySqlClient, tx: MySqlTransaction) => Promise<T>,
+): Promise<Ended<T>> {
   try {
     await connection.beginTransaction();
   } catch (error) {
@@ -73,16 +76,19 @@ async function inTransaction<T>(connection: Connection | PoolConnection, work: (
  * and LOCK TABLES, which would commit the record alone, so those are refused with COMMIT and ROLLBACK.
  */
 function guarded(connection: Connection | PoolConnection): MySqlTransaction {
-  const checked = (method: "query" | "execute") => (options: unknown, ...rest: unknown[]) => {
-    refuseTransactionControl(statementText(options), "mysql");
-    const call = Reflect.get(connection, method) as (this: typeof connection, ...args: unknown[]) => unknown;
-    return Reflect.apply(call, connection, [options, ...rest]);
-  };
+  const checked =
+    (method: "query" | "execute") =>
+    (options: unknown, ...rest: unknown[]) => {
+      refuseTransactionControl(statementText(options), "mysql");
+      const call = Reflect.get(connection, method) as (this: typeof connection, ...args: unknown[]) => unknown;
+      return Reflect.apply(call, connection, [options, ...rest]);
+    };
   const transaction: MySqlTransaction = {
     query: checked("query") as MySqlTransaction["query"],
     execute: checked("execute") as MySqlTransaction["execute"],
     escape: (value) => connection.escape(value),
-    escapeId: (value: string | string[]) => (typeof value === "string" ? connection.escapeId(value) : connection.escapeId(value)),
+    escapeId: (value: string | string[]) =>
+      typeof value === "string" ? connection.escapeId(value) : connection.escapeId(value),
     format: (sql, values) => connection.format(sql, values),
   };
   // Not part of the type: a clear refusal for JavaScript callers and casts.

@@ -19,10 +19,20 @@ describe("maintenance on PostgreSQL", () => {
   afterAll(() => db.close());
 
   it("takes and releases the advisory lock around each job, and cleans in batches", async () => {
-    for (let i = 0; i < 5; i++) await handler.execute({ operation: "op", userId: "u", key: `b${i}`, payload: {} }, () => i);
+    for (let i = 0; i < 5; i++)
+      await handler.execute({ operation: "op", userId: "u", key: `b${i}`, payload: {} }, () => i);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await runMaintenanceOnce("cleanup", handler, db, { cleanupLimit: 2 })).toEqual({ job: "cleanup", ran: true, deleted: 5 });
-    expect(await runMaintenanceOnce("recover", handler, db)).toEqual({ job: "recover", ran: true, released: 0, poisoned: 0 });
+    expect(await runMaintenanceOnce("cleanup", handler, db, { cleanupLimit: 2 })).toEqual({
+      job: "cleanup",
+      ran: true,
+      deleted: 5,
+    });
+    expect(await runMaintenanceOnce("recover", handler, db)).toEqual({
+      job: "recover",
+      ran: true,
+      released: 0,
+      poisoned: 0,
+    });
     const { rows } = await db.query("SELECT count(*)::int AS held FROM pg_locks WHERE locktype = 'advisory'");
     expect(rows).toEqual([{ held: 0 }]);
   });

@@ -53,7 +53,10 @@ export function pgClient(db: Pool | Client): TransactionalSqlClient<PgTransactio
 type Ended<T> = { ok: true; result: T; clean: true } | { ok: false; error: unknown; clean: boolean };
 
 /** Never rejects: says how the transaction ended and whether the connection is left clean. */
-async function inTransaction<T>(connection: PoolClient | Client, work: (sql: SqlClient, tx: PgTransaction) => Promise<T>): Promise<Ended<T>> {
+async function inTransaction<T>(
+  connection: PoolClient | Client,
+  work: (sql: SqlClient, tx: PgTransaction) => Promise<T>,
+): Promise<Ended<T>> {
   try {
     await connection.query("BEGIN");
   } catch (error) {

@@ -33,16 +33,25 @@ export type PrismaTransaction<Client extends PrismaLike> = Parameters<Parameters
  * const store = new PostgresStore(prismaClient(prisma, { pool, timeout: 30_000 }));
  * await handler.executeInTransaction(scope, ({ tx }) => tx.order.create({ data: order }));
  */
-export function prismaClient<Client extends PrismaLike>(prisma: Client, options: PrismaClientOptions = {}): TransactionalSqlClient<PrismaTransaction<Client>> {
+export function prismaClient<Client extends PrismaLike>(
+  prisma: Client,
+  options: PrismaClientOptions = {},
+): TransactionalSqlClient<PrismaTransaction<Client>> {
   const { pool, ...limits } = options;
   return {
     query: pool ? (text, params) => pool.query(text, params) : on(prisma).query,
-    transaction: async (work) => prisma.$transaction((tx: PrismaTransaction<Client>) => work(on(tx as Pick<PrismaLike, "$queryRawUnsafe">), guarded(tx)), limits),
+    transaction: async (work) =>
+      prisma.$transaction(
+        (tx: PrismaTransaction<Client>) => work(on(tx as Pick<PrismaLike, "$queryRawUnsafe">), guarded(tx)),
+        limits,
+      ),
   };
 }
 
 function on(prisma: Pick<PrismaLike, "$queryRawUnsafe">): SqlClient {
-  return { query: async (text, params = []) => ({ rows: (await prisma.$queryRawUnsafe(text, ...params)) as unknown[] }) };
+  return {
+    query: async (text, params = []) => ({ rows: (await prisma.$queryRawUnsafe(text, ...params)) as unknown[] }),
+  };
 }
 
 type RawCall = (query: unknown, ...values: unknown[]) => unknown;
@@ -51,7 +60,10 @@ type RawCall = (query: unknown, ...values: unknown[]) => unknown;
 function guarded<Tx extends object>(tx: Tx): Tx {
   const raw = (name: string, text: (query: unknown, values: unknown[]) => unknown) => {
     const call = (tx as unknown as Record<string, RawCall>)[name] as RawCall;
-    return (query: unknown, ...values: unknown[]) => (refuseTransactionControl(text(query, values)), call.call(tx, query, ...values));
+    return (query: unknown, ...values: unknown[]) => (
+      refuseTransactionControl(text(query, values)),
+      call.call(tx, query, ...values)
+    );
   };
   const unsafe = (query: unknown) => query;
   return guardObject(tx, {

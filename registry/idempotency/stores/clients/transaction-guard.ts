@@ -28,20 +28,32 @@ export class TransactionControlError extends Error {
  * refuseTransactionControl("insert into audit values (1); commit"); // throws: two statements
  */
 export function refuseTransactionControl(text: unknown, dialect: "postgres" | "mysql" = "postgres"): void {
-  if (typeof text !== "string") throw new TransactionControlError("this call carries no SQL text the transaction guard can check; pass the statement as text.");
+  if (typeof text !== "string")
+    throw new TransactionControlError(
+      "this call carries no SQL text the transaction guard can check; pass the statement as text.",
+    );
   // MySQL runs the text of /*! ... */ (MariaDB: /*M! ... */) as SQL, where the lexer below sees a comment.
   if (dialect === "mysql" && /\/\*M?!/i.test(text)) {
-    throw new TransactionControlError(`an executable comment (/*! ... */) is refused inside the operation's transaction ("${preview(text)}").`);
+    throw new TransactionControlError(
+      `an executable comment (/*! ... */) is refused inside the operation's transaction ("${preview(text)}").`,
+    );
   }
   // With a backslash in it, lexed twice: with standard strings and with backslash escapes (E'...', or
   // standard_conforming_strings off), so a quote only one reading ends can never hide a statement.
   for (const backslashEscapes of text.includes("\\") ? [false, true] : [false]) {
     const statements = statementHeads(text, backslashEscapes);
     if (statements.length > 1) {
-      throw new TransactionControlError(`the operation's transaction runs one statement per call, and this text holds ${statements.length} ("${preview(text)}").`);
+      throw new TransactionControlError(
+        `the operation's transaction runs one statement per call, and this text holds ${statements.length} ("${preview(text)}").`,
+      );
     }
-    const refused = statements[0] && (controlStatement(statements[0]) ?? (dialect === "mysql" ? implicitCommit(statements[0]) : undefined));
-    if (refused) throw new TransactionControlError(`${refused} is refused inside the operation's transaction ("${preview(text)}").`);
+    const refused =
+      statements[0] &&
+      (controlStatement(statements[0]) ?? (dialect === "mysql" ? implicitCommit(statements[0]) : undefined));
+    if (refused)
+      throw new TransactionControlError(
+        `${refused} is refused inside the operation's transaction ("${preview(text)}").`,
+      );
   }
 }
 
@@ -60,7 +72,9 @@ export function refusedObject(name: string): object {
       get(_, member) {
         // Not thenable, not inspectable: `await` and console.log see an empty object.
         if (typeof member === "symbol" || member === "then") return undefined;
-        throw new TransactionControlError(`tx.${name} holds the transaction's connection and is refused inside the operation's transaction.`);
+        throw new TransactionControlError(
+          `tx.${name} holds the transaction's connection and is refused inside the operation's transaction.`,
+        );
       },
     },
   );
@@ -84,8 +98,15 @@ export function guardObject<T extends object>(target: T, members: Record<string,
  * The text a tagged template builds: `fragment(value)` gives a nested fragment's text (raw SQL a
  * client inlines), undefined for a value, which stands as its $n.
  */
-export function templateText(strings: readonly string[], values: readonly unknown[], fragment: (value: unknown) => string | undefined): string {
-  return strings.reduce((text, part, i) => (i === 0 ? part : `${text}${fragment(values[i - 1]) ?? `$${i}`}${part}`), "");
+export function templateText(
+  strings: readonly string[],
+  values: readonly unknown[],
+  fragment: (value: unknown) => string | undefined,
+): string {
+  return strings.reduce(
+    (text, part, i) => (i === 0 ? part : `${text}${fragment(values[i - 1]) ?? `$${i}`}${part}`),
+    "",
+  );
 }
 
 /** The transaction-control command a statement starts with (by its first words), if any. */
@@ -123,8 +144,25 @@ function implicitCommit([first, second, third]: string[]): string | undefined {
 }
 
 const IMPLICIT_COMMIT = new Set([
-  "ALTER", "CREATE", "DROP", "RENAME", "TRUNCATE", "LOCK", "UNLOCK", "GRANT", "REVOKE",
-  "ANALYZE", "OPTIMIZE", "REPAIR", "CHECK", "FLUSH", "RESET", "XA", "INSTALL", "UNINSTALL", "CACHE",
+  "ALTER",
+  "CREATE",
+  "DROP",
+  "RENAME",
+  "TRUNCATE",
+  "LOCK",
+  "UNLOCK",
+  "GRANT",
+  "REVOKE",
+  "ANALYZE",
+  "OPTIMIZE",
+  "REPAIR",
+  "CHECK",
+  "FLUSH",
+  "RESET",
+  "XA",
+  "INSTALL",
+  "UNINSTALL",
+  "CACHE",
 ]);
 
 /**

@@ -25,7 +25,8 @@ export function typeormClient(dataSource: DataSource): TransactionalSqlClient<En
         await runner.release();
       }
     },
-    transaction: (work) => dataSource.transaction((manager) => work(on(manager.queryRunner as QueryRunner), guarded(manager))),
+    transaction: (work) =>
+      dataSource.transaction((manager) => work(on(manager.queryRunner as QueryRunner), guarded(manager))),
   };
 }
 
@@ -40,7 +41,11 @@ function guarded(manager: EntityManager): EntityManager {
     sql: (strings: TemplateStringsArray, ...values: unknown[]) => {
       // TypeORM inlines what a function returns as raw SQL: call each once, check, and hand over the results.
       const settled = values.map((value) => (typeof value === "function" ? memo((value as () => unknown)()) : value));
-      refuseTransactionControl(templateText(strings, settled, (value) => (typeof value === "function" ? inlined((value as () => unknown)()) : undefined)));
+      refuseTransactionControl(
+        templateText(strings, settled, (value) =>
+          typeof value === "function" ? inlined((value as () => unknown)()) : undefined,
+        ),
+      );
       return manager.sql(strings, ...settled);
     },
     transaction: (...args: unknown[]) => {

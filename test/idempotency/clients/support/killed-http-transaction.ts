@@ -4,10 +4,18 @@ import { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import { transactionalApps, type AdapterName, type Queryable } from "./transactional-apps";
 import { openTransactionalClient, type TransactionalClientName } from "./transactional-kinds";
 
-const [adapter, client, location, table, writes, key] = process.argv.slice(2) as [AdapterName, TransactionalClientName, string, string, string, string];
+const [adapter, client, location, table, writes, key] = process.argv.slice(2) as [
+  AdapterName,
+  TransactionalClientName,
+  string,
+  string,
+  string,
+  string,
+];
 const opened = await openTransactionalClient(client, location);
 // Every decision goes to stdout, so the parent can see that none claimed a commit.
-const line = (level: string) => (obj: object, msg: string) => void process.stdout.write(`${JSON.stringify({ level, msg, ...obj })}\n`);
+const line = (level: string) => (obj: object, msg: string) =>
+  void process.stdout.write(`${JSON.stringify({ level, msg, ...obj })}\n`);
 const logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
 const handler = new IdempotencyHandler(opened.store(table), undefined, { logger }) as IdempotencyHandler<Queryable>;
 const app = await transactionalApps[adapter](handler, async (tx, routeKey) => {

@@ -12,7 +12,12 @@ import { idempotent as fastifyIdempotent } from "@/blocks/idempotency/adapters/f
 import { idempotent as fetchIdempotent, withIdempotency } from "@/blocks/idempotency/adapters/fetch";
 import { idempotent as honoIdempotent } from "@/blocks/idempotency/adapters/hono";
 import { idempotent as koaIdempotent } from "@/blocks/idempotency/adapters/koa";
-import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor, RunContext } from "@/blocks/idempotency/adapters/nestjs";
+import {
+  IDEMPOTENCY_HANDLER,
+  Idempotent,
+  IdempotencyInterceptor,
+  RunContext,
+} from "@/blocks/idempotency/adapters/nestjs";
 import type { IdempotencyHandler } from "@/blocks/idempotency/handler";
 import type { RouteResult } from "@/blocks/idempotency/http/http-response";
 import type { TransactionContext } from "@/blocks/idempotency/operation-context";
@@ -22,26 +27,57 @@ export type Queryable = { query(text: string, params?: unknown[]): Promise<unkno
 /** The route's logic: a write on the transaction the route was handed, then its answer (or a throw). */
 export type Logic = (tx: Queryable, key: string, amount: number) => Promise<RouteResult>;
 export type Reply = { status: number; text: string };
-export type TransactionalApp = { post(key: string | undefined, body: { amount: number }): Promise<Reply>; close(): Promise<void> };
+export type TransactionalApp = {
+  post(key: string | undefined, body: { amount: number }): Promise<Reply>;
+  close(): Promise<void>;
+};
 type Start = (handler: IdempotencyHandler<Queryable>, logic: Logic) => Promise<TransactionalApp>;
 
 const getUserId = () => "u_1";
 const amountOf = (body: unknown) => (body as { amount: number }).amount;
-const jsonHeaders = (key: string | undefined): Record<string, string> => ({ "content-type": "application/json", ...(key === undefined ? {} : { "idempotency-key": key }) });
+const jsonHeaders = (key: string | undefined): Record<string, string> => ({
+  "content-type": "application/json",
+  ...(key === undefined ? {} : { "idempotency-key": key }),
+});
 
-export const ADAPTERS = ["express", "fastify", "hono", "koa", "nestjs", "fetch idempotent", "fetch withIdempotency"] as const;
+export const ADAPTERS = [
+  "express",
+  "fastify",
+  "hono",
+  "koa",
+  "nestjs",
+  "fetch idempotent",
+  "fetch withIdempotency",
+] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
 
 export const transactionalApps: Record<AdapterName, Start> = {
   async express(handler, logic) {
     const app = express();
-    app.post("/orders", express.json(), expressIdempotent(handler, { getUserId, transaction: true, run: (req, { tx, key }) => logic(tx, key.key, amountOf(req.body)) }));
-    app.use(((err, _req, res, _next) => void res.status(500).json({ error: String(err) })) as express.ErrorRequestHandler);
+    app.post(
+      "/orders",
+      express.json(),
+      expressIdempotent(handler, {
+        getUserId,
+        transaction: true,
+        run: (req, { tx, key }) => logic(tx, key.key, amountOf(req.body)),
+      }),
+    );
+    app.use(
+      ((err, _req, res, _next) => void res.status(500).json({ error: String(err) })) as express.ErrorRequestHandler,
+    );
     return listening(await listen(app));
   },
   async fastify(handler, logic) {
     const app = Fastify();
-    app.post("/orders", fastifyIdempotent(handler, { getUserId, transaction: true, run: (request, _reply, { tx, key }) => logic(tx, key.key, amountOf(request.body)) }));
+    app.post(
+      "/orders",
+      fastifyIdempotent(handler, {
+        getUserId,
+        transaction: true,
+        run: (request, _reply, { tx, key }) => logic(tx, key.key, amountOf(request.body)),
+      }),
+    );
     await app.ready();
     return {
       async post(key, body) {
@@ -53,7 +89,14 @@ export const transactionalApps: Record<AdapterName, Start> = {
   },
   async hono(handler, logic) {
     const app = new Hono();
-    app.post("/orders", honoIdempotent(handler, { getUserId, transaction: true, run: async (c, { tx, key }) => logic(tx, key.key, amountOf(await c.req.json())) }));
+    app.post(
+      "/orders",
+      honoIdempotent(handler, {
+        getUserId,
+        transaction: true,
+        run: async (c, { tx, key }) => logic(tx, key.key, amountOf(await c.req.json())),
+      }),
+    );
     app.onError((err, c) => c.json({ error: String(err) }, 500));
     return fetchApp((request) => app.request(request));
   },
@@ -63,7 +106,8 @@ export const transactionalApps: Record<AdapterName, Start> = {
       try {
         const chunks: Buffer[] = [];
         for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-        (ctx.request as { body?: unknown }).body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
+        (ctx.request as { body?: unknown }).body =
+          chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
         await next();
       } catch (err) {
         ctx.status = 500;
@@ -71,7 +115,14 @@ export const transactionalApps: Record<AdapterName, Start> = {
       }
     });
     const router = new Router();
-    router.post("/orders", koaIdempotent(handler, { getUserId, transaction: true, run: (ctx, { tx, key }) => logic(tx, key.key, amountOf((ctx.request as { body?: unknown }).body)) }));
+    router.post(
+      "/orders",
+      koaIdempotent(handler, {
+        getUserId,
+        transaction: true,
+        run: (ctx, { tx, key }) => logic(tx, key.key, amountOf((ctx.request as { body?: unknown }).body)),
+      }),
+    );
     app.use(router.routes());
     return listening(app.listen(0, "127.0.0.1"));
   },
@@ -80,7 +131,11 @@ export const transactionalApps: Record<AdapterName, Start> = {
     class OrdersController {
       @Post()
       @Idempotent({ getUserId, transaction: true })
-      async create(@Body() body: { amount: number }, @Res({ passthrough: true }) res: { status(code: number): unknown }, @RunContext() ctx: TransactionContext<Queryable>) {
+      async create(
+        @Body() body: { amount: number },
+        @Res({ passthrough: true }) res: { status(code: number): unknown },
+        @RunContext() ctx: TransactionContext<Queryable>,
+      ) {
         const result = await logic(ctx.tx, ctx.key.key, body.amount);
         res.status(result.status ?? 200);
         return result.body;
@@ -105,14 +160,22 @@ export const transactionalApps: Record<AdapterName, Start> = {
       transaction: true,
       run: async (request, _context, { tx, key }) => logic(tx, key.key, amountOf(await request.json())),
     });
-    return fetchApp(async (request) => route(request, undefined).catch((err: unknown) => Response.json({ error: String(err) }, { status: 500 })));
+    return fetchApp(async (request) =>
+      route(request, undefined).catch((err: unknown) => Response.json({ error: String(err) }, { status: 500 })),
+    );
   },
   async "fetch withIdempotency"(handler, logic) {
-    const route = withIdempotency(handler, { getUserId, getOperation: () => "POST /orders", transaction: true }, async (request, _context: undefined, { tx, key }) => {
-      const result = await logic(tx, key.key, amountOf(await request.json()));
-      return Response.json(result.body, { status: result.status ?? 200 });
-    });
-    return fetchApp(async (request) => route(request, undefined).catch((err: unknown) => Response.json({ error: String(err) }, { status: 500 })));
+    const route = withIdempotency(
+      handler,
+      { getUserId, getOperation: () => "POST /orders", transaction: true },
+      async (request, _context: undefined, { tx, key }) => {
+        const result = await logic(tx, key.key, amountOf(await request.json()));
+        return Response.json(result.body, { status: result.status ?? 200 });
+      },
+    );
+    return fetchApp(async (request) =>
+      route(request, undefined).catch((err: unknown) => Response.json({ error: String(err) }, { status: 500 })),
+    );
   },
 };
 
@@ -137,7 +200,13 @@ function listening(server: Server): TransactionalApp {
 function fetchApp(handle: (request: Request) => Response | Promise<Response>): TransactionalApp {
   return {
     async post(key, body) {
-      const res = await handle(new Request("http://localhost/orders", { method: "POST", headers: jsonHeaders(key), body: JSON.stringify(body) }));
+      const res = await handle(
+        new Request("http://localhost/orders", {
+          method: "POST",
+          headers: jsonHeaders(key),
+          body: JSON.stringify(body),
+        }),
+      );
       return { status: res.status, text: await res.text() };
     },
     close: async () => {},

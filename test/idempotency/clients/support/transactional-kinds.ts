@@ -15,7 +15,8 @@ import { dropTables } from "../../support/services";
 
 export type TransactionalStoreUnderTest = TransactionalStore<unknown> & { createSchema(): Promise<void> };
 
-type MySqlClientName = "mysql2-pool" | "mysql2-connection" | "drizzle-mysql2" | "drizzle-mysql2-connection" | "kysely-mysql2";
+type MySqlClientName =
+  "mysql2-pool" | "mysql2-connection" | "drizzle-mysql2" | "drizzle-mysql2-connection" | "kysely-mysql2";
 type SqliteClientName = "better-sqlite3" | "libsql";
 export type TransactionalClientName = ClientName | MySqlClientName | SqliteClientName;
 
@@ -35,7 +36,10 @@ export type OpenedTransactionalClient = {
 };
 
 /** Opens one client by name: the suites and the SIGKILL children use the same code. */
-export async function openTransactionalClient(name: TransactionalClientName, location: string): Promise<OpenedTransactionalClient> {
+export async function openTransactionalClient(
+  name: TransactionalClientName,
+  location: string,
+): Promise<OpenedTransactionalClient> {
   switch (name) {
     case "mysql2-pool":
     case "mysql2-connection":
@@ -49,7 +53,8 @@ export async function openTransactionalClient(name: TransactionalClientName, loc
     default: {
       const opened = await openClient(name, location);
       return {
-        store: (table, wrap = (c) => c) => new PostgresStore(wrap(opened.client), { table }) as TransactionalStoreUnderTest,
+        store: (table, wrap = (c) => c) =>
+          new PostgresStore(wrap(opened.client), { table }) as TransactionalStoreUnderTest,
         write: (tx, table, key) => opened.write(tx, table, key),
         raw: (tx, text) => opened.raw(tx, text),
         escapes: opened.escapes,
@@ -62,14 +67,19 @@ export async function openTransactionalClient(name: TransactionalClientName, loc
 
 async function openMySqlClient(name: MySqlClientName, location: string): Promise<OpenedTransactionalClient> {
   const mysql = await import("mysql2/promise");
-  const store = (client: TransactionalMySqlClient<unknown>) => (table: string, wrap: <C extends object>(client: C) => C = (c) => c) =>
-    new MySqlStore(wrap(client), { table }) as TransactionalStoreUnderTest;
+  const store =
+    (client: TransactionalMySqlClient<unknown>) =>
+    (table: string, wrap: <C extends object>(client: C) => C = (c) => c) =>
+      new MySqlStore(wrap(client), { table }) as TransactionalStoreUnderTest;
   type Tx = { query(sql: string, values?: unknown[]): Promise<unknown> };
   switch (name) {
     case "mysql2-pool":
     case "mysql2-connection": {
       const { mysql2Client } = await import("@/blocks/idempotency/stores/clients/mysql2");
-      const db = name === "mysql2-pool" ? mysql.createPool({ uri: location, connectionLimit: 10 }) : await mysql.createConnection({ uri: location });
+      const db =
+        name === "mysql2-pool"
+          ? mysql.createPool({ uri: location, connectionLimit: 10 })
+          : await mysql.createConnection({ uri: location });
       return {
         store: store(mysql2Client(db)),
         write: (tx, table, key) => (tx as Tx).query(`INSERT INTO ${table} (\`key\`) VALUES (?)`, [key]),
@@ -83,9 +93,19 @@ async function openMySqlClient(name: MySqlClientName, location: string): Promise
       const { drizzle } = await import("drizzle-orm/mysql2");
       const { int, mysqlTable, varchar } = await import("drizzle-orm/mysql-core");
       const { drizzleMySqlClient } = await import("@/blocks/idempotency/stores/clients/drizzle-mysql");
-      const driver = name === "drizzle-mysql2" ? mysql.createPool({ uri: location, connectionLimit: 10 }) : await mysql.createConnection({ uri: location });
-      const writes = (table: string) => mysqlTable(table, { id: int("id").autoincrement().primaryKey(), key: varchar("key", { length: 200 }).notNull() });
-      type DrizzleTx = { insert(table: ReturnType<typeof writes>): { values(row: { key: string }): Promise<unknown> }; execute(text: string): Promise<unknown> };
+      const driver =
+        name === "drizzle-mysql2"
+          ? mysql.createPool({ uri: location, connectionLimit: 10 })
+          : await mysql.createConnection({ uri: location });
+      const writes = (table: string) =>
+        mysqlTable(table, {
+          id: int("id").autoincrement().primaryKey(),
+          key: varchar("key", { length: 200 }).notNull(),
+        });
+      type DrizzleTx = {
+        insert(table: ReturnType<typeof writes>): { values(row: { key: string }): Promise<unknown> };
+        execute(text: string): Promise<unknown>;
+      };
       return {
         store: store(drizzleMySqlClient(drizzle(driver))),
         write: (tx, table, key) => (tx as DrizzleTx).insert(writes(table)).values({ key }),
@@ -98,7 +118,9 @@ async function openMySqlClient(name: MySqlClientName, location: string): Promise
       const { createPool } = await import("mysql2");
       const { Kysely, MysqlDialect, sql } = await import("kysely");
       const { kyselyMySqlClient } = await import("@/blocks/idempotency/stores/clients/kysely-mysql");
-      const db = new Kysely<Record<string, { key: string }>>({ dialect: new MysqlDialect({ pool: createPool({ uri: location, connectionLimit: 10 }) }) });
+      const db = new Kysely<Record<string, { key: string }>>({
+        dialect: new MysqlDialect({ pool: createPool({ uri: location, connectionLimit: 10 }) }),
+      });
       type Trx = Parameters<Parameters<ReturnType<typeof db.transaction>["execute"]>[0]>[0];
       return {
         store: store(kyselyMySqlClient(db)),
@@ -170,13 +192,19 @@ export type TransactionalKind = {
 };
 
 function postgresObserver(sql: SqlClient, separate: boolean, close: () => Promise<void>): Observer {
-  const first = async (text: string, params: unknown[]) => (await sql.query(text, params)).rows[0] as Record<string, unknown> | undefined;
+  const first = async (text: string, params: unknown[]) =>
+    (await sql.query(text, params)).rows[0] as Record<string, unknown> | undefined;
   return {
     separate,
-    createWrites: async (writes) => void (await sql.query(`CREATE TABLE ${writes} (id SERIAL PRIMARY KEY, key TEXT NOT NULL)`)),
-    writesOf: async (writes, key) => Number((await first(`SELECT count(*)::int AS n FROM ${writes} WHERE key = $1`, [key]))?.n),
-    recordOf: async (table, key) => (await first(`SELECT status, response FROM ${table} WHERE key = $1`, [key])) as { status: string; response: string | null } | undefined,
-    retryCount: async (table, key) => Number((await first(`SELECT retry_count FROM ${table}_retries WHERE key = $1`, [key]))?.retry_count ?? 0),
+    createWrites: async (writes) =>
+      void (await sql.query(`CREATE TABLE ${writes} (id SERIAL PRIMARY KEY, key TEXT NOT NULL)`)),
+    writesOf: async (writes, key) =>
+      Number((await first(`SELECT count(*)::int AS n FROM ${writes} WHERE key = $1`, [key]))?.n),
+    recordOf: async (table, key) =>
+      (await first(`SELECT status, response FROM ${table} WHERE key = $1`, [key])) as
+        { status: string; response: string | null } | undefined,
+    retryCount: async (table, key) =>
+      Number((await first(`SELECT retry_count FROM ${table}_retries WHERE key = $1`, [key]))?.retry_count ?? 0),
     transactionIds: async (table, writes, key) => [
       (await first(`SELECT xmin::text AS xid FROM ${table} WHERE key = $1`, [key]))?.xid,
       (await first(`SELECT xmin::text AS xid FROM ${writes} WHERE key = $1`, [key]))?.xid,
@@ -192,12 +220,19 @@ function postgresObserver(sql: SqlClient, separate: boolean, close: () => Promis
 async function mysqlObserver(url: string): Promise<Observer> {
   const mysql = await import("mysql2/promise");
   const pool = mysql.createPool({ uri: url, connectionLimit: 2 });
-  const first = async (sql: string, args: unknown[] = []) => ((await pool.query(sql, args))[0] as Array<Record<string, unknown>>)[0];
+  const first = async (sql: string, args: unknown[] = []) =>
+    ((await pool.query(sql, args))[0] as Array<Record<string, unknown>>)[0];
   return {
     separate: true,
-    createWrites: async (writes) => void (await pool.query(`CREATE TABLE ${writes} (id INT AUTO_INCREMENT PRIMARY KEY, \`key\` VARCHAR(200) NOT NULL) ENGINE = InnoDB`)),
-    writesOf: async (writes, key) => Number((await first(`SELECT COUNT(*) AS n FROM ${writes} WHERE \`key\` = ?`, [key]))?.n),
-    recordOf: async (table, key) => (await first(`SELECT status, response FROM ${table} WHERE \`key\` = ?`, [key])) as { status: string; response: string | null } | undefined,
+    createWrites: async (writes) =>
+      void (await pool.query(
+        `CREATE TABLE ${writes} (id INT AUTO_INCREMENT PRIMARY KEY, \`key\` VARCHAR(200) NOT NULL) ENGINE = InnoDB`,
+      )),
+    writesOf: async (writes, key) =>
+      Number((await first(`SELECT COUNT(*) AS n FROM ${writes} WHERE \`key\` = ?`, [key]))?.n),
+    recordOf: async (table, key) =>
+      (await first(`SELECT status, response FROM ${table} WHERE \`key\` = ?`, [key])) as
+        { status: string; response: string | null } | undefined,
     // The counters are keyed by the scope's hash alone; each test has a table of its own.
     retryCount: async (table) => Number((await first(`SELECT retry_count FROM ${table}_retries`))?.retry_count ?? 0),
     async dropAll(table, writes) {
@@ -212,12 +247,15 @@ async function sqliteObserver(file: string): Promise<Observer> {
   const { default: Database } = await import("better-sqlite3");
   const db = new Database(file, { timeout: 10_000 });
   db.pragma("journal_mode = WAL");
-  const first = (sql: string, args: unknown[] = []) => db.prepare(sql).get(...args) as Record<string, unknown> | undefined;
+  const first = (sql: string, args: unknown[] = []) =>
+    db.prepare(sql).get(...args) as Record<string, unknown> | undefined;
   return {
     separate: true,
     createWrites: async (writes) => void db.exec(`CREATE TABLE ${writes} (id INTEGER PRIMARY KEY, key TEXT NOT NULL)`),
     writesOf: async (writes, key) => Number(first(`SELECT COUNT(*) AS n FROM ${writes} WHERE key = ?`, [key])?.n),
-    recordOf: async (table, key) => first(`SELECT status, response FROM ${table} WHERE key = ?`, [key]) as { status: string; response: string | null } | undefined,
+    recordOf: async (table, key) =>
+      first(`SELECT status, response FROM ${table} WHERE key = ?`, [key]) as
+        { status: string; response: string | null } | undefined,
     retryCount: async (table) => Number(first(`SELECT retry_count FROM ${table}_retries`)?.retry_count ?? 0),
     async dropAll(table, writes) {
       db.exec(`DROP TABLE IF EXISTS ${writes}`);
@@ -258,7 +296,9 @@ export const transactionalKinds: TransactionalKind[] = [
     inProcess: kind.database === "pglite",
     location: kind.database === "pglite" ? "" : (databaseUrl ?? ""),
     observer: async (opened: OpenedTransactionalClient) =>
-      kind.database === "pglite" ? postgresObserver(opened.sql as SqlClient, false, async () => {}) : postgresPoolObserver(databaseUrl ?? ""),
+      kind.database === "pglite"
+        ? postgresObserver(opened.sql as SqlClient, false, async () => {})
+        : postgresPoolObserver(databaseUrl ?? ""),
   })),
   ...(mysqlUrl ? ON_MYSQL : []).map(([client, label]) => ({
     name: `MySqlStore on ${label} (MYSQL_URL)`,
@@ -271,6 +311,14 @@ export const transactionalKinds: TransactionalKind[] = [
   })),
   ...(["better-sqlite3", "libsql"] as const).map((client) => {
     const location = sqliteFile();
-    return { name: `SqliteStore on ${client} (file)`, client, dialect: "sqlite" as const, oneConnection: true, inProcess: false, location, observer: () => sqliteObserver(location) };
+    return {
+      name: `SqliteStore on ${client} (file)`,
+      client,
+      dialect: "sqlite" as const,
+      oneConnection: true,
+      inProcess: false,
+      location,
+      observer: () => sqliteObserver(location),
+    };
   }),
 ];
