@@ -14,7 +14,7 @@ export const DECLARATION_FILE = "block.json";
  *
  * @example
  * deriveFiles("/repo/registry", "logger", ["express", "hono"]);
- * // [{ path: "logger/README.md" }, ..., { path: "logger/middleware/hono.ts", framework: "hono" }]
+ * // [{ path: "logger/README.md" }, ..., { path: "logger/adapters/hono.ts", framework: "hono" }]
  */
 export function deriveFiles(root: string, block: string, frameworks: readonly string[]): RegistryFile[] {
   return listFiles(path.join(root, block))

@@ -1,4 +1,4 @@
-// The logger block's public surface. Framework middlewares live in ./middleware/<framework>.
+// The logger block's public surface. Framework middlewares live in ./adapters/<framework>, as in every block.
 export { createLogger, logger, REDACT_PATHS } from "./logger";
 export { serializeError } from "./redact-error";
 export { getLoggerContext, runWithLoggerContext } from "./context";

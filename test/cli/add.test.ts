@@ -182,7 +182,7 @@ describe("blocks add", () => {
     const result = await add(dir, { blocks: ["logger"] });
     expect(result.blocks).toEqual(["logger"]);
     expect(result.migrations).toEqual([]);
-    expect(result.files.map((file) => file.target)).toContain("src/blocks/logger/middleware/hono.ts");
+    expect(result.files.map((file) => file.target)).toContain("src/blocks/logger/adapters/hono.ts");
     expect(result.files.some((file) => file.target.includes("middleware/express"))).toBe(false);
     expect(result.dependencies.dependencies).toEqual(["pino@^10.4.0"]);
   });

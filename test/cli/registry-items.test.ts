@@ -93,8 +93,8 @@ describe("blocks add <file-or-url>", () => {
     const dir = await initialised();
     const result = await runAdd({ blocks: [path.join(out, "logger.json")], cwd: dir, yes: true, install: false });
     expect(result.blocks).toEqual(["logger"]);
-    expect(result.files.map((file) => file.target)).toContain("src/blocks/logger/middleware/hono.ts");
-    expect(result.files.map((file) => file.target)).not.toContain("src/blocks/logger/middleware/express.ts");
+    expect(result.files.map((file) => file.target)).toContain("src/blocks/logger/adapters/hono.ts");
+    expect(result.files.map((file) => file.target)).not.toContain("src/blocks/logger/adapters/express.ts");
     const lock = JSON.parse(readFileSync(path.join(dir, "blocks.lock.json"), "utf8"));
     expect(Object.keys(lock.blocks.logger.files)).toContain("src/blocks/logger/logger.ts");
   });

@@ -24,8 +24,8 @@ describe("the derived registry", async () => {
       path: "idempotency/adapters/express.ts",
       framework: "express",
     });
-    expect(tagFile("logger/middleware/koa.test.ts", frameworks)).toEqual({
-      path: "logger/middleware/koa.test.ts",
+    expect(tagFile("logger/adapters/koa.test.ts", frameworks)).toEqual({
+      path: "logger/adapters/koa.test.ts",
       framework: "koa",
       test: true,
     });

@@ -126,7 +126,7 @@ describe("registry items and blocks doctor (built CLI)", () => {
     const fromFile = await blocks(project.dir, ["add", path.join(out, "logger.json"), "--yes"]);
     expect(fromFile.exitCode, fromFile.stderr).toBe(0);
     expect(existsSync(path.join(project.dir, "src/blocks/idempotency/adapters/hono.ts"))).toBe(true);
-    expect(existsSync(path.join(project.dir, "src/blocks/logger/middleware/hono.ts"))).toBe(true);
+    expect(existsSync(path.join(project.dir, "src/blocks/logger/adapters/hono.ts"))).toBe(true);
     const tsc = await inProject(project.dir, "tsc", ["--noEmit"]);
     expect(tsc.exitCode, tsc.stdout).toBe(0);
   });

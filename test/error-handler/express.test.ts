@@ -2,7 +2,7 @@
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/express";
-import { requestId } from "@/blocks/logger/middleware/express";
+import { requestId } from "@/blocks/logger/adapters/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo, serveDuringSuite } from "./support/http";
 import {

@@ -2,7 +2,7 @@
 import Fastify from "fastify";
 import { beforeAll, describe, expect, it } from "vitest";
 import { problemDetailsPlugin } from "@/blocks/error-handler/adapters/fastify";
-import { requestIdPlugin } from "@/blocks/logger/middleware/fastify";
+import { requestIdPlugin } from "@/blocks/logger/adapters/fastify";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import {
   expectProblem,

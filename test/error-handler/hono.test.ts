@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { validator } from "hono/validator";
 import { describe } from "vitest";
 import { problemDetails } from "@/blocks/error-handler/adapters/hono";
-import { requestId } from "@/blocks/logger/middleware/hono";
+import { requestId } from "@/blocks/logger/adapters/hono";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { answerOf } from "./support/http";
 import {

@@ -22,7 +22,7 @@ import { idempotency as honoIdempotency } from "@/blocks/idempotency/adapters/ho
 import { idempotent as koaIdempotent } from "@/blocks/idempotency/adapters/koa";
 import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor } from "@/blocks/idempotency/adapters/nestjs";
 import { deferred } from "@/blocks/idempotency/testing/deferred";
-import { requestId } from "@/blocks/logger/middleware/hono";
+import { requestId } from "@/blocks/logger/adapters/hono";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { withRateLimit } from "@/blocks/rate-limiter/adapters/fetch";
 import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";

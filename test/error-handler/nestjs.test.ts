@@ -13,7 +13,7 @@ import { NestFactory } from "@nestjs/core";
 import { FastifyAdapter } from "@nestjs/platform-fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProblemDetailsFilter } from "@/blocks/error-handler/adapters/nestjs";
-import { requestId } from "@/blocks/logger/middleware/express";
+import { requestId } from "@/blocks/logger/adapters/express";
 import { captureLogs } from "@/blocks/logger/testing/capture-logs";
 import { sendTo } from "./support/http";
 import {

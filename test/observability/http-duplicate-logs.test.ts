@@ -11,9 +11,9 @@ import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
 import * as expressAdapter from "@/blocks/idempotency/adapters/express";
 import * as fastifyAdapter from "@/blocks/idempotency/adapters/fastify";
 import * as honoAdapter from "@/blocks/idempotency/adapters/hono";
-import { requestId as expressRequestId } from "@/blocks/logger/middleware/express";
-import { requestIdPlugin } from "@/blocks/logger/middleware/fastify";
-import { requestId as honoRequestId } from "@/blocks/logger/middleware/hono";
+import { requestId as expressRequestId } from "@/blocks/logger/adapters/express";
+import { requestIdPlugin } from "@/blocks/logger/adapters/fastify";
+import { requestId as honoRequestId } from "@/blocks/logger/adapters/hono";
 import { captureLogs, type LogLine } from "@/blocks/logger/testing/capture-logs";
 
 type Reply = { status: number; body: string; requestId: string | null };
