@@ -1,5 +1,5 @@
 // `blocks update`: a three-way merge per file between the recorded base, the user's copy and the registry.
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -125,6 +125,26 @@ describe("blocks update", () => {
     expect(existsSync(project.file("logger.ts"))).toBe(false);
     expect(project.read("redact.ts")).toContain("REDACTED");
     expect(existsSync(project.file("request-id.test.ts"))).toBe(true);
+  });
+
+  it("a logger added when its framework code sat in middleware/: update adds adapters/hono.ts and leaves middleware/hono.ts in place, untracked", async () => {
+    const registry = upstream();
+    const logger = path.join(registry.root, "logger");
+    renameSync(path.join(logger, "adapters"), path.join(logger, "middleware"));
+    const dir = tempProject("hono-bundler");
+    await runInit({ cwd: dir, yes: true });
+    await runAdd({ blocks: ["logger"], cwd: dir, yes: true, install: false, registry: registry.root });
+    expect(existsSync(path.join(dir, "src/blocks/logger/middleware/hono.ts"))).toBe(true);
+    renameSync(path.join(logger, "middleware"), path.join(logger, "adapters"));
+    const result = await runUpdate({ cwd: dir, yes: true, registry: registry.root });
+    const status = (name: string) => result.files.find((file) => file.target === `src/blocks/logger/${name}`)?.status;
+    expect([status("middleware/hono.ts"), status("adapters/hono.ts")]).toEqual(["dropped", "added"]);
+    expect(existsSync(path.join(dir, "src/blocks/logger/middleware/hono.ts"))).toBe(true);
+    expect(readFileSync(path.join(dir, "src/blocks/logger/adapters/hono.ts"), "utf8")).toContain(
+      "export function requestId",
+    );
+    const lock = readFileSync(path.join(dir, "blocks.lock.json"), "utf8");
+    expect(lock).not.toContain("middleware/hono.ts");
   });
 
   it("records the registry version as the new base, so the next update merges from it", async () => {
