@@ -67,7 +67,7 @@ export async function planDialectMigration(input: {
         existing: recorded,
       };
     const update = dialectFiles(input, dialect, changed, "update");
-    const note = `${recorded} predates part of the block's schema; ${update.files[0]?.path ?? "the new file"} adds it. When to apply it in a rolling deploy: the store's "Upgrading" note in STORES.md (for a redefined MySQL procedure, once every instance runs this version).`;
+    const note = `${recorded} predates part of the block's schema; ${update.files[0]?.path ?? "the new file"} adds it. Before or after the deploy: the store's "Upgrading" note in STORES.md says which.`;
     return {
       block: input.block,
       table: input.table,
