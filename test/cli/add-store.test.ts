@@ -25,6 +25,8 @@ const POSTGRES_FILES = [
   "testing/pglite.ts",
   "stores/clients/transaction-guard.test.ts",
   "stores/clients/transaction-guard.ts",
+  "stores/postgres-errors.ts",
+  "stores/postgres-maintenance.ts",
   "stores/postgres-rows.ts",
   "stores/postgres-schema.ts",
   "stores/postgres-store.ts",
