@@ -40,6 +40,8 @@ const STORES = [
     files: [
       "setup/recovery-jobs.test.ts",
       "setup/recovery-jobs.ts",
+      "stores/redis-records.ts",
+      "stores/redis-script-calls.ts",
       "stores/redis-store-scripts.ts",
       "stores/redis-store.ts",
     ],
