@@ -52,7 +52,9 @@ const STORES = [
     files: [
       "setup/recovery-jobs.test.ts",
       "setup/recovery-jobs.ts",
+      "stores/dynamodb-counters.ts",
       "stores/dynamodb-items.ts",
+      "stores/dynamodb-recovery.ts",
       "stores/dynamodb-store.ts",
       "stores/dynamodb-table.ts",
     ],
