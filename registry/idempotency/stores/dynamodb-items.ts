@@ -1,4 +1,5 @@
-// How DynamoDbStore lays out its items: keys, attribute names, and the mapping back to records.
+// How DynamoDbStore lays out and writes its items: keys, attribute names, expiry, conditional writes, the mapping back to records.
+import type { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { IdempotencyRecord, IdempotencyScope } from "../types";
 
 /**
@@ -58,6 +59,31 @@ export function namesIn(expression: string): Record<string, string> {
 
 export function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string } | null)?.name === "ConditionalCheckFailedException";
+}
+
+/** True when the write happened, false when its condition did not hold. */
+export async function conditional(
+  db: DynamoDBDocumentClient,
+  command: UpdateCommand | DeleteCommand,
+): Promise<boolean> {
+  try {
+    await db.send(command as UpdateCommand);
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** The expiry every write sets: `expiresAt` (epoch ms), which every read compares, and `ttl` (epoch s) for DynamoDB's TTL. */
+export function expiry(now: number, ttlMs: number) {
+  return { expiresAt: now + ttlMs, ttl: Math.ceil((now + ttlMs) / 1000) };
+}
+
+/** `expiry` as an expression's values. */
+export function expiryValues(now: number, ttlMs: number) {
+  const { expiresAt, ttl } = expiry(now, ttlMs);
+  return { ":expiresAt": expiresAt, ":ttl": ttl };
 }
 
 /** The item a failed condition returned, in attribute-value form (the document client leaves errors as they are). */

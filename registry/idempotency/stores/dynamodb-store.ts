@@ -1,14 +1,6 @@
 // DynamoDbStore: the IdempotencyStore contract on DynamoDB (AWS SDK v3), through conditional writes.
-import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type {
   CreateInput,
   CreateResult,
@@ -18,33 +10,20 @@ import type {
   RecoveredRecord,
   RecoverInput,
 } from "../types";
+import { DynamoDbCounters } from "./dynamodb-counters";
 import {
-  counterKey,
-  fromKey,
+  conditional,
+  expiry,
+  expiryValues,
   isConditionFailure,
   namesIn,
   pick,
   recordKey,
   toRecord,
   unmarshalled,
-  type CounterItem,
   type Item,
 } from "./dynamodb-items";
-import { PROCESSING_INDEX } from "./dynamodb-table";
-
-/** How `markStep` writes into the counter item as it was read: add to this request's steps, or replace another's. */
-function stepUpdate(live: CounterItem | undefined, requestHash: string): { set: string; condition: string } {
-  if (live?.stepsHash === requestHash) {
-    return { set: "SET #steps.#name = :result", condition: "#stepsHash = :hash AND #expiresAt > :now" };
-  }
-  const unchanged = live?.stepsHash === undefined ? "attribute_not_exists(#stepsHash)" : "#stepsHash = :old";
-  if (live) return { set: "SET #steps = :steps, #stepsHash = :hash", condition: `#expiresAt > :now AND ${unchanged}` };
-  // Absent or expired: a new counter, whose retries start again like the key's.
-  return {
-    set: "SET #steps = :steps, #stepsHash = :hash, #count = :zero",
-    condition: "attribute_not_exists(pk) OR #expiresAt <= :now",
-  };
-}
+import { oldestStuck, recoverOne, type ClaimingStore } from "./dynamodb-recovery";
 
 export type DynamoDbStoreOptions = {
   /** @default "idempotency_records" (create it from `dynamoDbTableDefinition`) */
@@ -73,12 +52,15 @@ export class DynamoDbStore implements IdempotencyStore {
   private readonly db: DynamoDBDocumentClient;
   private readonly indexShards: number;
   private readonly now: () => number;
+  /** The counter item beside each record: its retry count and steps. */
+  private readonly counters: DynamoDbCounters;
 
   constructor(client: DynamoDBClient | DynamoDBDocumentClient, options: DynamoDbStoreOptions = {}) {
     this.db = client instanceof DynamoDBDocumentClient ? client : DynamoDBDocumentClient.from(client);
     this.table = options.table ?? "idempotency_records";
     this.indexShards = options.indexShards ?? 8;
     this.now = options.now ?? Date.now;
+    this.counters = new DynamoDbCounters(this.db, this.table, this.now);
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
@@ -96,7 +78,7 @@ export class DynamoDbStore implements IdempotencyStore {
               token,
               updatedAt: now,
               shard: Math.floor(Math.random() * this.indexShards),
-              ...this.expiry(now, ttlMs),
+              ...expiry(now, ttlMs),
             },
             ConditionExpression: "attribute_not_exists(pk) OR #expiresAt <= :now",
             ExpressionAttributeNames: { "#expiresAt": "expiresAt" },
@@ -119,9 +101,9 @@ export class DynamoDbStore implements IdempotencyStore {
 
   /** The record and its counter item (the steps), read in parallel. */
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-    const [item, counter] = await Promise.all([this.read(scope), this.readCounter(scope)]);
+    const [item, counter] = await Promise.all([this.read(scope), this.counters.read(scope)]);
     if (!item || item.expiresAt <= this.now()) return undefined;
-    return { ...toRecord(scope, item), steps: this.stepsOf(counter, item.requestHash) };
+    return { ...toRecord(scope, item), steps: this.counters.stepsOf(counter, item.requestHash) };
   }
 
   /**
@@ -141,34 +123,10 @@ export class DynamoDbStore implements IdempotencyStore {
   ): Promise<boolean> {
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
       const now = this.now();
-      const [item, counter] = await Promise.all([this.read(scope), this.readCounter(scope)]);
+      const [item, counter] = await Promise.all([this.read(scope), this.counters.read(scope)]);
       if (!item || item.status !== "PROCESSING" || item.token !== token || item.expiresAt <= now) return false;
-      const update = stepUpdate(counter && counter.expiresAt > now ? counter : undefined, item.requestHash);
-      const expression = `${update.set}, #expiresAt = :expiresAt, #ttl = :ttl`;
-      const values: Record<string, unknown> = {
-        ":now": now,
-        ":hash": item.requestHash,
-        ":result": result,
-        ":steps": { [name]: result },
-        ":zero": 0,
-        ":old": counter?.stepsHash,
-        ...this.expiryValues(now, ttlMs),
-      };
-      const used = `${expression} ${update.condition}`;
-      const written = await this.conditional(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: counterKey(scope) },
-          UpdateExpression: expression,
-          ConditionExpression: update.condition,
-          ExpressionAttributeNames: { ...namesIn(used), ...(used.includes("#name") ? { "#name": name } : {}) },
-          // DynamoDB rejects values an expression does not use.
-          ExpressionAttributeValues: Object.fromEntries(
-            Object.entries(values).filter(([value]) => new RegExp(`${value}\\b`).test(used)),
-          ),
-        }),
-      );
-      if (written) return true;
+      const step = { requestHash: item.requestHash, name, result };
+      if (await this.counters.writeStep(scope, counter, step, now, ttlMs)) return true;
     }
     throw new Error(
       `DynamoDbStore.markStep: the steps of key "${scope.key}" kept changing; gave up after ${CREATE_ATTEMPTS} tries.`,
@@ -203,12 +161,13 @@ export class DynamoDbStore implements IdempotencyStore {
         : { set: ", #response = :response", remove: "", values: { ":response": response } };
     return this.fenced(scope, token, now, {
       UpdateExpression: `SET #status = :done, #updatedAt = :now, #expiresAt = :expiresAt, #ttl = :ttl${body.set} REMOVE #shard${body.remove}`,
-      values: { ":done": status, ...this.expiryValues(now, ttlMs), ...body.values },
+      values: { ":done": status, ...expiryValues(now, ttlMs), ...body.values },
     });
   }
 
   async release(scope: IdempotencyScope, token: string): Promise<boolean> {
-    return this.conditional(
+    return conditional(
+      this.db,
       new DeleteCommand({
         TableName: this.table,
         Key: { pk: recordKey(scope) },
@@ -225,108 +184,43 @@ export class DynamoDbStore implements IdempotencyStore {
     const extended = await this.fenced(scope, token, now, {
       UpdateExpression: "SET #updatedAt = :now, #expiresAt = :expiresAt, #ttl = :ttl",
       condition: " AND #expiresAt < :expiresAt",
-      values: this.expiryValues(now, ttlMs),
+      values: expiryValues(now, ttlMs),
     });
     return extended || this.fenced(scope, token, now, { UpdateExpression: "SET #updatedAt = :now", values: {} });
   }
 
   async incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    for (;;) {
-      const now = this.now();
-      const values = { ":now": now, ":one": 1, ...this.expiryValues(now, ttlMs) };
-      const names = pick("#count", "#expiresAt", "#ttl");
-      try {
-        // A live (or absent) counter goes up by one...
-        const { Attributes } = await this.db.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { pk: counterKey(scope) },
-            ReturnValues: "UPDATED_NEW",
-            UpdateExpression: "SET #count = if_not_exists(#count, :zero) + :one, #expiresAt = :expiresAt, #ttl = :ttl",
-            ConditionExpression: "attribute_not_exists(pk) OR #expiresAt > :now",
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ":zero": 0 },
-          }),
-        );
-        return Attributes?.count as number;
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
-      // ...an expired one, which TTL has not deleted yet, starts again at 1.
-      if (
-        await this.conditional(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: { pk: counterKey(scope) },
-            UpdateExpression: "SET #count = :one, #expiresAt = :expiresAt, #ttl = :ttl",
-            ConditionExpression: "#expiresAt <= :now",
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        )
-      )
-        return 1;
-    }
+    return this.counters.increment(scope, ttlMs);
   }
 
   /**
    * Queries each shard of the sparse `processing` index for its oldest heartbeats, takes the `limit`
-   * oldest in all, and claims each with a conditional write (a new token: the stale owner is fenced
-   * off, and a concurrent recovery's claim fails). Then counts the retry and poisons or frees it.
-   * A crash after the claim leaves it PROCESSING in the index: a later run recovers it again.
+   * oldest in all, and claims each before it counts the retry and poisons or frees it (dynamodb-recovery.ts).
    */
   async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
     if (limit <= 0) return [];
-    const now = this.now();
-    const pages = await Promise.all(
-      Array.from({ length: this.indexShards }, (_, shard) =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: PROCESSING_INDEX,
-            Limit: limit,
-            KeyConditionExpression: "#shard = :shard AND #updatedAt < :cutoff",
-            ExpressionAttributeNames: pick("#shard", "#updatedAt"),
-            ExpressionAttributeValues: { ":shard": shard, ":cutoff": now - olderThanMs },
-          }),
-        ),
-      ),
-    );
-    const stuck = pages
-      .flatMap((page) => (page.Items ?? []) as Array<Pick<Item, "pk" | "token" | "updatedAt">>)
-      .sort((a, b) => a.updatedAt - b.updatedAt)
-      .slice(0, limit);
-    const recovered = await Promise.all(
-      stuck.map((item) => this.recoverOne(item, now - olderThanMs, maxRetries, ttlMs)),
-    );
+    const cutoff = this.now() - olderThanMs;
+    const stuck = await oldestStuck(this.db, this.table, this.indexShards, cutoff, limit);
+    const recovered = await Promise.all(stuck.map((item) => recoverOne(this.claims, item, cutoff, maxRetries, ttlMs)));
     return recovered.flatMap((record) => (record ? [record] : []));
   }
+
+  /** Recovery's claim, fenced like every mark: see dynamodb-recovery.ts. */
+  private readonly claims: ClaimingStore = {
+    claim: (scope, token, claim, cutoff) =>
+      this.fenced(scope, token, this.now(), {
+        UpdateExpression: "SET #token = :claim, #updatedAt = :now",
+        condition: " AND #updatedAt < :cutoff",
+        values: { ":claim": claim, ":cutoff": cutoff },
+      }),
+    incrementRetryCount: (scope, ttlMs) => this.incrementRetryCount(scope, ttlMs),
+    markFailed: (scope, token, ttlMs) => this.markFailed(scope, token, ttlMs),
+    release: (scope, token) => this.release(scope, token),
+  };
 
   /** Nothing to do: DynamoDB's TTL deletes expired items, and every read here already ignores them. */
   cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
     return Promise.resolve(0);
-  }
-
-  private async recoverOne(
-    item: Pick<Item, "pk" | "token">,
-    cutoff: number,
-    maxRetries: number,
-    ttlMs: number,
-  ): Promise<RecoveredRecord | undefined> {
-    const scope = fromKey(item.pk);
-    const claim = randomUUID();
-    const now = this.now();
-    const claimed = await this.fenced(scope, item.token, now, {
-      UpdateExpression: "SET #token = :claim, #updatedAt = :now",
-      condition: " AND #updatedAt < :cutoff",
-      values: { ":claim": claim, ":cutoff": cutoff },
-    });
-    if (!claimed) return undefined;
-    const retryCount = await this.incrementRetryCount(scope, ttlMs);
-    const poisoned = retryCount >= maxRetries;
-    if (poisoned) await this.markFailed(scope, claim, ttlMs);
-    else await this.release(scope, claim);
-    return { ...scope, retryCount, poisoned };
   }
 
   /** A conditional update of a PROCESSING record held by `token` (and not expired). */
@@ -337,7 +231,8 @@ export class DynamoDbStore implements IdempotencyStore {
     update: { UpdateExpression: string; condition?: string; values: Record<string, unknown> },
   ) {
     const expression = `${update.UpdateExpression} ${HELD}${update.condition ?? ""}`;
-    return this.conditional(
+    return conditional(
+      this.db,
       new UpdateCommand({
         TableName: this.table,
         Key: { pk: recordKey(scope) },
@@ -349,39 +244,10 @@ export class DynamoDbStore implements IdempotencyStore {
     );
   }
 
-  /** True when the write happened, false when its condition did not hold. */
-  private async conditional(command: UpdateCommand | DeleteCommand): Promise<boolean> {
-    try {
-      await this.db.send(command as UpdateCommand);
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
-  }
-
   private async read(scope: IdempotencyScope): Promise<Item | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.table, Key: { pk: recordKey(scope) }, ConsistentRead: true }),
     );
     return Item as Item | undefined;
-  }
-
-  private async readCounter(scope: IdempotencyScope): Promise<CounterItem | undefined> {
-    const read = new GetCommand({ TableName: this.table, Key: { pk: counterKey(scope) }, ConsistentRead: true });
-    return (await this.db.send(read)).Item as CounterItem | undefined;
-  }
-
-  private stepsOf(counter: CounterItem | undefined, requestHash: string): Record<string, string> {
-    return counter?.steps && counter.stepsHash === requestHash && counter.expiresAt > this.now() ? counter.steps : {};
-  }
-
-  private expiry(now: number, ttlMs: number) {
-    return { expiresAt: now + ttlMs, ttl: Math.ceil((now + ttlMs) / 1000) };
-  }
-
-  private expiryValues(now: number, ttlMs: number) {
-    const { expiresAt, ttl } = this.expiry(now, ttlMs);
-    return { ":expiresAt": expiresAt, ":ttl": ttl };
   }
 }

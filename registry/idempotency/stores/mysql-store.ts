@@ -1,5 +1,4 @@
 // MySqlStore: the IdempotencyStore contract on MySQL 8 and MariaDB 10.6+, through a mysql2 pool.
-import { createHash } from "node:crypto";
 import type {
   CreateInput,
   CreateResult,
@@ -10,7 +9,10 @@ import type {
 } from "../types";
 import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
-import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
+import { toRecord } from "./record-row";
+import { isDeadlock, isLockWaitOrDeadlock, missingProcedure } from "./mysql-errors";
+import { cleanupStatements, stuckRecords, stuckStatement, takeoverStatement } from "./mysql-maintenance";
+import { COLUMNS, mySqlTimes, NOW, SCOPE, scopeHash, scopeParams, type Row, type WriteResult } from "./mysql-rows";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import {
   checkMySqlTableName,
@@ -41,28 +43,8 @@ export type MySqlStoreOptions = {
   table?: string | undefined;
 };
 
-type Row = RecordRow & {
-  expires_ms: number | string;
-  updated_ms: number | string;
-  steps?: string | null;
-};
-
-type WriteResult = { affectedRows: number; insertId: number };
-
-const SCOPE = "scope_hash = ?";
-const NOW = "UTC_TIMESTAMP(6)";
-const COLUMNS =
-  "operation, user_id, `key`, request_hash, status, response, token, " +
-  "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', expires_at) DIV 1000 AS expires_ms, " +
-  "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', updated_at) DIV 1000 AS updated_ms";
 /** Attempts of `create` when the row it met vanished in between, or two takers of an expired row deadlocked. */
 const CREATE_ATTEMPTS = 5;
-/** ER_LOCK_DEADLOCK: InnoDB chose this statement as the victim; nothing it did remains. */
-const DEADLOCK = 1213;
-/** ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout passed while the statement waited for a row lock. */
-const LOCK_WAIT_TIMEOUT = 1205;
-/** ER_SP_DOES_NOT_EXIST: the schema lacks the create procedure this code calls. */
-const NO_SUCH_PROCEDURE = 1305;
 
 /**
  * Every time comparison uses the server's UTC clock, so app servers with drifting clocks agree.
@@ -146,8 +128,7 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
 
   /** A lock wait that gave up (1205), or a deadlock between two waiters on one key (1213): another execution holds it. */
   isLockNotAvailable(err: unknown): boolean {
-    const errno = errorNumber(err);
-    return errno === LOCK_WAIT_TIMEOUT || errno === DEADLOCK;
+    return isLockWaitOrDeadlock(err);
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
@@ -165,9 +146,8 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
       try {
         [sets] = await this.client.query(`CALL ${this.createProcedure}(?, ?, ?, ?, ?, ?, ?)`, params);
       } catch (err) {
-        if (errorNumber(err) === DEADLOCK && !this.inTransaction) continue;
-        if (errorNumber(err) === NO_SUCH_PROCEDURE) throw missingProcedure(this.createProcedure, err);
-        throw err;
+        if (isDeadlock(err) && !this.inTransaction) continue;
+        throw missingProcedure(err, this.createProcedure) ?? err;
       }
       // Only the CALL's OK packet (no result set): the key is ours. Its earlier attempts' steps are not read
       // here; the execution reads them with one `get` if its operation calls `step`.
@@ -250,42 +230,26 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
   }
 
   async recoverStuckRecords(input: RecoverInput): Promise<RecoveredRecord[]> {
-    const [rows] = await this.client.query(
-      `SELECT operation, user_id, \`key\`, token FROM ${this.table}
-       WHERE status = 'PROCESSING' AND updated_at < ${NOW} - INTERVAL ? MICROSECOND
-       ORDER BY updated_at LIMIT ?`,
-      [Math.round(input.olderThanMs * 1000), input.limit],
-    );
-    const stuck = (rows as Array<Pick<Row, "operation" | "user_id" | "key" | "token">>).map((row) => ({
-      operation: row.operation,
-      userId: row.user_id,
-      key: row.key,
-      token: row.token,
-    }));
-    return recoverByTakeover(this.takeover, stuck, input);
+    const { sql, values } = stuckStatement(this.table, input);
+    const [rows] = await this.client.query(sql, values);
+    return recoverByTakeover(this.takeover, stuckRecords(rows), input);
   }
 
   /** Recovery's takeover, fenced like every mark: see takeover-recovery.ts. */
   private readonly takeover: TakeoverStore = {
-    takeOver: (stuck, recovery, olderThanMs) =>
-      this.owned(
-        `UPDATE ${this.table} SET token = ?, updated_at = ${NOW} WHERE ${SCOPE} AND token = ? AND status = 'PROCESSING'
-         AND updated_at < ${NOW} - INTERVAL ? MICROSECOND`,
-        [recovery, ...scopeParams(stuck), stuck.token, Math.round(olderThanMs * 1000)],
-      ),
+    takeOver: (stuck, recovery, olderThanMs) => {
+      const { sql, values } = takeoverStatement(this.table, stuck, recovery, olderThanMs);
+      return this.owned(sql, values);
+    },
     incrementRetryCount: (scope, ttlMs) => this.incrementRetryCount(scope, ttlMs),
     markFailed: (scope, token, ttlMs) => this.markFailed(scope, token, ttlMs),
     release: (scope, token) => this.release(scope, token),
   };
 
   async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
-    const [deleted] = await this.client.query(
-      `DELETE FROM ${this.table} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`,
-      [limit],
-    );
-    await this.client.query(`DELETE FROM ${this.retries} WHERE expires_at <= ${NOW} ORDER BY expires_at LIMIT ?`, [
-      limit,
-    ]);
+    const [records, counters] = cleanupStatements(this.table, this.retries, limit);
+    const [deleted] = await this.client.query(records.sql, records.values);
+    await this.client.query(counters.sql, counters.values);
     return (deleted as WriteResult).affectedRows;
   }
 
@@ -313,31 +277,4 @@ export class MySqlStore<Tx = never> implements TransactionalStore<Tx> {
     const [result] = await this.client.query(sql, params);
     return (result as WriteResult).affectedRows > 0;
   }
-}
-
-/** The code shipped before the migration that adds its procedure: said plainly, never retried as a transient outage. */
-function missingProcedure(name: string, cause: unknown): Error {
-  return new Error(
-    `MySqlStore: the database has no procedure ${name}. Apply the migration \`blocks migrate\` writes for this version ` +
-      "(it adds the procedure beside the earlier one) before deploying the code that calls it.",
-    { cause },
-  );
-}
-
-function errorNumber(err: unknown): unknown {
-  return typeof err === "object" && err !== null ? (err as { errno?: unknown }).errno : undefined;
-}
-
-/** The record's primary key: SHA-256 of the scope, each part length-prefixed so no two scopes share it. */
-function scopeHash({ operation, userId, key }: IdempotencyScope): Buffer {
-  return createHash("sha256").update(`${operation.length}:${operation}${userId.length}:${userId}${key}`).digest();
-}
-
-function scopeParams(scope: IdempotencyScope): [Buffer] {
-  return [scopeHash(scope)];
-}
-
-/** The procedure and COLUMNS return both timestamps as epoch milliseconds (a BIGINT, as text with bigNumberStrings). */
-function mySqlTimes(row: Row): RecordTimes {
-  return { expiresAt: new Date(Number(row.expires_ms)), updatedAt: new Date(Number(row.updated_ms)) };
 }

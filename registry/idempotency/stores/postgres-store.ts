@@ -9,7 +9,9 @@ import type {
 } from "../types";
 import type { TransactionalStore } from "../types";
 import { parseSteps } from "../steps";
-import { postgresTimes, type Row } from "./postgres-rows";
+import { missingFunction } from "./postgres-errors";
+import { cleanupStatement, recoveredRecords, recoverStatement } from "./postgres-maintenance";
+import { BUMP_COUNTER, COLUMNS, MS, postgresTimes, type Row } from "./postgres-rows";
 import { toRecord } from "./record-row";
 import {
   checkTableName,
@@ -40,9 +42,6 @@ export type PostgresStoreOptions = {
 };
 
 const SCOPE = "operation = $1 AND user_id = $2 AND key = $3";
-const MS = "::float8 * interval '1 millisecond'";
-const COLUMNS =
-  "r.operation, r.user_id, r.key, r.request_hash, r.status, r.response, r.token, r.expires_at, r.updated_at";
 /** Attempts of `create` when the row it conflicted with vanished in between (released or cleaned). */
 const CREATE_ATTEMPTS = 5;
 
@@ -197,62 +196,16 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     return (rows[0] as { retry_count: number }).retry_count;
   }
 
-  async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
-    // One statement: lock a bounded batch of stuck records (skipping ones another runner holds),
-    // count each as a retry, then poison the ones out of budget and free the rest.
-    const { rows } = await this.client.query(
-      `WITH stuck AS (
-         SELECT operation, user_id, key FROM ${this.table}
-         WHERE status = 'PROCESSING' AND updated_at < now() - $1${MS}
-         ORDER BY updated_at LIMIT $2
-         FOR UPDATE SKIP LOCKED
-       ), counted AS (
-         INSERT INTO ${this.retries} AS c (operation, user_id, key, retry_count, expires_at)
-         SELECT operation, user_id, key, 1, now() + $4${MS} FROM stuck
-         ON CONFLICT (operation, user_id, key) DO UPDATE SET ${BUMP_COUNTER}
-         RETURNING operation, user_id, key, retry_count
-       ), poisoned AS (
-         UPDATE ${this.table} r SET status = 'FAILED', updated_at = now(), expires_at = now() + $4${MS}
-         FROM counted c
-         WHERE (r.operation, r.user_id, r.key) = (c.operation, c.user_id, c.key) AND c.retry_count >= $3
-         RETURNING 1
-       ), released AS (
-         DELETE FROM ${this.table} r USING counted c
-         WHERE (r.operation, r.user_id, r.key) = (c.operation, c.user_id, c.key) AND c.retry_count < $3
-         RETURNING 1
-       )
-       SELECT operation, user_id, key, retry_count, retry_count >= $3 AS poisoned FROM counted`,
-      [olderThanMs, limit, maxRetries, ttlMs],
-    );
-    return (
-      rows as Array<{ operation: string; user_id: string; key: string; retry_count: number; poisoned: boolean }>
-    ).map((row) => ({
-      operation: row.operation,
-      userId: row.user_id,
-      key: row.key,
-      retryCount: row.retry_count,
-      poisoned: row.poisoned,
-    }));
+  /** Recovery and cleanup are one statement each: see postgres-maintenance.ts. */
+  async recoverStuckRecords(input: RecoverInput): Promise<RecoveredRecord[]> {
+    const { text, params } = recoverStatement(this.table, this.retries, input);
+    const { rows } = await this.client.query(text, params);
+    return recoveredRecords(rows);
   }
 
   async cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
-    const { rows } = await this.client.query(
-      `WITH expired AS (
-         SELECT operation, user_id, key FROM ${this.table}
-         WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
-       ), deleted AS (
-         DELETE FROM ${this.table} r USING expired e
-         WHERE (r.operation, r.user_id, r.key) = (e.operation, e.user_id, e.key) RETURNING 1
-       ), expired_counters AS (
-         SELECT operation, user_id, key FROM ${this.retries}
-         WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
-       ), deleted_counters AS (
-         DELETE FROM ${this.retries} c USING expired_counters e
-         WHERE (c.operation, c.user_id, c.key) = (e.operation, e.user_id, e.key) RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM deleted)::int AS deleted`,
-      [limit],
-    );
+    const { text, params } = cleanupStatement(this.table, this.retries, limit);
+    const { rows } = await this.client.query(text, params);
     return (rows[0] as { deleted: number }).deleted;
   }
 
@@ -288,14 +241,7 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     try {
       return await this.client.query(sql, params);
     } catch (err) {
-      if (isMissingFunction(err, name)) {
-        throw new Error(
-          `PostgresStore: the function ${name}() is missing on this database; the migration that created ${this.table} predates it. ` +
-            "Run `npx blocks migrate --apply` (or `npx blocks migrate` and apply the file it writes with your migration tool).",
-          { cause: err },
-        );
-      }
-      throw err;
+      throw missingFunction(err, name, this.table) ?? err;
     }
   }
 
@@ -315,21 +261,6 @@ export class PostgresStore<Tx = never> implements TransactionalStore<Tx> {
     return rows.length > 0;
   }
 }
-
-/** SQLSTATE 42883 (no function of that name and arguments), found by code or, through an ORM's wrapper, by its message. */
-function isMissingFunction(err: unknown, name: string): boolean {
-  const { code, message } = (typeof err === "object" && err !== null ? err : {}) as {
-    code?: unknown;
-    message?: unknown;
-  };
-  const text = String(message ?? err);
-  return text.includes(name.split(".").pop() as string) && (code === "42883" || /does not exist/.test(text));
-}
-
-/** An expired counter starts again at 1, without steps: the key it counted for has expired too. */
-const BUMP_COUNTER =
-  "retry_count = CASE WHEN c.expires_at <= now() THEN 1 ELSE c.retry_count + 1 END, " +
-  "steps = CASE WHEN c.expires_at <= now() THEN NULL ELSE c.steps END, expires_at = EXCLUDED.expires_at";
 
 function scopeParams({ operation, userId, key }: IdempotencyScope): string[] {
   return [operation, userId, key];

@@ -1,5 +1,4 @@
 // RedisStore: the IdempotencyStore contract on Redis (ioredis), standalone or Redis Cluster.
-import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import type {
   CreateInput,
@@ -9,9 +8,9 @@ import type {
   IdempotencyStore,
   RecoveredRecord,
   RecoverInput,
-  StepResults,
 } from "../types";
-import { CREATE, HEARTBEAT, INCREMENT, MARK, MARK_STEP, RECOVER, RELEASE } from "./redis-store-scripts";
+import { fromFields, fromMember, fromPairs, parseRecord, type Fields } from "./redis-records";
+import { runScript, SCRIPTS, type Script } from "./redis-script-calls";
 
 export type RedisStoreOptions = {
   /** Namespace of the keys, like a table name. @default "idempotency_records" */
@@ -25,31 +24,6 @@ export type RedisStoreOptions = {
    * @default 256
    */
   buckets?: number | undefined;
-};
-
-/** A record of the hash layout (written before the string layout), as HMGET answers its fields. */
-type Fields = [string | null, string | null, string | null, string | null, string | null, string | null];
-
-/**
- * A script with its SHA1, called by EVALSHA; sent whole (EVAL) only when the server answers
- * NOSCRIPT (a restart, a failover, SCRIPT FLUSH). Cheaper per call than ioredis `defineCommand`,
- * whose commands each add a promise layer and a closure, and whose every auto-pipeline copies all
- * defined scripts onto itself.
- */
-type Script = { lua: string; sha: string };
-
-function script(lua: string): Script {
-  return { lua, sha: createHash("sha1").update(lua).digest("hex") };
-}
-
-const SCRIPTS = {
-  create: script(CREATE),
-  mark: script(MARK),
-  markStep: script(MARK_STEP),
-  release: script(RELEASE),
-  heartbeat: script(HEARTBEAT),
-  increment: script(INCREMENT),
-  recover: script(RECOVER),
 };
 
 const TABLE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -237,12 +211,8 @@ export class RedisStore implements IdempotencyStore {
     };
   }
 
-  /** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
   private run(script: Script, numberOfKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown> {
-    return this.redis.evalsha(script.sha, numberOfKeys, ...keysAndArgs).catch((err: Error) => {
-      if (!err.message.startsWith("NOSCRIPT")) throw err;
-      return this.redis.eval(script.lua, numberOfKeys, ...keysAndArgs);
-    });
+    return runScript(this.redis, script, numberOfKeys, ...keysAndArgs);
   }
 
   private indexKey(bucket: number): string {
@@ -269,57 +239,4 @@ function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash >>> 0;
-}
-
-/** HGETALL's flat name, value, name, value... as the steps. */
-function fromPairs(pairs: string[]): StepResults {
-  const steps: Record<string, string> = {};
-  for (let i = 0; i + 1 < pairs.length; i += 2) steps[pairs[i] as string] = pairs[i + 1] as string;
-  return steps;
-}
-
-function fromMember(member: string): IdempotencyScope {
-  const [operation, userId, key] = JSON.parse(member) as [string, string, string];
-  return { operation, userId, key };
-}
-
-const STATUS = { P: "PROCESSING", S: "SUCCESS", F: "FAILED" } as const;
-
-/** A record of the string layout (see redis-store-scripts.ts); lengths are the app's own, in UTF-16 units. */
-function parseRecord(scope: IdempotencyScope, value: string): IdempotencyRecord {
-  const status = STATUS[value[0] as keyof typeof STATUS];
-  const tokenStart = value.indexOf(":", 33) + 1;
-  const tokenEnd = tokenStart + Number(value.slice(33, tokenStart - 1));
-  const hashStart = value.indexOf(":", tokenEnd) + 1;
-  const hashEnd = hashStart + Number(value.slice(tokenEnd, hashStart - 1));
-  if (!status || tokenStart === 0 || hashStart === 0 || !(hashEnd <= value.length))
-    throw new Error(`Unreadable RedisStore record for ${JSON.stringify([scope.operation, scope.userId, scope.key])}.`);
-  return {
-    operation: scope.operation,
-    userId: scope.userId,
-    key: scope.key,
-    requestHash: value.slice(hashStart, hashEnd),
-    status,
-    response: hashEnd < value.length ? value.slice(hashEnd + 1) : null,
-    token: value.slice(tokenStart, tokenEnd),
-    expiresAt: new Date(Number(value.slice(17, 33))),
-    updatedAt: new Date(Number(value.slice(1, 17))),
-  };
-}
-
-function fromFields(
-  scope: IdempotencyScope,
-  [requestHash, status, response, token, expiresAt, updatedAt]: Fields,
-): IdempotencyRecord {
-  return {
-    operation: scope.operation,
-    userId: scope.userId,
-    key: scope.key,
-    requestHash: requestHash as string,
-    status: status as IdempotencyRecord["status"],
-    response,
-    token: token as string,
-    expiresAt: new Date(Number(expiresAt)),
-    updatedAt: new Date(Number(updatedAt)),
-  };
 }
