@@ -81,7 +81,7 @@ const when = z.strictObject({
  * One file with several versions (setup/database.ts on pg, Kysely, Redis, ...): the first choice whose
  * `when` holds is copied to `target` (a `<path>.test.ts` beside it comes too, as `<target>.test.ts`).
  */
-const variant = z.strictObject({
+export const variantSchema = z.strictObject({
   target: z.string().min(1),
   choices: z
     .array(
@@ -129,14 +129,14 @@ export const blockDeclarationSchema = z.strictObject({
   migration: migration.optional(),
   features: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), feature).optional(),
   setup: setup.optional(),
-  variants: z.array(variant).optional(),
+  variants: z.array(variantSchema).optional(),
   doctor: doctor.optional(),
 });
 
 export type BlockDeclaration = z.infer<typeof blockDeclarationSchema>;
 export type DoctorNames = z.infer<typeof doctor>;
 export type RegistrySetup = z.infer<typeof setup>;
-export type RegistryVariant = z.infer<typeof variant>;
+export type RegistryVariant = z.infer<typeof variantSchema>;
 export type VariantCondition = z.infer<typeof when>;
 
 /**

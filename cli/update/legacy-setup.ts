@@ -1,9 +1,13 @@
 // Projects set up before the wiring became block code: their src/idempotency-setup.ts holds the old inline wiring.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { z } from "zod";
+import { chooseVariants, type VariantContext } from "../add/plan-variants.js";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import type { LockedBlock } from "../config/lock-file.js";
+import { variantSchema } from "../registry/block-schema.js";
 import type { Registry, RegistryBlock } from "../registry/manifest.js";
+import { BlocksError } from "../utils/errors.js";
 import { insideProject, readIfExists } from "../utils/files.js";
 import { wiringFingerprint } from "./wiring-fingerprint.js";
 
@@ -65,4 +69,41 @@ export function legacyMessage(target: string, content: string, setupDir: string)
     `that \`blocks update\` keeps up to date: ${setupDir}/ (added by this update: database.ts is your client, cache.ts, app-logger.ts, metrics.ts, ` +
     `index.ts composes them). Move your edits into those files, then replace the content of ${target} with:\n${content.trimEnd()}`
   );
+}
+
+/**
+ * The versions of the block's variant files that stand for what an older `add` wrote inline, for a lock
+ * from before the variants: the `variants` of the legacy file, in block.json's shape (the first choice
+ * whose `when` holds), as `update` takes a choice recorded in the lock. Without them, today's choice for
+ * the same features could be another client than the module was written for (MySqlStore's module was on
+ * a mysql2 pool of its own even beside Drizzle or Kysely). Whether the module is untouched, edited or
+ * gone, that add wrote the same: edits move into that version.
+ *
+ * @example
+ * await legacyVariants(registry, block, locked, context); // { "idempotency/setup/database.ts": "idempotency/setup/database-mysql2.ts" }
+ */
+export async function legacyVariants(
+  registry: Registry,
+  block: RegistryBlock,
+  locked: LockedBlock,
+  context: VariantContext,
+): Promise<Record<string, string> | undefined> {
+  const legacy = block.setup?.legacy;
+  if (!legacy || locked.variants !== undefined) return undefined;
+  const file = path.join(registry.root, legacy.fingerprints);
+  const parsed = z
+    .object({ variants: z.array(variantSchema).default([]) })
+    .safeParse(JSON.parse(await readFile(file, "utf8")));
+  if (!parsed.success) {
+    throw new BlocksError(
+      "INVALID_REGISTRY",
+      `${legacy.fingerprints}: "variants" must be a list like block.json's (${parsed.error.issues[0]?.message ?? "invalid"}).`,
+      { suggestion: "Fix the block's legacy wiring file in the registry." },
+    );
+  }
+  const chosen = chooseVariants({ ...block, variants: parsed.data.variants }, context, {
+    tests: false,
+    hasFile: () => false,
+  });
+  return Object.fromEntries(chosen.map((variant) => [variant.target, variant.path]));
 }

@@ -17,7 +17,7 @@ import { BlocksError } from "../utils/errors.js";
 import { contentHash } from "../utils/files.js";
 import { readBase } from "./base-store.js";
 import { unresolvedConflicts } from "./conflict-markers.js";
-import { legacyMessage, legacySetup, type LegacySetup } from "./legacy-setup.js";
+import { legacyMessage, legacySetup, legacyVariants, type LegacySetup } from "./legacy-setup.js";
 import { merge3 } from "./merge3.js";
 import { schemaChanges, type SchemaChange } from "./schema-changes.js";
 
@@ -138,9 +138,11 @@ export async function planUpdate(options: {
       frameworks: locked.frameworks,
       blocks: new Set(Object.keys(lock.blocks)),
     };
+    // A lock from before the variants records none: the versions standing for what its add wrote take their place.
+    const recorded = locked.variants ?? (await legacyVariants(registry, block, locked, context));
     const chosenVariants = chooseVariants(block, context, {
       tests: locked.tests,
-      recorded: locked.variants,
+      recorded,
       hasFile: (file) => existsSync(path.join(registry.root, file)),
     });
     const tables = locked.table === undefined ? {} : { [name]: locked.table };

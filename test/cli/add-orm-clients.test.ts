@@ -178,6 +178,8 @@ const WIRED_CLIENTS = [
   { name: "Kysely", packages: ["kysely", "pg"] },
   { name: "Drizzle", packages: ["drizzle-orm", "pg"] },
   { name: "postgres.js", packages: ["postgres"] },
+  { name: "Drizzle on MySQL", packages: ["drizzle-orm", "mysql2"] },
+  { name: "Kysely on MySQL", packages: ["kysely", "mysql2"] },
 ];
 
 describe("the wiring add writes, under typescript-eslint's recommended preset", () => {

@@ -178,26 +178,39 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
       feature: "client-drizzle-mysql",
       files: ["stores/clients/drizzle-guard.ts", "stores/clients/drizzle-mysql.ts"],
       pg: "stores/clients/drizzle.ts",
+      variant: "database-drizzle-mysql2.ts",
     },
     {
       orm: "kysely",
       feature: "client-kysely-mysql",
       files: ["stores/clients/kysely-guard.ts", "stores/clients/kysely-mysql.ts"],
       pg: "stores/clients/kysely.ts",
+      variant: "database-kysely-mysql2.ts",
     },
   ])(
-    "--store mysql in a project on $orm with mysql2: its MySQL adapter comes, not the PostgreSQL one, and it type-checks",
-    async ({ orm, feature, files, pg }) => {
+    "--store mysql in a project on $orm with mysql2: its MySQL adapter comes, not the PostgreSQL one, the wiring is on the app's $orm, and it type-checks",
+    async ({ orm, feature, files, pg, variant }) => {
       const dir = await sampleProject("express-nodenext", [orm, "mysql2"]);
       const result = await add(dir, { store: "mysql" });
       expect([...result.features].sort()).toEqual([feature, "mysql-store"]);
       expect(targets(result)).toEqual(expect.arrayContaining(files.map((file) => `${BLOCK}/${file}`)));
       expect(targets(result)).not.toContain(`${BLOCK}/${pg}`);
+      // setup/database.ts opens the store on the ORM (so executeInTransaction's tx is the app's), not on a mysql2 pool of its own.
+      expect(lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"]).toBe(
+        `idempotency/setup/${variant}`,
+      );
+      expect(readFileSync(path.join(dir, BLOCK, "setup/database.ts"), "utf8").replaceAll('.js";', '";')).toBe(
+        variantText(variant),
+      );
+      // The ORM and mysql2 are the project's already: nothing to install but what the vendored tests run on.
+      expect(result.dependencies.dependencies).toEqual([]);
       expect(
-        typeCheck(
-          dir,
-          files.map((file) => `${BLOCK}/${file}`),
-        ),
+        typeCheck(dir, [
+          ...files.map((file) => `${BLOCK}/${file}`),
+          "src/idempotency-setup.ts",
+          `${BLOCK}/setup/database.ts`,
+          `${BLOCK}/setup/database.test.ts`,
+        ]),
       ).toEqual([]);
       // Without the MySQL store the adapter is refused by name, not silently dropped.
       const refused = await rejection(
@@ -209,6 +222,23 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
       });
     },
     180_000,
+  );
+
+  it.each([
+    { orm: "drizzle-orm", postgres: "database-drizzle-node-postgres.ts", mysql: "database-drizzle-mysql2.ts" },
+    { orm: "kysely", postgres: "database-kysely.ts", mysql: "database-kysely-mysql2.ts" },
+  ])(
+    "$orm with both pg and mysql2: PostgreSQL (blocks.json's database) gets the PostgreSQL wiring on the ORM; --store mysql the MySQL one",
+    async ({ orm, postgres, mysql }) => {
+      const variantOf = (dir: string) => lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"];
+      const onPostgres = await sampleProject("hono-bundler", [orm, "pg", "mysql2"]);
+      expect((await add(onPostgres)).features).toContain("postgres-store");
+      expect(variantOf(onPostgres)).toBe(`idempotency/setup/${postgres}`);
+      const onMySql = await sampleProject("hono-bundler", [orm, "pg", "mysql2"]);
+      expect((await add(onMySql, { store: "mysql" })).features).toContain("mysql-store");
+      expect(variantOf(onMySql)).toBe(`idempotency/setup/${mysql}`);
+    },
+    120_000,
   );
 
   it("--store names one of postgres, redis, dynamodb, mysql and sqlite; `none` is not a store", async () => {

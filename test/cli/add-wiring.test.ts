@@ -17,6 +17,15 @@ const DRIZZLE_SCHEMA = [
   'const schema = { orders: pgTable("orders", { id: text("id").primaryKey(), amount: integer("amount") }) };',
 ];
 
+/** The same on MySQL. */
+const DRIZZLE_MYSQL_SCHEMA = [
+  'import { int, mysqlTable, varchar } from "drizzle-orm/mysql-core";',
+  'const schema = { orders: mysqlTable("orders", { id: varchar("id", { length: 64 }).primaryKey(), amount: int("amount") }) };',
+];
+
+/** The scope of an operation an app runs in a transaction, writing through its own ORM's `tx`. */
+const SCOPE = 'const SCOPE = { operation: "orders:create", userId: "u_1", key: "k_1", payload: {} };';
+
 type Wiring = {
   name: string;
   /** The version of setup/database.ts `add` must choose for this client (registry/idempotency/setup/<variant>), and record in the lock. */
@@ -121,6 +130,48 @@ const WIRINGS: Wiring[] = [
     ],
   },
   {
+    // No --store: mysql2 in package.json makes blocks.json's database MySQL, and `add` takes MySqlStore on the app's ORM.
+    name: "MySqlStore on Drizzle",
+    variant: "database-drizzle-mysql2.ts",
+    packages: ["drizzle-orm", "mysql2"],
+    expected: [
+      'from "drizzle-orm/mysql2";',
+      "drizzle({ client: createPool(url) })",
+      "new MySqlStore(drizzleMySqlClient(db), { table: IDEMPOTENCY_TABLE })",
+      "process.env.MYSQL_URL",
+    ],
+    app: [
+      ...DRIZZLE_MYSQL_SCHEMA,
+      SCOPE,
+      'import { drizzle } from "drizzle-orm/mysql2";',
+      'import { createPool } from "mysql2/promise";',
+      'const db = drizzle({ client: createPool("mysql://root@127.0.0.1/app"), schema, mode: "default" });',
+      // The operation writes through the app's own Drizzle transaction.
+      'void createIdempotency({ db }).handler.executeInTransaction(SCOPE, ({ tx }) => tx.insert(schema.orders).values({ id: "o_1", amount: 100 }));',
+      // drizzle(url) builds mysql2's callback pool: taken too.
+      'createIdempotency({ db: drizzle("mysql://root@127.0.0.1/app") });',
+    ],
+  },
+  {
+    name: "MySqlStore on Kysely",
+    variant: "database-kysely-mysql2.ts",
+    packages: ["kysely", "mysql2"],
+    expected: [
+      "new MysqlDialect({ pool: createPool(url) })",
+      "new MySqlStore(kyselyMySqlClient(db), { table: IDEMPOTENCY_TABLE })",
+      "process.env.MYSQL_URL",
+    ],
+    app: [
+      'import { Kysely, MysqlDialect } from "kysely";',
+      'import { createPool } from "mysql2";',
+      "type DB = { orders: { id: string; amount: number } };",
+      SCOPE,
+      'const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool: createPool("mysql://root@127.0.0.1/app") }) });',
+      // The operation writes through the app's own Kysely transaction.
+      'void createIdempotency({ db }).handler.executeInTransaction(SCOPE, ({ tx }) => tx.insertInto("orders").values({ id: "o_1", amount: 100 }).execute());',
+    ],
+  },
+  {
     name: "SqliteStore on better-sqlite3",
     variant: "database-better-sqlite3.ts",
     packages: [],
@@ -148,7 +199,9 @@ const WIRINGS: Wiring[] = [
   },
 ];
 
-const SQL_WIRINGS = WIRINGS.filter((wiring) => wiring.store === "mysql" || wiring.store === "sqlite");
+/** On MySQL: the store asked for, or found from mysql2 in package.json (blocks.json's database). */
+const onMySql = (wiring: Wiring) => wiring.store === "mysql" || wiring.packages.includes("mysql2");
+const SQL_WIRINGS = WIRINGS.filter((wiring) => onMySql(wiring) || wiring.store === "sqlite");
 
 const MODULE_SYSTEMS = [
   { fixture: "express-nodenext", name: "ESM NodeNext" },
@@ -346,13 +399,13 @@ describe("the wiring's own test, run in the project against the real store", () 
   async function runSqlWiring(wiring: Wiring) {
     const dir = await sampleProject("hono-bundler", wiring.packages);
     const table = `wiring_${randomUUID().slice(0, 8)}`;
-    if (wiring.store === "mysql") mysqlTables.push(table);
+    if (onMySql(wiring)) mysqlTables.push(table);
     await runAdd({
       blocks: ["idempotency"],
       cwd: dir,
       yes: true,
       install: false,
-      store: wiring.store as string,
+      ...(wiring.store ? { store: wiring.store } : {}),
       table,
     });
     expectWiring(dir, wiring);
@@ -362,10 +415,10 @@ describe("the wiring's own test, run in the project against the real store", () 
     expect(run.output).toMatch(/Tests\s+1 passed/);
   }
 
-  it.runIf(MYSQL_URL)(
-    "[MYSQL_URL] MySqlStore: the wiring runs once per key, in a transaction too, recovers and closes",
-    async () => {
-      await runSqlWiring(SQL_WIRINGS.find((wiring) => wiring.store === "mysql") as Wiring);
+  it.runIf(MYSQL_URL).each(SQL_WIRINGS.filter(onMySql))(
+    "[MYSQL_URL] $name: the wiring runs once per key, in a transaction too, recovers and closes",
+    async (wiring) => {
+      await runSqlWiring(wiring);
     },
     120_000,
   );
