@@ -9,6 +9,7 @@ import { planMigrations, type MigrationPlan } from "../migrate/render-migration.
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { loadRegistry, type Registry, type RegistryBlock } from "../registry/manifest.js";
 import { checkFrameworks, detectFrameworks, resolveBlocks } from "../registry/resolve.js";
+import { projectFormatter } from "../format/project-formatter.js";
 import { logger } from "../utils/logger.js";
 import { choose } from "../utils/prompt.js";
 import { carryChoices } from "./carried-choices.js";
@@ -155,8 +156,10 @@ export async function planAdd(options: AddPlanOptions): Promise<AddPlan> {
         lock,
       })),
   );
-  const build =
-    tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" };
+  const build = await formattedBuild(
+    root,
+    tests || setup.length ? await planBuild(root, pkg, config, files) : { kind: "none" as const, message: "" },
+  );
   return {
     root,
     config,
@@ -206,4 +209,18 @@ async function chooseFrameworks(
     offered,
     "--framework <name> (or --yes for the core only)",
   );
+}
+
+/** The build's edits (tsconfig.build.json, package.json) as the project's own formatter writes them, as every vendored file is. */
+async function formattedBuild(root: string, build: BuildPlan): Promise<BuildPlan> {
+  if (build.kind !== "edit") return build;
+  const formatter = await projectFormatter(root);
+  if (!formatter) return build;
+  const edits = await Promise.all(
+    build.edits.map(async (edit) => ({
+      ...edit,
+      content: await formatter.format(path.join(root, edit.file), edit.content),
+    })),
+  );
+  return { ...build, edits };
 }

@@ -52,6 +52,24 @@ describe("add formats with the project's formatter", () => {
     expect((await runDiff({ cwd: dir })).changes).toEqual([]);
   }, 120_000);
 
+  it("Prettier: the build's tsconfig.build.json and package.json that add edits are written in the project's style too", async () => {
+    const dir = await sampleProject("express-nodenext", []);
+    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+      devDependencies?: Record<string, string>;
+    };
+    manifest.devDependencies = { ...manifest.devDependencies, prettier: "*" };
+    writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileSync(path.join(dir, ".prettierrc"), JSON.stringify({ singleQuote: true, printWidth: 100 }));
+    const result = await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
+    expect(result.build).toMatchObject({ kind: "edit" });
+    const check = await execa(bin("prettier"), ["--check", "tsconfig.build.json", "package.json"], {
+      cwd: dir,
+      reject: false,
+    });
+    expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, "tsconfig.build.json"), "utf8")).toMatch(/"exclude": \[".*"\]/);
+  }, 120_000);
+
   it("Biome (biome.json): `biome format` finds nothing to change, and `update` sees no edit after `biome format --write`", async () => {
     const dir = await projectWith("@biomejs/biome", {
       "biome.json": JSON.stringify({
