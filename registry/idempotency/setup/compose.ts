@@ -9,7 +9,10 @@ import type { DatabaseVariant } from "./variants";
 /** The handler, and its run and stop (the maintenance jobs, signals, the close order: setup/lifecycle.ts). */
 export type IdempotencySetup<Tx> = Lifecycle & { handler: IdempotencyHandler<Tx> };
 
-/** The app's own clients, to share their connections; left out, the setup opens its own. `redis: null` runs without the cache. */
+/**
+ * The app's own clients, to share their connections; left out, the setup opens its own. `close()` ends only
+ * the clients it opened: the app's stay open for the app to close. `redis: null` runs without the cache.
+ */
 export type IdempotencyClients<Db> = { db?: Db; redis?: CacheClient };
 
 /**
@@ -25,10 +28,11 @@ export function composeIdempotency<Db, Tx>(
   const cache = openCache(clients.redis === undefined ? connectCache() : clients.redis);
   const handler = new IdempotencyHandler<Tx>(opened.store, cache.cache, { logger, metrics });
   const jobs = opened.jobs(handler, logger);
+  // Only the clients opened here: one the app passed in serves the app's other work, and the app closes it.
   // The cache first: requests still running after close() fall back to the store, never the other way round.
   const close = async () => {
-    await cache.end();
-    await opened.end();
+    if (clients.redis === undefined) await cache.end();
+    if (clients.db === undefined) await opened.end();
   };
   return { handler, ...idempotencyLifecycle({ jobs, logger, close }) };
 }

@@ -17,7 +17,7 @@ export type Lifecycle = {
   startMaintenance(): void;
   /** Runs the jobs once: the cron entry calls this, then `close()`. */
   runMaintenanceOnce(): Promise<void>;
-  /** Stops the jobs and closes the clients, so the process can exit. Safe to call more than once. */
+  /** Stops the jobs and closes the clients the setup opened (not the app's own), so the process can exit. Safe to call more than once. */
   close(): Promise<void>;
 };
 

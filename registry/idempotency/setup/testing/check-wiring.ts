@@ -1,16 +1,22 @@
 // What every wiring test checks, whatever the store: one run per key (in a transaction too), maintenance, a clean close.
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
-import type { IdempotencySetup } from "../compose";
+import { composeIdempotency } from "../compose";
+import type { DatabaseVariant } from "../variants";
 
 /**
+ * Composes the wiring on the app's own `db`, as `createIdempotency({ db })` does, and checks it; `close()` must
+ * leave that client open (it is the app's), so it is ended here afterwards, the way the app would.
+ *
  * @example
- * await checkWiring(composeIdempotency(database, { db, redis: null }), { transactions: true });
+ * await checkWiring(database, db, { transactions: true });
  */
-export async function checkWiring<Tx>(
-  idempotency: IdempotencySetup<Tx>,
+export async function checkWiring<Db, Tx>(
+  database: DatabaseVariant<Db, Tx>,
+  db: Db,
   options: { transactions: boolean },
 ): Promise<void> {
+  const idempotency = composeIdempotency(database, { db, redis: null });
   let runs = 0;
   const scope = { operation: "payments:create", userId: "u_1", key: randomUUID(), payload: { amount: 100 } };
   const first = await idempotency.handler.execute(scope, () => ({ id: ++runs }));
@@ -26,4 +32,8 @@ export async function checkWiring<Tx>(
   expect(runs).toBe(options.transactions ? 2 : 1);
   await idempotency.runMaintenanceOnce();
   await idempotency.close();
+  // The app's client still answers after the wiring closed; then the app closes it.
+  const opened = database.openDatabase(db);
+  expect(await opened.store.get(scope)).toMatchObject({ status: "SUCCESS" });
+  await opened.end();
 }
