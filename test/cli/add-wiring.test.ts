@@ -451,12 +451,21 @@ describe("the wiring's own test, run in the project against the real store", () 
 });
 
 describe("the wiring on SIGTERM", () => {
-  /** An app on the wiring over its own pg Pool (never connected: nothing here needs a server), sending itself SIGTERM. */
+  /**
+   * An app on the wiring, which opens its own pg Pool (on a URL never connected: nothing here needs a server)
+   * and so closes it; Pool.prototype.end is watched to see when. The app sends itself SIGTERM.
+   */
   const APP = `import { Pool } from "pg";
 import { createIdempotency } from "./idempotency-setup";
 
-const pool = new Pool({ connectionString: "postgres://127.0.0.1:1/none" });
-const idempotency = createIdempotency({ db: pool });
+const pool = { ended: false };
+const end = Pool.prototype.end;
+Pool.prototype.end = function (this: Pool, ...args: never[]) {
+  pool.ended = true;
+  return end.apply(this, args);
+} as typeof end;
+process.env.DATABASE_URL = "postgres://127.0.0.1:1/none";
+const idempotency = createIdempotency();
 const alive = setInterval(() => {}, 1_000);
 // The app's own handler: its in-flight requests finish (50 ms here) on the open pool, then it closes the wiring.
 const drain = () =>
