@@ -15,6 +15,13 @@ export class Owners {
     ids.add(id);
   }
 
+  /** `add` for an id its owner does not hold: nothing to move. */
+  append(owner: string, id: string): void {
+    const ids = this.byOwner.get(owner);
+    if (ids === undefined) this.byOwner.set(owner, new Set([id]));
+    else ids.add(id);
+  }
+
   holds(owner: string): boolean {
     return this.byOwner.has(owner);
   }
