@@ -33,10 +33,12 @@ export type ExecutionSettings = {
  * MemoryStore). An execution is renewed at the first tick after it starts, then every interval, so
  * it is never left longer than one interval without a renewal, as with a timer of its own. The
  * interval never keeps the process alive and stops at the first tick that finds nothing running.
+ * The running executions sit in an array, each knowing its slot: holding and dropping one (every
+ * request does both) is a push and a swap, with no hashing and no Set entry made and deleted.
  */
 export class Leases {
   private readonly intervalMs: number;
-  private readonly running = new Set<Execution>();
+  private readonly running: Execution[] = [];
   private timer: ReturnType<typeof setInterval> | undefined;
 
   /** `intervalMs`: 0 (or less) turns the heartbeat off. */
@@ -45,8 +47,8 @@ export class Leases {
   }
 
   hold(execution: Execution): void {
-    if (!(this.intervalMs > 0)) return;
-    this.running.add(execution);
+    if (!(this.intervalMs > 0) || execution.leaseSlot !== -1) return;
+    execution.leaseSlot = this.running.push(execution) - 1;
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.tick(), this.intervalMs);
       this.timer.unref?.();
@@ -54,17 +56,24 @@ export class Leases {
   }
 
   drop(execution: Execution): void {
-    this.running.delete(execution);
+    const slot = execution.leaseSlot;
+    if (slot === -1) return;
+    execution.leaseSlot = -1;
+    const last = this.running.pop() as Execution;
+    if (last === execution) return;
+    this.running[slot] = last;
+    last.leaseSlot = slot;
   }
 
   private tick(): void {
-    if (this.running.size === 0) {
+    if (this.running.length === 0) {
       clearInterval(this.timer);
       this.timer = undefined;
       return;
     }
-    // `renew` never rejects: a failed renewal is logged by the execution itself.
-    for (const execution of this.running) void execution.renew();
+    // `renew` never rejects: a failed renewal is logged by the execution itself. A copy: a renewal
+    // that finds its lease lost drops its execution, which moves another into its slot.
+    for (const execution of [...this.running]) void execution.renew();
   }
 }
 
@@ -84,6 +93,8 @@ export class Execution implements OperationContext {
   private readonly settings: ExecutionSettings;
   private readonly leases: Leases;
   private controller: AbortController | undefined;
+  /** Where `Leases` keeps this execution while its lease is held; -1 when it is not. */
+  leaseSlot = -1;
   /** A renewal is in flight: a slow store never gets a second one stacked on it. */
   private renewing = false;
   /** What `create` read of earlier attempts' steps (`undefined`: not read). */
@@ -216,7 +227,7 @@ export class Execution implements OperationContext {
       await this.fail(err, {}, report);
       throw err;
     }
-    observer.count("executions", { operation: scope.operation, outcome: "success" });
+    if (observer.counting) observer.count("executions", { operation: scope.operation, outcome: "success" });
     let failedBefore = false;
     for (let attempt = 1; attempt <= settings.completionAttempts; attempt++) {
       try {

@@ -1,11 +1,11 @@
 // IdempotencyHandler: runs an operation once per (operation, userId, key) and replays its result to retries.
-import { randomUUID } from "node:crypto";
 import { BoundedStore, type StoreMethod } from "./bounded-store";
-import { Execution, Leases } from "./execution";
-import type { FailureClassifiers, RunReport } from "./failure-policy";
+import { Leases } from "./execution";
+import type { RunReport } from "./failure-policy";
 import { hashPayload } from "./fingerprint";
 import { checkScope } from "./scope";
 import { consumeMessage, type ConsumeOptions, type ConsumeResult, type InboxCore, type InboxMessage } from "./consume";
+import { executeLeased, type ExecuteContext, type ExecuteOptions, type LeasedCore } from "./leased";
 import { consoleLogger, type BlockLogger as IdempotencyLogger } from "./logger";
 import { noopMetrics, type IdempotencyMetrics } from "./metrics";
 import { Observer } from "./observer";
@@ -19,20 +19,11 @@ import {
   type TransactionalCore,
   type TransactionOptions,
 } from "./transactional";
-import type {
-  CreateResult,
-  ExecuteResult,
-  IdempotencyCache,
-  IdempotencyRecord,
-  IdempotencyScope,
-  IdempotencyStore,
-  StepResults,
-  TransactionalStore,
-} from "./types";
-import { freshResult } from "./result-json";
+import type { ExecuteResult, IdempotencyCache, IdempotencyScope, IdempotencyStore, TransactionalStore } from "./types";
 import { warnOnce } from "./utils/warn-once";
-import { releaseUnanswered } from "./release-unanswered";
-import { checkWaitMs, waitForFirstAttempt, type WaitAccess, type Waited } from "./wait-for-record";
+import { checkWaitMs } from "./wait-for-record";
+
+export type { ExecuteContext, ExecuteOptions } from "./leased";
 
 export type IdempotencyHandlerOptions = {
   /** How long a completed key replays (and blocks a different payload). @default 86_400_000 (24 h) */
@@ -57,17 +48,6 @@ export type IdempotencyHandlerOptions = {
   /** @default consoleLogger (warnings and errors as JSON lines on stderr) */
   logger?: IdempotencyLogger;
   metrics?: IdempotencyMetrics;
-};
-
-/** What to protect: the scope, and either the payload to fingerprint or its precomputed hash. */
-export type ExecuteContext = IdempotencyScope & ({ payload: unknown } | { requestHash: string });
-
-/** How the operation's errors are classified (see FailureClassifiers), and how a duplicate of a running call waits. */
-export type ExecuteOptions = FailureClassifiers & {
-  /** This call's `waitMs` (see IdempotencyHandlerOptions). @default the handler's */
-  waitMs?: number | undefined;
-  /** Aborts a duplicate's wait (the client went away): it answers REQUEST_IN_PROGRESS at once. */
-  signal?: AbortSignal | undefined;
 };
 
 /**
@@ -98,8 +78,8 @@ export class IdempotencyHandler<Tx = unknown> {
   private readonly bounded: BoundedStore;
   /** The cache, and how both modes answer a key that already holds a record. */
   private readonly reads: ReadSide;
-  /** Renews the lease of every running execution from one interval. */
-  private readonly leases: Leases;
+  /** What `execute` runs on: the bounded store, observer, settings, leases and read side. */
+  private readonly leased: LeasedCore;
   /** The store as `executeInTransaction` uses it; undefined when it has no transactions. */
   private readonly transactions: TransactionalStore<Tx> | undefined;
   private readonly transactionalCore: TransactionalCore;
@@ -136,7 +116,13 @@ export class IdempotencyHandler<Tx = unknown> {
     this.waitMs = settings.waitMs;
     this.bounded = new BoundedStore(store, settings.storeTimeoutMs, observer);
     this.reads = new ReadSide(cache, store.table, observer, settings);
-    this.leases = new Leases(settings.heartbeatIntervalMs);
+    this.leased = {
+      store: this.bounded,
+      observer,
+      settings,
+      leases: new Leases(settings.heartbeatIntervalMs),
+      reads: this.reads,
+    };
     this.transactionalCore = { store: this.bounded, observer, settings, reads: this.reads };
     this.inbox = { observer, notify: (scope, operation) => this.execute({ ...scope, payload: null }, operation) };
   }
@@ -152,7 +138,7 @@ export class IdempotencyHandler<Tx = unknown> {
     operation: IdempotentOperation<T>,
     options: ExecuteOptions = {},
   ): Promise<ExecuteResult<T>> {
-    return this.executeLeased(context, operation, options, undefined);
+    return executeLeased(this.leased, context, operation, options, undefined);
   }
 
   /**
@@ -180,7 +166,7 @@ export class IdempotencyHandler<Tx = unknown> {
       this.inbox,
       message,
       (scope, executeOptions, report) =>
-        this.executeLeased({ ...scope, payload: message.payload }, operation, executeOptions, report),
+        executeLeased(this.leased, { ...scope, payload: message.payload }, operation, executeOptions, report),
       options,
     );
   }
@@ -225,35 +211,7 @@ export class IdempotencyHandler<Tx = unknown> {
     return { deleted };
   }
 
-  /** `execute`, telling `report` (for `consume`) whether the operation ran and whether its failure left the key FAILED. */
-  private async executeLeased<T>(
-    context: ExecuteContext,
-    operation: IdempotentOperation<T>,
-    options: ExecuteOptions,
-    report: RunReport | undefined,
-  ): Promise<ExecuteResult<T>> {
-    const scope = checkScope(context);
-    const requestHash = "requestHash" in context ? context.requestHash : hashPayload(context.payload);
-    const { reads } = this;
-    // Without a cache there is nothing to wait for: no await, so no promise hop on every request.
-    const cached = reads.hasCache ? await reads.readCache(scope) : undefined;
-    if (cached) return reads.answer<T>(scope, cached, requestHash, "cache");
-
-    const waitMs = options.waitMs === undefined ? this.settings.waitMs : checkWaitMs(options.waitMs);
-    const token: string = randomUUID();
-    const created = await this.create(scope, requestHash, token);
-    if (created.status === "DUPLICATE") {
-      const waited = await this.waitIfRunning(scope, requestHash, created.record, waitMs, options.signal);
-      if ("record" in waited) return reads.answerStored<T>(scope, waited.record, requestHash);
-      // The first attempt gave the key back while we waited, and our own create took it.
-      this.observer.record("lockAcquired", scope);
-      return this.run(scope, requestHash, waited.token, operation, options, waited.steps, report);
-    }
-    this.observer.record("lockAcquired", scope);
-    return this.run(scope, requestHash, token, operation, options, created.steps, report);
-  }
-
-  /** `executeInTransaction`, with `report` as `executeLeased`'s. */
+  /** `executeInTransaction`, with `report` as `executeLeased`'s (leased.ts). */
   private async executeTransaction<T>(
     context: ExecuteContext,
     operation: TransactionalOperation<T, Tx>,
@@ -272,66 +230,6 @@ export class IdempotencyHandler<Tx = unknown> {
       options,
       report,
     );
-  }
-
-  private async run<T>(
-    scope: IdempotencyScope,
-    requestHash: string,
-    token: string,
-    operation: IdempotentOperation<T>,
-    options: ExecuteOptions,
-    steps: StepResults | undefined,
-    report: RunReport | undefined,
-  ): Promise<ExecuteResult<T>> {
-    const execution = new Execution(this.bounded, this.observer, this.settings, this.leases, scope, token, steps);
-    execution.holdLease();
-    if (report) report.ran = true;
-    const started = performance.now();
-    let result: T;
-    try {
-      // The execution is the context itself: no object of its own per request.
-      result = await operation(execution);
-    } catch (err) {
-      execution.stopLease();
-      const outcome = await execution.fail(err, options, report);
-      this.observer.duration(scope.operation, outcome, (performance.now() - started) / 1000);
-      throw err;
-    }
-    execution.stopLease();
-    this.observer.duration(scope.operation, "success", (performance.now() - started) / 1000);
-    const { serialized, recorded } = await execution.complete(result, report);
-    if (recorded && this.reads.hasCache) await this.reads.keepResult(scope, requestHash, serialized);
-    return freshResult<T>(serialized);
-  }
-
-  /** The record, under the token chosen here; a failure is STORE_UNAVAILABLE, and frees a record it may have made. */
-  private async create(scope: IdempotencyScope, requestHash: string, token: string): Promise<CreateResult> {
-    let creating: Promise<CreateResult> | undefined;
-    try {
-      return await this.bounded.call(
-        "create",
-        (store) => (creating = store.create({ scope, requestHash, ttlMs: this.ttlMs, token })),
-      );
-    } catch (err) {
-      if (creating) releaseUnanswered(this.bounded, this.observer, scope, token, creating);
-      throw storeUnavailable(this.observer, "create", err, scope);
-    }
-  }
-
-  /** A duplicate of a running attempt waits for it (with `waitMs`); any other is answered from the record at once, with no await. */
-  private waitIfRunning(
-    scope: IdempotencyScope,
-    requestHash: string,
-    record: IdempotencyRecord,
-    waitMs: number,
-    signal: AbortSignal | undefined,
-  ): Waited | Promise<Waited> {
-    if (!(waitMs > 0 && record.status === "PROCESSING" && record.requestHash === requestHash)) return { record };
-    const access: WaitAccess = {
-      get: () => this.callStore("get", (store) => store.get(scope), scope),
-      create: (token) => this.create(scope, requestHash, token),
-    };
-    return waitForFirstAttempt(access, this.observer, { scope, requestHash, record, waitMs, signal });
   }
 
   /** `scope` is given when the call is about one key, so the refusal can be traced to it. */

@@ -28,7 +28,8 @@ export class Observer {
   private readonly metrics: IdempotencyMetrics;
   /** False for the handler's defaults (no logger, no metrics): then a decision builds no line and no labels. */
   private readonly logging: boolean;
-  private readonly counting: boolean;
+  /** False for the no-op sink: callers skip what only a metric needs (a clock read, a labels object). */
+  readonly counting: boolean;
 
   constructor(logger: IdempotencyLogger, metrics: IdempotencyMetrics) {
     this.logger = logger;

@@ -113,7 +113,14 @@ export function protectRoute<Req>(
   const waits = (route.waitMs ?? handler.waitMs) > 0;
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
 
-  return async function protect(req: Req, request: ProtectedRequest): Promise<HttpVerdict> {
+  return protect;
+
+  /**
+   * The verdict on one request. The context is the request's from the start, gets what is known as
+   * it is learnt, `executing` while the route runs, and the verdict's outcome when it is given
+   * (through `settle`, at every return: one async frame per request, not a second around this one).
+   */
+  async function protect(req: Req, request: ProtectedRequest): Promise<HttpVerdict> {
     const context: IdempotencyContext = {
       key: undefined,
       userId: undefined,
@@ -122,38 +129,45 @@ export function protectRoute<Req>(
       outcome: "pending",
     };
     request.setContext(context);
-    const verdict = await decide(req, request, context);
-    context.outcome = verdict.outcome;
-    return verdict;
-  };
-
-  /** The verdict on one request; the context gets what is known as it is learnt, and `executing` while the route runs. */
-  async function decide(req: Req, request: ProtectedRequest, context: IdempotencyContext): Promise<HttpVerdict> {
     let key: string | undefined;
     try {
       context.operation = route.getOperation(req);
-      context.userId = await route.getUserId(req, request.hasCredentials);
+      // Awaited only when it is a promise: a lookup that answers at once costs no microtask hop.
+      const userId = route.getUserId(req, request.hasCredentials);
+      context.userId = typeof userId === "string" ? userId : await userId;
       key = parseIdempotencyKey(request.keyHeader);
       if (key === undefined && route.requireKey)
-        return refusal(
-          new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header."),
-          false,
+        return settle(
+          context,
+          refusal(
+            new IdempotencyError("IDEMPOTENCY_KEY_MISSING", "This route requires an Idempotency-Key header."),
+            false,
+          ),
         );
     } catch (err) {
-      return isIdempotencyError(err) ? refusal(err, false) : { kind: "error", outcome: "pending", error: err };
+      return settle(
+        context,
+        isIdempotencyError(err) ? refusal(err, false) : { kind: "error", outcome: "pending", error: err },
+      );
     }
-    if (key === undefined) return unprotected(request);
+    if (key === undefined) return settle(context, await unprotected(request));
     context.key = key;
     // What the route answered, once it ran; and the error handed to `execute` for an answer it must not record.
     let answer: HttpResponse | Uncaptured | undefined;
     let handedOver: Error | undefined;
     try {
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
-      context.requestHash = hashPayload(
-        route.getFingerprint
-          ? await route.getFingerprint(req)
-          : requestFingerprint(request.method, request.url, await route.getBody(req)),
-      );
+      // Each callback's answer is awaited only when it is a promise: a plain value costs no microtask hop.
+      let input: unknown;
+      if (route.getFingerprint) {
+        input = route.getFingerprint(req);
+        if (isThenable(input)) input = await input;
+      } else {
+        let body = route.getBody(req);
+        if (isThenable(body)) body = await body;
+        input = requestFingerprint(request.method, request.url, body);
+      }
+      context.requestHash = hashPayload(input);
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
       const operation = async (ctx: RouteContext | TransactionContext<unknown>) => {
         context.outcome = "executing";
@@ -171,15 +185,23 @@ export function protectRoute<Req>(
             waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions,
           );
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
-      if (result.replayed) return { kind: "replayed", outcome: "replayed", response: replay(result.response) };
-      return { kind: "answered", outcome: "executed", response: answer as HttpResponse };
+      if (result.replayed)
+        return settle(context, { kind: "replayed", outcome: "replayed", response: replay(result.response) });
+      return settle(context, { kind: "answered", outcome: "executed", response: answer as HttpResponse });
     } catch (err) {
       // The answer this flow handed over came back once the key was settled: its verdict is the answer's.
-      if (err !== undefined && err === handedOver) return handedBack(context, answer as HttpResponse | Uncaptured);
+      if (err !== undefined && err === handedOver)
+        return settle(context, handedBack(context, answer as HttpResponse | Uncaptured));
       const ran = context.outcome === "executing";
-      if (isIdempotencyError(err)) return refusal(err, ran);
-      return { kind: "error", outcome: ran ? "failed" : "pending", error: err };
+      if (isIdempotencyError(err)) return settle(context, refusal(err, ran));
+      return settle(context, { kind: "error", outcome: ran ? "failed" : "pending", error: err });
     }
+  }
+
+  /** The request's verdict, its outcome written into its context. */
+  function settle(context: IdempotencyContext, verdict: HttpVerdict): HttpVerdict {
+    context.outcome = verdict.outcome;
+    return verdict;
   }
 
   /** The verdict on an answer this flow handed `execute` to settle, once it comes back. */
@@ -227,6 +249,15 @@ export function protectRoute<Req>(
       response: idempotencyErrorResponse(err, route.statusMap, failed && { originalStatus: failed.status }),
     };
   }
+}
+
+/** A promise, or another object `await` would wait for. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 /** The per-request flow `protectRoute` returns. */

@@ -19,8 +19,12 @@ export class IdempotencySetupError extends Error {
   }
 }
 
-/** What a user lookup sees of the request besides the framework's object. */
-export type UserLookup<Req> = (req: Req, hasCredentials: boolean) => Promise<string>;
+/**
+ * What a user lookup sees of the request besides the framework's object. The id itself when the
+ * lookup answers at once (no promise to await per request), else a promise; a setup error always
+ * arrives as a rejected promise, never thrown.
+ */
+export type UserLookup<Req> = (req: Req, hasCredentials: boolean) => string | Promise<string>;
 
 /**
  * The route's own `getUserId`, checked: it may not claim the anonymous scope.
@@ -29,8 +33,13 @@ export type UserLookup<Req> = (req: Req, hasCredentials: boolean) => Promise<str
  * const userIdOf = routeUserId((req: Request) => req.user.id);
  */
 export function routeUserId<Req>(getUserId: (req: Req) => string | Promise<string>): UserLookup<Req> {
-  return async function routeUserIdOf(req) {
-    return checked(await getUserId(req));
+  return function routeUserIdOf(req) {
+    try {
+      const id = getUserId(req);
+      return typeof id === "string" ? checked(id) : Promise.resolve(id).then(checked);
+    } catch (err) {
+      return rejection(err);
+    }
   };
 }
 
@@ -50,9 +59,19 @@ function checked(id: string): string {
  */
 export function frameworkUserId<Req>(userOf: (req: Req) => unknown, allowAnonymous: boolean): UserLookup<Req> {
   return function frameworkUserIdOf(req, hasCredentials) {
-    // A promise like the route's own lookup: a setup error arrives as its rejection.
-    return new Promise((resolve) => resolve(userIdFrom(userOf(req), hasCredentials, allowAnonymous)));
+    try {
+      return userIdFrom(userOf(req), hasCredentials, allowAnonymous);
+    } catch (err) {
+      return rejection(err);
+    }
   };
+}
+
+/** What a lookup threw, untouched, as the rejection an async lookup would have given. */
+function rejection(err: unknown): Promise<never> {
+  return new Promise<never>(() => {
+    throw err;
+  });
 }
 
 function userIdFrom(id: unknown, hasCredentials: boolean, allowAnonymous: boolean): string {

@@ -4,11 +4,22 @@
 export class Owners {
   private readonly byOwner = new Map<string, Set<string>>();
 
+  /** Appends `id` to its owner's group, moved to the end if it was there already. */
   add(owner: string, id: string): void {
-    const ids = this.byOwner.get(owner) ?? new Set<string>();
+    const ids = this.byOwner.get(owner);
+    if (ids === undefined) {
+      this.byOwner.set(owner, new Set([id]));
+      return;
+    }
     ids.delete(id);
     ids.add(id);
-    this.byOwner.set(owner, ids);
+  }
+
+  /** `add` for an id its owner does not hold: nothing to move. */
+  append(owner: string, id: string): void {
+    const ids = this.byOwner.get(owner);
+    if (ids === undefined) this.byOwner.set(owner, new Set([id]));
+    else ids.add(id);
   }
 
   holds(owner: string): boolean {

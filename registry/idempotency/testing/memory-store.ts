@@ -51,6 +51,10 @@ export class MemoryStore implements IdempotencyStore {
   private readonly now: () => number;
   /** No record expires before this instant, so a full store skips the sweep for expired records until then. */
   private earliestExpiry = Infinity;
+  /** The last scope given, its fields as they were then, and its id: a first request's calls pass one scope object. */
+  private lastScope: IdempotencyScope | undefined;
+  private readonly lastFields: IdempotencyScope = { operation: "", userId: "", key: "" };
+  private lastId = "";
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
@@ -79,7 +83,7 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   private insert({ scope, requestHash, ttlMs, token }: CreateInput): CreateResult {
-    const recordId = id(scope);
+    const recordId = this.idOf(scope);
     const existing = this.records.get(recordId);
     // A replay reads the frozen record made at the first one: no copy, no dates made per call.
     if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: handOut(existing) };
@@ -101,12 +105,14 @@ export class MemoryStore implements IdempotencyStore {
       requestHash,
       status: "PROCESSING",
       response: null,
-      token,
+      token: flat(token),
       expiresAt: now + ttlMs,
       updatedAt: now,
       view: undefined,
     });
-    this.recordsByUser.add(scope.userId, recordId);
+    // New to its owner's group: any record it had was dropped above, and its id with it.
+    this.recordsByUser.append(scope.userId, recordId);
+    // Read again: the sweeps above may have dropped this user's expired in-progress records.
     this.inProgress.set(scope.userId, (this.inProgress.get(scope.userId) ?? 0) + 1);
     return { status: "CREATED", steps: this.counters.stepsOf(recordId, requestHash) };
   }
@@ -114,7 +120,7 @@ export class MemoryStore implements IdempotencyStore {
   get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const record = this.live(scope);
     return Promise.resolve(
-      record && { ...handOut(record), steps: this.counters.stepsOf(id(scope), record.requestHash) },
+      record && { ...handOut(record), steps: this.counters.stepsOf(this.idOf(scope), record.requestHash) },
     );
   }
 
@@ -146,7 +152,7 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   incrementRetryCount(scope: IdempotencyScope, ttlMs: number): Promise<number> {
-    return Promise.resolve(this.counters.bump(id(scope), scope.userId, ttlMs));
+    return Promise.resolve(this.counters.bump(this.idOf(scope), scope.userId, ttlMs));
   }
 
   /** Synchronous, like every step of recovery, so two concurrent runs can never pick the same record. */
@@ -185,7 +191,7 @@ export class MemoryStore implements IdempotencyStore {
     token: string,
     change: (record: StoredRecord, recordId: string) => unknown,
   ): Promise<boolean> {
-    const recordId = id(scope);
+    const recordId = this.idOf(scope);
     const record = this.records.get(recordId);
     if (!record || !this.isLive(record) || record.status !== "PROCESSING" || record.token !== token)
       return Promise.resolve(false);
@@ -193,8 +199,26 @@ export class MemoryStore implements IdempotencyStore {
     return Promise.resolve(true);
   }
 
+  /**
+   * The id of `scope`, made once for the scope object a request passes to each of its calls (joining
+   * and hashing a new string per call cost more than the Map lookup it is for). The fields are
+   * compared too, so a scope object changed between two calls gets the id of what it holds now.
+   */
+  private idOf(scope: IdempotencyScope): string {
+    const last = this.lastFields;
+    const { operation, userId, key } = scope;
+    if (this.lastScope === scope && last.operation === operation && last.userId === userId && last.key === key)
+      return this.lastId;
+    this.lastScope = scope;
+    last.operation = operation;
+    last.userId = userId;
+    last.key = key;
+    this.lastId = id(scope);
+    return this.lastId;
+  }
+
   private live(scope: IdempotencyScope): StoredRecord | undefined {
-    const record = this.records.get(id(scope));
+    const record = this.records.get(this.idOf(scope));
     return record && this.isLive(record) ? record : undefined;
   }
 
@@ -270,7 +294,21 @@ export class MemoryStore implements IdempotencyStore {
   }
 }
 
-/** One string per scope, unambiguous (each name prefixed with its length), and cheaper than JSON of the three. */
+/**
+ * One string per scope, unambiguous (each name prefixed with its length), and cheaper than JSON of the three.
+ * Joined rather than concatenated: `+` and template literals build a tree of cons strings that V8 keeps as it
+ * is when the string becomes a Map key, and a store of 10 000 records kept half its memory in those trees.
+ */
 function id({ operation, userId, key }: IdempotencyScope): string {
-  return `${operation.length}:${operation}${userId.length}:${userId}${key}`;
+  return [operation.length, ":", operation, userId.length, ":", userId, key].join("");
+}
+
+/**
+ * The same text as one flat string. `randomUUID()` builds its result by concatenation, a tree of a dozen
+ * cons strings that every kept record would hold; `trim()` flattens it, and returns the flat string
+ * itself when it removes nothing (the length tells), so the text kept is always the text given.
+ */
+function flat(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length === text.length ? trimmed : text;
 }
