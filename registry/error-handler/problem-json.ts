@@ -4,9 +4,9 @@ import type { ProblemBody } from "./problem";
 /** The members the handler writes, in the order it writes them; `issues` and extension members take JSON.stringify. */
 const MEMBERS = ["type", "title", "status", "detail", "instance", "code", "requestId", "traceId"] as const;
 
-/** Per member, the last string quoted and its JSON: a defined problem's type, title and code repeat on every answer. */
+/** Per member, the last string written and its `"name":"value"` piece: a definition's type, title and code repeat on every answer. */
 const lastValues: unknown[] = [];
-const lastTexts: string[] = [];
+const lastPieces: string[] = [];
 
 /**
  * Exactly `JSON.stringify(body)`. A body of the handler's own members (no extension members, no
@@ -18,31 +18,31 @@ const lastTexts: string[] = [];
  * // '{"type":"about:blank","title":"Not Found","status":404,"detail":"No route.","code":"NOT_FOUND","requestId":"r1"}'
  */
 export function problemJson(body: ProblemBody): string {
-  let json = "";
+  let json = "{";
   let next = 0;
   // for...in walks the members in the order JSON.stringify writes them (and meets any enumerable inherited one).
   for (const name in body) {
     let index = next;
     while (index < MEMBERS.length && MEMBERS[index] !== name) index++;
     if (index === MEMBERS.length) return JSON.stringify(body);
-    next = index + 1;
     const value = body[name];
-    let text: string;
-    if (typeof value === "string") text = quoted(index, value);
-    else if (name === "status" && typeof value === "number" && Number.isFinite(value)) text = String(value);
+    let piece: string;
+    if (typeof value === "string") piece = member(index, name, value);
+    else if (name === "status" && typeof value === "number" && Number.isFinite(value)) piece = `"status":${value}`;
     else return JSON.stringify(body);
-    json += `${json === "" ? "{" : ","}"${name}":${text}`;
+    json += next === 0 ? piece : `,${piece}`;
+    next = index + 1;
   }
-  return json === "" ? JSON.stringify(body) : `${json}}`;
+  return next === 0 ? JSON.stringify(body) : `${json}}`;
 }
 
-function quoted(index: number, value: string): string {
-  const last = lastTexts[index];
+function member(index: number, name: string, value: string): string {
+  const last = lastPieces[index];
   if (last !== undefined && lastValues[index] === value) return last;
-  const text = plain(value) ? `"${value}"` : JSON.stringify(value);
+  const piece = `"${name}":${plain(value) ? `"${value}"` : JSON.stringify(value)}`;
   lastValues[index] = value;
-  lastTexts[index] = text;
-  return text;
+  lastPieces[index] = piece;
+  return piece;
 }
 
 /** No quote, backslash, control character or surrogate: JSON.stringify writes the string as it is, between quotes. */
