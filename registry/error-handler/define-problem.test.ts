@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defineProblem } from "./define-problem";
+import { defineProblem, ProblemError, type ProblemExtensions } from "./define-problem";
 import { createProblemHandler } from "./problem";
 import { problemSchemas, schemaName } from "./problem-schemas";
 import { captureLogger } from "./testing/capture-logger";
@@ -54,6 +54,31 @@ describe("defineProblem", () => {
       status: 423,
       code: "E4231",
     });
+  });
+
+  it("create() makes the error new ProblemError makes: prototype, members in order, cause, a stack from the caller", () => {
+    const cause = new Error("issuer timeout");
+    const calls: Array<[string?, ProblemExtensions?, { cause?: unknown }?]> = [
+      [],
+      ["The issuer declined the card."],
+      ["Declined.", { declineCode: "x" }, { cause }],
+    ];
+    for (const args of calls) {
+      const made = CardDeclined.create(...args);
+      const [detail = CardDeclined.title, extensions = {}, options] = args;
+      const built = new ProblemError(CardDeclined, detail, extensions, options);
+      expect(Object.getPrototypeOf(made)).toBe(ProblemError.prototype);
+      expect(made).toBeInstanceOf(Error);
+      expect(Object.prototype.toString.call(made)).toBe("[object Error]");
+      expect(Reflect.ownKeys(made)).toEqual(Reflect.ownKeys(built));
+      for (const key of Reflect.ownKeys(built).filter((key) => key !== "stack"))
+        expect((made as unknown as Record<PropertyKey, unknown>)[key]).toEqual(
+          (built as unknown as Record<PropertyKey, unknown>)[key],
+        );
+      expect(made.name).toBe("ProblemError");
+      expect(made.stack?.split("\n")[0]).toBe(`ProblemError: ${detail}`);
+      expect(made.stack?.split("\n")[2]).toContain("define-problem.test.ts");
+    }
   });
 
   it("recognises its errors by code, from any copy", () => {

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from "exp
 import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type Problem } from "../problem";
+import { problemJson } from "../problem-json";
 
 /**
  * Returns `notFound` and `onError`; mount both after every route, in that order.
@@ -45,5 +46,5 @@ function send(res: Response, { status, headers, body }: Problem): void {
   res
     .status(status)
     .set(withVary(headers, res.get("vary")))
-    .end(JSON.stringify(body));
+    .end(problemJson(body));
 }

@@ -4,6 +4,7 @@ import { answeredError } from "../error-body";
 import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
+import { problemJson } from "../problem-json";
 
 export type ProblemDetailsPluginOptions = ErrorHandlerOptions & {
   /**
@@ -52,7 +53,7 @@ export const problemDetailsPlugin: FastifyPluginCallback<ProblemDetailsPluginOpt
         if (!answered) return next(null, payload);
         const problem = toProblem(answered, requestOf(request, reply));
         reply.code(problem.status).headers(withVary(problem.headers, reply.getHeader("vary")));
-        next(null, Buffer.from(JSON.stringify(problem.body)));
+        next(null, Buffer.from(problemJson(problem.body)));
       });
     }
     done();
@@ -67,7 +68,7 @@ function send(reply: FastifyReply, toProblem: ToProblem, err: unknown, request: 
   return reply
     .code(status)
     .headers(withVary(headers, reply.getHeader("vary")))
-    .send(Buffer.from(JSON.stringify(body)));
+    .send(Buffer.from(problemJson(body)));
 }
 
 /** The id the logger block echoed on the reply, else Fastify's own (`genReqId`, what its logger prints as reqId). */

@@ -2,6 +2,7 @@
 import { answeredError } from "../error-body";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, type ErrorHandlerOptions, type ToProblem } from "../problem";
+import { problemJson } from "../problem-json";
 
 /** A fetch-standard handler: Next.js route handlers pass a context, Bun and Deno other arguments. */
 export type FetchHandler<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
@@ -72,7 +73,7 @@ function problemResponse(toProblem: ToProblem, err: unknown, request: Request, r
     traceparent: request.headers.get("traceparent"),
     acceptLanguage: toProblem.localizes ? request.headers.get("accept-language") : undefined,
   });
-  return new Response(JSON.stringify(body), { status, headers });
+  return new Response(problemJson(body), { status, headers });
 }
 
 /**

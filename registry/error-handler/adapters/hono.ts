@@ -3,6 +3,7 @@ import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "
 import { answeredError } from "../error-body";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
+import { problemJson } from "../problem-json";
 
 /**
  * Returns `onError` and `notFound` for the app, and `formatAnsweredErrors`: middleware that turns
@@ -55,5 +56,5 @@ function respond(c: Context, toProblem: ToProblem, err: unknown): Response {
     traceparent: c.req.header("traceparent"),
     acceptLanguage,
   });
-  return new Response(JSON.stringify(body), { status, headers });
+  return new Response(problemJson(body), { status, headers });
 }

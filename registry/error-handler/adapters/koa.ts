@@ -4,6 +4,7 @@ import { answeredError } from "../error-body";
 import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
+import { problemJson } from "../problem-json";
 
 export type KoaProblemDetailsOptions = ErrorHandlerOptions & {
   /**
@@ -66,5 +67,5 @@ function send(ctx: Context, toProblem: ToProblem, err: unknown): void {
   ctx.status = status;
   ctx.set(withVary(headers, ctx.response.get("vary")));
   // A string, so Koa keeps the problem+json content type set above.
-  ctx.body = JSON.stringify(body);
+  ctx.body = problemJson(body);
 }

@@ -3,6 +3,7 @@ import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from "
 import { withVary } from "../localize";
 import { pickRequestId } from "../request-id";
 import { createProblemHandler, ROUTE_NOT_FOUND, type ErrorHandlerOptions, type ToProblem } from "../problem";
+import { problemJson } from "../problem-json";
 
 /** What the filter reads from the request of either platform (Express or Fastify). */
 type PlatformRequest = {
@@ -60,7 +61,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(withVary(headers, response.getHeader("vary"))))
       response.header(name, value);
     // Bytes: both platforms keep the content type set above as it is.
-    response.send(Buffer.from(JSON.stringify(body)));
+    response.send(Buffer.from(problemJson(body)));
   }
 }
 

@@ -47,17 +47,41 @@ export function requestKey<Req>(
       const route = routeOf(req);
       const caller = callerOf(req);
       return isThenable(caller)
-        ? caller.then((resolved) => JSON.stringify([route, resolved, key]))
-        : JSON.stringify([route, caller, key]);
+        ? caller.then((resolved) => jsonArray3(route, resolved, key))
+        : jsonArray3(route, caller, key);
     };
   }
   return function routeRequestKey(req: Req): MaybePromise<string> {
     const route = routeOf(req);
     const caller = callerOf(req);
-    return isThenable(caller)
-      ? caller.then((resolved) => JSON.stringify([route, resolved]))
-      : JSON.stringify([route, caller]);
+    return isThenable(caller) ? caller.then((resolved) => jsonArray2(route, resolved)) : jsonArray2(route, caller);
   };
+}
+
+/**
+ * A string JSON.stringify writes as itself between quotes: no quote, backslash, control character
+ * or surrogate (it escapes a lone one; a pair takes the general path too).
+ */
+function plain(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return false;
+  }
+  return true;
+}
+
+/**
+ * `JSON.stringify([a, b])`, the same string, without the array and the serializer for the usual key
+ * (every request builds one): anything that needs escaping, or is not a string, goes through JSON.stringify.
+ */
+function jsonArray2(a: string, b: string): string {
+  return plain(a) && plain(b) ? `["${a}","${b}"]` : JSON.stringify([a, b]);
+}
+
+/** `JSON.stringify([a, b, c])`, as `jsonArray2`. */
+function jsonArray3(a: string, b: string, c: string | null): string {
+  return plain(a) && plain(b) && plain(c) ? `["${a}","${b}","${c}"]` : JSON.stringify([a, b, c]);
 }
 
 /** A promise, or any thenable (a getUserId may answer with another library's). */

@@ -60,3 +60,54 @@ describe("TimeLimit: one timer for every call", () => {
     expect(settled).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("TimeLimit.watch: the caller settles its own promise", () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
+  const recorder = () => {
+    const events: unknown[][] = [];
+    return {
+      events,
+      watcher: {
+        answered: (value: unknown) => void events.push(["answered", value]),
+        failed: (reason: unknown) => void events.push(["failed", reason]),
+        settled: () => void events.push(["settled"]),
+      },
+    };
+  };
+
+  it("an answer in time: settled, then answered with the value; the timer stops", async () => {
+    const limit = new TimeLimit(200, "store");
+    const { events, watcher } = recorder();
+    limit.watch(Promise.resolve("ok"), watcher);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events).toEqual([["settled"], ["answered", "ok"]]);
+    await vi.advanceTimersByTimeAsync(25);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("a rejection in time: failed with the call's own reason, untouched", async () => {
+    const limit = new TimeLimit(200, "store");
+    const { events, watcher } = recorder();
+    const reason = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    limit.watch(Promise.reject(reason), watcher);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events).toEqual([["settled"], ["failed", reason]]);
+  });
+
+  it("no answer: failed with a TimeoutError once the limit has passed; a late answer only runs settled", async () => {
+    const limit = new TimeLimit(10, "store");
+    const { events, watcher } = recorder();
+    let answer: (value: string) => void = () => {};
+    limit.watch(new Promise<string>((resolve) => (answer = resolve)), watcher);
+    await vi.advanceTimersByTimeAsync(9);
+    expect(events).toEqual([]);
+    await vi.advanceTimersByTimeAsync(11);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.[1]).toBeInstanceOf(TimeoutError);
+    answer("late");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events.map(([event]) => event)).toEqual(["failed", "settled"]);
+  });
+});

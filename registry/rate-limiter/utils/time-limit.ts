@@ -56,8 +56,18 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
+/**
+ * What `TimeLimit.watch` tells about one call: `answered` with its value or `failed` with its own
+ * reason when it settles in time, else `failed` with a TimeoutError; `settled` when it settles, in time or not.
+ */
+export type Watcher<T> = {
+  answered(value: T): void;
+  failed(reason: unknown): void;
+  settled?: (() => void) | undefined;
+};
+
 /** One call still waiting, in a list in the order the calls started (which is the order they are due). */
-type Waiting = { reject: (reason: Error) => void; tick: number; prev: Waiting | undefined; next: Waiting | undefined };
+type Waiting = { watcher: Watcher<never>; tick: number; prev: Waiting | undefined; next: Waiting | undefined };
 
 /**
  * Bounds promises by one fixed limit with one timer for all of them: a timer per call (set, unref,
@@ -94,25 +104,40 @@ export class TimeLimit {
    */
   bound<T>(promise: Promise<T>, onSettled?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const waiting: Waiting = { reject, tick: this.ticks, prev: this.last, next: undefined };
-      if (this.last) this.last.next = waiting;
-      else this.first = waiting;
-      this.last = waiting;
-      if (this.timer === undefined) this.start();
-      promise.then(
-        (value) => {
-          this.remove(waiting);
-          onSettled?.();
-          resolve(value);
-        },
-        () => {
-          this.remove(waiting);
-          onSettled?.();
-          // Adopting the rejected promise passes on the store's own reason, whatever it is, untouched.
-          resolve(promise);
-        },
-      );
+      this.watch<T>(promise, { answered: resolve, failed: reject, settled: onSettled });
     });
+  }
+
+  /**
+   * `bound` for a caller that settles a promise of its own (one promise and one turn of the
+   * microtask queue less per call): exactly one of `watcher.answered` and `watcher.failed` runs.
+   *
+   * @example
+   * limit.watch(store.take(key, rate), { answered: resolve, failed: reject, settled: () => release(key) });
+   */
+  watch<T>(promise: Promise<T>, watcher: Watcher<T>): void {
+    const waiting: Waiting = { watcher, tick: this.ticks, prev: this.last, next: undefined };
+    if (this.last) this.last.next = waiting;
+    else this.first = waiting;
+    this.last = waiting;
+    if (this.timer === undefined) this.start();
+    promise.then(
+      (value) => {
+        if (this.settle(waiting)) watcher.answered(value);
+      },
+      (reason: unknown) => {
+        // The store's own reason, whatever it is, passed on untouched.
+        if (this.settle(waiting)) watcher.failed(reason);
+      },
+    );
+  }
+
+  /** A call's promise settled: unlinks it and runs its `settled`; true when it was still waiting (in time). */
+  private settle(waiting: Waiting): boolean {
+    const inTime = waiting.tick >= 0;
+    this.remove(waiting);
+    waiting.watcher.settled?.();
+    return inTime;
   }
 
   /** Unlinks a call (answered, or timed out); a second removal does nothing. */
@@ -136,9 +161,9 @@ export class TimeLimit {
     this.ticks++;
     let due = this.first;
     while (due && this.ticks - due.tick >= this.dueAfterTicks) {
-      const { reject } = due;
+      const { watcher } = due;
       this.remove(due);
-      reject(new TimeoutError(`${this.what} did not answer within ${this.ms} ms`));
+      watcher.failed(new TimeoutError(`${this.what} did not answer within ${this.ms} ms`));
       due = this.first;
     }
     if (this.first === undefined) {
