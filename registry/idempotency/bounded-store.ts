@@ -1,10 +1,7 @@
 // Every store call bounded by the store timeout, and every failure of one counted: written once, used by every path.
 import type { Observer } from "./observer";
 import type { IdempotencyStore } from "./types";
-import { TimeoutError, withTimeout } from "./utils/time-limit";
-
-/** Settled once and for all: a reaction queued on it runs after every reaction queued before it. */
-const SETTLED = Promise.resolve();
+import { withTimeout } from "./utils/time-limit";
 
 /** A store method, as the `method` label of `idempotency_store_errors_total` names it. */
 export type StoreMethod = Exclude<keyof IdempotencyStore, "table"> | "transaction";
@@ -40,40 +37,7 @@ export class BoundedStore {
         err instanceof Error ? err : new Error(`store.${method} threw ${String(err)}`, { cause: err }),
       );
     }
-    if (!(timeoutMs > 0) || timeoutMs === Infinity)
-      return withTimeout(answer, timeoutMs, `store.${method}`, () => this.failed(method));
-    // `withTimeout`, written out for the calls every request makes (two for a first request, one for a replay):
-    // one promise per call for the timeout and the count, and the timer armed from a reaction queued after the
-    // answer's own, so a store that answered already (MemoryStore) settles first and no timer is ever armed.
-    // `queueMicrotask` would do the same at the cost of an AsyncResource and a bound function per call.
-    return new Promise<T>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
-      answer.then(
-        (value) => {
-          settled = true;
-          if (timer !== undefined) clearTimeout(timer);
-          resolve(value);
-        },
-        () => {
-          if (settled) return;
-          settled = true;
-          if (timer !== undefined) clearTimeout(timer);
-          this.failed(method);
-          // Adopting the rejected promise passes on the store's own reason, whatever it is, untouched.
-          resolve(answer);
-        },
-      );
-      void SETTLED.then(() => {
-        if (settled) return;
-        timer = setTimeout(() => {
-          settled = true;
-          this.failed(method);
-          reject(new TimeoutError(`store.${method} did not answer within ${timeoutMs} ms`));
-        }, timeoutMs);
-        timer.unref?.();
-      });
-    });
+    return withTimeout(answer, timeoutMs, `store.${method}`, () => this.failed(method));
   }
 
   /** Counts a failure of a call bounded elsewhere (a transaction with its own deadline). */

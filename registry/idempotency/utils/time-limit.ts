@@ -1,6 +1,8 @@
 // Time limits and waits: a store or cache that stops answering must not hang a request or keep the process up.
 // One source for every block (the idempotency handler and the rate limiter vendor identical copies).
 
+const SETTLED = Promise.resolve();
+
 export class TimeoutError extends Error {
   override readonly name = "TimeoutError";
 }
@@ -39,7 +41,9 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, on
         resolve(promise);
       },
     );
-    queueMicrotask(() => {
+    // Armed from a reaction queued after the promise's own: a promise settled already settles first and arms
+    // no timer. (`queueMicrotask` would do the same at the cost of an AsyncResource and a bound function.)
+    void SETTLED.then(() => {
       if (settled) return;
       timer = setTimeout(() => {
         settled = true;
