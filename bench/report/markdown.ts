@@ -3,6 +3,7 @@ import { LOAD_MODES } from "../load/load-plan";
 import type { Ratio } from "../support/alternate";
 import type { PeerRow } from "../scenarios/peers";
 import type { CpuRow } from "../scenarios/server-cpu";
+import type { PeerComparison } from "../support/peer-comparison";
 import { WARMUP_REQUESTS } from "../support/measure-cpu";
 import type { TransactionalRow } from "../scenarios/transactional";
 import type { BenchResults } from "./results";
@@ -71,8 +72,41 @@ function cpuTable(list: CpuRow[]): string {
   return table(["Framework", "Route", "Scenario", "µs per request", "added vs bare", "rounds µs", "fails"], rows);
 }
 
+/** Ours against a peer: each one's added CPU, and the per-round difference between the two with its spread. */
+function comparisonTable(list: PeerComparison[]): string {
+  return table(
+    [
+      "Framework",
+      "Ours",
+      "Peer",
+      "ours added",
+      "peer added",
+      "ratio",
+      "ours - peer (median)",
+      "quartiles",
+      "range",
+      "rounds",
+    ],
+    list.map((c) => [
+      c.framework,
+      c.ours.replace(`${c.framework} `, ""),
+      c.peer.replace(`${c.framework} `, ""),
+      us(c.oursAddedUs),
+      us(c.peerAddedUs),
+      x(c.ratio),
+      us(c.differenceUs),
+      c.quartilesUs.join(" .. "),
+      c.rangeUs.join(" .. "),
+      `${c.rounds} x ${c.requestsPerRound}`,
+    ]),
+  );
+}
+
+const PAIRED_METHOD =
+  "Against a peer, the servers run as a group of their own (bare, ours, the peer), ours and the peer in adjacent turns of twice as many requests; the verdict is the median of the per-round differences ours - peer (µs per request), which the bare route's own noise does not enter, shown with their quartiles and range.";
+
 const cpuMethod = (list: CpuRow[]) =>
-  `Server process user + system CPU (from \`/proc\`) over ${list[0]?.requestsPerRound} requests per round after ${WARMUP_REQUESTS} unmeasured; \`added\` is the median of per-round differences to the bare route of the same framework.`;
+  `Server process user + system CPU (from \`/proc\`, its threads' run time to the nanosecond) over ${list[0]?.requestsPerRound} requests per round after ${WARMUP_REQUESTS} unmeasured; \`added\` is the median of per-round differences to the bare route of the same framework (and group).`;
 
 function cpu(results: BenchResults): string {
   const list = results.cpu ?? [];
@@ -99,8 +133,9 @@ function rateLimiter(results: BenchResults): string {
   const r = results.rateLimiter;
   if (!r) return "";
   return [
-    `${cpuMethod(r.cpu)} Express (and Fastify) route behind \`rateLimit()\`, and behind rate-limiter-flexible (Express) and @fastify/rate-limit (Fastify) on Redis, with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users.`,
-    cpuTable(r.cpu),
+    `${cpuMethod(r.cpu)} Express (and Fastify) route behind \`rateLimit()\`, and behind rate-limiter-flexible (Express) and @fastify/rate-limit (Fastify) on Redis, with a quota nobody reaches (every request takes the allowed path), callers rotating over 1 000 users. ${PAIRED_METHOD}`,
+    ...groupTables(r.cpu),
+    comparisonTable(r.comparisons ?? []),
     `The shared HTTP step alone (key, memory decision, headers), in process: ${r.inProcessUs} µs CPU per request.`,
     table(
       [
@@ -133,10 +168,17 @@ function errorHandler(results: BenchResults): string {
   if (!e) return "";
   const peer = e.peer === "measured" ? [] : [`hono-problem-details: ${e.peer}.`];
   return [
-    `${cpuMethod(e.cpu)} Hono: the bare route (201), and the same route throwing the README's typed problem (402, \`defineProblem\` / \`problemDetails()\`) answered by our \`problemDetails().onError\` and by hono-problem-details' \`problemDetailsHandler()\`, each with its default logging (none for a 4xx). Their \`fails\` column counts the 402s they are meant to answer.`,
+    `${cpuMethod(e.cpu)} Hono: the bare route (201), and the same route throwing the README's typed problem (402, \`defineProblem\` / \`problemDetails()\`) answered by our \`problemDetails().onError\` and by hono-problem-details' \`problemDetailsHandler()\`, each with its default logging (none for a 4xx). Their \`fails\` column counts the 402s they are meant to answer. ${PAIRED_METHOD}`,
     cpuTable(e.cpu),
+    ...(e.comparison ? [comparisonTable([e.comparison])] : []),
     ...peer,
   ].join("\n\n");
+}
+
+/** One table per group of servers measured together (a group's `added` is against its own bare route). */
+function groupTables(list: CpuRow[]): string[] {
+  const groups = [...new Set(list.map((row) => row.group))];
+  return groups.map((group) => cpuTable(list.filter((row) => row.group === group)));
 }
 
 function roundTrips(results: BenchResults): string {

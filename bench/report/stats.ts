@@ -35,3 +35,13 @@ export function pairedDifference(values: number[], baseline: number[]): number {
 export function signedMicros(value: number): string {
   return `${value > 0 ? "+" : ""}${value} µs`;
 }
+
+/** The `q` quantile (0 to 1) of `values`, interpolated between the two nearest ranks. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const below = sorted[Math.floor(at)] as number;
+  const above = sorted[Math.ceil(at)] as number;
+  return below + (above - below) * (at - Math.floor(at));
+}

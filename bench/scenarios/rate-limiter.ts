@@ -1,6 +1,22 @@
 // Scenario 7: the rate-limiter block (issue 17): the server CPU its `rateLimit()` middleware adds per request on its
 // memory, Redis and PostgreSQL stores (Express, against the bare route), the CPU of the shared HTTP step
 // alone, round trips per decision on Redis and PostgreSQL, and the lock-path recipe's effect on a retry storm.
+//
+// Against the peers (rate-limiter-flexible on Express, @fastify/rate-limit on Fastify, both on Redis), each framework
+// is a group of its own: the bare route, ours, the peer (and on Express ours without headers), alternated
+// A B C D / D C B A, so ours and the peer always run in adjacent turns, of BENCH_CPU_REQUESTS x PEER_TURN_FACTOR
+// requests. The verdict is the median of the per-round differences ours - peer, shown with their quartiles and
+// range; each one's "added" against the bare route is shown beside it, and is no verdict. Why: the Express rows
+// used to be one group of six, each compared with the bare route's turn, and the peer's "added" swung from -80 to
+// +134 µs between rounds while what is measured is under 10 µs. Three causes, each seen in the runs: on a loaded
+// shared host one server's CPU per request moves by up to 20 % between two adjacent turns of its own (the bare
+// route, 249 then 201 µs), so a difference to a turn up to five turns away is mostly that; the Express bare route
+// makes no round trip, so its turns do not wait and batch as a Redis-bound route's do, and both limited routes often
+// cost less per request than it (the peer's "added" was negative in four rounds of five on a quiet host): against it,
+// only the difference between two Redis-bound routes means anything; and short turns are noisier, not steadier
+// (each opens its connections anew, a major GC lands in some): the quartiles of ours - peer per round spanned 79 µs
+// with turns of 500 requests, 46 with 2 000 and 12 with 8 000 (Express, the same hour). CPU is read from
+// /proc/<pid>/task/*/schedstat, to the nanosecond, where /proc/<pid>/stat counts 10 ms ticks.
 import type { AddressInfo } from "node:net";
 import express from "express";
 import type pg from "pg";
@@ -17,6 +33,8 @@ import { RedisRateLimitStore } from "@/blocks/rate-limiter/stores/redis-store";
 import { round } from "../report/stats";
 import type { ServerWish } from "../support/server-set";
 import { createRateLimitTable, createRunTable, openRedis, runId } from "../support/services";
+import { settings } from "../config";
+import { comparePeer, describeComparison, PEER_TURN_FACTOR, type PeerComparison } from "../support/peer-comparison";
 import { cpuRows, type CpuRow } from "./server-cpu";
 
 const USERS = 1_000;
@@ -40,27 +58,45 @@ export type RoundTripsPerDecision = {
 export type LockPathStorm = { limiter: boolean; retries: number; creates: number; executions: number; refused: number };
 export type RateLimiterResult = {
   cpu: CpuRow[];
+  /** Ours against each peer, on Redis, from the peer groups of `cpu`. */
+  comparisons: PeerComparison[];
   inProcessUs: number;
   roundTrips: RoundTripsPerDecision[];
   lockPath: LockPathStorm[];
 };
 
-const ROUTES: ServerWish[] = [
+/** Our stores against the bare route. */
+const STORE_ROUTES: ServerWish[] = [
   { framework: "express", variant: "bare", backend: "none" },
   { framework: "express", variant: "rate-limited", backend: "memory" },
   { framework: "express", variant: "rate-limited", backend: "redis" },
-  // rate-limiter-flexible's README middleware sends no headers: ours without its RateLimit headers too, beside the default.
-  { framework: "express", variant: "rate-limited", backend: "redis", limiterHeaders: false },
   { framework: "express", variant: "rate-limited", backend: "postgres" },
+];
+
+/**
+ * Issue 31: ours against rate-limiter-flexible on Express, both on Redis, ours and the peer in adjacent turns.
+ * rate-limiter-flexible's README middleware sends no headers: ours without its RateLimit headers too, beside the default.
+ */
+const EXPRESS_PEER_ROUTES: ServerWish[] = [
+  { framework: "express", variant: "bare", backend: "none" },
+  { framework: "express", variant: "rate-limited", backend: "redis" },
   { framework: "express", variant: "rate-limiter-flexible", backend: "redis" },
+  { framework: "express", variant: "rate-limited", backend: "redis", limiterHeaders: false },
 ];
 
 /** Issue 31: ours against @fastify/rate-limit on Fastify, both on Redis (its x-ratelimit-* headers, three, against our two RateLimit fields). */
-const FASTIFY_ROUTES: ServerWish[] = [
+const FASTIFY_PEER_ROUTES: ServerWish[] = [
   { framework: "fastify", variant: "bare", backend: "none" },
   { framework: "fastify", variant: "rate-limited", backend: "redis" },
   { framework: "fastify", variant: "fastify-rate-limit", backend: "redis" },
 ];
+
+/** Ours (each `rate-limited` row) against the group's `peer` row. */
+function comparisons(rows: CpuRow[], peer: string): PeerComparison[] {
+  const theirs = rows.find((row) => row.route.variant === peer);
+  if (!theirs) return [];
+  return rows.filter((row) => row.route.variant === "rate-limited").map((ours) => comparePeer(ours, theirs));
+}
 
 /** The shared HTTP step alone (key, memory decision, headers), in this process: steadier than an HTTP difference. */
 async function inProcessMicros(): Promise<number> {
@@ -193,10 +229,22 @@ async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockP
 }
 
 export async function rateLimiter(pool: pg.Pool): Promise<RateLimiterResult> {
-  console.log("server CPU per request, Express:");
-  const cpu = await cpuRows(pool, "rl_cpu", "express", ROUTES, ["fresh"]);
-  console.log("server CPU per request, Fastify:");
-  cpu.push(...(await cpuRows(pool, "rl_cpu_fastify", "fastify", FASTIFY_ROUTES, ["fresh"])));
+  console.log("server CPU per request, Express, our stores:");
+  const cpu = await cpuRows(pool, "rl_cpu", "express", STORE_ROUTES, ["fresh"]);
+  const peerTurns = { requests: settings.cpuRequests * PEER_TURN_FACTOR };
+  const compared: PeerComparison[] = [];
+  for (const [framework, group, routes, peer] of [
+    ["express", "rl_peer_express", EXPRESS_PEER_ROUTES, "rate-limiter-flexible"],
+    ["fastify", "rl_peer_fastify", FASTIFY_PEER_ROUTES, "fastify-rate-limit"],
+  ] as const) {
+    console.log(`server CPU per request, ${framework}, ours against ${peer} (adjacent turns):`);
+    const rows = await cpuRows(pool, group, framework, routes, ["fresh"], peerTurns);
+    cpu.push(...rows);
+    for (const comparison of comparisons(rows, peer)) {
+      console.log(`  ${comparison.ours}: ${describeComparison(comparison)}`);
+      compared.push(comparison);
+    }
+  }
   const inProcessUs = await inProcessMicros();
   console.log(`\nthe shared HTTP step alone, in process: ${inProcessUs} µs CPU per request\n\nround trips:`);
   const redis = openRedis();
@@ -204,7 +252,7 @@ export async function rateLimiter(pool: pg.Pool): Promise<RateLimiterResult> {
     const roundTrips = await roundTripsPerDecision(pool, redis);
     console.log("\nlock path:");
     const lockPath = [await lockPathStorm(pool, false), await lockPathStorm(pool, true)];
-    return { cpu, inProcessUs, roundTrips, lockPath };
+    return { cpu, comparisons: compared, inProcessUs, roundTrips, lockPath };
   } finally {
     redis.disconnect();
   }

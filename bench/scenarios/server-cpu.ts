@@ -8,7 +8,13 @@ import { addedUs, measureCpuGroup, type CpuMeasurement } from "../support/measur
 import { startServerSet, type ServerWish } from "../support/server-set";
 import { runId } from "../support/services";
 
-export type CpuRow = CpuMeasurement & { framework: Framework; route: ServerWish; addedUs?: number | undefined };
+/** `group`: the servers measured together, in alternation (the bare route of the group is the base of `addedUs`). */
+export type CpuRow = CpuMeasurement & {
+  framework: Framework;
+  route: ServerWish;
+  group?: string | undefined;
+  addedUs?: number | undefined;
+};
 
 const MODES: LoadMode[] = ["fresh", "replay"];
 
@@ -23,6 +29,9 @@ function wishes(framework: Framework): ServerWish[] {
 
 export const CPU_FRAMEWORKS: Framework[] = ["express", "fastify", "hono", "koa", "nestjs", "nestjs-fastify", "fetch"];
 
+/** Requests per server and turn, and alternating rounds, when a group needs other than BENCH_CPU_REQUESTS / BENCH_ROUNDS. */
+export type CpuTurns = { requests?: number | undefined; rounds?: number | undefined };
+
 /** Measures each group of servers in alternation, rows compared with the group's first (bare) server. */
 export async function cpuRows(
   pool: pg.Pool,
@@ -30,6 +39,7 @@ export async function cpuRows(
   framework: Framework,
   routes: ServerWish[],
   modes: LoadMode[],
+  turns: CpuTurns = {},
 ): Promise<CpuRow[]> {
   const rows: CpuRow[] = [];
   const set = await startServerSet(pool, group, routes);
@@ -40,7 +50,8 @@ export async function cpuRows(
         servers: set.servers,
         mode,
         runId,
-        requests: settings.cpuRequests,
+        requests: turns.requests ?? settings.cpuRequests,
+        rounds: turns.rounds,
       });
       const bare = measured[0];
       measured.forEach((m, i) =>
@@ -48,6 +59,7 @@ export async function cpuRows(
           ...m,
           framework,
           route: routes[i] as ServerWish,
+          group,
           addedUs: bare && m !== bare ? addedUs(m, bare) : undefined,
         }),
       );

@@ -1,10 +1,10 @@
 // Server CPU per request: each server of a group gets N requests in alternation (A B C, then C B A, ...),
-// and its process's user + system time over them is read from /proc (Linux only).
+// and its process's user + system time over them is read from /proc (Linux only), to the nanosecond.
 import { settings } from "../config";
 import type { LoadMode } from "../load/load-plan";
 import { runLoad } from "../load/run-load";
 import { median, pairedDifference, round } from "../report/stats";
-import { processCpuSeconds } from "./proc-cpu";
+import { processCpuMicros } from "./proc-cpu";
 import type { RunningServer } from "./spawn-server";
 
 /** Unmeasured requests per server before its first round, so the JIT has settled. */
@@ -23,9 +23,24 @@ export type CpuMeasurement = {
   errors: number;
 };
 
-export type CpuGroup = { name: string; servers: RunningServer[]; mode: LoadMode; runId: string; requests: number };
+/** `rounds`: alternating rounds (default BENCH_ROUNDS). */
+export type CpuGroup = {
+  name: string;
+  servers: RunningServer[];
+  mode: LoadMode;
+  runId: string;
+  requests: number;
+  rounds?: number | undefined;
+};
 
-export async function measureCpuGroup({ name, servers, mode, runId, requests }: CpuGroup): Promise<CpuMeasurement[]> {
+export async function measureCpuGroup({
+  name,
+  servers,
+  mode,
+  runId,
+  requests,
+  rounds = settings.rounds,
+}: CpuGroup): Promise<CpuMeasurement[]> {
   const perServer = new Map<RunningServer, { us: number[]; non2xx: number; errors: number }>(
     servers.map((s) => [s, { us: [], non2xx: 0, errors: 0 }]),
   );
@@ -44,12 +59,12 @@ export async function measureCpuGroup({ name, servers, mode, runId, requests }: 
     });
 
   for (const server of servers) await job(server, "warm", WARMUP_REQUESTS);
-  for (let r = 0; r < settings.rounds; r++) {
+  for (let r = 0; r < rounds; r++) {
     for (const server of r % 2 === 0 ? servers : [...servers].reverse()) {
-      const before = processCpuSeconds(server.pid);
+      const before = processCpuMicros(server.pid);
       const result = await job(server, `r${r}`, requests);
       // Priming requests (replays of the warm-up's keys) ran in the same process: they count as requests.
-      const us = ((processCpuSeconds(server.pid) - before) * 1e6) / (result.total + result.primed);
+      const us = (processCpuMicros(server.pid) - before) / (result.total + result.primed);
       const figures = perServer.get(server)!;
       figures.us.push(round(us, 1));
       figures.non2xx += result.non2xx;

@@ -1,17 +1,16 @@
 // RateLimiter: one policy over one store, bounded in time and in calls per key, with an insurance limiter, a block cache and bans.
 import { RefusalCounts } from "./bans";
 import { BlockCache } from "./block-cache";
+import { Callers, type Caller } from "./callers";
 import { boundedKey, checkCost, MAX_KEY_LENGTH, NO_OPTIONS, type CheckOptions } from "./check-options";
 import { RateLimitError } from "./errors";
 import { errorSummary } from "./error-summary";
 import { checkPolicy, costRate, decisionOf, rateOf } from "./gcra";
-import { InFlightSlots, type InFlightSlot } from "./in-flight";
 import { checkOptions, type CheckedOptions, type RateLimiterOptions } from "./limiter-options";
 import { consoleLogger } from "./logger";
 import { noopMetrics } from "./metrics";
 import { Observer } from "./observer";
 import { rateLimitedError } from "./refusals";
-import { MemoryRateLimitStore } from "./stores/memory-store";
 import type { GcraRate, RateLimitDecision, RateLimitPolicy, RateLimitStore, StoreDecision } from "./types";
 import { TimeLimit, TimeoutError } from "./utils/time-limit";
 
@@ -35,10 +34,12 @@ export class RateLimiter {
   private readonly policies = new Map<number, Policy>();
   /** The policy of every check that names no limit of its own. */
   private readonly defaultPolicy: Policy;
-  // The limiter's own maps below are keyed by the caller's key alone: every policy of a limiter shares its name.
-  private readonly inFlight = new InFlightSlots();
-  /** The same policy in this process's memory: shadows every allowed decision, decides when the store cannot. */
-  private readonly insurance = new MemoryRateLimitStore();
+  // The limiter's own tables below are keyed by the caller's key alone: every policy of a limiter shares its name.
+  /**
+   * Per caller: its store calls waiting (the in-flight bound), and the insurance, the same policy in
+   * this process's memory, which shadows every allowed decision and decides when the store cannot.
+   */
+  private readonly callers = new Callers();
   private readonly blocks = new BlockCache();
   /** Refusals per caller for the ban, in this process. */
   private readonly refusals: RefusalCounts | undefined;
@@ -96,8 +97,8 @@ export class RateLimiter {
       const outcome = blocked.banned ? "banned" : "block_cached";
       return Promise.resolve(this.refusedLocally(outcome, entry, logged, blocked.ms, cost, blocked.banned));
     }
-    const slot = this.inFlight.take(logged, cost, this.options.maxInFlight ?? policy.limit);
-    if (slot === undefined) {
+    const caller = this.callers.take(logged, cost, this.options.maxInFlight ?? policy.limit);
+    if (caller === undefined) {
       const ms = Math.ceil((rate.intervalUs * cost) / 1000);
       return Promise.resolve(this.refusedLocally("in_flight_limited", entry, logged, ms, cost, false));
     }
@@ -114,21 +115,21 @@ export class RateLimiter {
       this.timeLimit.watch(call, {
         answered: (answer) => {
           try {
-            resolve(this.answered(entry, logged, cost, answer, started));
+            resolve(this.answered(entry, caller, cost, answer, started));
           } catch (err) {
             reject(err as Error);
           }
         },
         failed: (err) => {
           try {
-            resolve(this.afterFailure(entry, logged, cost, err));
+            resolve(this.afterFailure(entry, caller, cost, err));
           } catch (failure) {
             reject(failure as Error);
           }
         },
         // The slot is free when the store answers, not when we stop waiting: a store that is slow for
         // one key never holds more than `maxInFlight` of its calls.
-        settled: () => release(slot, cost),
+        settled: () => this.callers.release(caller, cost),
       });
     });
   }
@@ -136,18 +137,19 @@ export class RateLimiter {
   /** The store answered in time: its decision, unless the insurance (this process's admissions) refuses it. */
   private answered(
     entry: Policy,
-    logged: string,
+    caller: Caller,
     cost: number,
     answer: StoreDecision,
     started: number,
   ): RateLimitDecision {
     const { policy, rate } = entry;
+    const logged = caller.key;
     let decision: RateLimitDecision;
     try {
       decision = decisionOf(policy, rate, answer, cost);
     } catch (err) {
       // An answer the decision cannot be read from is a failed store.
-      return this.afterFailure(entry, logged, cost, err);
+      return this.afterFailure(entry, caller, cost, err);
     }
     if (this.observer.metered)
       this.observer.observe("storeDuration", (performance.now() - started) / 1000, this.labels);
@@ -163,7 +165,7 @@ export class RateLimiter {
     // The insurance counted every request this process let through, those it decided itself while
     // the store failed or answered late included: a store that recovers (or was slow to connect)
     // never lets this process admit again what the insurance already admitted in the window.
-    const shadow = this.insurance.takeNow(logged, costRate(rate, cost));
+    const shadow = this.callers.insure(caller, costRate(rate, cost));
     if (!shadow.allowed) {
       const refusal = decisionOf(policy, rate, shadow, cost);
       this.observer.decision("limited", {
@@ -179,9 +181,9 @@ export class RateLimiter {
   }
 
   /** The store failed or timed out: `onStoreError` decides, and a refusal is remembered like the store's. */
-  private afterFailure(entry: Policy, logged: string, cost: number, err: unknown): RateLimitDecision {
-    const decision = this.storeFailed(entry, logged, cost, err);
-    return decision.allowed || !decision.counted ? decision : this.refused(decision, logged, cost);
+  private afterFailure(entry: Policy, caller: Caller, cost: number, err: unknown): RateLimitDecision {
+    const decision = this.storeFailed(entry, caller, cost, err);
+    return decision.allowed || !decision.counted ? decision : this.refused(decision, caller.key, cost);
   }
 
   private policyFor(limit: number): Policy {
@@ -231,14 +233,15 @@ export class RateLimiter {
     return banned ? decision : this.countRefusal(decision, key, cost);
   }
 
-  private storeFailed(entry: Policy, logged: string, cost: number, err: unknown): RateLimitDecision {
+  private storeFailed(entry: Policy, caller: Caller, cost: number, err: unknown): RateLimitDecision {
     const { policy, rate } = entry;
+    const logged = caller.key;
     const reason = err instanceof TimeoutError ? "timeout" : "error";
     this.observer.count("storeErrors", { policy: policy.name, reason });
     // Name, message and code only: driver errors can carry connection strings and request details.
     const fields = { policy: policy.name, key: logged, reason, err: errorSummary(err) };
     if (this.options.onStoreError === "insurance") {
-      const decision = decisionOf(policy, rate, this.insurance.takeNow(logged, costRate(rate, cost)), cost);
+      const decision = decisionOf(policy, rate, this.callers.insure(caller, costRate(rate, cost)), cost);
       this.observer.decision(decision.allowed ? "insurance_allowed" : "insurance_limited", {
         ...fields,
         remaining: decision.remaining,
@@ -269,8 +272,4 @@ export class RateLimiter {
 
 function policyEntry(policy: RateLimitPolicy): Policy {
   return { policy, rate: rateOf(policy), keyPrefix: `${policy.name}:` };
-}
-
-function release(slot: InFlightSlot, cost: number): void {
-  slot.pending -= cost;
 }
