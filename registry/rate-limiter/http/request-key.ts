@@ -1,7 +1,7 @@
 // The key of a request: route template + caller (user id, else the client address), and the Idempotency-Key when asked.
 import { addressKey, checkIpv6Prefix, type AddressReader } from "./client-address";
 import { idempotencyKeyOf } from "./idempotency-key";
-import type { FrameworkDefaults, MaybePromise, RateLimitRouteOptions } from "./limit-route";
+import type { FrameworkDefaults, MaybePromise, RateLimitRouteOptions } from "./route-options";
 
 /** The client address of a request as its framework hands it over, after the `trustProxy` rule. */
 export function addressOfRequest<Req>(
