@@ -39,14 +39,14 @@ async function variants(): Promise<Variant[]> {
   });
   const ours = problemDetails({ problems: [CardDeclined] }).onError;
   const theirs = peer.problemDetailsHandler();
-  // One request for every answer: the handlers only read it (a header or two, the path).
-  const context = new Context(
-    new Request("http://127.0.0.1/payments", {
-      method: "POST",
-      headers: { "content-type": "application/json", "content-length": "32" },
-    }),
-    { env: {}, path: "/payments" },
-  );
+  // One request for every answer: the handlers only read it (a header or two, the path). The env is what
+  // serve() hands each request: Node's IncomingMessage (its parsed headers) as `incoming`.
+  const headers = { "content-type": "application/json", "content-length": "32" };
+  const incoming = { headers, rawHeaders: Object.entries(headers).flat() };
+  const context = new Context(new Request("http://127.0.0.1/payments", { method: "POST", headers }), {
+    env: { incoming },
+    path: "/payments",
+  });
   return [
     { name: "ours: create() + onError", call: () => ours(CardDeclined.create(CARD_DECLINED.detail), context) },
     { name: "hono-problem-details", call: () => theirs(peer.problemDetails(CARD_DECLINED), context) },
