@@ -48,13 +48,29 @@ export function problemDetails(options: ErrorHandlerOptions = {}): {
 
 function respond(c: Context, toProblem: ToProblem, err: unknown): Response {
   // The logger block's (and hono/request-id's) `requestId` variable, else the incoming header.
-  const requestId = pickRequestId(c.get("requestId" as never), c.req.header("x-request-id"));
-  const acceptLanguage = toProblem.localizes ? c.req.header("accept-language") : undefined;
+  const requestId = pickRequestId(c.get("requestId" as never), headerOf(c, "x-request-id"));
+  const acceptLanguage = toProblem.localizes ? headerOf(c, "accept-language") : undefined;
   const { status, headers, body } = toProblem(err, {
     requestId,
     path: c.req.path,
-    traceparent: c.req.header("traceparent"),
+    traceparent: headerOf(c, "traceparent"),
     acceptLanguage,
   });
   return new Response(problemJson(body), { status, headers });
+}
+
+type NodeIncoming = { headers?: unknown; rawHeaders?: unknown };
+
+/**
+ * A request header. Under @hono/node-server, `c.env.incoming` is Node's IncomingMessage, whose
+ * headers Node has parsed into a plain object already (names in lower case, values trimmed, a
+ * repeated header joined with ", " as fetch's Headers joins it): read there, without the lookup
+ * (name check, lower-casing) each `c.req.header` call makes. On other runtimes, `c.req.header`.
+ */
+function headerOf(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+  if (!Array.isArray(incoming?.rawHeaders) || typeof incoming.headers !== "object" || incoming.headers === null)
+    return c.req.header(name);
+  const value = (incoming.headers as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
 }

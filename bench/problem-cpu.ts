@@ -1,0 +1,47 @@
+// The CPU of answering one typed problem on Hono, in process, without HTTP: ours (the error created by a
+// definition, answered by `problemDetails().onError`) against hono-problem-details, alternated.
+// `BENCH_HONO_PROBLEM_DETAILS=<its src/index.ts> npx tsx bench/problem-cpu.ts [calls] [rounds]`: bundled as a user's
+// build would run it; prints µs per answer per round, the median, and ours against the peer (median of per-round ratios).
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { median, pairedRatio, round } from "./report/stats";
+import { bundle } from "./support/bundle";
+import { PEER_ENV } from "./scenarios/error-handler";
+
+const SOURCE = fileURLToPath(new URL("./core/problem-pair-loop.ts", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("./.build/problem-pair-loop.mjs", import.meta.url));
+const PEER_BUNDLE = fileURLToPath(new URL("./.build/hono-problem-details.mjs", import.meta.url));
+const [calls = "200000", rounds = "5"] = process.argv.slice(2);
+
+async function main(): Promise<void> {
+  for (const [name, value] of [
+    ["calls", calls],
+    ["rounds", rounds],
+  ] as const) {
+    if (!/^[1-9]\d*$/.test(value)) throw new Error(`${name} must be a positive integer, got "${value}".`);
+  }
+  const peer = process.env[PEER_ENV];
+  if (!peer || !existsSync(peer)) throw new Error(`Set ${PEER_ENV} to hono-problem-details' src/index.ts.`);
+  await Promise.all([bundle(SOURCE, BUNDLE), bundle(peer, PEER_BUNDLE)]);
+  const out = execFileSync(process.execPath, [BUNDLE, PEER_BUNDLE, calls, rounds], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const rows = JSON.parse(out) as Array<{ name: string; rounds: number[] }>;
+  const theirs = rows.find((row) => row.name === "hono-problem-details");
+  for (const row of rows) {
+    const ratio = theirs && row !== theirs ? `  ${round(pairedRatio(row.rounds, theirs.rounds))}x the peer` : "";
+    console.log(
+      `${row.name.padEnd(28)} ${row.rounds
+        .map((us) => round(us, 2))
+        .join(" / ")
+        .padEnd(44)} median ${round(median(row.rounds), 2)} µs${ratio}`,
+    );
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
