@@ -2,6 +2,7 @@
 import type { BenchResults, Target } from "./results";
 import { round, signedMicros } from "./stats";
 import { describeComparison } from "../support/peer-comparison";
+import { coreCostTargets } from "./core-cost-targets";
 
 const CLI_LIMIT_MS = 2_000;
 /**
@@ -164,6 +165,7 @@ export function evaluateTargets(results: Omit<BenchResults, "targets">): Target[
   return [
     ...overheadTargets(results),
     ...cpuTargets(results),
+    ...coreCostTargets(results),
     ...roundTripAndPeerTargets(results),
     ...transactionalTargets(results),
     ...mysqlFloorTargets(results),

@@ -5,6 +5,7 @@ import {
   keptFailureResponse,
   LEASED,
   settleFailure,
+  type Failure,
   type FailureClassifiers,
   type FailureOutcome,
   type RunReport,
@@ -189,14 +190,19 @@ export class Execution implements OperationContext {
    * released, marked FAILED or left PROCESSING for recovery; `report` learns whether the key is dead.
    */
   fail(err: unknown, classifiers: FailureClassifiers = {}, report?: RunReport): Promise<FailureOutcome> {
-    const { scope, observer, store, settings } = this;
-    const failure = {
+    const { scope, observer } = this;
+    return this.settle({
       err,
       kind: classifyFailure(observer, scope, err, classifiers),
       kept: () => keptFailureResponse(observer, scope, err, classifiers.failureResponse),
       report,
       lastAttempt: classifiers.lastAttempt,
-    };
+    });
+  }
+
+  /** Settles a failure whose kind is known (a thrown error once classified, or an UnkeptAnswer) under this lease. */
+  settle(failure: Failure): Promise<FailureOutcome> {
+    const { scope, observer, store, settings } = this;
     return settleFailure({ store, observer, settings }, scope, failure, this, LEASED);
   }
 

@@ -29,6 +29,7 @@ export { isCachedRecord } from "./caches/cached-record";
 export { CONSUMER_OPERATION_PREFIX, checkSource, inboxScope } from "./consume";
 export type { ConsumeOptions, ConsumeResult, InboxMessage, OnDead } from "./consume";
 export { LeaseLostError } from "./execution";
+export { UnkeptAnswer } from "./unkept-answer";
 export { IDEMPOTENCY_METRICS, noopMetrics } from "./metrics";
 export type { IdempotencyMetrics, IdempotencyCounter, IdempotencyHistogram, MetricLabels } from "./metrics";
 export { consoleLogger, silentLogger } from "./logger";

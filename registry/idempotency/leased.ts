@@ -12,6 +12,7 @@ import { releaseUnanswered } from "./release-unanswered";
 import { freshResult } from "./result-json";
 import { checkScope } from "./scope";
 import type { CreateResult, ExecuteResult, IdempotencyScope, StepResults } from "./types";
+import { UnkeptAnswer, unkeptFailure } from "./unkept-answer";
 import { checkWaitMs, waitForFirstAttempt, type WaitAccess } from "./wait-for-record";
 
 /** What to protect: the scope, and either the payload to fingerprint or its precomputed hash. */
@@ -38,7 +39,8 @@ export type LeasedCore = {
 /**
  * `execute`: creates the record under a fresh fencing token, runs the operation while its lease is
  * held, and stores the result; a key that already holds a record is answered from it (after a wait
- * for a running first attempt, with `waitMs`). `report` (for `consume`) learns whether the operation
+ * for a running first attempt, with `waitMs`). An operation that returns an UnkeptAnswer settles the
+ * key from it and gets it back as the response. `report` (for `consume`) learns whether the operation
  * ran and whether its failure left the key FAILED. A first request and a replay each go through one
  * async frame here: every extra frame or returned promise costs the request a microtask hop.
  */
@@ -99,6 +101,13 @@ export async function executeLeased<T>(
     throw err;
   }
   execution.stopLease();
+  // An answer the key must not keep: settled from the value, handed back as it is.
+  if (result instanceof UnkeptAnswer) {
+    const failure = unkeptFailure(observer, scope, result, report, options.lastAttempt);
+    const outcome = await execution.settle(failure);
+    if (observer.counting) observer.duration(scope.operation, outcome, (performance.now() - started) / 1000);
+    return { response: result, replayed: false };
+  }
   if (observer.counting) observer.duration(scope.operation, "success", (performance.now() - started) / 1000);
   const { serialized, recorded } = await execution.complete(result, report);
   if (recorded && reads.hasCache) await reads.keepResult(scope, requestHash, serialized);

@@ -16,6 +16,7 @@ import type { ReadSide } from "./read-side";
 import { requestInProgress, storeUnavailable } from "./refusals";
 import { freshResult, serializeResult, UnstorableResultError } from "./result-json";
 import type { ExecuteResult, IdempotencyRecord, IdempotencyScope, IdempotencyStore, TransactionalStore } from "./types";
+import { UnkeptAnswer, unkeptFailure } from "./unkept-answer";
 import { TimeoutError } from "./utils/time-limit";
 
 export type TransactionOptions = {
@@ -41,15 +42,20 @@ export type TransactionalCore = {
 
 const DEFAULT_LOCK_TIMEOUT_MS = 2_000;
 
-/** Carries the operation's own error out of the transaction, so the rollback is told apart from a store failure. */
+/**
+ * Carries the operation's own error, or an answer the key must not keep, out of the transaction: the
+ * throw is what rolls the writes back, and it is told apart from a store failure.
+ */
 class OperationFailed extends Error {
   readonly error: unknown;
   readonly kind: FailureKind;
+  readonly unkept: UnkeptAnswer<unknown> | undefined;
 
-  constructor(error: unknown, kind: FailureKind) {
+  constructor(error: unknown, kind: FailureKind, unkept?: UnkeptAnswer<unknown>) {
     super("the operation failed inside its transaction");
     this.error = error;
     this.kind = kind;
+    this.unkept = unkept;
   }
 }
 
@@ -113,16 +119,20 @@ export async function executeInTransaction<T, Tx>(
         started = performance.now();
         const ctx = new TransactionRun(scope, tx);
         deadline.start(options.timeoutMs ?? Infinity, "the operation", ctx);
-        let serialized: string | null;
+        let serialized: string | null = null;
+        let unkept: UnkeptAnswer<unknown> | undefined;
         try {
-          serialized = serializeResult(await operation(ctx));
+          const answer = await operation(ctx);
           deadline.check();
+          if (answer instanceof UnkeptAnswer) unkept = answer;
+          else serialized = serializeResult(answer);
         } catch (err) {
           throw new OperationFailed(
             err,
             classifyFailure(observer, scope, err, { isPermanentError: options.isPermanentError }),
           );
         }
+        if (unkept) throw new OperationFailed(unkept.reason, unkept.kind, unkept);
         deadline.start(settings.storeTimeoutMs, "store.markSuccess and commit");
         if (!(await txStore.markSuccess(scope, token, serialized, settings.ttlMs))) {
           throw new Error("idempotency: the record vanished inside its own transaction");
@@ -135,6 +145,7 @@ export async function executeInTransaction<T, Tx>(
     if (err instanceof OperationFailed) {
       const result = await settleRolledBack(core, store, scope, requestHash, lockTimeoutMs, err, options, report);
       observer.duration(scope.operation, result, (performance.now() - started) / 1000);
+      if (err.unkept) return { response: err.unkept as T, replayed: false };
       throw err.error;
     }
     if (sqlState(err) === LOCK_NOT_AVAILABLE || store.isLockNotAvailable?.(err) === true) {
@@ -168,13 +179,15 @@ function settleRolledBack(
   options: TransactionOptions,
   report: RunReport | undefined,
 ): Promise<FailureOutcome> {
-  const failure = {
-    err: failed.error instanceof UnstorableResultError ? failed.error.cause : failed.error,
-    kind: failed.kind,
-    kept: () => keptFailureResponse(core.observer, scope, failed.error, options.failureResponse),
-    report,
-    lastAttempt: options.lastAttempt,
-  };
+  const failure = failed.unkept
+    ? unkeptFailure(core.observer, scope, failed.unkept, report, options.lastAttempt)
+    : {
+        err: failed.error instanceof UnstorableResultError ? failed.error.cause : failed.error,
+        kind: failed.kind,
+        kept: () => keptFailureResponse(core.observer, scope, failed.error, options.failureResponse),
+        report,
+        lastAttempt: options.lastAttempt,
+      };
   const writes = {
     markFailed: (kept: string | null) => recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept),
   };

@@ -9,7 +9,7 @@ export { normalizeHeaders, toHttpResponse } from "./http-response";
 export type { HttpHeaders, HttpResponse, RouteResult, Uncaptured } from "./http-response";
 export { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "./key-header";
 export type { HeaderValue } from "./key-header";
-export { protectRoute, UncapturableResponseError } from "./protect";
+export { protectRoute } from "./protect";
 export { canonicalQuery, requestFingerprint } from "./request-fingerprint";
 export type { RequestFingerprint } from "./request-fingerprint";
 export type { HttpVerdict, Protect, ProtectedRequest } from "./protect";

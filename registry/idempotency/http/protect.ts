@@ -9,7 +9,6 @@ import { idempotencyErrorResponse, routeError } from "./error-response";
 import { isUncaptured, type HttpResponse, type Uncaptured } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
 import { requestFingerprint } from "./request-fingerprint";
-import { ErrorResponse, UncapturableResponseError } from "./settlement-errors";
 import { checkTransaction } from "./route-transaction";
 import {
   resolveRouteOptions,
@@ -18,9 +17,8 @@ import {
   type WrapperRouteOptions,
 } from "./route-options";
 import { isStoredResponse, replayResponse, toStoredResponse, type StoredResponse } from "./stored-response";
+import { UnkeptAnswer } from "../unkept-answer";
 import { warnOnce } from "./warn-once";
-
-export { UncapturableResponseError } from "./settlement-errors";
 
 /** What one request hands over: what identifies it, where its context lives, and how to run the route once. */
 export type ProtectedRequest = {
@@ -100,15 +98,8 @@ export function protectRoute<Req>(
   // A transactional route always has a key: a request without one would run with neither record nor transaction.
   const inTransaction = checkTransaction(options, handler, capture);
   const route = resolveRouteOptions(inTransaction ? { ...options, requireKey: true } : options, framework);
-  // How `execute` settles the errors this flow hands it (see settlement-errors.ts) and the route's own.
-  const executeOptions = {
-    isPermanentError: (err: unknown) => (err instanceof ErrorResponse ? err.permanent : route.isPermanentError(err)),
-    isUncapturable: (err: unknown) => err instanceof UncapturableResponseError,
-    // Kept with the failed key, so retries learn its status (or get it replayed, with `replayFailures`).
-    failureResponse: (err: unknown) =>
-      err instanceof ErrorResponse ? toStoredResponse(err.response, route.replayHeaders) : undefined,
-    waitMs: route.waitMs,
-  };
+  // How `execute` settles what the route throws; what it answers but must not be kept comes back as an UnkeptAnswer.
+  const executeOptions = { isPermanentError: route.isPermanentError, waitMs: route.waitMs };
   // Only a route whose duplicates wait needs the client's signal: the others make no object per request for it.
   const waits = (route.waitMs ?? handler.waitMs) > 0;
   const replay = (stored: StoredResponse) => replayResponse(stored, route.replayHeaders, route.replayedHeader);
@@ -152,9 +143,8 @@ export function protectRoute<Req>(
     }
     if (key === undefined) return settle(context, await unprotected(request));
     context.key = key;
-    // What the route answered, once it ran; and the error handed to `execute` for an answer it must not record.
-    let answer: HttpResponse | Uncaptured | undefined;
-    let handedOver: Error | undefined;
+    // What the route answered, once it ran: a first run sends it, never the stored copy.
+    let answer: HttpResponse | undefined;
     try {
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
       // Each callback's answer is awaited only when it is a promise: a plain value costs no microtask hop.
@@ -172,26 +162,26 @@ export function protectRoute<Req>(
       const operation = async (ctx: RouteContext | TransactionContext<unknown>) => {
         context.outcome = "executing";
         // A transactional route's `run` takes the TransactionContext (WrapperRun types it): passed on as it is.
-        answer = await request.produce(ctx as RouteContext);
-        handedOver = unrecordable(answer, request.thrownError?.());
-        if (handedOver) throw handedOver;
-        return toStoredResponse(answer as HttpResponse, route.replayHeaders);
+        const produced = await request.produce(ctx as RouteContext);
+        const unkept = unkeptAnswer(produced, request.thrownError?.());
+        if (unkept) return unkept;
+        answer = produced as HttpResponse;
+        return toStoredResponse(answer, route.replayHeaders);
       };
       const result = inTransaction
-        ? await handler.executeInTransaction<StoredResponse>(scope, operation, executeOptions)
-        : await handler.execute<StoredResponse>(
+        ? await handler.executeInTransaction<Settled>(scope, operation, executeOptions)
+        : await handler.execute<Settled>(
             scope,
             operation,
             waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions,
           );
       // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
+      const { response } = result;
+      if (response instanceof UnkeptAnswer) return settle(context, handedBack(context, response.answer));
       if (result.replayed)
-        return settle(context, { kind: "replayed", outcome: "replayed", response: replay(result.response) });
+        return settle(context, { kind: "replayed", outcome: "replayed", response: replay(response) });
       return settle(context, { kind: "answered", outcome: "executed", response: answer as HttpResponse });
     } catch (err) {
-      // The answer this flow handed over came back once the key was settled: its verdict is the answer's.
-      if (err !== undefined && err === handedOver)
-        return settle(context, handedBack(context, answer as HttpResponse | Uncaptured));
       const ran = context.outcome === "executing";
       if (isIdempotencyError(err)) return settle(context, refusal(err, ran));
       return settle(context, { kind: "error", outcome: ran ? "failed" : "pending", error: err });
@@ -204,7 +194,7 @@ export function protectRoute<Req>(
     return verdict;
   }
 
-  /** The verdict on an answer this flow handed `execute` to settle, once it comes back. */
+  /** The verdict on an answer the key did not keep, once `execute` settled the key and handed it back. */
   function handedBack(context: IdempotencyContext, answer: HttpResponse | Uncaptured): HttpVerdict {
     if (!isUncaptured(answer)) return { kind: "answered", outcome: "failed", response: answer };
     warnOnce(
@@ -227,14 +217,22 @@ export function protectRoute<Req>(
   }
 
   /**
-   * What the route's answer hands `execute` when it must not be recorded: a stream (the key is
-   * freed), or an error status (freed, or failed for good), classified once here.
+   * The route's answer when the key must not keep it, classified once here: a stream (the key is
+   * freed), or an error status (freed, or failed for good, keeping the response so retries learn
+   * its status or get it replayed with `replayFailures`). Undefined for an answer to record.
    */
-  function unrecordable(answer: HttpResponse | Uncaptured, thrown: unknown): Error | undefined {
-    if (isUncaptured(answer)) return new UncapturableResponseError(answer.uncaptured);
+  function unkeptAnswer(answer: HttpResponse | Uncaptured, thrown: unknown): Settled | undefined {
+    if (isUncaptured(answer))
+      return new UnkeptAnswer(answer, "uncaptured", { name: "UncapturedResponse", message: answer.uncaptured });
     const verdict =
       thrown !== undefined && route.isPermanentError(thrown) ? "permanent" : route.classifyResponse(answer.status);
-    return verdict === "success" ? undefined : new ErrorResponse(answer, verdict === "permanent");
+    if (verdict === "success") return undefined;
+    // The message is what a log line shows of it: the status and the start of the body, as text.
+    const reason = {
+      name: "ErrorResponse",
+      message: `The route answered ${answer.status}: ${answer.body.toString("utf8", 0, 200)}`,
+    };
+    return new UnkeptAnswer(answer, verdict, reason, toStoredResponse(answer, route.replayHeaders));
   }
 
   /** An idempotency decision: sent, or handed to the framework with `errors: "throw"`; a failed key's own response with `replayFailures`. */
@@ -250,6 +248,9 @@ export function protectRoute<Req>(
     };
   }
 }
+
+/** What `execute` resolves for one request: the stored response, or the answer the key did not keep. */
+type Settled = StoredResponse | UnkeptAnswer<HttpResponse | Uncaptured>;
 
 /** A promise, or another object `await` would wait for. */
 function isThenable(value: unknown): value is PromiseLike<unknown> {

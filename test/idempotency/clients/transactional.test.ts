@@ -4,6 +4,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "@/blocks/idempotency/handler";
+import { UnkeptAnswer } from "@/blocks/idempotency/unkept-answer";
 import { SERVICE_START_TIMEOUT_MS, uniqueTableName } from "../support/services";
 import {
   openTransactionalClient,
@@ -146,6 +147,32 @@ for (const kind of transactionalKinds) {
         code: "REQUEST_FAILED",
       });
       expect(await writesOf(key)).toBe(0);
+    });
+
+    it("an UnkeptAnswer: the writes roll back, the key is FAILED keeping its failureResponse, and the answer comes back", async () => {
+      const { key } = context();
+      const declined = new UnkeptAnswer(
+        { status: 402 },
+        "permanent",
+        { name: "Declined", message: "card declined" },
+        {
+          status: 402,
+        },
+      );
+      const answering = async ({ tx }: { tx: unknown }) => {
+        await opened.write(tx, writes, key);
+        return declined;
+      };
+      expect(await handler.executeInTransaction(context(key), answering)).toEqual({
+        response: declined,
+        replayed: false,
+      });
+      expect(await writesOf(key)).toBe(0);
+      expect(await recordOf(key)).toMatchObject({ status: "FAILED" });
+      await expect(handler.executeInTransaction(context(key), order(key))).rejects.toMatchObject({
+        code: "REQUEST_FAILED",
+        response: { status: 402 },
+      });
     });
 
     it("transient error: the writes roll back, the retry counter rises and the key is free; poisoned at maxRetries", async () => {
