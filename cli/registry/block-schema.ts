@@ -136,6 +136,8 @@ export const variantSchema = z.strictObject({
  * wiring modules older versions wrote into `target`, which `update` may replace (cli/update/legacy-setup.ts).
  */
 const setup = z.strictObject({
+  /** The function the wiring module exports for the app to call (idempotency's `createIdempotency`): named in `add`'s next steps and in notes. */
+  entry: identifier.optional(),
   files: z.array(z.strictObject({ path: z.string().min(1), target: z.string().min(1) })).default([]),
   table: z.string().min(1).optional(),
   legacy: z.strictObject({ fingerprints: z.string().min(1), target: z.string().min(1) }).optional(),
