@@ -171,7 +171,7 @@ export const add = new Command("add")
   )
   .option(
     "--store <choice>",
-    "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore), dynamodb (DynamoDbStore), mysql (MySqlStore on MYSQL_URL) or sqlite (SqliteStore on better-sqlite3, or libSQL when package.json declares @libsql/client) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)",
+    "the one store copied, with its packages: postgres (records in PostgreSQL, with its migration), redis (records in Redis), dynamodb (records in DynamoDB), mysql (records in MySQL, on MYSQL_URL) or sqlite (records in SQLite, on better-sqlite3, or libSQL when package.json declares @libsql/client) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)",
   )
   .option(
     "--client <choice>",

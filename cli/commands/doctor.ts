@@ -142,7 +142,7 @@ export const doctor = new Command("doctor")
   )
   .option(
     "--database-url <url>",
-    "PostgreSQL database to check the tables on (default: $DATABASE_URL; MySqlStore: $MYSQL_URL, SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL)",
+    "PostgreSQL database to check the tables on (default: $DATABASE_URL; a MySQL store: $MYSQL_URL, a SQLite store: $SQLITE_PATH, or $LIBSQL_URL on libSQL)",
   )
   .option("--json", "print the findings as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

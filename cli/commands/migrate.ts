@@ -273,7 +273,7 @@ export const migrate = new Command("migrate")
   )
   .option(
     "--database-url <url>",
-    "database to apply to (default: $DATABASE_URL; MySqlStore: $MYSQL_URL; SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL, else ./data/idempotency.db)",
+    "database to apply to (default: $DATABASE_URL; a MySQL store: $MYSQL_URL; a SQLite store: $SQLITE_PATH, or $LIBSQL_URL on libSQL, else ./data/idempotency.db)",
   )
   .option(
     "--store <store>",

@@ -111,7 +111,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     "doctor",
     {
       description:
-        "Audit this project against the blocks' rules (see the blocks://rules resource): each finding with its rule, file, line and fix. The database is checked when DATABASE_URL is set (MySqlStore: MYSQL_URL; SqliteStore: SQLITE_PATH or LIBSQL_URL); notes say where a check had to guess.",
+        "Audit this project against the blocks' rules (see the blocks://rules resource): each finding with its rule, file, line and fix. The database is checked when DATABASE_URL is set (a MySQL store: MYSQL_URL; a SQLite store: SQLITE_PATH or LIBSQL_URL); notes say where a check had to guess.",
       inputSchema: {},
       outputSchema: {
         ok: z.boolean(),
