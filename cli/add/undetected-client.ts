@@ -26,7 +26,7 @@ export function undetectedClientNotes(declared: Set<string>, features: ReadonlyS
   if (!features.has("postgres-store") || !features.has("client-pg")) return [];
   return WITHOUT_ADAPTER.filter((name) => declared.has(name)).map(
     (name) =>
-      `found ${name}, which the idempotency block has no adapter for: PostgresStore runs on pg (node-postgres) with a pool of its own ` +
+      `found ${name}, which the idempotency block has no adapter for: its PostgreSQL store runs on pg (node-postgres) with a pool of its own ` +
       `beside ${name}'s, so the app holds more connections, and executeInTransaction cannot include writes made through ${name}. ` +
       `Pass --client (${CLIENT_CHOICES}) if the app has one of those, or keep pg for the idempotency records.`,
   );

@@ -107,10 +107,18 @@ function nextSteps(plan: AddPlan): void {
       `  - create the DynamoDB table: ${highlighter.code(`${exec} blocks migrate --apply`)}, or \`${exec} blocks migrate\` for its CreateTable JSON`,
     );
   const setup = plan.files.find((file) => file.owned && file.target.endsWith("-setup.ts"));
-  if (setup)
+  if (setup) {
+    // What the wiring holds, in the block's own names (block.json's `setup.entry` and `doctor.maintenance`).
+    const block = plan.blocks.find((candidate) => candidate.name === setup.block);
+    const start = block?.doctor?.maintenance?.start;
+    const parts = [
+      ...(block?.setup?.entry ? [`${block.setup.entry}()`] : []),
+      ...(start ? [`${start}()`, "the cron entry"] : []),
+    ];
     logger.log(
-      `  - wire it into your app: ${highlighter.path(setup.target)} (yours to edit: createIdempotency(), startMaintenance(), the cron entry)`,
+      `  - wire it into your app: ${highlighter.path(setup.target)}${parts.length ? ` (yours to edit: ${parts.join(", ")})` : ""}`,
     );
+  }
   // A wiring that cannot be finished for the user (Prisma: where `prisma generate` put the client) says so in a comment.
   const toChange = plan.files.flatMap((file) => {
     const line = file.content.split("\n").findIndex((text) => text.includes("// TO CHANGE:"));
@@ -163,7 +171,7 @@ export const add = new Command("add")
   )
   .option(
     "--store <choice>",
-    "the one store copied, with its packages: postgres (PostgresStore and its migration), redis (RedisStore), dynamodb (DynamoDbStore), mysql (MySqlStore on MYSQL_URL) or sqlite (SqliteStore on better-sqlite3, or libSQL when package.json declares @libsql/client) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)",
+    "the one store copied, with its packages: postgres (records in PostgreSQL, with its migration), redis (records in Redis), dynamodb (records in DynamoDB), mysql (records in MySQL, on MYSQL_URL) or sqlite (records in SQLite, on better-sqlite3, or libSQL when package.json declares @libsql/client) (default: the store the blocks already added use, else postgres, or dynamodb when package.json declares the AWS SDK)",
   )
   .option(
     "--client <choice>",

@@ -78,6 +78,8 @@ export async function runDoctor(options: DoctorOptions) {
     return [
       {
         wanted,
+        // The function the app hands its own database to, named in the note below.
+        entry: block.setup?.entry,
         target: dialectTarget(
           root,
           wanted.schema.dialect,
@@ -111,10 +113,10 @@ export async function runDoctor(options: DoctorOptions) {
       ),
   ];
   // The default file is checked only as a guess: an app that hands the store its own database uses another one.
-  const notes = dialectChecks.flatMap(({ target }) =>
+  const notes = dialectChecks.flatMap(({ entry, target }) =>
     target?.fallback
       ? [
-          `${target.variable} is not set: checked ${target.label}, the wiring's default file. If the app passes its own database to createIdempotency, set ${target.variable} to that file.`,
+          `${target.variable} is not set: checked ${target.label}, the wiring's default file. If the app passes its own database to ${entry ?? "the block's wiring"}, set ${target.variable} to that file.`,
         ]
       : [],
   );
@@ -140,7 +142,7 @@ export const doctor = new Command("doctor")
   )
   .option(
     "--database-url <url>",
-    "PostgreSQL database to check the tables on (default: $DATABASE_URL; MySqlStore: $MYSQL_URL, SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL)",
+    "PostgreSQL database to check the tables on (default: $DATABASE_URL; a MySQL store: $MYSQL_URL, a SQLite store: $SQLITE_PATH, or $LIBSQL_URL on libSQL)",
   )
   .option("--json", "print the findings as JSON")
   .option("-c, --cwd <path>", "the project folder (default: the current one)")

@@ -105,7 +105,7 @@ export async function runMigrate(options: MigrateOptions) {
         await planDynamoDbTable({ root, registry, block: block.name, feature: chosen.feature, table: tableOf(block) }),
       );
   }
-  const dialects: Array<{ plan: DialectMigrationPlan; client: SqliteClientName }> = [];
+  const dialects: Array<{ plan: DialectMigrationPlan; client: SqliteClientName; entry: string | undefined }> = [];
   for (const { block, store: chosen } of stores) {
     if (chosen.kind !== "dialect") continue;
     const refusal = unsupportedLayout(block.name, chosen.feature.sqlSchema.dialect, target);
@@ -119,7 +119,11 @@ export async function runMigrate(options: MigrateOptions) {
       target: refusal ? { ...target, layout: "sql" } : target,
       lock,
     });
-    dialects.push({ plan, client: sqliteClientOf(recordedFeatures(block, lock.blocks[block.name])) });
+    dialects.push({
+      plan,
+      client: sqliteClientOf(recordedFeatures(block, lock.blocks[block.name])),
+      entry: block.setup?.entry,
+    });
   }
 
   if (options.print) {
@@ -153,7 +157,7 @@ export async function runMigrate(options: MigrateOptions) {
       logger.success(`${appliedLine(plan.table, result)} on ${postgresLabel(url)}, from ${files.join(", ")}.`);
       applied.push(result);
     }
-    for (const { plan, client } of dialects) {
+    for (const { plan, client, entry } of dialects) {
       const files = migrationFiles(plan);
       if (!files.length) throw new BlocksError("MIGRATION_FAILED", `No SQL file was written for ${plan.table}.`);
       const database = storeDatabase(root, plan.dialect, client, process.env, options.databaseUrl);
@@ -163,7 +167,7 @@ export async function runMigrate(options: MigrateOptions) {
       );
       if (database?.fallback) {
         logger.warn(
-          `${database.variable} is not set: the tables went into ${database.label}, the wiring's default file. If the app passes its own database to createIdempotency, set the variable to that file and run this again.`,
+          `${database.variable} is not set: the tables went into ${database.label}, the wiring's default file. If the app passes its own database to ${entry ?? "the block's wiring"}, set the variable to that file and run this again.`,
         );
       }
       applied.push(result);
@@ -269,7 +273,7 @@ export const migrate = new Command("migrate")
   )
   .option(
     "--database-url <url>",
-    "database to apply to (default: $DATABASE_URL; MySqlStore: $MYSQL_URL; SqliteStore: $SQLITE_PATH, or $LIBSQL_URL on libSQL, else ./data/idempotency.db)",
+    "database to apply to (default: $DATABASE_URL; a MySQL store: $MYSQL_URL; a SQLite store: $SQLITE_PATH, or $LIBSQL_URL on libSQL, else ./data/idempotency.db)",
   )
   .option(
     "--store <store>",

@@ -6,7 +6,7 @@ import type { DoctorNames } from "../registry/block-schema.js";
 import { finding, type Finding } from "./finding.js";
 import type { ProjectFiles } from "./project-files.js";
 
-/** What a block declares of its handler (block.json's `doctor.handler`). */
+/** What a block declares of its handler, and the fixes (block.json's `doctor.handler`). */
 export type HandlerNames = NonNullable<DoctorNames["handler"]>;
 
 /**
@@ -32,6 +32,7 @@ export function checkHandler(project: ProjectFiles, declared: Set<string>, names
           project.relative(file),
           line,
           `new ${names.class}(...) has no ${missing.join(" and no ")}`,
+          names.fixes["handler-observability"],
         ),
       );
     }
@@ -57,6 +58,7 @@ export function checkHandler(project: ProjectFiles, declared: Set<string>, names
             project.relative(file),
             expression.getStartLineNumber(),
             `${cache.class} keeps entries ${cacheTtl} ms, longer than the handler's ttlMs (${recordTtl} ms)`,
+            cache.fixes["cache-ttl"],
           ),
         );
       }

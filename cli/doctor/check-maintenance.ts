@@ -3,6 +3,7 @@ import path from "node:path";
 import { SyntaxKind } from "ts-morph";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import type { Lock } from "../config/lock-file.js";
+import type { DoctorNames } from "../registry/block-schema.js";
 import type { Registry } from "../registry/manifest.js";
 import { finding, type Finding } from "./finding.js";
 import type { ProjectFiles } from "./project-files.js";
@@ -34,7 +35,7 @@ function checkJobs(
   project: ProjectFiles,
   config: BlocksConfig,
   scripts: Record<string, string>,
-  names: { start: string; cronEntry: string },
+  names: NonNullable<DoctorNames["maintenance"]>,
 ): Finding[] {
   const isCronEntry = (text: string) => text.includes(names.cronEntry);
   const vendored = `${path.posix.normalize(config.dir)}/`;
@@ -65,6 +66,7 @@ function checkJobs(
       at,
       line,
       `the maintenance jobs (recovery of stuck keys, cleanup) are never started: no ${names.start}() call in the app and no script runs the cron entry`,
+      names.fixes["maintenance-scheduled"],
     ),
   ];
 }

@@ -4,7 +4,7 @@ import type { DoctorNames } from "../registry/block-schema.js";
 import { finding, type Finding } from "./finding.js";
 import type { ProjectFiles } from "./project-files.js";
 
-/** What the added blocks declare as their route protections (block.json's `doctor.routes`). */
+/** What an added block declares as its route protections, and their fixes (block.json's `doctor.routes`). */
 export type RouteNames = NonNullable<DoctorNames["routes"]>;
 const SAFE_METHODS = new Set(["get", "head", "options"]);
 const ROUTE_METHODS = new Set(["post", "put", "patch", "delete", "all", "use", "register", "route", "on"]);
@@ -14,26 +14,34 @@ const ROUTE_METHODS = new Set(["post", "put", "patch", "delete", "all", "use", "
  * checkRoutes(loadProjectFiles(root, "src/blocks"), [idempotency.doctor.routes]); // [{ rule: "route-user-id", file: "src/app.ts", ... }]
  */
 export function checkRoutes(project: ProjectFiles, declared: RouteNames[]): Finding[] {
-  const CALLS = new Set(declared.flatMap((names) => names.calls));
-  const PLUGINS = new Set(declared.flatMap((names) => names.plugins));
-  const responseOnly = declared.flatMap((names) => names.responseOnly);
+  return declared.flatMap((names) => checkBlockRoutes(project, names));
+}
+
+/** One block's protections, each finding with the fix that block words. */
+function checkBlockRoutes(project: ProjectFiles, names: RouteNames): Finding[] {
+  const CALLS = new Set(names.calls);
+  const PLUGINS = new Set(names.plugins);
+  const { fixes } = names;
   const findings: Finding[] = [];
-  if (CALLS.size === 0 && PLUGINS.size === 0) return findings;
   for (const file of project.files) {
     for (const call of file.getDescendantsOfKind(SyntaxKind.CallExpression)) {
       const name = calleeName(call);
-      const plugin = call.getArguments().some((arg) => Node.isIdentifier(arg) && PLUGINS.has(arg.getText()));
+      const plugin = call
+        .getArguments()
+        .find((arg) => Node.isIdentifier(arg) && PLUGINS.has(arg.getText()))
+        ?.getText();
       if (!(name && CALLS.has(name)) && !plugin) continue;
       const options = optionsOf(call, PLUGINS);
       if (options === "unknown") continue;
       const where = { file: project.relative(file), line: call.getStartLineNumber() };
       const method = routeMethod(plugin ? call : call.getParentIfKind(SyntaxKind.CallExpression));
-      const label = `${plugin ? "idempotencyPlugin" : `${name}()`}${method ? ` on ${method.toUpperCase()}` : ""}`;
+      const label = `${plugin ?? `${name}()`}${method ? ` on ${method.toUpperCase()}` : ""}`;
       const has = (key: string) => options?.getProperty(key) !== undefined;
-      if (!has("getUserId"))
-        findings.push(finding("route-user-id", where.file, where.line, `${label} has no getUserId`));
-      if (!has("isPermanentError") && seesThrownErrors(call, name, responseOnly))
-        findings.push(finding("route-permanent-error", where.file, where.line, `${label} has no isPermanentError`));
+      const report = (rule: keyof RouteNames["fixes"], message: string) =>
+        findings.push(finding(rule, where.file, where.line, message, fixes[rule]));
+      if (!has("getUserId")) report("route-user-id", `${label} has no getUserId`);
+      if (!has("isPermanentError") && seesThrownErrors(call, name, names.responseOnly))
+        report("route-permanent-error", `${label} has no isPermanentError`);
       const isTrue = (key: string) => {
         const property = options?.getProperty(key);
         return (
@@ -44,9 +52,8 @@ export function checkRoutes(project: ProjectFiles, declared: RouteNames[]): Find
       };
       // A transactional route refuses a request without a key itself (it has nothing to commit the record with).
       const required = isTrue("requireKey") || isTrue("transaction");
-      if (!required && !(method && SAFE_METHODS.has(method))) {
-        findings.push(finding("route-require-key", where.file, where.line, `${label} does not set requireKey: true`));
-      }
+      if (!required && !(method && SAFE_METHODS.has(method)))
+        report("route-require-key", `${label} does not set requireKey: true`);
     }
   }
   return findings;

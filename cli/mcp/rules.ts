@@ -1,5 +1,6 @@
 // The seed's ten non-negotiable rules of idempotency, each with the doctor checks that audit it: the MCP server's `blocks://rules` resource.
 import { RULES, type Rule } from "../doctor/finding.js";
+import type { DoctorNames } from "../registry/block-schema.js";
 
 /** The rules as the production guide states them; `checkedBy` names doctor's checks (none: a rule for code review and tests). */
 export const TEN_RULES: ReadonlyArray<{ rule: string; checkedBy: readonly Rule[] }> = [
@@ -32,11 +33,13 @@ export const TEN_RULES: ReadonlyArray<{ rule: string; checkedBy: readonly Rule[]
 
 /**
  * The ten rules as markdown, each with its doctor checks and their fixes, then the checks outside them.
+ * A block's rule takes its fix from the blocks that declare its check (block.json's `doctor`).
  *
  * @example
- * rulesMarkdown().startsWith("# The ten rules"); // true
+ * rulesMarkdown(registry.blocks.flatMap((block) => block.doctor ?? [])).startsWith("# The ten rules"); // true
  */
-export function rulesMarkdown(): string {
+export function rulesMarkdown(declared: DoctorNames[]): string {
+  const fixes = fixesByRule(declared);
   const covered = new Set(TEN_RULES.flatMap((entry) => entry.checkedBy));
   const lines = [
     "# The ten rules of idempotency",
@@ -46,11 +49,25 @@ export function rulesMarkdown(): string {
   ];
   TEN_RULES.forEach((entry, at) => {
     lines.push(`${at + 1}. ${entry.rule}`);
-    for (const check of entry.checkedBy) lines.push(`   - doctor \`${check}\`: ${RULES[check]}`);
-    if (entry.checkedBy.length === 0) lines.push("   - not checked by doctor: review it.");
+    const checks = entry.checkedBy.filter((check) => fixes.has(check));
+    for (const check of checks)
+      for (const fix of fixes.get(check) ?? []) lines.push(`   - doctor \`${check}\`: ${fix}`);
+    if (checks.length === 0) lines.push("   - not checked by doctor: review it.");
   });
   lines.push("", "## doctor also checks", "");
-  for (const [check, fix] of Object.entries(RULES).filter(([check]) => !covered.has(check as Rule)))
-    lines.push(`- \`${check}\`: ${fix}`);
+  for (const [check, checkFixes] of [...fixes].filter(([check]) => !covered.has(check)))
+    for (const fix of checkFixes) lines.push(`- \`${check}\`: ${fix}`);
   return `${lines.join("\n")}\n`;
+}
+
+/** Each rule's fixes: the CLI's own, then every block's for the checks it declares. */
+function fixesByRule(declared: DoctorNames[]): Map<Rule, string[]> {
+  const fixes = new Map<Rule, string[]>(Object.entries(RULES).map(([rule, fix]) => [rule as Rule, [fix]]));
+  for (const doctor of declared) {
+    const parts = [doctor.routes, doctor.handler, doctor.handler?.cache, doctor.maintenance];
+    for (const part of parts)
+      for (const [rule, fix] of Object.entries(part?.fixes ?? {}))
+        fixes.set(rule as Rule, [...new Set([...(fixes.get(rule as Rule) ?? []), fix])]);
+  }
+  return fixes;
 }

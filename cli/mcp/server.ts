@@ -6,7 +6,8 @@ import { runAdd } from "../commands/add.js";
 import { runDoctor } from "../commands/doctor.js";
 import { runSearch } from "../commands/search.js";
 import { runView } from "../commands/view.js";
-import { RULES } from "../doctor/finding.js";
+import { RULE_NAMES } from "../doctor/finding.js";
+import { loadRegistry } from "../registry/manifest.js";
 import { withItemFolders } from "../registry/registry-item-source.js";
 import { BlocksError, isBlocksError } from "../utils/errors.js";
 import { cliVersion } from "../utils/package-root.js";
@@ -22,7 +23,7 @@ export type McpOptions = {
 export const RULES_URI = "blocks://rules";
 
 const findingSchema = z.object({
-  rule: z.enum(Object.keys(RULES) as [keyof typeof RULES]),
+  rule: z.enum(RULE_NAMES),
   file: z.string(),
   line: z.number(),
   message: z.string(),
@@ -110,7 +111,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     "doctor",
     {
       description:
-        "Audit this project against the blocks' rules (see the blocks://rules resource): each finding with its rule, file, line and fix. The database is checked when DATABASE_URL is set (MySqlStore: MYSQL_URL; SqliteStore: SQLITE_PATH or LIBSQL_URL); notes say where a check had to guess.",
+        "Audit this project against the blocks' rules (see the blocks://rules resource): each finding with its rule, file, line and fix. The database is checked when DATABASE_URL is set (a MySQL store: MYSQL_URL; a SQLite store: SQLITE_PATH or LIBSQL_URL); notes say where a check had to guess.",
       inputSchema: {},
       outputSchema: {
         ok: z.boolean(),
@@ -131,7 +132,10 @@ export function createMcpServer(options: McpOptions): McpServer {
       description: "The rules every idempotent route keeps, with the doctor checks that audit each.",
       mimeType: "text/markdown",
     },
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/markdown", text: rulesMarkdown() }] }),
+    async (uri) => {
+      const declared = (await loadRegistry(registry)).blocks.flatMap((block) => block.doctor ?? []);
+      return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: rulesMarkdown(declared) }] };
+    },
   );
   return server;
 }

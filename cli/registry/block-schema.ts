@@ -33,8 +33,37 @@ const migration = z.strictObject({
 });
 
 /**
+ * The rules whose fix a block writes, by the part of `doctor` whose check reports them: a fix names the
+ * block's own exports and options (idempotency's `new IdempotencyHandler(store, cache, { logger, metrics })`),
+ * which the CLI does not know. The CLI's own rules (cli/doctor/finding.ts) keep their fixes there.
+ */
+export const BLOCK_RULES = {
+  routes: ["route-user-id", "route-permanent-error", "route-require-key"],
+  handler: ["handler-observability"],
+  cache: ["cache-ttl"],
+  maintenance: ["maintenance-scheduled"],
+} as const;
+
+export type BlockRule = (typeof BLOCK_RULES)[keyof typeof BLOCK_RULES][number];
+
+const fix = z.string().trim().min(1, "a fix: what to change in the project, and what goes wrong otherwise");
+
+/** One fix for each rule the check reports, keyed by the rule `doctor` prints: none missing, none unknown. */
+function fixes<const Rules extends readonly string[]>(rules: Rules) {
+  const shape = Object.fromEntries(rules.map((rule) => [rule, fix])) as Record<Rules[number], typeof fix>;
+  const list = rules.join(", ");
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `${issue.keys.join(", ")}: not a rule this check reports (${list})`
+        : `one fix for each rule its check reports: ${list}`,
+  });
+}
+
+/**
  * The names `doctor` looks for in the project's code: the block's exports, declared by the block so
- * the CLI holds none of them. Every part is optional: a block without it is not checked for that rule.
+ * the CLI holds none of them, each part with the fixes its findings print. Every part is optional: a
+ * block without it is not checked for that rule.
  */
 const doctor = z.strictObject({
   /** Calls (and Fastify-style plugins) that protect a route: each needs getUserId, requireKey, isPermanentError. */
@@ -44,6 +73,7 @@ const doctor = z.strictObject({
       plugins: z.array(identifier).default([]),
       /** A call that only sees the response, never the thrown error: `isPermanentError` has no effect there. */
       responseOnly: z.array(z.strictObject({ call: identifier, module: z.string().min(1) })).default([]),
+      fixes: fixes(BLOCK_RULES.routes),
     })
     .optional(),
   /** The class whose options need a logger (and metrics where `metricsPackage` is declared), at argument `options`. */
@@ -55,11 +85,16 @@ const doctor = z.strictObject({
       metrics: z.strictObject({ option: identifier, package: z.string().min(1) }).optional(),
       /** The record's default lifetime, which no cache entry may outlive. */
       defaultTtlMs: z.number().int().positive(),
-      cache: z.strictObject({ class: identifier, options: z.number().int().min(0) }).optional(),
+      cache: z
+        .strictObject({ class: identifier, options: z.number().int().min(0), fixes: fixes(BLOCK_RULES.cache) })
+        .optional(),
+      fixes: fixes(BLOCK_RULES.handler),
     })
     .optional(),
   /** The call that starts the block's maintenance jobs, and the cron entry a script may run instead. */
-  maintenance: z.strictObject({ start: identifier, cronEntry: z.string().min(1) }).optional(),
+  maintenance: z
+    .strictObject({ start: identifier, cronEntry: z.string().min(1), fixes: fixes(BLOCK_RULES.maintenance) })
+    .optional(),
 });
 
 /** All must hold for a variant to be chosen; a choice without any is the fallback. */
@@ -101,6 +136,8 @@ export const variantSchema = z.strictObject({
  * wiring modules older versions wrote into `target`, which `update` may replace (cli/update/legacy-setup.ts).
  */
 const setup = z.strictObject({
+  /** The function the wiring module exports for the app to call (idempotency's `createIdempotency`): named in `add`'s next steps and in notes. */
+  entry: identifier.optional(),
   files: z.array(z.strictObject({ path: z.string().min(1), target: z.string().min(1) })).default([]),
   table: z.string().min(1).optional(),
   legacy: z.strictObject({ fingerprints: z.string().min(1), target: z.string().min(1) }).optional(),

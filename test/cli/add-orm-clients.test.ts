@@ -128,7 +128,7 @@ describe("add idempotency next to a library it has no adapter for", () => {
     expect(result.features).toContain("client-pg");
     expect(result.notes).toEqual([
       expect.stringMatching(
-        /^found sequelize, which the idempotency block has no adapter for: PostgresStore runs on pg .* pool of its own/,
+        /^found sequelize, which the idempotency block has no adapter for: its PostgreSQL store runs on pg .* pool of its own/,
       ),
     ]);
     expect(out.join("")).toContain("found sequelize");

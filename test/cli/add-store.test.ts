@@ -364,7 +364,8 @@ describe("add's report", () => {
     vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (out.push(String(chunk)), true));
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
     vi.restoreAllMocks();
-    expect(out.join("")).toContain("wire it into your app");
+    // The wiring's parts in the block's own names (block.json's setup.entry and doctor.maintenance).
+    expect(out.join("")).toContain("(yours to edit: createIdempotency(), startMaintenance(), the cron entry)");
     expect(out.join("")).not.toContain("TO CHANGE");
   }, 60_000);
 });

@@ -32,7 +32,34 @@ describe("block.json's schema", () => {
     expect(problems).toEqual([
       expect.stringContaining("features.cache.prompt: Invalid input: expected boolean"),
       expect.stringContaining("doctor.handler.class: a JavaScript identifier"),
+      "doctor.handler.fixes: one fix for each rule its check reports: handler-observability",
       expect.stringMatching(/Unrecognized key: "dependancies"/),
+    ]);
+  });
+
+  it("a doctor part without the fixes of its rules, with an unknown rule or an empty fix, is refused, naming the rule", () => {
+    const routes = {
+      calls: ["once"],
+      fixes: { "route-user-id": "Pass getUserId.", "route-require-key": "Pass requireKey." },
+    };
+    const problems = declarationProblems({
+      name: "demo",
+      description: "d",
+      doctor: {
+        routes,
+        handler: {
+          class: "OnceHandler",
+          options: 2,
+          expects: ["logger"],
+          defaultTtlMs: 1,
+          fixes: { "handler-observability": " ", "cache-ttl": "Shorten the cache's TTL." },
+        },
+      },
+    });
+    expect(problems).toEqual([
+      expect.stringContaining("doctor.routes.fixes.route-permanent-error: Invalid input: expected string"),
+      expect.stringContaining("doctor.handler.fixes.handler-observability: a fix: what to change"),
+      "doctor.handler.fixes: cache-ttl: not a rule this check reports (handler-observability)",
     ]);
   });
 
@@ -57,30 +84,47 @@ describe("block.json's schema", () => {
   });
 });
 
-describe("doctor checks the names a block declares, not names of its own", () => {
+describe("doctor checks the names a block declares, not names of its own, and prints the fixes it declares", () => {
   const project = (code: string) => {
     const files = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
     const file = files.createSourceFile("/app/src/app.ts", code);
     return { root: "/app", files: [file], relative: () => "src/app.ts" };
   };
 
-  it("a renamed handler class and route call are checked under their new names, and the old names no longer are", () => {
+  it("a renamed handler class, route call and plugin are checked under their new names, the old names no longer are, and each finding carries the block's fix", () => {
     const code = [
       "const a = new OnceHandler(store, undefined, {});",
       "const b = new IdempotencyHandler(store, undefined, {});",
       'app.post("/pay", once(a, {}));',
       'app.post("/pay", idempotent(b, {}));',
     ].join("\n");
-    const names = { class: "OnceHandler", options: 2, expects: ["logger"], defaultTtlMs: 1000 };
-    expect(checkHandler(project(code), new Set(), names).map((found) => found.message)).toEqual([
-      "new OnceHandler(...) has no logger",
+    const names = {
+      class: "OnceHandler",
+      options: 2,
+      expects: ["logger"],
+      defaultTtlMs: 1000,
+      fixes: { "handler-observability": "Give OnceHandler a logger." },
+    };
+    expect(checkHandler(project(code), new Set(), names).map((found) => [found.message, found.fix])).toEqual([
+      ["new OnceHandler(...) has no logger", "Give OnceHandler a logger."],
     ]);
-    const routes = checkRoutes(project(code), [{ calls: ["once"], plugins: [], responseOnly: [] }]);
-    expect(routes.map((found) => found.message)).toEqual([
-      "once() on POST has no getUserId",
-      "once() on POST has no isPermanentError",
-      "once() on POST does not set requireKey: true",
+    const fixes = {
+      "route-user-id": "Pass getUserId to once().",
+      "route-permanent-error": "Pass isPermanentError to once().",
+      "route-require-key": "Pass requireKey to once().",
+    };
+    const routes = checkRoutes(project(code), [{ calls: ["once"], plugins: [], responseOnly: [], fixes }]);
+    expect(routes.map((found) => [found.message, found.fix])).toEqual([
+      ["once() on POST has no getUserId", "Pass getUserId to once()."],
+      ["once() on POST has no isPermanentError", "Pass isPermanentError to once()."],
+      ["once() on POST does not set requireKey: true", "Pass requireKey to once()."],
     ]);
+    const plugin = project('app.register(oncePlugin, { getUserId: () => "u", isPermanentError: () => false });');
+    expect(
+      checkRoutes(plugin, [{ calls: ["once"], plugins: ["oncePlugin"], responseOnly: [], fixes }]).map(
+        (found) => found.message,
+      ),
+    ).toEqual(["oncePlugin does not set requireKey: true"]);
     expect(checkRoutes(project(code), [])).toEqual([]);
   });
 

@@ -142,12 +142,12 @@ describe("blocks doctor on a MySQL or SQLite store", () => {
         ),
       );
       expect(applied).toContain(
-        "SQLITE_PATH is not set: the tables went into data/idempotency.db, the wiring's default file",
+        "SQLITE_PATH is not set: the tables went into data/idempotency.db, the wiring's default file. If the app passes its own database to createIdempotency, set the variable",
       );
       const doctor = await runDoctor({ cwd: dir });
       expect(doctor.notes).toEqual([
         expect.stringMatching(
-          /^SQLITE_PATH is not set: checked data\/idempotency\.db, the wiring's default file\. If the app passes its own database/,
+          /^SQLITE_PATH is not set: checked data\/idempotency\.db, the wiring's default file\. If the app passes its own database to createIdempotency, set SQLITE_PATH/,
         ),
       ]);
       expect(output.join("")).toContain("SQLITE_PATH is not set: checked data/idempotency.db");

@@ -7,6 +7,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInit } from "../../cli/commands/init.js";
 import { TEN_RULES } from "../../cli/mcp/rules.js";
+import { loadRegistry } from "../../cli/registry/manifest.js";
 import { configureOutput } from "../../cli/utils/logger.js";
 import { configureRegistries, servePrivateRegistry, type PrivateRegistry } from "./registry-server.js";
 
@@ -86,7 +87,12 @@ describe("blocks mcp", () => {
     const text = String((rules.contents[0] as { text?: string } | undefined)?.text);
     expect(text.match(/^\d+\. /gm)).toHaveLength(TEN_RULES.length);
     expect(TEN_RULES).toHaveLength(10);
+    // A block's rule is listed with the fix the block declares (block.json), the CLI's own with the CLI's.
+    const idempotency = (await loadRegistry()).blocks.find((block) => block.name === "idempotency");
+    const fix = idempotency?.doctor?.maintenance?.fixes["maintenance-scheduled"] as string;
+    expect(text).toContain(`doctor \`maintenance-scheduled\`: ${fix}`);
     expect(text).toContain("doctor `route-user-id`");
+    expect(text).toContain("- `tests-in-build`: Exclude the vendored tests");
   });
 
   it("list_blocks lists the built-in blocks and the private registry's items", async () => {
