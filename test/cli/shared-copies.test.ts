@@ -36,6 +36,7 @@ const COPIES: string[][] = [
   ["idempotency/block-error-codes.ts", "rate-limiter/block-error-codes.ts", "error-handler/block-error-codes.ts"],
   // The route a request matched and its user, per framework; each block keeps its own policy on top in its adapter.
   ["idempotency/adapters/route-and-user-express.ts", "rate-limiter/adapters/route-and-user-express.ts"],
+  ["idempotency/adapters/route-and-user-fastify.ts", "rate-limiter/adapters/route-and-user-fastify.ts"],
 ];
 
 describe("helpers vendored by several blocks", () => {
