@@ -37,6 +37,7 @@ const COPIES: string[][] = [
   // The route a request matched and its user, per framework; each block keeps its own policy on top in its adapter.
   ["idempotency/adapters/route-and-user-express.ts", "rate-limiter/adapters/route-and-user-express.ts"],
   ["idempotency/adapters/route-and-user-fastify.ts", "rate-limiter/adapters/route-and-user-fastify.ts"],
+  ["idempotency/adapters/route-and-user-hono.ts", "rate-limiter/adapters/route-and-user-hono.ts"],
 ];
 
 describe("helpers vendored by several blocks", () => {
