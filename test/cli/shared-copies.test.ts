@@ -38,6 +38,7 @@ const COPIES: string[][] = [
   ["idempotency/adapters/route-and-user-express.ts", "rate-limiter/adapters/route-and-user-express.ts"],
   ["idempotency/adapters/route-and-user-fastify.ts", "rate-limiter/adapters/route-and-user-fastify.ts"],
   ["idempotency/adapters/route-and-user-hono.ts", "rate-limiter/adapters/route-and-user-hono.ts"],
+  ["idempotency/adapters/route-and-user-koa.ts", "rate-limiter/adapters/route-and-user-koa.ts"],
 ];
 
 describe("helpers vendored by several blocks", () => {
