@@ -39,6 +39,7 @@ const COPIES: string[][] = [
   ["idempotency/adapters/route-and-user-fastify.ts", "rate-limiter/adapters/route-and-user-fastify.ts"],
   ["idempotency/adapters/route-and-user-hono.ts", "rate-limiter/adapters/route-and-user-hono.ts"],
   ["idempotency/adapters/route-and-user-koa.ts", "rate-limiter/adapters/route-and-user-koa.ts"],
+  ["idempotency/adapters/route-and-user-nestjs.ts", "rate-limiter/adapters/route-and-user-nestjs.ts"],
 ];
 
 describe("helpers vendored by several blocks", () => {
