@@ -43,7 +43,9 @@ const expressDefaults: FrameworkDefaults<Request> = {
  * `"<METHOD> <route path template>"`. Express shows a route's own template (`req.route.path`) but
  * a router's mount path only as concrete text (`req.baseUrl` is "/accounts/A", not
  * "/accounts/:id"), so a mount stays out of the name as `<router>`: an operation holding ids would
- * give every URL its own metric labels and scope.
+ * give every URL its own metric labels and scope. It stays `<router>` even though the rate limiter
+ * finds mount templates: the operation scopes every stored key, so renaming it would let a retry
+ * that spans the deploy run again.
  */
 function operationOf(req: Request): string {
   const path = routePathOf(req);
