@@ -75,6 +75,19 @@ describe("blocks add", () => {
     expect(lockOf(dir).blocks.idempotency.files).not.toHaveProperty("src/idempotency-setup.ts");
   });
 
+  it("vendors each block's own copy of the route and user reader, its framework's only", async () => {
+    const dir = await initialised();
+    const result = await add(dir, { blocks: ["idempotency", "rate-limiter"] });
+    const readers = result.files
+      .map((file) => file.target)
+      .filter((target) => /\/adapters\/(route-and-user|mount-template)-/.test(target))
+      .sort();
+    expect(readers).toEqual([
+      "src/blocks/idempotency/adapters/route-and-user-hono.ts",
+      "src/blocks/rate-limiter/adapters/route-and-user-hono.ts",
+    ]);
+  });
+
   it("skips identical files on a second run, and writes nothing", async () => {
     const dir = await initialised();
     await add(dir);

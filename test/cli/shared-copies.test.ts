@@ -34,6 +34,12 @@ const COPIES: string[][] = [
   ["logger/request-id.ts", "error-handler/request-id.ts"],
   // Code -> status of the blocks' own errors, which the error handler learns without importing them.
   ["idempotency/block-error-codes.ts", "rate-limiter/block-error-codes.ts", "error-handler/block-error-codes.ts"],
+  // The route a request matched and its user, per framework; each block keeps its own policy on top in its adapter.
+  ["idempotency/adapters/route-and-user-express.ts", "rate-limiter/adapters/route-and-user-express.ts"],
+  ["idempotency/adapters/route-and-user-fastify.ts", "rate-limiter/adapters/route-and-user-fastify.ts"],
+  ["idempotency/adapters/route-and-user-hono.ts", "rate-limiter/adapters/route-and-user-hono.ts"],
+  ["idempotency/adapters/route-and-user-koa.ts", "rate-limiter/adapters/route-and-user-koa.ts"],
+  ["idempotency/adapters/route-and-user-nestjs.ts", "rate-limiter/adapters/route-and-user-nestjs.ts"],
 ];
 
 describe("helpers vendored by several blocks", () => {

@@ -16,6 +16,7 @@ import type {
 } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
+import { routePathOf, userIdOf } from "./route-and-user-express";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types its locals through this global namespace.
@@ -33,7 +34,7 @@ export type ExpressRouteOptions = IdempotencyRouteOptions<Request>;
 export type ExpressIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Request> & WrapperRun<[req: Request], Tx>;
 
 const expressDefaults: FrameworkDefaults<Request> = {
-  userIdOf: (req) => (req as { user?: { id?: unknown } }).user?.id,
+  userIdOf,
   operationOf,
   bodyOf: (req): unknown => req.body,
 };
@@ -42,15 +43,17 @@ const expressDefaults: FrameworkDefaults<Request> = {
  * `"<METHOD> <route path template>"`. Express shows a route's own template (`req.route.path`) but
  * a router's mount path only as concrete text (`req.baseUrl` is "/accounts/A", not
  * "/accounts/:id"), so a mount stays out of the name as `<router>`: an operation holding ids would
- * give every URL its own metric labels and scope.
+ * give every URL its own metric labels and scope. It stays `<router>` even though the rate limiter
+ * finds mount templates: the operation scopes every stored key, so renaming it would let a retry
+ * that spans the deploy run again.
  */
 function operationOf(req: Request): string {
-  if (!req.route) {
+  const path = routePathOf(req);
+  if (path === undefined) {
     throw new IdempotencySetupError(
       "idempotency: the Express adapter ran outside a route (mounted with app.use), where the route's path template is unknown. Put it on the route (`app.post(path, idempotency(...), handler)`) or pass `getOperation`.",
     );
   }
-  const path = (req.route as { path: string }).path;
   if (req.baseUrl === "") return `${req.method} ${path}`;
   warnOnce(
     `idempotency: the route ${path} is mounted on a router whose path Express does not expose as a template; its operation is "${req.method} <router>${path}". Pass \`getOperation\` to name it.`,

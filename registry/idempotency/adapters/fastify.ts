@@ -21,6 +21,7 @@ import type {
   WrapperRun,
 } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
+import { routeTemplateOf, userIdOf } from "./route-and-user-fastify";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -42,9 +43,9 @@ export type FastifyIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Fastify
 export type IdempotencyPluginOptions = FastifyRouteOptions & { handler: IdempotencyHandler<unknown> };
 
 const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
-  userIdOf: (request) => (request as { user?: { id?: unknown } }).user?.id,
+  userIdOf,
   // The route's template, prefixes included; a request that matched no route has none.
-  operationOf: (request) => `${request.method} ${request.routeOptions.url ?? "<unmatched>"}`,
+  operationOf: (request) => `${request.method} ${routeTemplateOf(request) ?? "<unmatched>"}`,
   bodyOf: (request) => request.body,
 };
 

@@ -1,6 +1,5 @@
 // Hono 4 adapter: `idempotent()` wraps a handler that returns its result; `idempotency()` middleware captures an ordinary one.
 import type { Context, MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
 import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
@@ -24,6 +23,7 @@ import type {
   WrapperRun,
 } from "../http/route-options";
 import { decodeUtf8 } from "../http/stored-response";
+import { routeTemplateOf, userIdOf } from "./route-and-user-hono";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -38,9 +38,8 @@ export type HonoRouteOptions = IdempotencyRouteOptions<Context>;
 export type HonoIdempotentOptions<Tx = unknown> = WrapperRouteOptions<Context> & WrapperRun<[c: Context], Tx>;
 
 const honoDefaults: FrameworkDefaults<Context> = {
-  userIdOf: (c) => (c.get("user" as never) as { id?: unknown } | undefined)?.id,
-  // The last matched route is the handler's own, also when this runs as `app.use()` middleware.
-  operationOf: (c) => `${c.req.method} ${routePath(c, -1)}`,
+  userIdOf,
+  operationOf: (c) => `${c.req.method} ${routeTemplateOf(c)}`,
   bodyOf: parsedBody,
 };
 

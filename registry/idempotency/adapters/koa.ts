@@ -23,6 +23,7 @@ import type {
   WrapperRun,
 } from "../http/route-options";
 import { IdempotencySetupError } from "../http/user-id";
+import { routeTemplateOf, userIdOf } from "./route-and-user-koa";
 
 declare module "koa" {
   interface DefaultState {
@@ -46,17 +47,16 @@ export type KoaIdempotentOptions<Tx = unknown> = KoaRouteOptions & WrapperRun<[c
  * the key; the concrete path and query are what the request targets (for the fingerprint).
  */
 const koaDefaults: FrameworkDefaults<Context> = {
-  userIdOf: (ctx) => (ctx.state as { user?: { id?: unknown } }).user?.id,
+  userIdOf,
   operationOf: (ctx) => {
-    // @koa/router's template of the matched route, prefix included; never the concrete path.
-    const routeTemplate = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+    const routeTemplate = routeTemplateOf(ctx);
     const method = ctx.method;
     if (routeTemplate === undefined) {
       throw new IdempotencySetupError(
         `idempotency: a ${method} request reached a protected route with no @koa/router route template: mount it on a router route (router.post(path, ...)) or pass \`getOperation\`.`,
       );
     }
-    return `${method} ${String(routeTemplate)}`;
+    return `${method} ${routeTemplate}`;
   },
   bodyOf: (ctx) => (ctx.request as { body?: unknown }).body,
 };

@@ -27,6 +27,7 @@ import {
 } from "../http/route-options";
 import { checkTransaction } from "../http/route-transaction";
 import { IdempotencySetupError } from "../http/user-id";
+import { routeTemplateOf, userIdOf } from "./route-and-user-nestjs";
 
 /** The DI token the interceptor takes its `IdempotencyHandler` from. */
 export const IDEMPOTENCY_HANDLER = "IdempotencyHandler";
@@ -68,15 +69,8 @@ type PlatformResponse = {
  * What identifies a request, read in one place: the method and the route template (global prefix
  * included) scope the key; the concrete path and query are what the request targets (for the fingerprint).
  */
-/** The route's template: Fastify's `routeOptions.url`, or Express's mount path and route path (Nest mounts no routers). */
-function routeTemplateOf(request: NestHttpRequest): string | undefined {
-  const express =
-    request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;
-  return request.routeOptions?.url ?? express;
-}
-
 const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
-  userIdOf: (request) => (request.user as { id?: unknown } | undefined)?.id,
+  userIdOf,
   operationOf: (request) => {
     const routeTemplate = routeTemplateOf(request);
     if (routeTemplate === undefined)

@@ -3,6 +3,7 @@ import type { Request, RequestHandler } from "express";
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
 import { mountTemplate, type RouterLayer } from "./mount-template-express";
+import { routePathOf, userIdOf } from "./route-and-user-express";
 
 export type ExpressRateLimitOptions = RateLimitRouteOptions<Request>;
 
@@ -14,11 +15,12 @@ function routeOf(req: Request): string {
       `rate-limiter: cannot find the route template of the router mounted at "${req.baseUrl}"; pass getRoute (e.g. () => "POST /accounts/:id/payments").`,
     );
   }
-  return req.route ? `${req.method} ${base}${(req.route as { path: string }).path}` : `* ${base || "/"}`;
+  const path = routePathOf(req);
+  return path === undefined ? `* ${base || "/"}` : `${req.method} ${base}${path}`;
 }
 
 const expressDefaults: FrameworkDefaults<Request> = {
-  userIdOf: (req) => (req as { user?: { id?: unknown } }).user?.id,
+  userIdOf,
   // The socket, not `req.ip`: the `trustProxy` option counts hops whatever `app.set("trust proxy")` says.
   peerOf: (req) => req.socket.remoteAddress,
   // On a route: its template, mounts included. With app.use(): one quota for everything below the mount.

@@ -2,15 +2,16 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
+import { routeTemplateOf, userIdOf } from "./route-and-user-fastify";
 
 export type FastifyRateLimitOptions = RateLimitRouteOptions<FastifyRequest>;
 
 const fastifyDefaults: FrameworkDefaults<FastifyRequest> = {
-  userIdOf: (request) => (request as { user?: { id?: unknown } }).user?.id,
+  userIdOf,
   // The socket, not `request.ip`: the limiter's `trustProxy` counts hops whatever Fastify's says.
   peerOf: (request) => request.socket.remoteAddress,
   // Fastify matches the route before the first hook runs, so the template (prefixes included) is known even app-wide.
-  routeOf: (request) => `${request.method} ${request.routeOptions.url ?? "*"}`,
+  routeOf: (request) => `${request.method} ${routeTemplateOf(request) ?? "*"}`,
   headerOf: (request, name) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;

@@ -1,19 +1,18 @@
 // Hono 4 adapter: `rateLimit()` middleware, answering 429 itself and adding the RateLimit headers.
 import type { Context, MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
+import { routeTemplateOf, userIdOf } from "./route-and-user-hono";
 
 export type HonoRateLimitOptions = RateLimitRouteOptions<Context>;
 
 const honoDefaults: FrameworkDefaults<Context> = {
-  userIdOf: (c) => (c.get("user" as never) as { id?: unknown } | undefined)?.id,
+  userIdOf,
   // Hono has no runtime-independent client address: @hono/node-server hands over the Node request
   // (`c.env.incoming`); on other runtimes pass `getUserId` for anonymous routes.
   peerOf: (c) =>
     (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress,
-  // The last matched route is the handler's own, also when this runs as `app.use()` middleware.
-  routeOf: (c) => `${c.req.method} ${routePath(c, -1)}`,
+  routeOf: (c) => `${c.req.method} ${routeTemplateOf(c)}`,
   headerOf: (c, name) => c.req.header(name),
 };
 

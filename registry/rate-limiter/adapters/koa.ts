@@ -2,17 +2,18 @@
 import type { Context, Middleware } from "koa";
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
+import { routeTemplateOf, userIdOf } from "./route-and-user-koa";
 
 export type KoaRateLimitOptions = RateLimitRouteOptions<Context>;
 
 const koaDefaults: FrameworkDefaults<Context> = {
-  userIdOf: (ctx) => (ctx.state as { user?: { id?: unknown } }).user?.id,
+  userIdOf,
   // The socket, not `ctx.ip`: `app.proxy = true` trusts the leftmost X-Forwarded-For, which the client writes.
   peerOf: (ctx) => ctx.req.socket.remoteAddress,
   // On a @koa/router route: its template, prefix included. Before the router (app.use()): one quota for the app.
   routeOf: (ctx) => {
-    const routeTemplate = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-    return routeTemplate === undefined ? "* /" : `${ctx.method} ${String(routeTemplate)}`;
+    const routeTemplate = routeTemplateOf(ctx);
+    return routeTemplate === undefined ? "* /" : `${ctx.method} ${routeTemplate}`;
   },
   headerOf: (ctx, name) => ctx.get(name) || undefined,
 };

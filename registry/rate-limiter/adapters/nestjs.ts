@@ -12,6 +12,7 @@ import { Reflector } from "@nestjs/core";
 import type { Observable } from "rxjs";
 import type { RateLimiter } from "../limiter";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
+import { routeTemplateOf, userIdOf } from "./route-and-user-nestjs";
 
 /** The DI token of your limiters, by name: `{ payments: new RateLimiter(store, { name: "payments", ... }) }`. */
 export const RATE_LIMITERS = "RateLimiters";
@@ -41,15 +42,11 @@ type RateLimitedRoute = { limiter: string; options: NestRateLimitOptions };
 type PlatformResponse = { header(name: string, value: string): unknown };
 
 const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
-  userIdOf: (request) => (request.user as { id?: unknown } | undefined)?.id,
+  userIdOf,
   // The socket: the limiter's `trustProxy` counts hops, whatever the platform's trust-proxy setting says.
   peerOf: (request) => request.socket?.remoteAddress,
-  // Fastify's `routeOptions.url`, or Express's mount path and route path (global prefix included either way).
-  routeOf: (request) => {
-    const express =
-      request.route?.path === undefined ? undefined : `${request.baseUrl ?? ""}${String(request.route.path)}`;
-    return `${request.method} ${request.routeOptions?.url ?? express ?? "*"}`;
-  },
+  // The route's template on either platform, global prefix included; `*` where neither shows one.
+  routeOf: (request) => `${request.method} ${routeTemplateOf(request) ?? "*"}`,
   headerOf: (request, name) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
