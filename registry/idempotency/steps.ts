@@ -114,10 +114,3 @@ function stepJson(name: string, result: unknown): string {
 function parse<T>(json: string): T {
   return (json === UNDEFINED ? undefined : JSON.parse(json)) as T;
 }
-
-const NO_STEPS: StepResults = Object.freeze({});
-
-/** A SQL store's steps column (a JSON object of JSON texts); none is an empty, shared object. */
-export function parseSteps(steps: string | null | undefined): StepResults {
-  return typeof steps === "string" ? (JSON.parse(steps) as StepResults) : NO_STEPS;
-}

@@ -8,8 +8,7 @@ import type {
   RecoverInput,
 } from "../types";
 import type { TransactionalStore } from "../types";
-import { parseSteps } from "../steps";
-import { toRecord } from "./record-row";
+import { parseSteps, toRecord } from "./record-row";
 import { isDeadlock, isLockWaitOrDeadlock, missingProcedure } from "./mysql-errors";
 import { cleanupStatements, stuckRecords, stuckStatement, takeoverStatement } from "./mysql-maintenance";
 import { COLUMNS, mySqlTimes, NOW, SCOPE, scopeHash, scopeParams, type Row, type WriteResult } from "./mysql-rows";

@@ -8,11 +8,10 @@ import type {
   RecoverInput,
 } from "../types";
 import type { TransactionalStore } from "../types";
-import { parseSteps } from "../steps";
 import { missingFunction } from "./postgres-errors";
 import { cleanupStatement, recoveredRecords, recoverStatement } from "./postgres-maintenance";
 import { BUMP_COUNTER, COLUMNS, MS, postgresTimes, type Row } from "./postgres-rows";
-import { toRecord } from "./record-row";
+import { parseSteps, toRecord } from "./record-row";
 import {
   checkTableName,
   completeFunctionName,

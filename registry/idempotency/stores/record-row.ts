@@ -1,5 +1,5 @@
-// A record as the SQL stores' statements return it, turned into the contract's shape: one mapping for PostgreSQL, MySQL and SQLite.
-import type { IdempotencyRecord } from "../types";
+// A record as the SQL stores' statements return it (and its steps column), turned into the contract's shape: one mapping for PostgreSQL, MySQL and SQLite.
+import type { IdempotencyRecord, StepResults } from "../types";
 
 /** The columns every SQL store returns for a record; its two timestamps come in each store's own form. */
 export type RecordRow = {
@@ -32,4 +32,11 @@ export function toRecord<Row extends RecordRow>(row: Row, times: (row: Row) => R
     token: row.token,
     ...times(row),
   };
+}
+
+const NO_STEPS: StepResults = Object.freeze({});
+
+/** A SQL store's steps column (a JSON object of JSON texts); none is an empty, shared object. */
+export function parseSteps(steps: string | null | undefined): StepResults {
+  return typeof steps === "string" ? (JSON.parse(steps) as StepResults) : NO_STEPS;
 }

@@ -8,8 +8,7 @@ import type {
   RecoverInput,
 } from "../types";
 import type { TransactionalStore } from "../types";
-import { parseSteps } from "../steps";
-import { toRecord, type RecordRow, type RecordTimes } from "./record-row";
+import { parseSteps, toRecord, type RecordRow, type RecordTimes } from "./record-row";
 import { recoverByTakeover, type TakeoverStore } from "./takeover-recovery";
 import { checkSqliteTableName, sqliteRetryTableName, sqliteSchemaStatements } from "./sqlite-schema";
 
