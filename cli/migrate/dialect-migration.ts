@@ -9,7 +9,7 @@ import type { Registry, RegistryFeature } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import type { MigrationTarget } from "./detect-layout.js";
 import { drizzleMigration } from "./drizzle-journal.js";
-import type { RenderedFile } from "./render-migration.js";
+import type { RenderedFile } from "./rendered-file.js";
 import { importRegistryModule } from "./schemas.js";
 import { tableMigrations, unwrittenStatements } from "./table-migrations.js";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Registry, RegistryFeature } from "../registry/manifest.js";
 import { BlocksError } from "../utils/errors.js";
 import { insideProject } from "../utils/files.js";
-import type { RenderedFile } from "./render-migration.js";
+import type { RenderedFile } from "./rendered-file.js";
 import { importRegistryModule } from "./schemas.js";
 
 /** Where the files go: `aws dynamodb create-table --cli-input-json file://dynamodb/<table>.create-table.json` takes them as they are. */

@@ -5,7 +5,8 @@ import { highlighter } from "../utils/highlighter.js";
 import { logger } from "../utils/logger.js";
 import type { DialectMigrationPlan } from "./dialect-migration.js";
 import type { DynamoDbTablePlan } from "./dynamodb-table.js";
-import type { MigrationPlan, RenderedFile } from "./render-migration.js";
+import type { MigrationPlan } from "./render-migration.js";
+import type { RenderedFile } from "./rendered-file.js";
 
 /**
  * Writes each DynamoDB table's JSON files that are not on disk yet; `hint`: says how to create the table.
