@@ -1,6 +1,6 @@
 // A choice made for one block (`--store redis`) is the default for the blocks added after it.
 import type { Lock } from "../config/lock-file.js";
-import type { Registry, RegistryBlock } from "../registry/manifest.js";
+import type { Registry, RegistryBlock } from "../registry/types.js";
 import { recordedFeatures, type FeatureFlags } from "./choose-features.js";
 
 export type CarriedChoice = { flag: string; value: string; from: string[] };

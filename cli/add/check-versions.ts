@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { PackageJson } from "../project/package-json.js";
-import type { Registry, RegistryBlock } from "../registry/manifest.js";
+import type { Registry, RegistryBlock } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
 
 /**

@@ -1,6 +1,6 @@
 // Decides a block's optional features (store, Redis cache, Prometheus metrics): from flags, the project's packages, or a prompt.
 import type { LockedBlock } from "../config/lock-file.js";
-import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
+import type { RegistryBlock, RegistryFeature } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
 import { canPrompt, decide } from "../utils/prompt.js";
 

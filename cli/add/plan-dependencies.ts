@@ -1,6 +1,6 @@
 // Works out which npm packages `add` installs: the blocks' and the chosen frameworks', minus what is declared.
 import type { PlannedFile } from "./plan-files.js";
-import type { Registry, RegistryBlock } from "../registry/manifest.js";
+import type { Registry, RegistryBlock } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
 
 export type DependencyPlan = { dependencies: string[]; devDependencies: string[] };

@@ -4,8 +4,8 @@ import path from "node:path";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import { lockedHash, type Lock } from "../config/lock-file.js";
 import { projectFormatter } from "../format/project-formatter.js";
-import type { Registry, RegistryBlock } from "../registry/manifest.js";
 import { selectFiles, selectTemplates, type FileSelection } from "../registry/resolve.js";
+import type { Registry, RegistryBlock } from "../registry/types.js";
 import { contentHash, insideProject, readIfExists } from "../utils/files.js";
 import type { ChosenVariant } from "./plan-variants.js";
 

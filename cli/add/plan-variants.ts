@@ -1,6 +1,7 @@
 // Which version of each variant file a block gets (setup/database.ts on the project's client, the cache or none, ...).
 import type { VariantCondition } from "../registry/block-schema.js";
-import { testOf, type RegistryBlock } from "../registry/manifest.js";
+import { testOf } from "../registry/manifest.js";
+import type { RegistryBlock } from "../registry/types.js";
 
 /** One chosen variant: registry `path` copied to `target` (relative to the blocks folder, like a block file's). */
 export type ChosenVariant = { path: string; target: string; test?: boolean; packages?: string[] };

@@ -6,7 +6,7 @@ import { Command } from "commander";
 import { recordedFeatures } from "../add/choose-features.js";
 import { sqliteClientOf, type SqliteClientName } from "../migrate/sqlite-client.js";
 import { CONFIG_FILE, readConfig } from "../config/blocks-config.js";
-import { readLock, writeLock } from "../config/lock-file.js";
+import { readLock } from "../config/lock-file.js";
 import { applyDynamoDbTable, type DynamoDbApplyResult } from "../migrate/apply-dynamodb-table.js";
 import { applyMigration, migrationFiles, type ApplyResult } from "../migrate/apply-migration.js";
 import { blockStore, blockTable, storeFeatures } from "../migrate/block-store.js";
@@ -15,14 +15,14 @@ import { storeDatabase } from "../migrate/dialect-connection.js";
 import { planDialectMigration, unsupportedLayout, type DialectMigrationPlan } from "../migrate/dialect-migration.js";
 import { planDynamoDbTable, type DynamoDbTablePlan } from "../migrate/dynamodb-table.js";
 import { detectMigrations } from "../migrate/detect-layout.js";
-import { planMigrations, type MigrationPlan, type RenderedFile } from "../migrate/render-migration.js";
+import { planMigrations } from "../migrate/render-migration.js";
 import { validTable } from "../migrate/schemas.js";
+import { writeMigrations, writeTables } from "../migrate/write-migrations.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
-import { loadRegistry, type RegistryBlock } from "../registry/manifest.js";
+import { loadRegistry } from "../registry/manifest.js";
+import type { RegistryBlock } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
-import { assertWritable, insideProject, writeProjectFile } from "../utils/files.js";
 import { handleError } from "../utils/handle-error.js";
-import { highlighter } from "../utils/highlighter.js";
 import { configureOutput, logger, printJson } from "../utils/logger.js";
 
 export type MigrateOptions = {
@@ -208,53 +208,6 @@ function storeChoice(blocks: RegistryBlock[], store: string | undefined): string
       suggestion: "Leave --store out to use the store chosen at `blocks add`.",
     },
   );
-}
-
-async function writeTables(root: string, tables: DynamoDbTablePlan[], { hint }: { hint: boolean }): Promise<string[]> {
-  const written: string[] = [];
-  for (const table of tables) {
-    if (!table.files.length) {
-      logger.info(`DynamoDB table ${table.table} already written: ${table.paths.createTable}`);
-      continue;
-    }
-    written.push(...(await writeFiles(root, table.files)));
-    if (hint)
-      logger.info(
-        `Create it with \`blocks migrate --apply\`, or \`aws dynamodb create-table --cli-input-json file://${table.paths.createTable}\` ` +
-          `then \`aws dynamodb update-time-to-live --cli-input-json file://${table.paths.updateTimeToLive}\`.`,
-      );
-  }
-  return written;
-}
-
-/** Checks every file can be written before writing any, so a refusal leaves nothing half-done. */
-async function writeFiles(root: string, files: RenderedFile[]): Promise<string[]> {
-  const targets = files.map((file) => ({ ...file, absolute: insideProject(root, file.path) }));
-  for (const file of targets) await assertWritable(file.absolute);
-  for (const file of targets) {
-    await writeProjectFile(file.absolute, file.content);
-    logger.success(`Wrote ${highlighter.path(file.path)}`);
-  }
-  return files.map((file) => file.path);
-}
-
-async function writeMigrations(
-  root: string,
-  plans: Array<MigrationPlan | DialectMigrationPlan>,
-  lock: Awaited<ReturnType<typeof readLock>>,
-): Promise<string[]> {
-  const written: string[] = [];
-  for (const plan of plans) {
-    if (plan.existing) {
-      logger.info(`Migration for ${plan.table} already written: ${plan.existing}`);
-      continue;
-    }
-    written.push(...(await writeFiles(root, plan.files)));
-    for (const note of "notes" in plan ? plan.notes : []) logger.warn(note);
-    lock.migrations[plan.table] = plan.files[0]?.path ?? "";
-  }
-  if (written.length) await writeLock(root, lock);
-  return written;
 }
 
 export const migrate = new Command("migrate")

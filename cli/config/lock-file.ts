@@ -2,7 +2,7 @@
 import path from "node:path";
 import { projectFormatter } from "../format/project-formatter.js";
 import { BlocksError } from "../utils/errors.js";
-import type { ItemOrigin } from "../registry/resolve-dependencies.js";
+import type { ItemOrigin } from "../registry/types.js";
 import { insideProject, readIfExists, writeProjectFile } from "../utils/files.js";
 
 export const LOCK_FILE = "blocks.lock.json";

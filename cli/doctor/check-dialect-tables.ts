@@ -11,7 +11,7 @@ import {
   type StoreDatabase,
 } from "../migrate/dialect-connection.js";
 import { dialectStatements, type Dialect } from "../migrate/dialect-migration.js";
-import type { Registry, RegistryFeature } from "../registry/manifest.js";
+import type { Registry, RegistryFeature } from "../registry/types.js";
 import { finding, type Finding } from "./finding.js";
 
 export type DialectTables = {

@@ -4,7 +4,7 @@ import { SyntaxKind } from "ts-morph";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import type { Lock } from "../config/lock-file.js";
 import type { DoctorNames } from "../registry/block-schema.js";
-import type { Registry } from "../registry/manifest.js";
+import type { Registry } from "../registry/types.js";
 import { finding, type Finding } from "./finding.js";
 import type { ProjectFiles } from "./project-files.js";
 

@@ -2,7 +2,7 @@
 import pg from "pg";
 import type { Lock } from "../config/lock-file.js";
 import { MISSING_OBJECTS_SQL, schemaObjects } from "../migrate/schemas.js";
-import type { Registry } from "../registry/manifest.js";
+import type { Registry } from "../registry/types.js";
 import { finding, type Finding } from "./finding.js";
 
 /**

@@ -3,7 +3,7 @@
 import type { DatabaseDialect } from "../config/blocks-config.js";
 import type { Lock, LockedBlock } from "../config/lock-file.js";
 import { recordedFeatures } from "../add/choose-features.js";
-import type { RegistryBlock, RegistryFeature } from "../registry/manifest.js";
+import type { RegistryBlock, RegistryFeature } from "../registry/types.js";
 
 export type BlockStore =
   | { kind: "sql" }

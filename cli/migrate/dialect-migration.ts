@@ -5,11 +5,11 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseDialect } from "../config/blocks-config.js";
 import type { Lock } from "../config/lock-file.js";
-import type { Registry, RegistryFeature } from "../registry/manifest.js";
+import type { Registry, RegistryFeature } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
 import type { MigrationTarget } from "./detect-layout.js";
 import { drizzleMigration } from "./drizzle-journal.js";
-import type { RenderedFile } from "./render-migration.js";
+import type { RenderedFile } from "./rendered-file.js";
 import { importRegistryModule } from "./schemas.js";
 import { tableMigrations, unwrittenStatements } from "./table-migrations.js";
 

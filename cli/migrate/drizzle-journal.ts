@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseDialect } from "../config/blocks-config.js";
-import type { RenderedFile } from "./render-migration.js";
+import type { RenderedFile } from "./rendered-file.js";
 
 export const JOURNAL = "meta/_journal.json";
 export const BREAKPOINT = "--> statement-breakpoint";

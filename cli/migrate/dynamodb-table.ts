@@ -1,10 +1,10 @@
 // The DynamoDB table of a block whose store is DynamoDB: rendered from the block's own definition into two JSON files.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { Registry, RegistryFeature } from "../registry/manifest.js";
+import type { Registry, RegistryFeature } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
 import { insideProject } from "../utils/files.js";
-import type { RenderedFile } from "./render-migration.js";
+import type { RenderedFile } from "./rendered-file.js";
 import { importRegistryModule } from "./schemas.js";
 
 /** Where the files go: `aws dynamodb create-table --cli-input-json file://dynamodb/<table>.create-table.json` takes them as they are. */

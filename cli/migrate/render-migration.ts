@@ -5,10 +5,9 @@ import type { Lock } from "../config/lock-file.js";
 import { insideProject } from "../utils/files.js";
 import type { MigrationTarget } from "./detect-layout.js";
 import { drizzleMigration, JOURNAL } from "./drizzle-journal.js";
+import type { RenderedFile } from "./rendered-file.js";
 import { dropStatements, schemaOf, schemaStatements, type BlockSchema } from "./schemas.js";
 import { tableMigrations, unwrittenStatements } from "./table-migrations.js";
-
-export type RenderedFile = { path: string; content: string };
 
 export type MigrationPlan = {
   block: string;

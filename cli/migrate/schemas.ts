@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { Registry } from "../registry/manifest.js";
+import type { Registry } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
 import { packageRoot } from "../utils/package-root.js";
 import { checkTable, migrationSqlOf, renderSql, type MigrationSql, type SchemaModule } from "./migration-sql.js";

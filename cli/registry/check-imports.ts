@@ -4,8 +4,9 @@ import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { excludedFeatureFiles } from "../add/choose-features.js";
-import { testOf, type Registry, type RegistryBlock, type RegistryFile } from "./manifest.js";
+import { testOf } from "./manifest.js";
 import { resolveBlocks, selectFiles, type FileSelection } from "./resolve.js";
+import type { Registry, RegistryBlock, RegistryFile } from "./types.js";
 
 const posix = path.posix;
 const SOURCE = /\.[cm]?tsx?$/;

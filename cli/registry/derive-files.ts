@@ -1,7 +1,7 @@
 // A block's file list, derived from its folder: which files are tests and which belong to one framework.
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import type { RegistryFile } from "./manifest.js";
+import type { RegistryFile } from "./types.js";
 
 /** The declaration itself is read by the CLI, never copied. */
 export const DECLARATION_FILE = "block.json";

@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
 import { tagFile } from "./derive-files.js";
-import type { Registry, RegistryBlock } from "./manifest.js";
 import type { RegistryConfig } from "./registries-config.js";
 import { resolveItemSources, withOrigins } from "./resolve-dependencies.js";
+import type { Registry, RegistryBlock } from "./types.js";
 import { validateItem, type ValidItem } from "./validate-item.js";
 
 /**

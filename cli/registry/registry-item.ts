@@ -13,7 +13,7 @@ import path from "node:path";
 import { chooseVariants } from "../add/plan-variants.js";
 import { schemaOf } from "../migrate/schemas.js";
 import { BlocksError } from "../utils/errors.js";
-import type { Registry, RegistryBlock, RegistryFeature, RegistryFile, RegistryMigration } from "./manifest.js";
+import type { Registry, RegistryBlock, RegistryFeature, RegistryFile, RegistryMigration } from "./types.js";
 
 export const ITEM_SCHEMA_URL = "https://ui.shadcn.com/schema/registry-item.json";
 

@@ -6,11 +6,8 @@
 import path from "node:path";
 import { BlocksError } from "../utils/errors.js";
 import { fetchRegistryJson } from "./fetch-item.js";
-import type { Registry } from "./manifest.js";
 import type { NamedRegistry, RegistryConfig } from "./registries-config.js";
-
-/** Where a block added from a configured registry came from: what blocks.lock.json records (no header, no expanded value). */
-export type ItemOrigin = { registry: string; url: string; item: string };
+import type { ItemOrigin, Registry } from "./types.js";
 
 export type ResolvedItem = {
   /** The first argument or dependency that named the item: errors and descriptions show it. */

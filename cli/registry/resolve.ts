@@ -1,6 +1,6 @@
 // Turns block names into the ordered blocks to add (dependencies first) and picks their files per framework.
 import { BlocksError } from "../utils/errors.js";
-import type { Registry, RegistryBlock, RegistryFile, RegistryTemplate } from "./manifest.js";
+import type { Registry, RegistryBlock, RegistryFile, RegistryTemplate } from "./types.js";
 
 /**
  * @example

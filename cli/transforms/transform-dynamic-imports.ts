@@ -1,7 +1,7 @@
 // Rewrites specifiers inside expressions: `import("...")`, `typeof import("...")`, `require`, and vitest's `vi.mock`.
 import { Node, SyntaxKind, type SourceFile } from "ts-morph";
+import type { Edit } from "./edit.js";
 import type { ImportContext } from "./resolve-specifier.js";
-import type { Edit } from "./transform.js";
 import { rewrite } from "./transform-static-imports.js";
 
 /** Calls whose first argument is a module path that vitest resolves like an import. */

@@ -1,8 +1,8 @@
 // Rewrites `import ... from`, `import type`, `export ... from` and `import x = require(...)` specifiers;
 // drops an `export ... from` a file left out on purpose.
 import { Node, type SourceFile, type StringLiteral } from "ts-morph";
+import type { Edit } from "./edit.js";
 import { isOmitted, rewriteSpecifier, type ImportContext } from "./resolve-specifier.js";
-import type { Edit } from "./transform.js";
 
 /**
  * @example

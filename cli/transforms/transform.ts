@@ -1,11 +1,10 @@
 // Runs the import transforms over one file with ts-morph, parsing TS as TS (TSX only for .tsx).
 import { Project, ts, type SourceFile } from "ts-morph";
+import type { Edit } from "./edit.js";
 import type { ImportContext } from "./resolve-specifier.js";
 import { transformDynamicImports } from "./transform-dynamic-imports.js";
 import { transformStaticImports } from "./transform-static-imports.js";
 
-/** A replacement of `text[start, end)`; transforms return edits instead of mutating the tree. */
-export type Edit = { start: number; end: number; text: string };
 export type Transformer = (sourceFile: SourceFile, ctx: ImportContext) => Edit[];
 
 const DEFAULT_TRANSFORMERS: Transformer[] = [transformStaticImports, transformDynamicImports];

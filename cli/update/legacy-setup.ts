@@ -6,7 +6,7 @@ import { chooseVariants, type VariantContext } from "../add/plan-variants.js";
 import type { BlocksConfig } from "../config/blocks-config.js";
 import type { LockedBlock } from "../config/lock-file.js";
 import { variantSchema } from "../registry/block-schema.js";
-import type { Registry, RegistryBlock } from "../registry/manifest.js";
+import type { Registry, RegistryBlock } from "../registry/types.js";
 import { BlocksError } from "../utils/errors.js";
 import { insideProject, readIfExists } from "../utils/files.js";
 import { wiringFingerprint } from "./wiring-fingerprint.js";

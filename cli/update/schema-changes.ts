@@ -3,7 +3,7 @@ import type { Lock } from "../config/lock-file.js";
 import type { PlannedFile } from "../add/plan-files.js";
 import { blockStore, blockTable } from "../migrate/block-store.js";
 import { importModuleText } from "../migrate/schemas.js";
-import type { RegistryBlock } from "../registry/manifest.js";
+import type { RegistryBlock } from "../registry/types.js";
 import { readBase } from "./base-store.js";
 
 /** Each statement on one line, cut after 120 characters: enough to name the object it creates or alters. */

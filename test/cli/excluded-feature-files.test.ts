@@ -2,7 +2,7 @@
 // except a file a chosen feature lists too (a helper two stores share).
 import { describe, expect, it } from "vitest";
 import { excludedFeatureFiles } from "../../cli/add/choose-features.js";
-import type { RegistryBlock } from "../../cli/registry/manifest.js";
+import type { RegistryBlock } from "../../cli/registry/types.js";
 
 const block = {
   name: "idempotency",
