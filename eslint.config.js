@@ -1,5 +1,6 @@
 // Lint rules for the CLI, the registry blocks, tests and benchmarks.
 import js from "@eslint/js";
+import process from "node:process";
 import tseslint from "typescript-eslint";
 
 // Still failing the type-checked rules (unsafe any from untyped driver and framework values, assertions strict
@@ -37,7 +38,10 @@ export default tseslint.config(
     files: ["registry/**/*.ts"],
     ignores: NOT_YET_TYPE_CHECKED,
     languageOptions: {
-      parserOptions: { project: "./tsconfig.registry-lint.json", tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: process.env.LINT_STRICT ? "./tsconfig.registry-lint-strict.json" : "./tsconfig.registry-lint.json",
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     linterOptions: { reportUnusedDisableDirectives: "error" },
   },

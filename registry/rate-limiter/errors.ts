@@ -63,3 +63,14 @@ export function isRateLimitError(err: unknown): err is RateLimitError {
     (err as { name?: unknown }).name === "RateLimitError"
   );
 }
+
+/**
+ * A promise rejected with exactly what was thrown, for a synchronous throw in code that answers with
+ * a promise. Written as `throw`, so it needs no cast to Error that one project's lint requires and
+ * another's calls unnecessary.
+ */
+export function rejectedWith(thrown: unknown): Promise<never> {
+  return new Promise<never>(() => {
+    throw thrown;
+  });
+}

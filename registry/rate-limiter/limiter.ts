@@ -3,7 +3,7 @@ import { RefusalCounts } from "./bans";
 import { BlockCache } from "./block-cache";
 import { Callers, type Caller } from "./callers";
 import { boundedKey, checkCost, MAX_KEY_LENGTH, NO_OPTIONS, type CheckOptions } from "./check-options";
-import { RateLimitError } from "./errors";
+import { RateLimitError, rejectedWith } from "./errors";
 import { errorSummary } from "./error-summary";
 import { checkPolicy, costRate, decisionOf, rateOf } from "./gcra";
 import { checkOptions, type CheckedOptions, type RateLimiterOptions } from "./limiter-options";
@@ -68,7 +68,7 @@ export class RateLimiter {
     try {
       return this.decide(key, options);
     } catch (err) {
-      return Promise.reject(err as Error);
+      return rejectedWith(err);
     }
   }
 
@@ -109,22 +109,22 @@ export class RateLimiter {
       call = this.store.take(entry.keyPrefix + logged, costRate(rate, cost));
     } catch (err) {
       // A store that throws instead of rejecting fails like any other: the insurance decides.
-      call = Promise.reject(err as Error);
+      call = rejectedWith(err);
     }
-    return new Promise<RateLimitDecision>((resolve, reject) => {
+    return new Promise<RateLimitDecision>((resolve) => {
       this.timeLimit.watch(call, {
         answered: (answer) => {
           try {
             resolve(this.answered(entry, caller, cost, answer, started));
           } catch (err) {
-            reject(err as Error);
+            resolve(rejectedWith(err));
           }
         },
         failed: (err) => {
           try {
             resolve(this.afterFailure(entry, caller, cost, err));
           } catch (failure) {
-            reject(failure as Error);
+            resolve(rejectedWith(failure));
           }
         },
         // The slot is free when the store answers, not when we stop waiting: a store that is slow for

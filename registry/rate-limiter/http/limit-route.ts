@@ -1,5 +1,5 @@
 // What every adapter shares: the key of a request, the limiter's decision, and the response it implies.
-import { isRateLimitError, type RateLimitError } from "../errors";
+import { isRateLimitError, rejectedWith, type RateLimitError } from "../errors";
 import { rateLimitedError, type CheckOptions, type RateLimiter } from "../limiter";
 import type { RateLimitDecision } from "../types";
 import { addressList, addressReader } from "./client-address";
@@ -77,7 +77,7 @@ export function limitRoute<Req>(
       if (keyed === undefined) return Promise.resolve(PASS);
       return typeof keyed === "string" ? decide(keyed) : Promise.resolve(keyed).then(decideKey);
     } catch (err) {
-      return Promise.reject(err as Error);
+      return rejectedWith(err);
     }
   };
 }
