@@ -87,6 +87,27 @@ describe("POST /api/payments with withIdempotency", () => {
     expect(route.charges).toEqual([]);
   });
 
+  it("sends the first answer with the route's own status text and headers, and replays only the recorded ones", async () => {
+    const POST = withIdempotency(
+      new IdempotencyHandler(new MemoryStore()),
+      { getUserId, getOperation: () => "POST /api/payments" },
+      () => {
+        const headers = new Headers({ "content-type": "application/json", location: "/api/payments/pay_1" });
+        headers.append("set-cookie", "a=1");
+        headers.append("set-cookie", "b=2");
+        return new Response('{"id":"pay_1"}', { status: 201, statusText: "Created here", headers });
+      },
+    );
+    const key = randomUUID();
+    const first = await POST(payment(key), undefined);
+    const retry = await POST(payment(key), undefined);
+    expect(first.statusText).toBe("Created here");
+    expect(first.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(retry.headers.getSetCookie()).toEqual([]);
+    expect(retry.headers.get("location")).toBe("/api/payments/pay_1");
+    expect(await retry.text()).toBe(await first.text());
+  });
+
   it("keeps users apart: the same key from another user is another payment", async () => {
     const route = paymentsRoute();
     const key = randomUUID();

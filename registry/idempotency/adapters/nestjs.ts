@@ -165,8 +165,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       context.getClass(),
     ]);
     if (!options || context.getType() !== "http") return next.handle();
-    const request = context.switchToHttp().getRequest<NestHttpRequest>();
-    const response = context.switchToHttp().getResponse<PlatformResponse>();
+    // As Nest holds them: each `switchToHttp()` would make three closures on the context.
+    const [request, response] = context.getArgs<[NestHttpRequest, PlatformResponse]>();
     let value: unknown;
     const verdict = await this.#protect(options)(request, {
       method: request.method,
@@ -250,9 +250,8 @@ function bodyFor(response: PlatformResponse, http: HttpResponse): Buffer | strin
 /** Adds the headers the response lacks: after the route ran it has its own (Fastify would repeat a Set-Cookie set twice). */
 function setHeaders(response: PlatformResponse, http: HttpResponse): void {
   response.status(http.status);
-  const present = response.getHeaders();
   for (const [name, value] of Object.entries(http.headers)) {
-    if (present[name] === undefined) setHeader(response, name, value);
+    if (response.getHeader(name) === undefined) setHeader(response, name, value);
   }
 }
 
