@@ -11,7 +11,6 @@ const NOT_YET_TYPE_CHECKED = [
   "registry/idempotency/stores/clients/{drizzle,libsql,postgres-js,prisma}.ts",
   "registry/idempotency/stores/redis-store.ts",
   "registry/idempotency/utils/prometheus-metrics.test.ts",
-  "registry/logger/adapters/{express,hono}.test.ts",
   "registry/outbox/publishers/bullmq.test.ts",
 ];
 
