@@ -10,8 +10,6 @@ const NOT_YET_TYPE_CHECKED = [
   "registry/idempotency/adapters/{fastify,hono}.ts",
   "registry/idempotency/stores/clients/{drizzle,libsql,postgres-js,prisma}.ts",
   "registry/idempotency/stores/redis-store.ts",
-  "registry/idempotency/utils/prometheus-metrics.test.ts",
-  "registry/outbox/publishers/bullmq.test.ts",
 ];
 
 export default tseslint.config(
