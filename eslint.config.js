@@ -3,20 +3,6 @@ import js from "@eslint/js";
 import process from "node:process";
 import tseslint from "typescript-eslint";
 
-// Still failing the type-checked rules (unsafe any from untyped driver and framework values, assertions strict
-// mode needs but loose mode calls unnecessary); none of them is vendored into the NestJS fixture. Each file leaves
-// this list once it passes.
-const NOT_YET_TYPE_CHECKED = [
-  "registry/error-handler/adapters/{express,fastify,fetch,hono,koa}.test.ts",
-  "registry/idempotency/adapters/{express,fastify,hono}.test.ts",
-  "registry/idempotency/adapters/{fastify,hono}.ts",
-  "registry/idempotency/stores/clients/{drizzle,libsql,postgres-js,prisma}.ts",
-  "registry/idempotency/stores/redis-store.ts",
-  "registry/idempotency/utils/prometheus-metrics.test.ts",
-  "registry/logger/adapters/{express,hono}.test.ts",
-  "registry/outbox/publishers/bullmq.test.ts",
-];
-
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "test/fixtures/", "bench/results/", "bench/.build/", "coverage/"] },
   js.configs.recommended,
@@ -32,11 +18,9 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked.map((config) => ({
     ...config,
     files: ["registry/**/*.ts"],
-    ignores: NOT_YET_TYPE_CHECKED,
   })),
   {
     files: ["registry/**/*.ts"],
-    ignores: NOT_YET_TYPE_CHECKED,
     languageOptions: {
       parserOptions: {
         project: process.env.LINT_STRICT ? "./tsconfig.registry-lint-strict.json" : "./tsconfig.registry-lint.json",

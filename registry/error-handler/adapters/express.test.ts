@@ -70,7 +70,7 @@ describe("express problemDetails()", () => {
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({
       requestId: body.requestId,
-      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") },
+      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") as unknown },
     });
   });
 

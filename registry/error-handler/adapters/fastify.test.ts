@@ -1,6 +1,7 @@
 import Fastify from "fastify";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defineProblem } from "../define-problem";
+import type { ProblemBody } from "../problem";
 import { captureLogger } from "../testing/capture-logger";
 import { problemDetailsPlugin } from "./fastify";
 
@@ -57,8 +58,8 @@ describe("fastify problemDetailsPlugin", () => {
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({
-      requestId: res.json().requestId,
-      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") },
+      requestId: res.json<ProblemBody>().requestId,
+      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") as unknown },
     });
   });
 

@@ -63,7 +63,7 @@ describe("toProblemResponse", () => {
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({
       requestId: body.requestId,
-      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") },
+      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") as unknown },
     });
   });
 });

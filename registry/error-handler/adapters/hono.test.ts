@@ -26,7 +26,7 @@ app.post("/payments", () => {
 });
 app.post(
   "/orders",
-  validator("json", (body) => body),
+  validator("json", (body: unknown) => body),
   (c) => c.json(c.req.valid("json"), 201),
 );
 app.use("/admin/*", basicAuth({ username: "admin", password: "s3cret" }));
@@ -64,7 +64,7 @@ describe("hono problemDetails()", () => {
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({
       requestId: body.requestId,
-      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") },
+      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") as unknown },
     });
   });
 

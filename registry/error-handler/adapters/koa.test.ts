@@ -82,7 +82,7 @@ describe("koa problemDetails()", () => {
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(lines.find((line) => line.level === "error")).toMatchObject({
       requestId: body.requestId,
-      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") },
+      error: { message: expect.stringContaining("postgres://[Redacted]@db/prod") as unknown },
     });
   });
 

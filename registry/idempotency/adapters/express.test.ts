@@ -17,6 +17,8 @@ type Charge = (amount: number) => Promise<{ id: string; amount: number }>;
 /** The tests' own user: whoever the `x-user-id` header names. Your app would read its session or token here. */
 const userId = (req: Request) => req.get("x-user-id") ?? "anonymous";
 
+const amountOf = (req: Request) => Number((req.body as { amount?: unknown }).amount);
+
 /** Two routes over one `charge`: POST /payments in wrapper style, POST /orders in capture style. */
 function paymentsApp(handler: IdempotencyHandler, charge: Charge) {
   const app = express();
@@ -27,12 +29,12 @@ function paymentsApp(handler: IdempotencyHandler, charge: Charge) {
       getUserId: userId,
       requireKey: true,
       isPermanentError: (err) => err instanceof CardDeclinedError,
-      run: async (req) => ({ status: 201, body: await charge(Number(req.body.amount)) }),
+      run: async (req) => ({ status: 201, body: await charge(amountOf(req)) }),
     }),
   );
   app.post("/orders", idempotency(handler, { getUserId: userId, requireKey: true }), async (req, res) => {
     try {
-      res.status(201).json(await charge(Number(req.body.amount)));
+      res.status(201).json(await charge(amountOf(req)));
     } catch (err) {
       // Capture style records what the route sends: a 4xx fails the key, a 5xx frees it for a retry.
       res.status(err instanceof CardDeclinedError ? 402 : 503).json({ error: String(err) });
@@ -198,10 +200,7 @@ describe("a route with two recovery points (ctx.step)", () => {
         requireKey: true,
         run: async (req, { step }) => {
           // Pass `stepKey` on as the processor's idempotency key: a crash mid-call then charges once too.
-          const payment = await step(
-            "charge",
-            (stepKey) => (chargeKeys.push(stepKey), card.charge(Number(req.body.amount))),
-          );
+          const payment = await step("charge", (stepKey) => (chargeKeys.push(stepKey), card.charge(amountOf(req))));
           await step("receipt", () => {
             if (mailerDown) throw new Error("mailer unavailable");
           });

@@ -1,6 +1,6 @@
 // Route tests for the Fastify adapter: a small payments app, checked against the production checklist in both styles.
 import { randomUUID } from "node:crypto";
-import Fastify, { type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { describe, expect, it } from "vitest";
 import { IdempotencyHandler } from "../handler";
 import { MemoryStore } from "../testing/memory-store";
@@ -59,7 +59,7 @@ function cardProcessor(behave: (call: number) => Promise<void> | void = () => {}
 }
 
 /** Readies the app and returns a `post` that injects one JSON request (no socket needed). */
-async function serve(ready: Promise<ReturnType<typeof Fastify>>) {
+async function serve(ready: Promise<FastifyInstance>) {
   const app = await ready;
   await app.ready();
   return async function post(path: string, options: { key?: string; user?: string; body?: unknown } = {}) {

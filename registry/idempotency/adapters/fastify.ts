@@ -164,7 +164,7 @@ function capturingHandler(
   routeHandler: RouteHandlerMethod,
   running: WeakMap<FastifyRequest, Running>,
 ): RouteHandlerMethod {
-  return async function idempotentHandler(this: FastifyInstance, request, reply) {
+  return async function idempotentHandler(this: FastifyInstance, request, reply): Promise<unknown> {
     let started!: () => void;
     const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
     let capture!: Running["capture"];

@@ -15,7 +15,7 @@ type Charge = (amount: number) => Promise<{ id: string; amount: number }>;
 /** The tests' own user: whoever the `x-user-id` header names. Your app would read its session or token here. */
 const userId = (c: Context) => c.req.header("x-user-id") ?? "anonymous";
 
-const amountOf = async (c: Context) => Number(((await c.req.json()) as { amount?: unknown }).amount);
+const amountOf = async (c: Context) => Number((await c.req.json<{ amount?: unknown }>()).amount);
 
 /** Two routes over one `charge`: POST /payments in wrapper style, POST /orders in capture style. */
 function paymentsApp(handler: IdempotencyHandler, charge: Charge) {

@@ -136,7 +136,7 @@ async function captureResponse(c: Context): Promise<HttpResponse | Uncaptured> {
   const copy = new Response(bodyBytes(body), { status: res.status, statusText: res.statusText, headers: res.headers });
   // Cleared first: replacing a set `c.res` makes Hono copy the new one (reading its `body` builds a
   // native Response and a stream) to merge headers that the copy already has, all of them.
-  c.res = undefined as unknown as Response;
+  c.res = undefined;
   c.res = copy;
   return { status: res.status, headers, body };
 }

@@ -73,7 +73,7 @@ export class RedisStore implements IdempotencyStore {
     if (found === 1) return { status: "CREATED", steps: {} };
     if (typeof found === "string") return { status: "DUPLICATE", record: parseRecord(scope, found) };
     if (found[0] === 1) return { status: "CREATED", steps: fromPairs(found.slice(1) as string[]) };
-    return { status: "DUPLICATE", record: fromFields(scope, found as Fields) };
+    return { status: "DUPLICATE", record: fromFields(scope, found) };
   }
 
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
@@ -163,12 +163,10 @@ export class RedisStore implements IdempotencyStore {
         this.redis.zrangebyscore(this.indexKey(bucket), "-inf", `(${cutoff}`, "WITHSCORES", "LIMIT", 0, limit),
       ),
     );
+    // WITHSCORES answers member, score, member, score...: a member at each even index.
     const candidates = perBucket
       .flatMap((pairs) =>
-        Array.from({ length: pairs.length / 2 }, (_, i) => ({
-          member: pairs[2 * i] as string,
-          heartbeat: Number(pairs[2 * i + 1]),
-        })),
+        pairs.flatMap((member, i) => (i % 2 === 0 ? [{ member, heartbeat: Number(pairs[i + 1]) }] : [])),
       )
       .sort((a, b) => a.heartbeat - b.heartbeat)
       .slice(0, limit);

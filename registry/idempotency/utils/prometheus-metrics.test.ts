@@ -77,10 +77,10 @@ describe("createPrometheusMetrics", () => {
     }); // cache hit
     expect(await handler.execute(payment("k-first"), charge)).toMatchObject({ replayed: true }); // cache hit
     expect(await outcome(handler.execute(payment("k-flaky"), timeOut))).toMatchObject({
-      error: expect.any(GatewayTimeout),
+      error: expect.any(GatewayTimeout) as unknown,
     }); // released
     expect(await outcome(handler.execute(payment("k-flaky"), timeOut))).toMatchObject({
-      error: expect.any(GatewayTimeout),
+      error: expect.any(GatewayTimeout) as unknown,
     }); // poisoned
     expect(await outcome(handler.execute(payment("k-flaky"), charge))).toMatchObject({ code: "REQUEST_FAILED" });
 

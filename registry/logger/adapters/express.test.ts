@@ -1,10 +1,15 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import express from "express";
+import express, { type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { captureLogs } from "../testing/capture-logs";
 import { requestId } from "./express";
+
+/** The `{ n }` each test request sends, as express.json() parses it. */
+type OrderRequest = Request<object, unknown, { n: number }>;
+/** What requestId() puts in res.locals. */
+type OrderResponse = Response<unknown, { requestId: string }>;
 
 const { logger, lines } = captureLogs();
 let server: Server;
@@ -14,9 +19,9 @@ beforeAll(async () => {
   const app = express();
   app.use(requestId());
   app.use(express.json());
-  app.post("/orders", async (req, res) => {
+  app.post("/orders", async (req: OrderRequest, res: OrderResponse) => {
     logger.info({ n: req.body.n }, "after body parsing");
-    await sleep(Number(req.body.n) % 3);
+    await sleep(req.body.n % 3);
     logger.info({ n: req.body.n }, "after await");
     res.status(201).json({ requestId: res.locals.requestId });
   });

@@ -15,7 +15,7 @@ app.post("/orders", async (c) => {
   return c.json({ requestId: c.get("requestId") }, 201);
 });
 
-const post = (n: number, headers: Record<string, string> = {}) =>
+const post = async (n: number, headers: Record<string, string> = {}) =>
   app.request("/orders", {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },

@@ -10,7 +10,7 @@ const redisUrl = process.env.REDIS_URL;
 it.skipIf(!redisUrl)(
   "[REDIS_URL] a message published twice (a relay died before marking it) is one job, its id the message id",
   async () => {
-    const queue = new Queue(`outbox-test-${randomUUID()}`, { connection: { url: redisUrl as string } });
+    const queue = new Queue<unknown>(`outbox-test-${randomUUID()}`, { connection: { url: redisUrl as string } });
     try {
       const publish = bullmqPublisher(queue);
       const message: OutboxMessage = {

@@ -25,19 +25,25 @@ export function drizzleClient<Db extends DrizzleDatabase>(db: Db): Transactional
  */
 function driverClient(driver: unknown): SqlClient | undefined {
   if (typeof driver !== "object" && typeof driver !== "function") return undefined;
-  const { unsafe, query } = (driver ?? {}) as {
-    unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown[]>;
-    query?: (text: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
-  };
+  const { unsafe, query } = (driver ?? {}) as Partial<PostgresJsDriver & PgDriver>;
+  // Called as the driver's methods, not through `.call`: a project without strictBindCallApply types `.call` as any.
   // postgres.js; `prepare: true` follows its own `prepare` option (off for PgBouncer), as in ./postgres-js.ts.
-  if (typeof unsafe === "function")
-    return {
-      query: async (text, params = []) => ({ rows: await unsafe.call(driver, text, params, { prepare: true }) }),
-    };
+  if (typeof unsafe === "function") {
+    const sql = driver as PostgresJsDriver;
+    return { query: async (text, params = []) => ({ rows: await sql.unsafe(text, params, { prepare: true }) }) };
+  }
   // A pg Pool or Client, or PGlite: the same query(text, params) the store takes.
-  if (typeof query === "function") return { query: (text, params) => query.call(driver, text, params) };
+  if (typeof query === "function") {
+    const pg = driver as PgDriver;
+    return { query: (text, params) => pg.query(text, params) };
+  }
   return undefined;
 }
+
+type PostgresJsDriver = {
+  unsafe: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown[]>;
+};
+type PgDriver = { query: (text: string, params?: unknown[]) => Promise<{ rows: unknown[] }> };
 
 function on(db: Pick<DrizzleDatabase, "execute">): SqlClient {
   return {

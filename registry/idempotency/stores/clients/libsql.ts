@@ -55,7 +55,7 @@ async function inTransaction<T>(
 
 function scoped(transaction: Transaction): SqliteClient {
   return {
-    execute: async (statement) => toResult(await transaction.execute(statement as InStatement)),
+    execute: async (statement) => toResult(await transaction.execute(statement)),
     batch: async (statements) => (await transaction.batch(statements as InStatement[])).map(toResult),
   };
 }
@@ -79,5 +79,5 @@ function guarded(transaction: Transaction): LibsqlTransaction {
 }
 
 function toResult(result: ResultSet): SqliteResult {
-  return { rows: result.rows as unknown as Array<Record<string, unknown>>, changes: result.rowsAffected };
+  return { rows: result.rows, changes: result.rowsAffected };
 }

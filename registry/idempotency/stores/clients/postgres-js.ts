@@ -27,7 +27,7 @@ export function postgresJsClient<Types extends Record<string, unknown> = {}>(
 ): TransactionalSqlClient<PostgresJsTransaction<Types>> {
   return {
     ...on(sql),
-    transaction: (work) => sql.begin((tx) => work(on(tx), guarded(tx))) as Promise<Awaited<ReturnType<typeof work>>>,
+    transaction: (work) => sql.begin((tx) => work(on(tx), guarded(tx))),
   };
 }
 
@@ -68,15 +68,15 @@ function guarded<Types extends Record<string, unknown>>(tx: TransactionSql<Types
     file: refusedMember("file"),
   };
   return new Proxy(tx, {
-    apply(target, _this, args: unknown[]) {
+    apply(target, _this, args: unknown[]): unknown {
       const [first, ...values] = args as [unknown, ...unknown[]];
       // A tagged template (not a helper call such as tx(table) or tx(row)): check the text it builds.
       if (Array.isArray((first as { raw?: unknown } | null)?.raw))
         refuseTransactionControl(templateText(first as string[], values, fragment));
       return Reflect.apply(target, undefined, args);
     },
-    get: (target, name) => (name in members ? members[name] : Reflect.get(target, name)),
-  }) as unknown as PostgresJsTransaction<Types>;
+    get: (target, name): unknown => (name in members ? members[name] : Reflect.get(target, name)),
+  });
 }
 
 /** A postgres.js query's text: a tagged query's strings with its fragments expanded, or `unsafe`'s text. */

@@ -38,8 +38,9 @@ export function prismaClient<Client extends PrismaLike>(
   options: PrismaClientOptions = {},
 ): TransactionalSqlClient<PrismaTransaction<Client>> {
   const { pool, ...limits } = options;
+  const direct = pool ?? on(prisma);
   return {
-    query: pool ? (text, params) => pool.query(text, params) : on(prisma).query,
+    query: (text, params) => direct.query(text, params),
     transaction: async (work) =>
       prisma.$transaction(
         (tx: PrismaTransaction<Client>) => work(on(tx as Pick<PrismaLike, "$queryRawUnsafe">), guarded(tx)),
@@ -55,16 +56,18 @@ function on(prisma: Pick<PrismaLike, "$queryRawUnsafe">): SqlClient {
 }
 
 type RawCall = (query: unknown, ...values: unknown[]) => unknown;
+type RawName = "$executeRawUnsafe" | "$queryRawUnsafe" | "$executeRaw" | "$queryRaw";
 
 /** Model calls build one statement each; raw SQL (`$executeRaw`, `$queryRaw` and their Unsafe forms) is checked first. */
 function guarded<Tx extends object>(tx: Tx): Tx {
-  const raw = (name: string, text: (query: unknown, values: unknown[]) => unknown) => {
-    const call = (tx as unknown as Record<string, RawCall>)[name] as RawCall;
-    return (query: unknown, ...values: unknown[]) => (
+  const calls = tx as unknown as Record<RawName, RawCall>;
+  // Called as tx's own method, not through `.call`: a project without strictBindCallApply types `.call` as any.
+  const raw =
+    (name: RawName, text: (query: unknown, values: unknown[]) => unknown) =>
+    (query: unknown, ...values: unknown[]) => (
       refuseTransactionControl(text(query, values)),
-      call.call(tx, query, ...values)
+      calls[name](query, ...values)
     );
-  };
   const unsafe = (query: unknown) => query;
   return guardObject(tx, {
     $executeRawUnsafe: raw("$executeRawUnsafe", unsafe),
