@@ -15,7 +15,7 @@ export const RATE_LIMIT_ERROR_STATUS: Readonly<Record<RateLimitErrorCode, number
 export type RateLimitErrorOptions = {
   cause?: unknown;
   retryAfterSeconds?: number | undefined;
-  /** The headers the response should carry (`Retry-After`, `RateLimit-Policy`, `RateLimit`). */
+  /** The headers the response should carry (`retry-after`, `ratelimit-policy`, `ratelimit`: names in lower case). */
   headers?: Record<string, string> | undefined;
 };
 

@@ -88,7 +88,7 @@ describe("RateLimiter features", () => {
     expect(metrics.count("decisions", { policy: "default", outcome: "ban_started" })).toBe(1);
     const err: unknown = await limiter.consume("u_1").catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "RATE_LIMIT_BANNED", status: 403 });
-    expect((err as { headers: Record<string, string> }).headers["Retry-After"]).toBe("1");
+    expect((err as { headers: Record<string, string> }).headers["retry-after"]).toBe("1");
     await new Promise((resolve) => setTimeout(resolve, 170));
     // The ban is over; the quota (1 per minute) is still used: an ordinary 429 again.
     expect(await limiter.check("u_1")).toMatchObject({ allowed: false, banned: false });

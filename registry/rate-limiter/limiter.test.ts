@@ -43,7 +43,7 @@ describe("RateLimiter", () => {
     await limiter.consume("u_1");
     const err: unknown = await limiter.consume("u_1").catch((e: unknown) => e);
     expect(isRateLimitError(err) && err.code).toBe("RATE_LIMITED");
-    expect(err).toMatchObject({ status: 429, retryAfterSeconds: 60, headers: { "Retry-After": "60" } });
+    expect(err).toMatchObject({ status: 429, retryAfterSeconds: 60, headers: { "retry-after": "60" } });
   });
 
   it("insurance by default: while the store fails, a local limiter with the same policy decides", async () => {

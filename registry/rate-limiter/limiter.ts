@@ -253,7 +253,7 @@ export class RateLimiter {
       throw new RateLimitError("RATE_LIMITER_UNAVAILABLE", "Rate limiting is unavailable: retry later.", {
         cause: err,
         retryAfterSeconds: 1,
-        headers: { "Retry-After": "1" },
+        headers: { "retry-after": "1" },
       });
     }
     this.observer.decision("failed_open", fields);

@@ -15,7 +15,7 @@ export function rateLimitedError(decision: RateLimitDecision): RateLimitError {
     const forever = decision.retryAfterMs === Infinity;
     return new RateLimitError("RATE_LIMIT_BANNED", "Too many refused requests: banned for a while.", {
       retryAfterSeconds: forever ? undefined : retryAfterSeconds(decision),
-      headers: forever ? {} : { "Retry-After": String(retryAfterSeconds(decision)) },
+      headers: forever ? {} : { "retry-after": String(retryAfterSeconds(decision)) },
     });
   }
   return new RateLimitError("RATE_LIMITED", "Too many requests: retry later.", {

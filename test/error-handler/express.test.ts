@@ -11,6 +11,7 @@ import {
   unknownError,
   validationError,
   declinedError,
+  downstreamError,
   SUITE_OPTIONS,
 } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
@@ -39,6 +40,9 @@ describe.each([
   });
   app.post("/declined", () => {
     throw declinedError();
+  });
+  app.post("/downstream", async () => {
+    throw downstreamError();
   });
   const problems = problemDetails({ logger, ...SUITE_OPTIONS });
   app.use(problems.notFound);

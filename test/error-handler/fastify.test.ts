@@ -13,6 +13,7 @@ import {
   validationError,
   type Answer,
   declinedError,
+  downstreamError,
   SUITE_OPTIONS,
 } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
@@ -48,6 +49,9 @@ describe.each([
     });
     app.post("/declined", async () => {
       throw declinedError();
+    });
+    app.post("/downstream", async () => {
+      throw downstreamError();
     });
     await app.ready();
   });

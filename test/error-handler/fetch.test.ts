@@ -10,6 +10,7 @@ import {
   unknownError,
   validationError,
   declinedError,
+  downstreamError,
   SUITE_OPTIONS,
 } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
@@ -35,6 +36,7 @@ async function route(request: Request): Promise<Response> {
     if (pathname === "/parsed") return Response.json(await readJson(request));
     if (pathname === "/unknown") throw unknownError();
     if (pathname === "/declined") throw declinedError();
+    if (pathname === "/downstream") throw downstreamError();
   }
   return Response.json({ error: { code: "NOT_FOUND", message: "No route." } }, { status: 404 });
 }

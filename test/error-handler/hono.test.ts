@@ -16,6 +16,7 @@ import {
   unknownError,
   validationError,
   declinedError,
+  downstreamError,
   SUITE_OPTIONS,
 } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
@@ -46,6 +47,9 @@ function problemApp(withRequestId: boolean) {
   });
   app.post("/declined", () => {
     throw declinedError();
+  });
+  app.post("/downstream", async () => {
+    throw downstreamError();
   });
   return { app, lines };
 }

@@ -11,6 +11,7 @@ import {
   unknownError,
   validationError,
   declinedError,
+  downstreamError,
   SUITE_OPTIONS,
 } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
@@ -60,6 +61,9 @@ describe.each([
   });
   router.post("/declined", () => {
     throw declinedError();
+  });
+  router.post("/downstream", async () => {
+    throw downstreamError();
   });
   app.use(router.routes());
 

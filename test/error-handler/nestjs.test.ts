@@ -23,6 +23,7 @@ import {
   unknownError,
   validationError,
   declinedError,
+  downstreamError,
   SUITE_OPTIONS,
 } from "./support/scenarios";
 import { itAnswersEveryErrorAsAProblem } from "./support/suite";
@@ -57,6 +58,11 @@ class ErrorsController {
   @Post("declined")
   declined() {
     throw declinedError();
+  }
+
+  @Post("downstream")
+  async downstream() {
+    throw downstreamError();
   }
 
   /** What ValidationPipe throws by default (class-validator's messages, flattened). */

@@ -1,10 +1,12 @@
 // Issue 31 point 1 on every store and every framework adapter: cost, per-caller limits, the block cache
-// (a refused caller costs no store round trip), bans, skip, allow and deny lists.
+// (a refused caller costs no store round trip), bans, skip, allow and deny lists (these two where a runtime
+// has a client address: not on fetch runtimes).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimiter, type RateLimiterOptions } from "@/blocks/rate-limiter/limiter";
+import { MemoryRateLimitStore } from "@/blocks/rate-limiter/stores/memory-store";
 import type { RateLimitStore } from "@/blocks/rate-limiter/types";
-import { identityFrameworks, type IdentityFramework } from "./support/identity-apps";
-import { allStoreKinds, memoryKind, type StoreKind } from "./support/stores";
+import { fetchApp, identityFrameworks, type IdentityFramework } from "./support/identity-apps";
+import { allStoreKinds, type StoreKind } from "./support/stores";
 
 /** The store, counting the calls that reach it. */
 function counting(store: RateLimitStore): RateLimitStore & { calls: number } {
@@ -84,13 +86,16 @@ for (const kind of allStoreKinds) {
   );
 }
 
-/** Six anonymous POSTs from 127.0.0.1 through the framework's adapter, with these route options. */
+/**
+ * Six anonymous POSTs from 127.0.0.1 through the framework's adapter, with these route options; `store`
+ * counts the decisions that reached the store.
+ */
 async function statuses(
   framework: IdentityFramework,
   options: Parameters<IdentityFramework["serve"]>[1],
   limiterOptions: Partial<RateLimiterOptions> = {},
+  store: RateLimitStore = new MemoryRateLimitStore(),
 ) {
-  const { store } = await (await memoryKind.open()).fresh();
   const app = await framework.serve(
     new RateLimiter(store, { name: "payments", limit: 3, windowMs: 60_000, ...limiterOptions }),
     options,
@@ -111,7 +116,8 @@ async function statuses(
   }
 }
 
-for (const framework of identityFrameworks) {
+for (const framework of [...identityFrameworks, fetchApp]) {
+  const noAddress = framework === fetchApp;
   describe(`${framework.name}: route options of issue 31`, { timeout: 30_000 }, () => {
     it("cost: two units per request, limit 3: one passes", async () => {
       expect((await statuses(framework, { cost: () => 2 })).map(([s]) => s)).toEqual([201, 429, 429, 429, 429, 429]);
@@ -123,12 +129,23 @@ for (const framework of identityFrameworks) {
       expect(replies[0]?.[1]).toBe('"payments";r=4;t=12');
     });
 
-    it("skip, and an allow list: never limited, no headers", async () => {
-      expect((await statuses(framework, { skip: () => true })).map(([s]) => s)).toEqual(Array(6).fill(201));
+    it("skip: never limited, no headers, no store call", async () => {
+      const store = counting(new MemoryRateLimitStore());
+      expect(await statuses(framework, { skip: () => true }, {}, store)).toEqual(Array(6).fill([201, null]));
+      expect(store.calls).toBe(0);
+    });
+
+    it.skipIf(noAddress)("an allow list: never limited, no headers", async () => {
       expect(await statuses(framework, { allowList: ["127.0.0.0/8", "::1"] })).toEqual(Array(6).fill([201, null]));
     });
 
-    it("a deny list: 403 RATE_LIMIT_BANNED from the first request", async () => {
+    it("block cache: once refused, the caller's requests reach the store no more until its Retry-After", async () => {
+      const store = counting(new MemoryRateLimitStore());
+      expect((await statuses(framework, {}, {}, store)).map(([s]) => s)).toEqual([201, 201, 201, 429, 429, 429]);
+      expect(store.calls).toBe(4);
+    });
+
+    it.skipIf(noAddress)("a deny list: 403 RATE_LIMIT_BANNED from the first request", async () => {
       expect(await statuses(framework, { denyList: ["127.0.0.1"] })).toEqual(Array(6).fill([403, "RATE_LIMIT_BANNED"]));
     });
 

@@ -10,7 +10,8 @@ import {
   schemaStatements,
   schemaTables,
 } from "@/blocks/rate-limiter/stores/postgres-schema";
-import { databaseUrl, openPool, uniqueName } from "./support/stores";
+import { recordingMetrics } from "@/blocks/rate-limiter/testing/recorders";
+import { closedPort, databaseUrl, openPool, uniqueName } from "./support/stores";
 
 const databases: Array<{
   name: string;
@@ -103,6 +104,24 @@ for (const database of databases) {
     });
   });
 }
+
+describe("PostgreSQL down (nothing listens on the port)", () => {
+  it("a pg Pool that cannot connect: the insurance limiter decides each request, and each store error is counted", async () => {
+    const { default: pg } = await import("pg");
+    const pool = new pg.Pool({ host: "127.0.0.1", port: await closedPort(), connectionTimeoutMillis: 1_000 });
+    const metrics = recordingMetrics();
+    const limiter = new RateLimiter(new PostgresRateLimitStore(pool), { limit: 1, windowMs: 60_000, metrics });
+    try {
+      const decisions = [await limiter.check("u_1"), await limiter.check("u_1")];
+      expect(decisions.map((d) => d.allowed)).toEqual([true, false]);
+      expect(decisions[0]?.counted).toBe(true);
+      expect(metrics.count("decisions", { policy: "default", outcome: "insurance_allowed" })).toBe(1);
+      expect(metrics.count("storeErrors", { policy: "default", reason: "error" })).toBe(2);
+    } finally {
+      await pool.end();
+    }
+  });
+});
 
 describe("the schema module (what `blocks migrate` renders)", () => {
   it("names one table, checks names, and drops what it creates", () => {

@@ -1,23 +1,13 @@
 // RedisRateLimitStore beyond the contract: one round trip, expiring prefixed keys, the NOSCRIPT fallback, and Redis down.
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { rateOf } from "@/blocks/rate-limiter/gcra";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { RedisRateLimitStore, type RedisScriptClient } from "@/blocks/rate-limiter/stores/redis-store";
 import { recordingMetrics } from "@/blocks/rate-limiter/testing/recorders";
-import { openRedis, redisUrl, uniqueName } from "./support/stores";
+import { closedPort, openRedis, redisUrl, uniqueName } from "./support/stores";
 
 const rate = rateOf({ name: "p", limit: 10, windowMs: 60_000 });
-
-/** A port nothing listens on: bound by us a moment ago, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(!redisUrl)("[REDIS_URL] RedisRateLimitStore", () => {
   it("decides in one command (EVALSHA), under the prefix, and the key expires when its debt is paid", async () => {

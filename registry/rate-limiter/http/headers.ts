@@ -47,15 +47,19 @@ export function retryAfterSeconds(decision: RateLimitDecision): number {
  * The headers to send with a response. A request let through uncounted (store down, fail open)
  * gets none: the limiter knows nothing true to say about the quota.
  *
+ * Names are in lower case, as HTTP/2 sends them (HTTP field names are case-insensitive): Node's
+ * `setHeader`, Fastify's `reply.header` and fetch's `Headers` lower-case every name they are given,
+ * which for a name that is not already lower case is a new string, looked up again, on every response.
+ *
  * @example
- * res.set(rateLimitHeaders(await limiter.check(key))); // RateLimit-Policy, RateLimit (+ Retry-After when refused)
+ * res.set(rateLimitHeaders(await limiter.check(key))); // ratelimit-policy, ratelimit (+ retry-after when refused)
  */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   if (!decision.counted) return {};
   const headers: Record<string, string> = {
-    "RateLimit-Policy": formatRateLimitPolicy(decision.policy),
-    RateLimit: formatRateLimit(decision),
+    "ratelimit-policy": formatRateLimitPolicy(decision.policy),
+    ratelimit: formatRateLimit(decision),
   };
-  if (!decision.allowed) headers["Retry-After"] = String(retryAfterSeconds(decision));
+  if (!decision.allowed) headers["retry-after"] = String(retryAfterSeconds(decision));
   return headers;
 }

@@ -15,12 +15,14 @@ const address = () => "203.0.113.7";
 // Stored keys must not change between versions (a new spelling would hand every caller a fresh quota):
 // the key is exactly the JSON array of its parts, whatever they hold.
 const AWKWARD = ["u_1", 'u"1', "u\\1", "u\n1", "u\u0000", "ü_1", "😀", "\ud800", "a\udc00b", "\u2028", "", "u/1"];
+/** Routes with what needs escaping at either edge of the part too, where it meets the key's own quotes. */
+const ROUTES = ["POST /payments", 'POST /a"b', "GET /ü/\\", '"', 'POST /"', '"POST /', "\\", "", "\u001f"];
 
 describe("the key of a request", () => {
   it("is the JSON array of route and caller, for every user id a client could send", () => {
     const keyOf = requestKey<Req>({}, defaults, address);
     for (const id of AWKWARD) {
-      for (const route of ["POST /payments", 'POST /a"b', "GET /ü/\\"]) {
+      for (const route of ROUTES) {
         expect(keyOf({ route, user: id })).toBe(JSON.stringify([route, `user:${id}`]));
       }
     }
@@ -38,8 +40,16 @@ describe("the key of a request", () => {
   it('keyBy "idempotencyKey": route, caller and the header\'s key, and one key per caller for a refused header', async () => {
     const keyOf = requestKey<Req>({ keyBy: "idempotencyKey" }, defaults, address);
     for (const id of AWKWARD)
-      expect(keyOf({ route: "POST /payments", user: id, key: "k-1" })).toBe(
-        JSON.stringify(["POST /payments", `user:${id}`, "k-1"]),
+      for (const route of ROUTES)
+        expect(keyOf({ route, user: id, key: "k-1" })).toBe(JSON.stringify([route, `user:${id}`, "k-1"]));
+    // Keys that need escaping at their edges: a backslash (allowed unquoted), quotes from an sf-string.
+    for (const [header, key] of [
+      ["k\\", "k\\"],
+      ["\\k", "\\k"],
+      ['"\\"k\\""', '"k"'],
+    ] as const)
+      expect(keyOf({ route: "POST /payments", user: "u_1", key: header })).toBe(
+        JSON.stringify(["POST /payments", "user:u_1", key]),
       );
     expect(keyOf({ route: "POST /payments", user: "u_1", key: "a, b" })).toBe('["POST /payments","user:u_1",null]');
     expect(keyOf({ route: "POST /payments", user: "u_1" })).toBeUndefined();

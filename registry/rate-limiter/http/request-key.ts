@@ -59,13 +59,12 @@ export function requestKey<Req>(
 }
 
 /**
- * A string JSON.stringify writes as itself between quotes: no quote, backslash, control character
- * or surrogate (it escapes a lone one; a pair takes the general path too).
+ * True when `key[from..to)` is text JSON.stringify writes as itself between quotes: no quote,
+ * backslash, control character or surrogate (it escapes a lone one; a pair takes the general path too).
  */
-function plain(value: unknown): boolean {
-  if (typeof value !== "string") return false;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
+function plainBetween(key: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const code = key.charCodeAt(i);
     if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return false;
   }
   return true;
@@ -73,15 +72,29 @@ function plain(value: unknown): boolean {
 
 /**
  * `JSON.stringify([a, b])`, the same string, without the array and the serializer for the usual key
- * (every request builds one): anything that needs escaping, or is not a string, goes through JSON.stringify.
+ * (every request builds one): anything that needs escaping, or is not a string, goes through
+ * JSON.stringify. The parts are checked inside the key itself: one pass over one string, which the
+ * first read flattens once (the limiter's table hashes that flat string), where checking each part
+ * flattened the route, then the key again.
  */
 function jsonArray2(a: string, b: string): string {
-  return plain(a) && plain(b) ? `["${a}","${b}"]` : JSON.stringify([a, b]);
+  if (typeof a !== "string" || typeof b !== "string") return JSON.stringify([a, b]);
+  const key = `["${a}","${b}"]`;
+  const second = a.length + 5;
+  return plainBetween(key, 2, second - 3) && plainBetween(key, second, key.length - 2) ? key : JSON.stringify([a, b]);
 }
 
 /** `JSON.stringify([a, b, c])`, as `jsonArray2`. */
 function jsonArray3(a: string, b: string, c: string | null): string {
-  return plain(a) && plain(b) && plain(c) ? `["${a}","${b}","${c}"]` : JSON.stringify([a, b, c]);
+  if (typeof a !== "string" || typeof b !== "string" || typeof c !== "string") return JSON.stringify([a, b, c]);
+  const key = `["${a}","${b}","${c}"]`;
+  const second = a.length + 5;
+  const third = second + b.length + 3;
+  return plainBetween(key, 2, second - 3) &&
+    plainBetween(key, second, third - 3) &&
+    plainBetween(key, third, key.length - 2)
+    ? key
+    : JSON.stringify([a, b, c]);
 }
 
 /** A promise, or any thenable (a getUserId may answer with another library's). */

@@ -50,6 +50,7 @@ export const SECRETS = [
   "SELECT card_number",
   "sk_live_request_secret",
   "sk_live_client_config",
+  "cus_sk_live_provider",
 ];
 
 /** What a database driver or an HTTP client throws: internals in the message, credentials in its config. */
@@ -61,6 +62,22 @@ export function unknownError() {
       config: { headers: { authorization: "Bearer sk_live_client_config" } },
     },
   );
+}
+
+/**
+ * What axios throws when the payment provider answers 404: the provider's status on the error and on its
+ * response, and `expose`, which an http-errors check alone would read as "tell the client". Its status is
+ * the provider's, not an answer for our client.
+ */
+export function downstreamError() {
+  return Object.assign(new Error("Request failed with status code 404"), {
+    name: "AxiosError",
+    isAxiosError: true,
+    code: "ERR_BAD_REQUEST",
+    status: 404,
+    expose: true,
+    response: { status: 404, data: { message: "No such customer cus_sk_live_provider" } },
+  });
 }
 
 export const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";

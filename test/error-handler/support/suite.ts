@@ -7,7 +7,8 @@ import { expectProblem, expectServerErrorLogged, TRACE_ID, VALIDATION_ISSUES, ty
  * The app behind `send` answers, with the error handler installed:
  * POST /in-progress (throws IdempotencyError REQUEST_IN_PROGRESS, 2 s), POST /limited (rateLimitError()),
  * POST /validated (validationError()), POST /parsed (parses its JSON body), POST /unknown (unknownError()),
- * POST /declined (declinedError()), and nothing at GET /nowhere; its handler has SUITE_OPTIONS.
+ * POST /declined (declinedError()), POST /downstream (downstreamError()), and nothing at GET /nowhere; its
+ * handler has SUITE_OPTIONS.
  */
 export type ProblemApp = {
   lines: LogLine[];
@@ -82,6 +83,16 @@ export function itAnswersEveryErrorAsAProblem(app: ProblemApp, options: { valida
       TRACE_ID,
     ]);
     expect(app.lines.filter((line) => line.status === 500).every((line) => line.traceId === TRACE_ID)).toBe(true);
+  });
+
+  it("a downstream client's error (axios, the provider's 404): 500, its status only in the log", async () => {
+    const answer = await app.send("POST", "/downstream", "{}");
+    const body = expectProblem(answer, app.lines, { status: 500, code: "INTERNAL_ERROR" });
+    expect(answer.text).not.toMatch(/status code 404|cus_/);
+    expect(app.lines.find((line) => line.requestId === body.requestId && line.level === "error")?.error).toMatchObject({
+      name: "AxiosError",
+      code: "ERR_BAD_REQUEST",
+    });
   });
 
   it("unknown error: 500 with a generic detail; name, message and code in the log", async () => {

@@ -1,4 +1,4 @@
-// One small app per framework with a rate-limited route, driven the same way (real listener, inject, request).
+// One small app per framework with a rate-limited route, driven the same way (real listener, inject, request, a call).
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import Router from "@koa/router";
@@ -21,6 +21,7 @@ import { Hono } from "hono";
 import Koa from "koa";
 import { rateLimit as expressRateLimit } from "@/blocks/rate-limiter/adapters/express";
 import { rateLimit as fastifyRateLimit } from "@/blocks/rate-limiter/adapters/fastify";
+import { withRateLimit } from "@/blocks/rate-limiter/adapters/fetch";
 import { rateLimit as honoRateLimit } from "@/blocks/rate-limiter/adapters/hono";
 import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
 import {
@@ -175,4 +176,22 @@ export const frameworks: Framework[] = [
   },
   { name: "NestJS (Express)", serve: (limiter) => serveNest(limiter, "express") },
   { name: "NestJS (Fastify)", serve: (limiter) => serveNest(limiter, "fastify") },
+  {
+    name: "fetch",
+    async serve(limiter) {
+      // A route handler as Next.js, Bun.serve or Deno.serve calls it: no listener of its own.
+      const POST = withRateLimit(
+        limiter,
+        { getUserId: (request) => request.headers.get("x-user") ?? undefined, getRoute: () => "POST /payments/[id]" },
+        () => Response.json({ ok: true }, { status: 201 }),
+      );
+      return {
+        send: async (user) =>
+          fromFetch(
+            await POST(new Request("http://localhost/payments/p_1", { method: "POST", headers: { "x-user": user } })),
+          ),
+        close: async () => {},
+      };
+    },
+  },
 ];

@@ -16,6 +16,7 @@ import { Hono } from "hono";
 import Koa from "koa";
 import { rateLimit as expressRateLimit } from "@/blocks/rate-limiter/adapters/express";
 import { rateLimit as fastifyRateLimit } from "@/blocks/rate-limiter/adapters/fastify";
+import { withRateLimit } from "@/blocks/rate-limiter/adapters/fetch";
 import { rateLimit as honoRateLimit } from "@/blocks/rate-limiter/adapters/hono";
 import { rateLimit as koaRateLimit } from "@/blocks/rate-limiter/adapters/koa";
 import { RATE_LIMITERS, RateLimit, RateLimitInterceptor } from "@/blocks/rate-limiter/adapters/nestjs";
@@ -124,3 +125,19 @@ export const identityFrameworks: IdentityFramework[] = [
   { name: "NestJS (Express)", serve: (limiter, options) => serveNest(limiter, options, "express") },
   { name: "NestJS (Fastify)", serve: (limiter, options) => serveNest(limiter, options, "fastify") },
 ];
+
+/**
+ * The fetch adapter over a real listener, for the route options that need no client address (a fetch runtime
+ * has none): every request is one anonymous caller of the route's template.
+ */
+export const fetchApp: IdentityFramework = {
+  name: "fetch (served by @hono/node-server)",
+  async serve(limiter, options) {
+    const POST = withRateLimit(
+      limiter,
+      { ...options, getUserId: () => "anonymous", getRoute: () => "POST /accounts/[accountId]/payments" },
+      () => Response.json({ ok: true }, { status: 201 }),
+    );
+    return listening(serve({ fetch: (request: Request) => POST(request), port: 0, hostname: "127.0.0.1" }) as Server);
+  },
+};
