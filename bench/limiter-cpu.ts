@@ -7,8 +7,8 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { settings, assertLoopback } from "./config";
-import { median, pairedRatio, round } from "./report/stats";
 import { bundle } from "./support/bundle";
+import { checkCounts, printRounds, type RoundsRow } from "./support/in-process-rounds";
 import { runId } from "./support/services";
 
 const SOURCE = fileURLToPath(new URL("./core/limiter-pair-loop.ts", import.meta.url));
@@ -16,29 +16,20 @@ const BUNDLE = fileURLToPath(new URL("./.build/limiter-pair-loop.mjs", import.me
 const [calls = "50000", rounds = "5"] = process.argv.slice(2);
 
 async function main(): Promise<void> {
-  for (const [name, value] of [
-    ["calls", calls],
-    ["rounds", rounds],
-  ] as const) {
-    if (!/^[1-9]\d*$/.test(value)) throw new Error(`${name} must be a positive integer, got "${value}".`);
-  }
+  checkCounts({ calls, rounds });
   await bundle(SOURCE, BUNDLE);
   const out = execFileSync(
     process.execPath,
     [BUNDLE, assertLoopback(settings.redisUrl), calls, rounds, `bench:${runId}:limiter-cpu:`],
     { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
-  const rows = JSON.parse(out) as Array<{ name: string; rounds: number[] }>;
-  const peer = rows.find((row) => row.name.startsWith("rate-limiter-flexible"));
-  for (const row of rows) {
-    const ratio = peer && row !== peer ? `  ${round(pairedRatio(row.rounds, peer.rounds))}x rlf` : "";
-    console.log(
-      `${row.name.padEnd(46)} ${row.rounds
-        .map((us) => round(us, 1))
-        .join(" / ")
-        .padEnd(40)} median ${round(median(row.rounds), 2)} µs${ratio}`,
-    );
-  }
+  const rows = JSON.parse(out) as RoundsRow[];
+  printRounds(
+    rows,
+    rows.find((row) => row.name.startsWith("rate-limiter-flexible")),
+    "rlf",
+    46,
+  );
 }
 
 main().catch((err) => {

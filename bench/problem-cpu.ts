@@ -5,8 +5,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { median, pairedRatio, round } from "./report/stats";
 import { bundle } from "./support/bundle";
+import { checkCounts, printRounds, type RoundsRow } from "./support/in-process-rounds";
 import { PEER_ENV } from "./scenarios/error-handler";
 
 const SOURCE = fileURLToPath(new URL("./core/problem-pair-loop.ts", import.meta.url));
@@ -15,12 +15,7 @@ const PEER_BUNDLE = fileURLToPath(new URL("./.build/hono-problem-details.mjs", i
 const [calls = "200000", rounds = "5"] = process.argv.slice(2);
 
 async function main(): Promise<void> {
-  for (const [name, value] of [
-    ["calls", calls],
-    ["rounds", rounds],
-  ] as const) {
-    if (!/^[1-9]\d*$/.test(value)) throw new Error(`${name} must be a positive integer, got "${value}".`);
-  }
+  checkCounts({ calls, rounds });
   const peer = process.env[PEER_ENV];
   if (!peer || !existsSync(peer)) throw new Error(`Set ${PEER_ENV} to hono-problem-details' src/index.ts.`);
   await Promise.all([bundle(SOURCE, BUNDLE), bundle(peer, PEER_BUNDLE)]);
@@ -28,17 +23,13 @@ async function main(): Promise<void> {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const rows = JSON.parse(out) as Array<{ name: string; rounds: number[] }>;
-  const theirs = rows.find((row) => row.name === "hono-problem-details");
-  for (const row of rows) {
-    const ratio = theirs && row !== theirs ? `  ${round(pairedRatio(row.rounds, theirs.rounds))}x the peer` : "";
-    console.log(
-      `${row.name.padEnd(28)} ${row.rounds
-        .map((us) => round(us, 2))
-        .join(" / ")
-        .padEnd(44)} median ${round(median(row.rounds), 2)} µs${ratio}`,
-    );
-  }
+  const rows = JSON.parse(out) as RoundsRow[];
+  printRounds(
+    rows,
+    rows.find((row) => row.name === "hono-problem-details"),
+    "the peer",
+    28,
+  );
 }
 
 main().catch((err) => {

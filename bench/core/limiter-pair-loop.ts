@@ -6,6 +6,7 @@ import { RateLimiterRedis } from "rate-limiter-flexible";
 import { limitRoute } from "@/blocks/rate-limiter/http/limit-route";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { GCRA_SCRIPT, RedisRateLimitStore } from "@/blocks/rate-limiter/stores/redis-store";
+import { alternateRounds } from "../support/in-process-rounds";
 
 const [redisUrl = "redis://127.0.0.1:6379", callsArg = "50000", roundsArg = "5", prefix = "bench:limiter-cpu:"] =
   process.argv.slice(2);
@@ -89,13 +90,8 @@ async function main(): Promise<void> {
     // LIMITER_CPU_ONLY=check: only the variants whose name contains it (e.g. to profile one).
     const only = process.env.LIMITER_CPU_ONLY;
     const list = (await variants(redis)).filter((v) => !only || v.name.includes(only));
-    for (const variant of list) await run(variant, 5_000);
-    const figures = new Map<Variant, number[]>(list.map((v) => [v, []]));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const variant of r % 2 === 0 ? list : [...list].reverse())
-        figures.get(variant)?.push(await run(variant, CALLS));
-    }
-    console.log(JSON.stringify(list.map((v) => ({ name: v.name, rounds: figures.get(v) }))));
+    const rows = await alternateRounds(list, run, { warmup: 5_000, calls: CALLS, rounds: ROUNDS });
+    console.log(JSON.stringify(rows));
   } finally {
     let cursor = "0";
     do {

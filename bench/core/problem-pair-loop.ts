@@ -8,6 +8,7 @@ import { getRequestListener } from "@hono/node-server";
 import { Context, type ErrorHandler } from "hono";
 import { problemDetails } from "@/blocks/error-handler/adapters/hono";
 import { defineProblem } from "@/blocks/error-handler/define-problem";
+import { alternateRounds } from "../support/in-process-rounds";
 
 type Peer = {
   problemDetailsHandler(): ErrorHandler;
@@ -65,14 +66,8 @@ async function run(variant: Variant, calls: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const list = await variants();
-  for (const variant of list) await run(variant, 20_000);
-  const figures = new Map<Variant, number[]>(list.map((v) => [v, []]));
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const variant of r % 2 === 0 ? list : [...list].reverse())
-      figures.get(variant)?.push(await run(variant, CALLS));
-  }
-  console.log(JSON.stringify(list.map((v) => ({ name: v.name, rounds: figures.get(v) }))));
+  const rows = await alternateRounds(await variants(), run, { warmup: 20_000, calls: CALLS, rounds: ROUNDS });
+  console.log(JSON.stringify(rows));
 }
 
 await main();
