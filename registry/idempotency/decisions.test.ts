@@ -5,6 +5,7 @@ import { MemoryStore } from "./testing/memory-store";
 import { deferred, outcome } from "./testing/deferred";
 import { recordingLogger, recordingMetrics, type LogLine } from "./testing/recorders";
 import type { CachedRecord, IdempotencyCache, IdempotencyStore } from "./types";
+import { UnkeptAnswer } from "./unkept-answer";
 
 const MINUTE = 60_000;
 const scope = { operation: "payments:create", userId: "u_1", key: "k-1" };
@@ -136,13 +137,12 @@ describe("every handler decision is logged with { key, userId, operation, status
   });
 
   it("uncapturable answer: the key released without spending a retry, however often it happens", async () => {
-    class StreamedAnswer extends Error {}
     const { handler, metrics, linesOf } = setup({ maxRetries: 2 });
+    const streamed = new UnkeptAnswer("streamed", "uncaptured", { name: "StreamedAnswer", message: "streamed" });
     const stream = () =>
       outcome(
-        handler.execute(payment(), () => Promise.reject(new StreamedAnswer("streamed")), {
-          isUncapturable: (err) => err instanceof StreamedAnswer,
-          isPermanentError: () => true, // asked only about real failures: an uncapturable answer is not one
+        handler.execute(payment(), () => streamed, {
+          isPermanentError: () => true, // asked only about thrown failures: an uncapturable answer is not one
         }),
       );
 

@@ -175,11 +175,6 @@ export const DECISIONS = {
     status: "PROCESSING",
     msg: "idempotency: isPermanentError threw; treating the failure as transient",
   },
-  isUncapturableThrew: {
-    level: "warn",
-    status: "PROCESSING",
-    msg: "idempotency: isUncapturable threw; treating the failure as transient",
-  },
   rolledBackPermanentFailure: {
     level: "info",
     status: "FAILED",

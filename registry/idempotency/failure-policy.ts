@@ -8,16 +8,14 @@ import type { IdempotencyScope } from "./types";
 /** As `idempotency_executions_total{outcome}` and the duration histogram label a failed execution. */
 export type FailureOutcome = "permanent_failure" | "transient_failure" | "poisoned" | "uncaptured";
 
-/** How the caller classifies what the operation threw (`execute`'s options; `executeInTransaction` takes all but `isUncapturable`). */
+/**
+ * How the caller classifies what the operation threw (`execute`'s options, and `executeInTransaction`'s). An answer
+ * that went out but cannot be kept (a streamed HTTP response) is not thrown: the operation returns it as an
+ * UnkeptAnswer of kind "uncaptured".
+ */
 export type FailureClassifiers = {
   /** True when the error can never succeed on retry: the key is marked FAILED at once. */
   isPermanentError?: ((err: unknown) => boolean) | undefined;
-  /**
-   * True when the operation answered but its answer cannot be captured (a streamed HTTP response):
-   * the key is freed for the next request without spending its retry budget, and nothing replays.
-   * Counted as `idempotency_executions_total{outcome="uncaptured"}`.
-   */
-  isUncapturable?: ((err: unknown) => boolean) | undefined;
   /**
    * What to keep with a key that this error fails for good (JSON-safe, e.g. the HTTP error response):
    * later calls get it as `REQUEST_FAILED`'s `response`. @default nothing is kept
@@ -96,11 +94,8 @@ export function classifyFailure(
   err: unknown,
   classifiers: FailureClassifiers,
 ): FailureKind {
-  // Not a failure at all: the answer went out, it just cannot be kept. Asked first, so no other classifier sees it.
-  if (classifies(observer, scope, err, "isUncapturable", classifiers.isUncapturable)) return "uncaptured";
   const permanent =
-    err instanceof UnstorableResultError ||
-    classifies(observer, scope, err, "isPermanentError", classifiers.isPermanentError);
+    err instanceof UnstorableResultError || isPermanent(observer, scope, err, classifiers.isPermanentError);
   return permanent ? "permanent" : "transient";
 }
 
@@ -171,21 +166,18 @@ export function keptFailureResponse(
   }
 }
 
-/** Asks a user's classifier about an error; one that throws is logged and answers false (the failure stays transient). */
-function classifies(
+/** Asks the user's `isPermanentError` about an error; one that throws is logged and answers false (the failure stays transient). */
+function isPermanent(
   observer: Observer,
   scope: IdempotencyScope,
   err: unknown,
-  name: "isUncapturable" | "isPermanentError",
   classifier?: (err: unknown) => boolean,
 ): boolean {
   if (!classifier) return false;
   try {
     return classifier(err) === true;
   } catch (classifierErr) {
-    observer.record(name === "isUncapturable" ? "isUncapturableThrew" : "isPermanentErrorThrew", scope, {
-      err: classifierErr,
-    });
+    observer.record("isPermanentErrorThrew", scope, { err: classifierErr });
     return false;
   }
 }
