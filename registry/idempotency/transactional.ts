@@ -43,19 +43,17 @@ export type TransactionalCore = {
 const DEFAULT_LOCK_TIMEOUT_MS = 2_000;
 
 /**
- * Carries the operation's own error, or an answer the key must not keep, out of the transaction: the
+ * Carries the operation's own error, or the UnkeptAnswer it returned, out of the transaction: the
  * throw is what rolls the writes back, and it is told apart from a store failure.
  */
 class OperationFailed extends Error {
   readonly error: unknown;
   readonly kind: FailureKind;
-  readonly unkept: UnkeptAnswer<unknown> | undefined;
 
-  constructor(error: unknown, kind: FailureKind, unkept?: UnkeptAnswer<unknown>) {
+  constructor(error: unknown, kind: FailureKind) {
     super("the operation failed inside its transaction");
     this.error = error;
     this.kind = kind;
-    this.unkept = unkept;
   }
 }
 
@@ -132,7 +130,7 @@ export async function executeInTransaction<T, Tx>(
             classifyFailure(observer, scope, err, { isPermanentError: options.isPermanentError }),
           );
         }
-        if (unkept) throw new OperationFailed(unkept.reason, unkept.kind, unkept);
+        if (unkept) throw new OperationFailed(unkept, unkept.kind);
         deadline.start(settings.storeTimeoutMs, "store.markSuccess and commit");
         if (!(await txStore.markSuccess(scope, token, serialized, settings.ttlMs))) {
           throw new Error("idempotency: the record vanished inside its own transaction");
@@ -145,7 +143,7 @@ export async function executeInTransaction<T, Tx>(
     if (err instanceof OperationFailed) {
       const result = await settleRolledBack(core, store, scope, requestHash, lockTimeoutMs, err, options, report);
       observer.duration(scope.operation, result, (performance.now() - started) / 1000);
-      if (err.unkept) return { response: err.unkept as T, replayed: false };
+      if (err.error instanceof UnkeptAnswer) return { response: err.error as T, replayed: false };
       throw err.error;
     }
     if (sqlState(err) === LOCK_NOT_AVAILABLE || store.isLockNotAvailable?.(err) === true) {
@@ -179,15 +177,16 @@ function settleRolledBack(
   options: TransactionOptions,
   report: RunReport | undefined,
 ): Promise<FailureOutcome> {
-  const failure = failed.unkept
-    ? unkeptFailure(core.observer, scope, failed.unkept, report, options.lastAttempt)
-    : {
-        err: failed.error instanceof UnstorableResultError ? failed.error.cause : failed.error,
-        kind: failed.kind,
-        kept: () => keptFailureResponse(core.observer, scope, failed.error, options.failureResponse),
-        report,
-        lastAttempt: options.lastAttempt,
-      };
+  const failure =
+    failed.error instanceof UnkeptAnswer
+      ? unkeptFailure(core.observer, scope, failed.error, report, options.lastAttempt)
+      : {
+          err: failed.error instanceof UnstorableResultError ? failed.error.cause : failed.error,
+          kind: failed.kind,
+          kept: () => keptFailureResponse(core.observer, scope, failed.error, options.failureResponse),
+          report,
+          lastAttempt: options.lastAttempt,
+        };
   const writes = {
     markFailed: (kept: string | null) => recordFailed(core, store, scope, requestHash, lockTimeoutMs, kept),
   };
