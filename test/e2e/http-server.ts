@@ -1,17 +1,8 @@
 // Starts a fixture project's server on a free 127.0.0.1 port, waits until it answers, and stops it.
-import { createServer } from "node:net";
 import { execa } from "execa";
+import { freePort } from "../support/free-port";
 
 export type RunningServer = { base: string; output(): string; stop(): Promise<void> };
-
-/** A port nothing listens on right now (the OS picks it; the server binds it a moment later). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /**
  * Runs `command` in the project with PORT set, and resolves once `GET <readyPath>` answers 200.

@@ -1,4 +1,5 @@
 // PostgresRateLimitStore beyond the contract: one statement per decision, bounded cleanup, the schema module.
+import { freePort } from "../support/free-port";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rateOf } from "@/blocks/rate-limiter/gcra";
@@ -11,7 +12,7 @@ import {
   schemaTables,
 } from "@/blocks/rate-limiter/stores/postgres-schema";
 import { recordingMetrics } from "@/blocks/rate-limiter/testing/recorders";
-import { closedPort, databaseUrl, openPool, uniqueName } from "./support/stores";
+import { databaseUrl, openPool, uniqueName } from "./support/stores";
 
 const databases: Array<{
   name: string;
@@ -108,7 +109,7 @@ for (const database of databases) {
 describe("PostgreSQL down (nothing listens on the port)", () => {
   it("a pg Pool that cannot connect: the insurance limiter decides each request, and each store error is counted", async () => {
     const { default: pg } = await import("pg");
-    const pool = new pg.Pool({ host: "127.0.0.1", port: await closedPort(), connectionTimeoutMillis: 1_000 });
+    const pool = new pg.Pool({ host: "127.0.0.1", port: await freePort(), connectionTimeoutMillis: 1_000 });
     const metrics = recordingMetrics();
     const limiter = new RateLimiter(new PostgresRateLimitStore(pool), { limit: 1, windowMs: 60_000, metrics });
     try {

@@ -1,11 +1,12 @@
 // RedisRateLimitStore beyond the contract: one round trip, expiring prefixed keys, the NOSCRIPT fallback, and Redis down.
+import { freePort } from "../support/free-port";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { rateOf } from "@/blocks/rate-limiter/gcra";
 import { RateLimiter } from "@/blocks/rate-limiter/limiter";
 import { RedisRateLimitStore, type RedisScriptClient } from "@/blocks/rate-limiter/stores/redis-store";
 import { recordingMetrics } from "@/blocks/rate-limiter/testing/recorders";
-import { closedPort, openRedis, redisUrl, uniqueName } from "./support/stores";
+import { openRedis, redisUrl, uniqueName } from "./support/stores";
 
 const rate = rateOf({ name: "p", limit: 10, windowMs: 60_000 });
 
@@ -53,7 +54,7 @@ it("loads the script with EVAL when Redis answers NOSCRIPT (after a restart or S
 
 describe("Redis down (nothing listens on the port)", () => {
   it("the insurance limiter decides within the limiter's timeout, even with ioredis queueing commands while it reconnects", async () => {
-    const redis = new Redis({ port: await closedPort(), host: "127.0.0.1", lazyConnect: true });
+    const redis = new Redis({ port: await freePort(), host: "127.0.0.1", lazyConnect: true });
     redis.on("error", () => {});
     const metrics = recordingMetrics();
     const limiter = new RateLimiter(new RedisRateLimitStore(redis), {
@@ -77,7 +78,7 @@ describe("Redis down (nothing listens on the port)", () => {
 
   it("fails at once with enableOfflineQueue: false, and fails closed when configured", async () => {
     const redis = new Redis({
-      port: await closedPort(),
+      port: await freePort(),
       host: "127.0.0.1",
       enableOfflineQueue: false,
       lazyConnect: true,

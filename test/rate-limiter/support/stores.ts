@@ -1,5 +1,4 @@
 // Every rate-limit store the suites run against: memory, PGlite, and real Redis / PostgreSQL from the environment.
-import { createServer } from "node:net";
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import { MemoryRateLimitStore } from "@/blocks/rate-limiter/stores/memory-store";
@@ -139,13 +138,4 @@ export async function openPool(url = databaseUrl, max = 20): Promise<pg.Pool> {
   if (!url) throw new Error("openPool needs DATABASE_URL.");
   const { default: pgModule } = await import("pg");
   return new pgModule.Pool({ connectionString: url, max });
-}
-
-/** A port nothing listens on: bound by us a moment ago, then closed (a store server that is down). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
