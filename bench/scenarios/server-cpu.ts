@@ -21,8 +21,9 @@ const MODES: LoadMode[] = ["fresh", "replay"];
 function wishes(framework: Framework): ServerWish[] {
   const block = (style: Style): ServerWish => ({ framework, variant: "block", backend: "memory", style });
   const list: ServerWish[] = [{ framework, variant: "bare", backend: "none" }, block("wrapper")];
-  // NestJS has one style (@Idempotent() with its interceptor).
-  if (!framework.startsWith("nestjs")) list.push(block("capture"));
+  // NestJS has one style (@Idempotent() with its interceptor); what any interceptor costs is measured beside it.
+  if (framework.startsWith("nestjs")) list.push({ framework, variant: "noop-interceptor", backend: "none" });
+  else list.push(block("capture"));
   if (framework === "express") list.push({ framework, variant: "node-idempotency", backend: "memory" });
   return list;
 }

@@ -1,8 +1,19 @@
 // The NestJS app for a spec, on the Express platform (`nestjs`) or the Fastify one (`nestjs-fastify`):
-// the bare controller, or the same controller with `@Idempotent()` and the IdempotencyInterceptor.
+// the bare controller, the bare controller behind an interceptor that does nothing (what Nest's interceptor
+// machinery costs by itself), or the same controller with `@Idempotent()` and the IdempotencyInterceptor.
 import "reflect-metadata";
 import type { Server } from "node:http";
-import { Body, Controller, HttpCode, Module, Post, type Type } from "@nestjs/common";
+import {
+  Body,
+  Controller,
+  HttpCode,
+  Injectable,
+  Module,
+  Post,
+  type CallHandler,
+  type NestInterceptor,
+  type Type,
+} from "@nestjs/common";
 import { APP_INTERCEPTOR, NestFactory } from "@nestjs/core";
 import { FastifyAdapter } from "@nestjs/platform-fastify";
 import { IDEMPOTENCY_HANDLER, Idempotent, IdempotencyInterceptor } from "@/blocks/idempotency/adapters/nestjs";
@@ -32,11 +43,24 @@ class BlockController {
   }
 }
 
+/** Only passes the call on: the floor of any interceptor, ours included. */
+@Injectable()
+class NoopInterceptor implements NestInterceptor {
+  intercept(_context: unknown, next: CallHandler) {
+    return next.handle();
+  }
+}
+
 async function appModule(spec: ServerSpec): Promise<{ module: Type } & Closable> {
   if (spec.variant === "bare") {
     @Module({ controllers: [BareController] })
     class BareModule {}
     return { module: BareModule, close: async () => {} };
+  }
+  if (spec.variant === "noop-interceptor") {
+    @Module({ controllers: [BareController], providers: [{ provide: APP_INTERCEPTOR, useClass: NoopInterceptor }] })
+    class NoopInterceptorModule {}
+    return { module: NoopInterceptorModule, close: async () => {} };
   }
   if (spec.variant !== "block") throw new Error(`No NestJS ${spec.variant} server.`);
   const { handler, close } = await blockHandler(spec);

@@ -4,12 +4,14 @@
 export type Framework = "express" | "fastify" | "hono" | "koa" | "nestjs" | "nestjs-fastify" | "fetch";
 
 /**
- * `block`: our adapter; `floor`: the hand-written two-statement route; `rate-limited`: the bare route
+ * `block`: our adapter; `noop-interceptor` (NestJS): the bare controller behind a global interceptor
+ * that only calls `next.handle()`, what Nest's interceptor machinery costs before ours does anything; `floor`: the hand-written two-statement route; `rate-limited`: the bare route
  * behind the rate-limiter block's middleware (its `backend` is the limiter's store); `error-handler`: a
  * route whose error our error-handler answers as a problem; the rest: peer libraries.
  */
 export type Variant =
   | "bare"
+  | "noop-interceptor"
   | "block"
   | "floor"
   | "rate-limited"
@@ -60,7 +62,8 @@ export type ServerSpec = {
 export const ROUTE = "/payments";
 
 export function specLabel(spec: ServerSpec): string {
-  if (spec.variant === "bare" || spec.variant === "floor") return `${spec.framework} ${spec.variant}`;
+  if (spec.variant === "bare" || spec.variant === "floor" || spec.variant === "noop-interceptor")
+    return `${spec.framework} ${spec.variant}`;
   if (spec.variant === "error-handler" || spec.variant === "hono-problem-details")
     return `${spec.framework} ${spec.variant}`;
   if (spec.variant === "rate-limited")
