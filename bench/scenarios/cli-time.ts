@@ -48,8 +48,15 @@ function addOnce(fixture: string, nodeArgs: string[] = []): { ms: number; files:
 
 export function cliTime(): CliResult {
   const command = "blocks add idempotency --no-install --yes";
-  if (!existsSync(CLI))
-    return { command, available: false, reason: `${CLI} is missing: run \`npm run build\` first.`, timings: [] };
+  // Built here, so the row times this checkout's CLI, never a missing or stale dist/.
+  const build = spawnSync("npm", ["run", "build"], { cwd: ROOT, encoding: "utf8" });
+  if (build.status !== 0 || !existsSync(CLI))
+    return {
+      command,
+      available: false,
+      reason: `\`npm run build\` failed: ${build.stderr || build.stdout}`,
+      timings: [],
+    };
   const fixtures = readdirSync(FIXTURES, { withFileTypes: true }).filter(
     (entry) => entry.isDirectory() && existsSync(join(FIXTURES, entry.name, "package.json")),
   );
