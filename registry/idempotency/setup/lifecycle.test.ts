@@ -40,6 +40,18 @@ describe("idempotencyLifecycle", () => {
     expect(calls).toEqual({ started: 1, stopped: 1, closed: 1 });
   });
 
+  it("close() takes back the signal listeners startMaintenance() added: an app built and closed per test leaves none behind", async () => {
+    const count = () => process.listenerCount("SIGTERM") + process.listenerCount("SIGINT");
+    const idle = count();
+    for (let app = 0; app < 12; app++) {
+      const { lifecycle } = counted();
+      lifecycle.startMaintenance();
+      expect(count()).toBe(idle + 2);
+      await lifecycle.close();
+    }
+    expect(count()).toBe(idle);
+  });
+
   it("on SIGTERM with an app handler of its own: stops the jobs, leaves the clients open for the app's drain, never exits", async () => {
     const kill = vi.spyOn(process, "kill").mockImplementation(() => true);
     const { calls, lifecycle } = counted();
