@@ -1,5 +1,5 @@
 // Detection of the alias (incl. `extends`), module style, package manager and migrations layout.
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import prompts from "prompts";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -99,6 +99,22 @@ describe("init on a terminal", () => {
     );
     expect(config.alias).toBe("@/blocks");
     expect((await loadTsconfig(dir))?.paths).toEqual({ "@/*": ["./src/*"] });
+  });
+
+  it("writes the accepted alias only with blocks.json: declining the settings leaves tsconfig.json as it was", async () => {
+    const dir = tempProject("fastify-commonjs");
+    const tsconfig = readFileSync(path.join(dir, "tsconfig.json"), "utf8");
+    vi.stubEnv("CI", "");
+    const streams = [process.stdin, process.stdout] as Array<{ isTTY?: boolean | undefined }>;
+    const before = streams.map((stream) => stream.isTTY);
+    streams.forEach((stream) => (stream.isTTY = true));
+    prompts.inject([true, false]);
+    const refused = await runInit({ cwd: dir })
+      .catch((err: Error & { code?: string }) => err)
+      .finally(() => streams.forEach((stream, i) => (stream.isTTY = before[i])));
+    expect(refused).toMatchObject({ code: "CANCELLED" });
+    expect(readFileSync(path.join(dir, "tsconfig.json"), "utf8")).toBe(tsconfig);
+    expect(existsSync(path.join(dir, "blocks.json"))).toBe(false);
   });
 });
 
