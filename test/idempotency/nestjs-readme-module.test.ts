@@ -1,17 +1,17 @@
-// The idempotency README's NestJS module, run as written: a Nest + TypeORM user pastes it, so it must share the app's
-// DataSource, start the maintenance jobs with the app and stop them at shutdown, and leave the DataSource for the app's
-// own module to destroy (it once destroyed it under TypeOrmModule). Found by trying the block on a `nest new` project.
+// The idempotency README's NestJS module and TypeORM migration, run as written: a Nest + TypeORM user pastes them, so
+// the migration must create the table, and the module share the app's DataSource, start the maintenance jobs with the
+// app, stop them at shutdown and leave the DataSource for the app's own module to destroy (it once destroyed it under
+// TypeOrmModule). Found by trying the block on a `nest new` project.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { Global, Module, type DynamicModule, type OnApplicationShutdown } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
-import { DataSource } from "typeorm";
+import { DataSource, type MigrationInterface } from "typeorm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { IdempotencyHandler } from "@/blocks/idempotency";
 import { IDEMPOTENCY_HANDLER } from "@/blocks/idempotency/adapters/nestjs";
-import { postgresSchemaStatements } from "@/blocks/idempotency/stores/postgres-schema";
-import { IDEMPOTENCY_TABLE } from "@/blocks/idempotency/setup/table";
+import { freshDatabase } from "../cli/fresh-database.js";
 
 // In a project `add` copies the TypeORM variant to setup/database.ts; here that file is the pg one.
 vi.mock("@/blocks/idempotency/setup/database", () => import("@/blocks/idempotency/setup/database-typeorm"));
@@ -19,17 +19,17 @@ vi.mock("@/blocks/idempotency/setup/database", () => import("@/blocks/idempotenc
 const REPO = path.resolve(import.meta.dirname, "../..");
 const url = process.env.DATABASE_URL;
 
-/** The README's ts block that declares the module, written where vitest resolves `@/blocks` and the repo's packages. */
-function readmeModule(): string {
+/** The README's ts block that holds `marker`, written where vitest resolves `@/blocks` and the repo's packages. */
+function readmeSnippet(marker: string, file: string): string {
   const readme = readFileSync(path.join(REPO, "registry/idempotency/README.md"), "utf8");
   const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
-    .map((match) => match[1] ?? "")
-    .find((code) => code.includes("export class IdempotencyModule"));
-  if (!block) throw new Error("the README has no IdempotencyModule snippet");
+    .map((match) => (match[1] ?? "").replace(/^ {3}/gm, ""))
+    .find((code) => code.includes(marker));
+  if (!block) throw new Error(`the README has no snippet with ${marker}`);
   const dir = path.join(import.meta.dirname, ".tmp", `readme-nest-${randomUUID()}`); // inside tsconfig.json's "test": decorators on
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, "idempotency.module.ts"), block);
-  return dir;
+  writeFileSync(path.join(dir, file), block);
+  return path.join(dir, file);
 }
 
 /** What TypeOrmModule.forRoot gives the app: an initialized DataSource, destroyed by its own module at shutdown. */
@@ -50,20 +50,25 @@ function appDatabase(dataSource: DataSource, destroyedBy: string[]): DynamicModu
 }
 
 describe.skipIf(!url)("the README's NestJS module on TypeORM (needs DATABASE_URL)", () => {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  afterAll(async () => {
+    await database?.drop();
     rmSync(path.join(import.meta.dirname, ".tmp"), { recursive: true, force: true });
   });
 
-  it("shares the app's DataSource, starts the jobs with the app, and on close leaves the DataSource to the app's module and no signal listener behind", async () => {
-    const dir = readmeModule();
-    dirs.push(dir);
-    const { IdempotencyModule } = (await import(path.join(dir, "idempotency.module.ts"))) as {
+  it("its TypeORM migration creates the table, and its module shares the app's DataSource, starts the jobs with the app, and on close leaves the DataSource to the app's module and no signal listener behind", async () => {
+    const { IdempotencyModule } = (await import(readmeSnippet("export class IdempotencyModule", "module.ts"))) as {
       IdempotencyModule: new (...args: never[]) => unknown;
     };
-    const dataSource = await new DataSource({ type: "postgres", url: url ?? "" }).initialize();
-    for (const statement of postgresSchemaStatements(IDEMPOTENCY_TABLE)) await dataSource.query(statement);
+    const migrations = Object.values(
+      (await import(readmeSnippet("implements MigrationInterface", "migration.ts"))) as Record<
+        string,
+        new () => MigrationInterface
+      >,
+    );
+    database = await freshDatabase(url ?? "");
+    const dataSource = await new DataSource({ type: "postgres", url: database.url, migrations }).initialize();
+    expect((await dataSource.runMigrations()).length).toBe(1);
     const destroyedBy: string[] = [];
     const destroy = vi.spyOn(dataSource, "destroy");
     const listeners = () => process.listenerCount("SIGTERM") + process.listenerCount("SIGINT");

@@ -10,7 +10,11 @@ function counted() {
   const jobs: MaintenanceJobs = {
     start: () => {
       calls.started++;
-      return { stop: () => void calls.stopped++ };
+      return {
+        stop: () => {
+          calls.stopped++;
+        },
+      };
     },
     runOnce: () => Promise.resolve(),
   };
