@@ -55,6 +55,8 @@ export async function chooseFeatures(
         {
           message: `${feature.description}? (installs ${packages})`,
           flag: `--${flagName} ${feature.choice}|${feature.off ?? "none"}`,
+          // Enter takes what --yes takes: on only when the project already has the feature's package.
+          yesAnswer: detected,
         },
         false,
       );

@@ -4,6 +4,7 @@ import { installDependencies } from "../add/install.js";
 import type { MigrationLayout } from "../config/blocks-config.js";
 import { planAdd, type AddPlan, type AddPlanOptions } from "../add/plan-add.js";
 import { planJson, reportPlan, type Replace } from "../add/report-plan.js";
+import { vitestLeavesOut } from "../add/vitest-include.js";
 import { shouldWrite, writePlan } from "../add/write-plan.js";
 import { execCommand, localExecCommand } from "../project/package-manager.js";
 import { handleError } from "../utils/handle-error.js";
@@ -118,6 +119,15 @@ function nextSteps(plan: AddPlan): void {
     logger.log(
       `  - wire it into your app: ${highlighter.path(setup.target)}${parts.length ? ` (yours to edit: ${parts.join(", ")})` : ""}`,
     );
+    // A Nest app already has its database client as a provider, and lifecycle hooks for the jobs and the close.
+    if (plan.frameworks.includes("nestjs") && block?.setup?.entry && start) {
+      const client = plan.features.includes("client-typeorm")
+        ? `TypeOrmModule's DataSource, injected: ${block.setup.entry}({ db: dataSource })`
+        : `the one your app provides, injected: ${block.setup.entry}({ db })`;
+      logger.log(
+        `  - on NestJS, a module provides the handler on your app's client (${client}), calls ${start}() on bootstrap and close() on shutdown: the NestJS module in ${highlighter.path(`${plan.config.dir}/${block.name}/README.md`)}`,
+      );
+    }
   }
   // A wiring that cannot be finished for the user (Prisma: where `prisma generate` put the client) says so in a comment.
   const toChange = plan.files.flatMap((file) => {
@@ -140,6 +150,12 @@ function nextSteps(plan: AddPlan): void {
           : dialect === "sqlite"
             ? " (the wiring's test runs on a temporary SQLite file)"
             : " (the wiring's test runs on an embedded PostgreSQL, PGlite: no server needed)";
+    const sample = plan.files.find((file) => file.target.endsWith(".test.ts"))?.target;
+    const leftOut = sample === undefined ? undefined : vitestLeavesOut(plan.root, sample);
+    if (leftOut)
+      logger.log(
+        `  - ${highlighter.warn("your tests")}: ${highlighter.path(leftOut.config)} runs only ${leftOut.include.join(", ")}; add "${plan.config.dir}/**/*.test.ts" to its test.include, or the command below finds no test file`,
+      );
     logger.log(
       `  - run the block's tests: ${highlighter.code(`${localExecCommand(plan.config.packageManager)} vitest run ${plan.config.dir}`)}${where}`,
     );

@@ -7,7 +7,7 @@ import { CONFIG_FILE, readConfig, type BlocksConfig } from "../config/blocks-con
 import { detectMigrations } from "../migrate/detect-layout.js";
 import { checkRegistries } from "../registry/registries-config.js";
 import { aliasFor, aliasRoots, preferredRoot } from "../project/detect-alias.js";
-import { addPathsAlias } from "../project/edit-tsconfig.js";
+import { withPathsAlias } from "../project/edit-tsconfig.js";
 import { declaredPackages, readPackageJson } from "../project/package-json.js";
 import { detectPackageManager, execCommand } from "../project/package-manager.js";
 import { workspacePackages } from "../project/workspaces.js";
@@ -58,8 +58,9 @@ export async function runInit(
   );
   insideProject(root, dir);
   let alias = options.alias === "none" ? null : (options.alias ?? aliasFor(roots, path.resolve(root, dir)) ?? null);
+  let tsconfigText: string | undefined;
   if (alias === null && options.alias === undefined && tsconfig && Object.keys(tsconfig.paths).length === 0) {
-    alias = await offerAlias(tsconfig, root, dir, options.yes);
+    ({ alias, tsconfigText } = await offerAlias(tsconfig, root, dir, options.yes));
   }
   const target = detectMigrations(root, declaredPackages(pkg), (pkg as { scripts?: Record<string, string> }).scripts);
   const config: BlocksConfig = {
@@ -78,6 +79,8 @@ export async function runInit(
   logger.log(`migrations:      ${config.database.migrations} (${config.database.layout}, ${config.database.dialect})`);
   if (!(await decide({ message: `Write ${CONFIG_FILE} with these settings?`, flag: "--yes" }, options.yes)))
     cancelled();
+  // The accepted alias reaches tsconfig.json only now: a cancelled init leaves the project as it was.
+  if (tsconfig && tsconfigText !== undefined) await writeProjectFile(tsconfig.file, tsconfigText);
   await writeProjectFile(path.join(root, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`);
   const where =
     root === path.resolve(options.cwd ?? process.cwd()) ? "" : ` --cwd ${toPosix(path.relative(process.cwd(), root))}`;
@@ -127,14 +130,17 @@ async function chooseWorkspace(workspaces: string[]): Promise<string> {
   return picked;
 }
 
-/** With --yes (or no terminal to ask) the project keeps relative imports and its tsconfig untouched. */
+/**
+ * With --yes (or no terminal to ask) the project keeps relative imports and its tsconfig untouched. An accepted
+ * alias comes back with tsconfig.json's new text, written once blocks.json is confirmed.
+ */
 async function offerAlias(
   tsconfig: TsconfigInfo,
   root: string,
   dir: string,
   yes: boolean | undefined,
-): Promise<string | null> {
-  if (yes || !canPrompt()) return null;
+): Promise<{ alias: string | null; tsconfigText?: string }> {
+  if (yes || !canPrompt()) return { alias: null };
   const parent = toPosix(path.relative(path.dirname(tsconfig.file), path.resolve(root, path.dirname(dir))));
   const target = parent === "" ? "./*" : `./${parent}/*`;
   const accepted = await decide(
@@ -144,14 +150,15 @@ async function offerAlias(
     },
     false,
   );
-  if (!accepted) return null;
-  if (!(await addPathsAlias(tsconfig.file, "@/*", target))) {
+  if (!accepted) return { alias: null };
+  const tsconfigText = await withPathsAlias(tsconfig.file, "@/*", target);
+  if (tsconfigText === null) {
     logger.warn(
       `tsconfig.json has comments, so it was left alone: add "paths": { "@/*": ["${target}"] } yourself and run init --force.`,
     );
-    return null;
+    return { alias: null };
   }
-  return `@/${path.basename(dir)}`;
+  return { alias: `@/${path.basename(dir)}`, tsconfigText };
 }
 
 /** `--force` detects everything again, but a team's `registries` are not detectable: the ones in the current blocks.json stay. */

@@ -7,7 +7,7 @@ export type Decision = {
   message: string;
   /** The flag that answers it without a terminal, e.g. "--yes". */
   flag: string;
-  /** What `--yes` answers: true unless the question is about destroying something. */
+  /** What `--yes` answers, and the prompt's default (Enter): true unless the question is about destroying something. */
   yesAnswer?: boolean;
 };
 
@@ -35,7 +35,7 @@ export async function decide(decision: Decision, yes: boolean | undefined): Prom
     });
   }
   const { answer } = await prompts(
-    { type: "confirm", name: "answer", message: decision.message, initial: true },
+    { type: "confirm", name: "answer", message: decision.message, initial: decision.yesAnswer ?? true },
     { onCancel: () => cancelled() },
   );
   return answer === true;

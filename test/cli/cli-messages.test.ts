@@ -1,7 +1,7 @@
 // What the CLI says matches what it does. Found: `blocks --help` listed "(idempotency, logger)" of four
 // blocks; `add` said the wiring's test skips without DATABASE_URL while on pg it runs on PGlite; the
 // vendored files named internal issue numbers their new owners cannot look up.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -54,6 +54,32 @@ describe("CLI messages", () => {
     const sql = await addOutput(await sampleProject("hono-bundler", []));
     expect(sql).not.toContain("drizzle-kit");
     expect(sql).toMatch(/create the table: run .*\.sql, or .*blocks migrate --apply/);
+  }, 60_000);
+
+  it("add's Next: tells a Nest + TypeORM app to build the handler on TypeOrmModule's DataSource, in a module with the lifecycle hooks", async () => {
+    const nest = await addOutput(await sampleProject("nestjs-commonjs", []));
+    expect(nest).toContain(
+      "on NestJS, a module provides the handler on your app's client (TypeOrmModule's DataSource, injected: createIdempotency({ db: dataSource })), calls startMaintenance() on bootstrap and close() on shutdown",
+    );
+    const hono = await addOutput(await sampleProject("hono-bundler", []));
+    expect(hono).not.toContain("NestJS");
+  }, 60_000);
+
+  it("add's Next: names the project's Vitest include that leaves the block's tests out (nest new writes '**/*.spec.ts')", async () => {
+    const dir = await sampleProject("hono-bundler", []);
+    writeFileSync(
+      path.join(dir, "vitest.config.ts"),
+      "export default { resolve: { tsconfigPaths: true }, test: { globals: true, root: './', include: ['**/*.spec.ts'] } };\n",
+    );
+    expect(await addOutput(dir)).toContain(
+      'vitest.config.ts runs only **/*.spec.ts; add "src/blocks/**/*.test.ts" to its test.include, or the command below finds no test file',
+    );
+    const matching = await sampleProject("hono-bundler", []);
+    writeFileSync(
+      path.join(matching, "vitest.config.ts"),
+      "export default { test: { include: ['**/*.{test,spec}.?(c|m)[jt]s?(x)'], coverage: { include: ['src/**'] } } };\n",
+    );
+    expect(await addOutput(matching)).not.toContain("test.include");
   }, 60_000);
 
   it("no vendored file names an internal issue", () => {

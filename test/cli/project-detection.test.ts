@@ -1,10 +1,14 @@
 // Detection of the alias (incl. `extends`), module style, package manager and migrations layout.
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import prompts from "prompts";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runAdd } from "../../cli/commands/add.js";
 import { runInit } from "../../cli/commands/init.js";
+import { chooseFeatures } from "../../cli/add/choose-features.js";
+import { loadRegistry } from "../../cli/registry/manifest.js";
+import { resolveBlocks } from "../../cli/registry/resolve.js";
+import { decide } from "../../cli/utils/prompt.js";
 import { detectMigrations } from "../../cli/migrate/detect-layout.js";
 import { aliasFor, aliasRoots } from "../../cli/project/detect-alias.js";
 import { detectPackageManager, execCommand, installCommand } from "../../cli/project/package-manager.js";
@@ -95,6 +99,53 @@ describe("init on a terminal", () => {
     );
     expect(config.alias).toBe("@/blocks");
     expect((await loadTsconfig(dir))?.paths).toEqual({ "@/*": ["./src/*"] });
+  });
+
+  it("writes the accepted alias only with blocks.json: declining the settings leaves tsconfig.json as it was", async () => {
+    const dir = tempProject("fastify-commonjs");
+    const tsconfig = readFileSync(path.join(dir, "tsconfig.json"), "utf8");
+    vi.stubEnv("CI", "");
+    const streams = [process.stdin, process.stdout] as Array<{ isTTY?: boolean | undefined }>;
+    const before = streams.map((stream) => stream.isTTY);
+    streams.forEach((stream) => (stream.isTTY = true));
+    prompts.inject([true, false]);
+    const refused = await runInit({ cwd: dir })
+      .catch((err: Error & { code?: string }) => err)
+      .finally(() => streams.forEach((stream, i) => (stream.isTTY = before[i])));
+    expect(refused).toMatchObject({ code: "CANCELLED" });
+    expect(readFileSync(path.join(dir, "tsconfig.json"), "utf8")).toBe(tsconfig);
+    expect(existsSync(path.join(dir, "blocks.json"))).toBe(false);
+  });
+});
+
+describe("prompts", () => {
+  /** Runs `work` as on a terminal, with `answers` injected; an `undefined` answer is the prompt's default (Enter). */
+  async function onTerminal<T>(answers: unknown[], work: () => Promise<T>): Promise<T> {
+    vi.stubEnv("CI", "");
+    const streams = [process.stdin, process.stdout] as Array<{ isTTY?: boolean | undefined }>;
+    const before = streams.map((stream) => stream.isTTY);
+    streams.forEach((stream) => (stream.isTTY = true));
+    prompts.inject(answers);
+    return work().finally(() => streams.forEach((stream, i) => (stream.isTTY = before[i])));
+  }
+
+  it("Enter on add's feature prompts takes what --yes takes: the Redis cache and metrics only when the project has their package", async () => {
+    const registry = await loadRegistry();
+    const blocks = resolveBlocks(registry, ["idempotency"]);
+    const bare = await onTerminal([undefined, undefined], () => chooseFeatures(blocks, new Set(), { flags: {} }));
+    const yes = await chooseFeatures(blocks, new Set(), { flags: {}, yes: true });
+    expect([...bare].sort()).toEqual([...yes].sort());
+    expect(bare.has("cache") || bare.has("metrics")).toBe(false);
+    const declared = new Set(["ioredis", "prom-client"]);
+    const detected = await onTerminal([undefined, undefined], () => chooseFeatures(blocks, declared, { flags: {} }));
+    expect(detected.has("cache") && detected.has("metrics")).toBe(true);
+  });
+
+  it("Enter on a question whose --yes answer is no (replace my edited files?) answers no", async () => {
+    const answer = await onTerminal([undefined], () =>
+      decide({ message: "Replace them?", flag: "--overwrite", yesAnswer: false }, undefined),
+    );
+    expect(answer).toBe(false);
   });
 });
 

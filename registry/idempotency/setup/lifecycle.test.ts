@@ -10,7 +10,11 @@ function counted() {
   const jobs: MaintenanceJobs = {
     start: () => {
       calls.started++;
-      return { stop: () => void calls.stopped++ };
+      return {
+        stop: () => {
+          calls.stopped++;
+        },
+      };
     },
     runOnce: () => Promise.resolve(),
   };
@@ -38,6 +42,18 @@ describe("idempotencyLifecycle", () => {
     await Promise.all([lifecycle.close(), lifecycle.close()]);
     await lifecycle.close();
     expect(calls).toEqual({ started: 1, stopped: 1, closed: 1 });
+  });
+
+  it("close() takes back the signal listeners startMaintenance() added: an app built and closed per test leaves none behind", async () => {
+    const count = () => process.listenerCount("SIGTERM") + process.listenerCount("SIGINT");
+    const idle = count();
+    for (let app = 0; app < 12; app++) {
+      const { lifecycle } = counted();
+      lifecycle.startMaintenance();
+      expect(count()).toBe(idle + 2);
+      await lifecycle.close();
+    }
+    expect(count()).toBe(idle);
   });
 
   it("on SIGTERM with an app handler of its own: stops the jobs, leaves the clients open for the app's drain, never exits", async () => {

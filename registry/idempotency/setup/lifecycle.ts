@@ -17,7 +17,7 @@ export type Lifecycle = {
   startMaintenance(): void;
   /** Runs the jobs once: the cron entry calls this, then `close()`. */
   runMaintenanceOnce(): Promise<void>;
-  /** Stops the jobs and closes the clients the setup opened (not the app's own), so the process can exit. Safe to call more than once. */
+  /** Stops the jobs, drops its signal listeners and closes the clients the setup opened (not the app's own), so the process can exit. Safe to call more than once. */
   close(): Promise<void>;
 };
 
@@ -33,9 +33,12 @@ export function idempotencyLifecycle(input: {
 }): Lifecycle {
   let maintenance: { stop(): void } | undefined;
   let closing: Promise<void> | undefined;
+  const listening: Array<[NodeJS.Signals, () => void]> = [];
   const close = () =>
     (closing ??= (async () => {
       maintenance?.stop();
+      // An app built and closed many times in one process (a Nest app per test) must not pile up listeners.
+      for (const [signal, listener] of listening.splice(0)) process.removeListener(signal, listener);
       await input.close();
     })());
   const onSignal = (signal: NodeJS.Signals) => {
@@ -50,7 +53,11 @@ export function idempotencyLifecycle(input: {
       if (maintenance) return;
       maintenance = input.jobs.start((err, job) => input.logger.error({ err, job }, "idempotency: maintenance failed"));
       // First in line, so the count above sees the app's own handlers whether they were added before or after this.
-      for (const signal of ["SIGTERM", "SIGINT"] as const) process.prependOnceListener(signal, () => onSignal(signal));
+      for (const signal of ["SIGTERM", "SIGINT"] as const) {
+        const listener = () => onSignal(signal);
+        listening.push([signal, listener]);
+        process.prependOnceListener(signal, listener);
+      }
     },
     runMaintenanceOnce: () => input.jobs.runOnce(),
     close,
