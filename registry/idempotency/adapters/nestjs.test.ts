@@ -70,7 +70,9 @@ class PaymentsController {
 }
 
 const apps: INestApplication[] = [];
-afterEach(async () => void (await Promise.all(apps.splice(0).map((app) => app.close()))));
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
 
 async function paymentsApp() {
   const payments = new Payments();

@@ -135,13 +135,15 @@ export const RunContext = createParamDecorator((_data: unknown, context: Executi
  * those bytes go out, now and on every replay.
  *
  * @example
+ * // The handler comes from the wiring (its logger, metrics and jobs), on the app's own client:
+ * // the block README's IdempotencyModule also starts the jobs and closes the wiring with the app.
  * @Module({
  *   providers: [
- *     { provide: IDEMPOTENCY_HANDLER, useFactory: (pool: Pool) => new IdempotencyHandler(new PostgresStore(pool)), inject: [PG_POOL] },
+ *     { provide: IDEMPOTENCY_HANDLER, inject: [DataSource], useFactory: (db: DataSource) => createIdempotency({ db }).handler },
  *     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
  *   ],
  * })
- * export class AppModule {}
+ * export class IdempotencyModule {}
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {

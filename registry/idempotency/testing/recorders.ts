@@ -13,7 +13,8 @@ export function recordingLogger(): IdempotencyLogger & { lines: LogLine[] } {
 /** Counts per metric id and label set, e.g. `counts.get('duplicates{operation=op,status=SUCCESS}')`. */
 export function recordingMetrics(): IdempotencyMetrics & { total(id: string, labels?: MetricLabels): number } {
   const counts = new Map<string, number>();
-  const id = (name: string, labels: MetricLabels) => `${name}${JSON.stringify(Object.entries(labels).sort())}`;
+  const id = (name: string, labels: MetricLabels) =>
+    `${name}${JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
   return {
     increment(name, labels, value = 1) {
       counts.set(id(name, labels), (counts.get(id(name, labels)) ?? 0) + value);
