@@ -2,7 +2,7 @@
 // framework), tsc and the build, the vendored adapter tests inside the project, then the HTTP checklist and the
 // rate-limited route against the built server (and, for a project with an ORM and DATABASE_URL, its transactional route).
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +30,14 @@ export type ServerFixture = {
    * the transaction that records its key, failing after the write when the request has `x-fail-after-write`.
    */
   orm?: { client: string; route: string; table: string };
+  /** The project's package.json already lists every package `add` needs (`nest new` installs them itself): `npm install` before init. */
+  install?: boolean;
+  /** The build is the project's own `npm run build` (`nest build`), not `tsc -p tsconfig.build.json`. */
+  buildScript?: boolean;
+  /** The project's vitest.config.ts leaves the vendored tests out (Nest 12's `**\/*.spec.ts`): `add` must say so, and the glob it names goes into test.include before they run. */
+  testInclude?: string;
+  /** The built server's environment besides PORT and DATABASE_URL. */
+  serverEnv?: Record<string, string>;
 };
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -52,10 +60,22 @@ export function serverFixtureSuite(expected: ServerFixture): void {
     });
 
     beforeAll(async () => {
+      if (expected.install) {
+        const install = await command(dir, "npm", ["install"]);
+        expect(install.exitCode, install.stderr.slice(-3000)).toBe(0);
+      }
       const init = await blocks(dir, ["init", "--yes"]);
       expect(init.exitCode, init.stderr).toBe(0);
       const add = await blocks(dir, ["add", "idempotency", "--yes"]);
       expect(add.exitCode, add.stderr).toBe(0);
+      if (expected.testInclude) {
+        expect(add.stdout).toContain(`add "${expected.testInclude}" to its test.include`);
+        const config = path.join(dir, "vitest.config.ts");
+        writeFileSync(
+          config,
+          readFileSync(config, "utf8").replace("include: [", `include: ['${expected.testInclude}', `),
+        );
+      }
     });
 
     it(`add copies the ${expected.adapter} adapter and not ${expected.absent.join(", ")}`, () => {
@@ -113,8 +133,10 @@ export function serverFixtureSuite(expected: ServerFixture): void {
     it(`tsc --noEmit passes (${expected.settings}), and the build emits the server without the tests`, async () => {
       const check = await inProject(dir, "tsc", ["--noEmit"]);
       expect(check.exitCode, check.stdout).toBe(0);
-      const build = await inProject(dir, "tsc", ["-p", "tsconfig.build.json"]);
-      expect(build.exitCode, build.stdout).toBe(0);
+      const build = expected.buildScript
+        ? await command(dir, "npm", ["run", "build"])
+        : await inProject(dir, "tsc", ["-p", "tsconfig.build.json"]);
+      expect(build.exitCode, build.stdout + build.stderr).toBe(0);
       expect(existsSync(path.join(dir, `dist/blocks/idempotency/adapters/${expected.adapter}.test.js`))).toBe(false);
     });
 
@@ -138,7 +160,7 @@ export function serverFixtureSuite(expected: ServerFixture): void {
           expect(migrate.exitCode, migrate.stdout + migrate.stderr).toBe(0);
         }
         server = await startServer(dir, "node", [expected.entry], "/runs", {
-          env: database ? { DATABASE_URL: database.url } : {},
+          env: { ...expected.serverEnv, ...(database ? { DATABASE_URL: database.url } : {}) },
         });
       });
       httpChecklist({ base: () => server!.base, payments: "/payments", runs: "/runs" });
