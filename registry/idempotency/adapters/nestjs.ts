@@ -82,8 +82,12 @@ const nestDefaults: FrameworkDefaults<NestHttpRequest> = {
   bodyOf: (request) => request.body,
 };
 
-/** Options of the routes marked `transaction: true`, so the interceptor can refuse a handler that cannot keep them. */
-const transactionalRoutes: object[] = [];
+/**
+ * The routes marked `transaction: true` (`Controller.method`), so the interceptor can refuse a handler
+ * that cannot keep them and name them. Recorded when the decorator runs, as the class loads: a
+ * controller the app imports but does not mount counts too.
+ */
+const transactionalRoutes: string[] = [];
 
 /** The idempotency context of each request an `@Idempotent` route is running for, read by `@RunContext()`. */
 const runContexts = new WeakMap<object, RouteContext>();
@@ -107,8 +111,19 @@ export function Idempotent<Req extends object = NestHttpRequest>(
 ): MethodDecorator & ClassDecorator {
   resolveRouteOptions(options, nestDefaults as unknown as FrameworkDefaults<Req>);
   // The store is checked when the interceptor gets its handler; the rest of the option here.
-  if (checkTransaction(options, { supportsTransactions: true })) transactionalRoutes.push(options);
-  return SetMetadata(IDEMPOTENT_ROUTE, options);
+  const transactional = checkTransaction(options, { supportsTransactions: true });
+  const mark = SetMetadata(IDEMPOTENT_ROUTE, options);
+  return (target: object, method?: string | symbol, descriptor?: PropertyDescriptor) => {
+    if (transactional) transactionalRoutes.push(routeName(target, method));
+    if (method === undefined) mark(target as () => void);
+    else mark(target, method, descriptor as PropertyDescriptor);
+  };
+}
+
+/** `OrdersController.create` for a method, `OrdersController` for a whole controller. */
+function routeName(target: object, method: string | symbol | undefined): string {
+  if (method === undefined) return (target as { name?: string }).name ?? "a controller";
+  return `${target.constructor.name}.${String(method)}`;
 }
 
 /**
@@ -156,7 +171,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     @Inject(Reflector) reflector: Reflector,
   ) {
     // At start-up (the interceptor is made when the app boots): a transactional route on a store without transactions never serves.
-    if (transactionalRoutes.length > 0) checkTransaction({ transaction: true }, handler);
+    if (transactionalRoutes.length > 0 && !handler.supportsTransactions) {
+      try {
+        checkTransaction({ transaction: true }, handler);
+      } catch (err) {
+        throw new TypeError(
+          `${(err as Error).message} Marked \`transaction: true\`: ${transactionalRoutes.join(", ")}.`,
+        );
+      }
+    }
     this.#handler = handler;
     this.#reflector = reflector;
   }

@@ -141,6 +141,10 @@ describe("transaction: true with a handler whose store has no transaction of the
     })
     class AppModule {}
     await expect(NestFactory.create(AppModule, { logger: false, abortOnError: false })).rejects.toThrow(noTransactions);
+    // The refusal names the routes that asked, so an app knows which controller to mount on a transacting store.
+    await expect(NestFactory.create(AppModule, { logger: false, abortOnError: false })).rejects.toThrow(
+      /Marked `transaction: true`: .*OrdersController\.create/,
+    );
   });
 });
 
