@@ -1,5 +1,6 @@
 // Two limiters on one route (a burst policy and a daily one): each adds its item to the RateLimit-Policy and RateLimit
 // lists (draft-ietf-httpapi-ratelimit-headers-11: one item per policy), on every adapter that can stack them.
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import Fastify from "fastify";
@@ -34,7 +35,7 @@ const fromResponse = (res: Response): Reply => ({
   retryAfter: res.headers.get("retry-after"),
 });
 
-async function listening(server: import("node:http").Server): Promise<{ send: Send; close: () => Promise<void> }> {
+async function listening(server: Server): Promise<{ send: Send; close: () => Promise<void> }> {
   if (!server.listening) await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payments`;
   return {
