@@ -30,13 +30,17 @@ const FAKE_DEFAULTS = {
  * only the JavaScript of each side is left (no socket, no parser), so small differences show.
  */
 function fakeClient(): Redis {
-  const answer = (interval: number) => {
+  // Our script's reply: allowed and TAT for each key (the store may send several in one call), then now.
+  const answer = (keys: number, args: unknown[]) => {
     const now = Date.now() * 1000;
-    return Promise.resolve([1, now + Number(interval), now]);
+    const reply: number[] = [];
+    for (let i = 0; i < keys; i++) reply.push(1, now + Number(args[keys + 2 * i]));
+    reply.push(now);
+    return Promise.resolve(reply);
   };
   const client = {
-    evalsha: (_sha: string, _keys: number, _key: string, interval: number) => answer(interval),
-    eval: (_script: string, _keys: number, _key: string, interval: number) => answer(interval),
+    evalsha: (_sha: string, keys: number, ...args: unknown[]) => answer(keys, args),
+    eval: (_script: string, keys: number, ...args: unknown[]) => answer(keys, args),
     script: () => Promise.resolve("sha"),
     defineCommand(name: string) {
       (client as Record<string, unknown>)[name] = () => Promise.resolve([1, 60_000]);

@@ -1,6 +1,7 @@
 // Express 5 adapter: `rateLimit()` middleware, answering 429 itself and adding the RateLimit headers.
 import type { Request, RequestHandler } from "express";
 import type { RateLimiter } from "../limiter";
+import { fieldValue } from "../http/headers";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
 import { mountTemplate, type RouterLayer } from "./mount-template-express";
 import { routePathOf, userIdOf } from "./route-and-user-express";
@@ -41,7 +42,9 @@ export function rateLimit(limiter: RateLimiter, options: ExpressRateLimitOptions
     limit(req).then((outcome) => {
       try {
         // Node's own setHeader: our names and values are plain strings, Express's res.set only adds checks for others.
-        for (const name in outcome.headers) res.setHeader(name, outcome.headers[name] ?? "");
+        // A limiter before this one on the route added its items already: ours go after them.
+        const { headers } = outcome;
+        for (const name in headers) res.setHeader(name, fieldValue(name, headers[name] ?? "", res.getHeader(name)));
         if (outcome.kind === "send") res.status(outcome.status).type("application/json").send(outcome.body);
         else next();
       } catch (err) {

@@ -1,6 +1,7 @@
 // Fastify 5 adapter: `rateLimit()` returns an onRequest hook, for one route or the whole app.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../limiter";
+import { fieldValue } from "../http/headers";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
 import { routeTemplateOf, userIdOf } from "./route-and-user-fastify";
 
@@ -33,7 +34,9 @@ export function rateLimit(limiter: RateLimiter, options: FastifyRateLimitOptions
   return function rateLimitHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
     limit(request).then((outcome) => {
       try {
-        for (const name in outcome.headers) reply.header(name, outcome.headers[name]);
+        // A limiter before this one on the route added its items already: ours go after them.
+        const { headers } = outcome;
+        for (const name in headers) reply.header(name, fieldValue(name, headers[name] ?? "", reply.getHeader(name)));
         if (outcome.kind === "send") reply.code(outcome.status).type("application/json").send(outcome.body);
         else done();
       } catch (err) {

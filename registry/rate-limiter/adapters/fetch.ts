@@ -1,5 +1,6 @@
 // Fetch-standard adapter (Next.js route handlers, Bun.serve, Deno.serve, Remix actions): wraps a `(Request) => Response` handler.
 import type { RateLimiter } from "../limiter";
+import { addField } from "../http/headers";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
 
 type Required<K extends keyof RateLimitRouteOptions<Request>> = {
@@ -49,7 +50,8 @@ export function withRateLimit<Args extends unknown[]>(
     const response = await handler(request, ...rest);
     // A Response from fetch() has immutable headers: copy it when adding ours.
     const headed = new Response(response.body, response);
-    for (const [name, value] of Object.entries(outcome.headers)) headed.headers.set(name, value);
+    // A withRateLimit inside this one added its items already: ours join them.
+    for (const [name, value] of Object.entries(outcome.headers)) addField(headed.headers, name, value);
     return headed;
   };
 }

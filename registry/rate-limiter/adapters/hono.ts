@@ -1,6 +1,7 @@
 // Hono 4 adapter: `rateLimit()` middleware, answering 429 itself and adding the RateLimit headers.
 import type { Context, MiddlewareHandler } from "hono";
 import type { RateLimiter } from "../limiter";
+import { addField } from "../http/headers";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
 import { routeTemplateOf, userIdOf } from "./route-and-user-hono";
 
@@ -35,10 +36,11 @@ export function rateLimit(limiter: RateLimiter, options: HonoRateLimitOptions = 
 
 function addHeaders(c: Context, headers: Record<string, string>): void {
   try {
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    // A limiter after this one on the route (whose middleware ends first) added its items already: ours join them.
+    for (const [name, value] of Object.entries(headers)) addField(c.res.headers, name, value);
   } catch {
     // A Response from fetch() has immutable headers: answer with a copy that has ours.
     c.res = new Response(c.res.body, c.res);
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(headers)) addField(c.res.headers, name, value);
   }
 }

@@ -1,6 +1,7 @@
 // Koa 3 adapter: `rateLimit()` middleware, answering 429 itself and adding the RateLimit headers.
 import type { Context, Middleware } from "koa";
 import type { RateLimiter } from "../limiter";
+import { fieldValue } from "../http/headers";
 import { limitRoute, type FrameworkDefaults, type RateLimitRouteOptions } from "../http/limit-route";
 import { routeTemplateOf, userIdOf } from "./route-and-user-koa";
 
@@ -29,7 +30,9 @@ export function rateLimit(limiter: RateLimiter, options: KoaRateLimitOptions = {
   const limit = limitRoute(limiter, options, koaDefaults);
   return async function rateLimitMiddleware(ctx, next) {
     const outcome = await limit(ctx);
-    ctx.set(outcome.headers);
+    // A limiter before this one on the route added its items already: ours go after them.
+    const { headers } = outcome;
+    for (const name in headers) ctx.set(name, fieldValue(name, headers[name] ?? "", ctx.response.get(name)));
     if (outcome.kind === "send") {
       ctx.status = outcome.status;
       ctx.type = "application/json";

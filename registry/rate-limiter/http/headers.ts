@@ -63,3 +63,27 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
   if (!decision.allowed) headers["retry-after"] = String(retryAfterSeconds(decision));
   return headers;
 }
+
+/**
+ * The value to send for one of our headers when the response may already carry it: `RateLimit-Policy`
+ * and `RateLimit` are lists in the draft (one item per policy), so a second limiter on the route adds
+ * its item after the first's instead of replacing it. `Retry-After` is one value: the refusal's.
+ *
+ * @example
+ * res.setHeader(name, fieldValue(name, value, res.getHeader(name))); // '"burst";q=10;w=1, "daily";q=1000;w=86400'
+ */
+export function fieldValue(name: string, value: string, previous: HeaderValue): string {
+  if (previous === undefined || previous === "" || name === "retry-after") return value;
+  const items =
+    typeof previous === "string" ? previous : typeof previous === "number" ? String(previous) : previous.join(", ");
+  return `${items}, ${value}`;
+}
+
+/** A header as Node's `getHeader`, Fastify's `reply.getHeader` and Koa's `ctx.response.get` return it. */
+type HeaderValue = string | number | readonly string[] | undefined;
+
+/** `fieldValue` for a fetch `Headers`, whose `append` joins a list field's items itself. */
+export function addField(headers: Headers, name: string, value: string): void {
+  if (name === "retry-after") headers.set(name, value);
+  else headers.append(name, value);
+}
