@@ -13,7 +13,8 @@ export function recordingLogger(): RateLimitLogger & { lines: LogLine[] } {
 /** Counter totals by metric id and exact labels, e.g. `count("decisions", { policy: "p", outcome: "limited" })`. */
 export function recordingMetrics(): RateLimitMetrics & { count(id: string, labels: MetricLabels): number } {
   const counts = new Map<string, number>();
-  const keyOf = (id: string, labels: MetricLabels) => `${id}${JSON.stringify(Object.entries(labels).sort())}`;
+  const keyOf = (id: string, labels: MetricLabels) =>
+    `${id}${JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
   return {
     increment(id, labels, value = 1) {
       counts.set(keyOf(id, labels), (counts.get(keyOf(id, labels)) ?? 0) + value);
