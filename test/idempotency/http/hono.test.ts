@@ -204,3 +204,45 @@ describe("served by @hono/node-server", () => {
     ),
   );
 });
+
+// The capture reads what @hono/node-server kept of a Response made with plain headers, without
+// turning them into a Headers object: the first response goes out as the route made it, and its
+// replay carries the same allow-listed headers, lower-cased, whatever case the route used.
+describe("Hono capture over @hono/node-server, a Response with plain headers", () => {
+  it("replays its status, body and allow-listed headers, never its cookie, and keeps its first response intact", async () => {
+    const app = new Hono();
+    let runs = 0;
+    app.post("/payments", idempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }), () => {
+      runs++;
+      return new Response('{"id":"pay_1"}', {
+        status: 201,
+        headers: {
+          "Content-Type": "application/json; charset=utf-8",
+          Location: "/payments/pay_1",
+          "Set-Cookie": "session=secret",
+          "X-Debug": "1",
+        },
+      });
+    });
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+    const testApp = await overHttp(server, new Map());
+    try {
+      const key = randomUUID();
+      const first = await testApp.request({ key });
+      const replay = await testApp.request({ key });
+      expect(first.status).toBe(201);
+      expect(first.headers.get("set-cookie")).toBe("session=secret");
+      expect(first.headers.get("x-debug")).toBe("1");
+      expect(replay.status).toBe(201);
+      expect(replay.body.equals(first.body)).toBe(true);
+      expect(replay.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(replay.headers.get("location")).toBe("/payments/pay_1");
+      expect(replay.headers.get("set-cookie")).toBeNull();
+      expect(replay.headers.get("x-debug")).toBeNull();
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(runs).toBe(1);
+    } finally {
+      await testApp.close();
+    }
+  });
+});
