@@ -199,9 +199,39 @@ function plainHeaders(init: unknown): Record<string, string | string[]> | undefi
 function send(c: Context, response: HttpResponse): Response {
   // Hono types statuses as a union of literals; any status the route produced is valid here.
   const status = response.status as 200;
-  if (response.body.length === 0) return c.body(null, status, response.headers);
-  const body = wireBody(response.body);
-  return c.body(typeof body === "string" ? body : bodyBytes(body), status, response.headers);
+  const wire = response.body.length === 0 ? null : wireBody(response.body);
+  const respond = (headers: Record<string, string | string[]>) =>
+    wire === null
+      ? c.body(null, status, headers)
+      : c.body(typeof wire === "string" ? wire : bodyBytes(wire), status, headers);
+  const entries = Object.entries(response.headers);
+  if (entries.length < 2 || !entries.every(([name, value]) => isPlainHeader(name, value)))
+    return respond(response.headers);
+  // Given more than one header, Hono builds a Headers object (and @hono/node-server then writes the
+  // response through its slower path); given one, it passes the plain object on. So the first goes
+  // in, with Hono's own handling of headers set earlier (`c.header()`), and the rest are added after:
+  // to that same object while it is what node-server kept, else through the Response's headers.
+  const headers: Record<string, string | string[]> = {};
+  let res: Response | undefined;
+  let plain = false;
+  for (const [name, value] of entries) {
+    if (res === undefined) {
+      headers[name] = value;
+      res = respond(headers);
+      plain = nodeServerKept(res)?.[2] === headers;
+    } else if (plain) headers[name] = value;
+    else if (typeof value === "string") res.headers.set(name, value);
+    else for (const item of value) res.headers.append(name, item);
+  }
+  return res ?? respond(response.headers);
+}
+
+/** A header that goes out the same written from a plain object or through a Headers object. */
+function isPlainHeader(name: string, value: string | string[] | undefined): boolean {
+  if (!HEADER_NAME.test(name) || name !== name.toLowerCase()) return false;
+  return typeof value === "string"
+    ? PLAIN_VALUE.test(value)
+    : Array.isArray(value) && value.every((item) => PLAIN_VALUE.test(item));
 }
 
 /**

@@ -246,3 +246,44 @@ describe("Hono capture over @hono/node-server, a Response with plain headers", (
     }
   });
 });
+
+// A replay has several headers (its content type, the marker): Hono's own handling of headers that
+// middleware set before the route (`c.header()`) must still apply to it, in process and over a socket.
+describe("Hono replays keep the headers middleware set with c.header()", () => {
+  it.each(["app.request", "@hono/node-server"])("through %s", async (transport) => {
+    const app = new Hono();
+    let runs = 0;
+    app.use(async (c, next) => {
+      c.header("x-request-id", "req_1");
+      await next();
+    });
+    app.post(
+      "/payments",
+      idempotent(new IdempotencyHandler(new MemoryStore()), {
+        getUserId: () => "u_1",
+        run: () => ({ status: 201, body: { id: `pay_${++runs}` }, headers: { location: "/payments/pay_1" } }),
+      }),
+    );
+    const testApp =
+      transport === "app.request"
+        ? request(app as unknown as Hono<Env>, new Map())
+        : await overHttp(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server, new Map());
+    try {
+      const key = randomUUID();
+      const first = await testApp.request({ key });
+      const replay = await testApp.request({ key });
+      for (const response of [first, replay]) {
+        expect(response.status).toBe(201);
+        expect(response.headers.get("x-request-id")).toBe("req_1");
+        expect(response.headers.get("location")).toBe("/payments/pay_1");
+        expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      }
+      expect(replay.body.equals(first.body)).toBe(true);
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(runs).toBe(1);
+    } finally {
+      await testApp.close();
+    }
+  });
+});
