@@ -60,7 +60,17 @@ export async function executeLeased<T>(
 
   const waitMs = options.waitMs === undefined ? core.settings.waitMs : checkWaitMs(options.waitMs);
   let token: string = randomUUID();
-  const created = await create(core, scope, requestHash, token);
+  // The first create is awaited here rather than through `create`: an async frame less on every request.
+  let creating: Promise<CreateResult> | undefined;
+  let created: CreateResult;
+  try {
+    created = await core.store.call(
+      "create",
+      (target) => (creating = target.create({ scope, requestHash, ttlMs: core.settings.ttlMs, token })),
+    );
+  } catch (err) {
+    throw createFailed(core, scope, token, creating, err);
+  }
   let steps: StepResults | undefined;
   if (created.status === "CREATED") steps = created.steps;
   else {
@@ -121,17 +131,27 @@ async function create(
   requestHash: string,
   token: string,
 ): Promise<CreateResult> {
-  const { store, observer, settings } = core;
   let creating: Promise<CreateResult> | undefined;
   try {
-    return await store.call(
+    return await core.store.call(
       "create",
-      (target) => (creating = target.create({ scope, requestHash, ttlMs: settings.ttlMs, token })),
+      (target) => (creating = target.create({ scope, requestHash, ttlMs: core.settings.ttlMs, token })),
     );
   } catch (err) {
-    if (creating) releaseUnanswered(store, observer, scope, token, creating);
-    throw storeUnavailable(observer, "create", err, scope);
+    throw createFailed(core, scope, token, creating, err);
   }
+}
+
+/** A create that failed or timed out: STORE_UNAVAILABLE, and the record it may have made (`creating`) is freed once it answers. */
+function createFailed(
+  core: LeasedCore,
+  scope: IdempotencyScope,
+  token: string,
+  creating: Promise<CreateResult> | undefined,
+  err: unknown,
+): Error {
+  if (creating) releaseUnanswered(core.store, core.observer, scope, token, creating);
+  return storeUnavailable(core.observer, "create", err, scope);
 }
 
 /** A waiting duplicate's poll: a failure is STORE_UNAVAILABLE. */

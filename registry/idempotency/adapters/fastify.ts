@@ -79,9 +79,12 @@ export function idempotent<Tx = unknown>(
 /** A protected request whose route is running: its response is captured in onSend, an error it threw in onError. */
 type Running = {
   capture(response: HttpResponse | undefined): void;
-  threw(error: unknown): void;
+  thrown: unknown;
   verdict: Promise<HttpVerdict>;
 };
+
+/** A request with the slot in which one plugin registration keeps its running route (declared on every request). */
+type WithSlot = FastifyRequest & Record<symbol, Running | undefined>;
 
 /** Marks, in a route's config, that the plugin wrapped its handler. */
 const WRAPPED = Symbol("idempotency.wrapped");
@@ -103,7 +106,9 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
   function idempotencyPlugin(app: FastifyInstance, { handler, ...defaults }: IdempotencyPluginOptions) {
     // Declared up front so every request object has the same shape (Fastify's advice for speed).
     if (!app.hasRequestDecorator("idempotency")) app.decorateRequest("idempotency", undefined);
-    const running = new WeakMap<FastifyRequest, Running>();
+    // A property of the request rather than a WeakMap: no hashing and no ephemeron for the GC per request.
+    const slot = Symbol("idempotency.running");
+    app.decorateRequest(slot, undefined);
 
     // Resolved as the route is declared, so a misconfigured route fails at startup.
     app.addHook("onRoute", (route) => {
@@ -115,7 +120,7 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
         fastifyDefaults,
         "Fastify's idempotencyPlugin",
       );
-      route.handler = capturingHandler(protect, route.handler, running);
+      route.handler = capturingHandler(protect, route.handler, slot);
       route.config = { ...route.config, [WRAPPED]: true } as NonNullable<typeof route.config>;
     });
 
@@ -132,26 +137,21 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
     });
 
     app.addHook("onError", function idempotencyOnError(request, _reply, error, done) {
-      running.get(request)?.threw(error);
+      const run = (request as WithSlot)[slot];
+      if (run) run.thrown = error;
       done();
     });
 
-    app.addHook("onSend", async function idempotencyOnSend(request, reply, payload) {
-      const run = running.get(request);
-      if (!run) return payload;
-      running.delete(request);
+    // A callback, not an async hook: a request with nothing running (a replay, a refusal, another
+    // route) goes on at once, without a promise and a microtask turn in Fastify's hook runner.
+    app.addHook("onSend", function idempotencyOnSend(request, reply, payload, done) {
+      const run = (request as WithSlot)[slot];
+      if (!run) return done(null, payload);
+      (request as WithSlot)[slot] = undefined;
       const body = payloadBytes(payload);
       run.capture(body && { status: reply.statusCode, headers: normalizeHeaders(reply.getHeaders()), body });
       // The record is written before the client can see the response and retry.
-      await run.verdict;
-      return payload;
-    });
-
-    // A hijacked reply skips onSend: free the key rather than hold it forever.
-    app.addHook("onResponse", function idempotencyOnResponse(request, _reply, done) {
-      running.get(request)?.capture(undefined);
-      running.delete(request);
-      done();
+      void run.verdict.then(() => done(null, payload));
     });
     return Promise.resolve();
   },
@@ -162,38 +162,47 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
 function capturingHandler(
   protect: Protect<FastifyRequest>,
   routeHandler: RouteHandlerMethod,
-  running: WeakMap<FastifyRequest, Running>,
+  slot: symbol,
 ): RouteHandlerMethod {
   return async function idempotentHandler(this: FastifyInstance, request, reply): Promise<unknown> {
     let started!: () => void;
     const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
     let capture!: Running["capture"];
-    let thrown: unknown;
     const response = new Promise<HttpResponse | Uncaptured>((resolve) => {
-      capture = (captured) => resolve(captured ?? { uncaptured: "the route sent a stream or hijacked the reply" });
+      capture = (captured) => resolve(captured ?? HIJACKED);
     });
+    let running: Running | undefined;
+    const produce = () => {
+      started();
+      return response;
+    };
     const verdict = protect(
       request,
-      requestOf(
-        request,
-        reply,
-        () => {
-          started();
-          return response;
-        },
-        () => thrown,
-      ),
+      requestOf(request, reply, produce, () => running?.thrown),
     );
     // Either the route may run now (its response arrives in onSend), or the answer is already known.
     const decided = await Promise.race([routeStarted, verdict]);
     if (!decided) {
-      running.set(request, { capture, threw: (error) => (thrown = error), verdict });
+      const run: Running = (running = { capture, thrown: undefined, verdict });
+      (request as WithSlot)[slot] = run;
+      // A hijacked reply (or one written to `reply.raw` directly) skips onSend: when its response
+      // ends, free the key rather than hold it forever. Listened to here, on the requests whose route
+      // runs, rather than in an onResponse hook: with one, Fastify times and listens to every response.
+      const freeUnsent = () => {
+        if ((request as WithSlot)[slot] !== run) return;
+        (request as WithSlot)[slot] = undefined;
+        capture(undefined);
+      };
+      reply.raw.on("finish", freeUnsent);
+      reply.raw.on("error", freeUnsent);
       return routeHandler.call(this, request, reply);
     }
     if (decided.kind === "error") throw decided.error;
     return decided.kind === "uncaptured" ? reply : send(reply, decided.response);
   };
 }
+
+const HIJACKED: Uncaptured = { uncaptured: "the route sent a stream or hijacked the reply" };
 
 /** Built as one literal (no spread into a second object): this runs on every request. */
 function requestOf(

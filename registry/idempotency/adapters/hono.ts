@@ -117,19 +117,21 @@ function requestOf(
 /** Reads the handler's response into bytes; when that spends its body, puts an identical one back for the client. */
 async function captureResponse(c: Context): Promise<HttpResponse | Uncaptured> {
   const res = c.res;
+  const kept = nodeServerKept(res);
+  // Read from what @hono/node-server kept when it can: `res.headers` would turn its plain headers
+  // into a Headers object, and the response would then go out through its slower path.
+  const headers = (kept && plainHeaders(kept[2])) ?? headersOf(res);
   // Hono's streaming helpers declare chunked transfer (SSE also its content type); reading such a
   // body could wait forever. A plain `stream()` declares nothing, so it is read to its end and recorded.
+  const contentType = headers["content-type"];
   if (
-    res.headers.get("transfer-encoding") === "chunked" ||
-    res.headers.get("content-type")?.startsWith("text/event-stream")
+    headers["transfer-encoding"] === "chunked" ||
+    (typeof contentType === "string" && contentType.startsWith("text/event-stream"))
   ) {
     return { uncaptured: "the route returned a streaming response" };
   }
-  const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
-  const cookies = res.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  const kept = nodeServerBody(res);
-  if (kept !== undefined) return { status: res.status, headers, body: kept };
+  const keptBody = kept && keptBytes(kept[1]);
+  if (keptBody !== undefined) return { status: res.status, headers, body: keptBody };
   const body = Buffer.from(await res.arrayBuffer());
   // An init of plain fields, not `res` itself: given a Response as init, @hono/node-server builds a
   // second full Response object for the copy, which costs more than the rest of the request.
@@ -141,33 +143,95 @@ async function captureResponse(c: Context): Promise<HttpResponse | Uncaptured> {
   return { status: res.status, headers, body };
 }
 
+/** The response's headers read through the Fetch API: lower-case names, Set-Cookie as its list. */
+function headersOf(res: Response): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = Object.fromEntries(res.headers);
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  return headers;
+}
+
 /** The symbol under which @hono/node-server's Response keeps what it was made with; found on first sight. */
 let nodeServerCache: symbol | undefined;
 
 /**
- * The body of a Response that @hono/node-server made and nothing has read yet: it keeps the string or
- * bytes it was given (`[status, body, headers]` under a private symbol) and writes them out as they are.
- * Reading them there, rather than through `res.arrayBuffer()`, which builds a native Response and
- * reads it as a stream, saves the largest cost of capturing; the response itself stays unread, so
- * `c.res` goes out unchanged. Undefined for any other Response, or a version that keeps it otherwise:
- * then the public path reads it.
+ * What a Response that @hono/node-server made, and nothing has read yet, keeps under a private
+ * symbol: `[status, body, headers]`, written out as they are. Reading them there rather than through
+ * the Fetch API (`res.arrayBuffer()` builds a native Response and reads it as a stream; `res.headers`
+ * builds a Headers object) saves the largest costs of capturing, and `c.res` goes out unchanged.
+ * Undefined for any other Response, or a version that keeps it otherwise: then the public path reads it.
  */
-function nodeServerBody(res: Response): Buffer | undefined {
+function nodeServerKept(res: Response): readonly unknown[] | undefined {
   nodeServerCache ??= Object.getOwnPropertySymbols(res).find((symbol) => symbol.description === "cache");
   const kept: unknown = nodeServerCache && (res as unknown as Record<symbol, unknown>)[nodeServerCache];
-  if (!Array.isArray(kept) || kept[0] !== res.status) return undefined;
-  const body: unknown = kept[1];
+  return Array.isArray(kept) && kept[0] === res.status ? kept : undefined;
+}
+
+/** The kept body as bytes: a string or bytes as they go out, null as none; undefined for a stream or Blob. */
+function keptBytes(body: unknown): Buffer | undefined {
   if (typeof body === "string") return Buffer.from(body, "utf8");
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return body === null ? Buffer.alloc(0) : undefined;
 }
 
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// A value the Fetch API keeps as it is and Node can write: bytes of text, no whitespace at either end.
+const PLAIN_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
+
+/**
+ * Kept headers given as a plain object (what `c.json()` and `c.body()` pass for one header), as
+ * `Object.fromEntries(res.headers)` would read them: names lower-cased, Set-Cookie as a list. Undefined
+ * (read through `res.headers` instead) for a Headers object, a list of pairs, or anything the Fetch API
+ * would change or refuse: a name twice in two cases, a value that is not a string or that it trims.
+ */
+function plainHeaders(init: unknown): Record<string, string | string[]> | undefined {
+  if (typeof init !== "object" || init === null || Object.getPrototypeOf(init) !== Object.prototype) return undefined;
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(init)) {
+    const lower = name.toLowerCase();
+    if (typeof value !== "string" || !HEADER_NAME.test(name) || !PLAIN_VALUE.test(value) || lower in headers)
+      return undefined;
+    headers[lower] = lower === "set-cookie" ? [value] : value;
+  }
+  return headers;
+}
+
 function send(c: Context, response: HttpResponse): Response {
   // Hono types statuses as a union of literals; any status the route produced is valid here.
   const status = response.status as 200;
-  if (response.body.length === 0) return c.body(null, status, response.headers);
-  const body = wireBody(response.body);
-  return c.body(typeof body === "string" ? body : bodyBytes(body), status, response.headers);
+  const wire = response.body.length === 0 ? null : wireBody(response.body);
+  const respond = (headers: Record<string, string | string[]>) =>
+    wire === null
+      ? c.body(null, status, headers)
+      : c.body(typeof wire === "string" ? wire : bodyBytes(wire), status, headers);
+  const entries = Object.entries(response.headers);
+  if (entries.length < 2 || !entries.every(([name, value]) => isPlainHeader(name, value)))
+    return respond(response.headers);
+  // Given more than one header, Hono builds a Headers object (and @hono/node-server then writes the
+  // response through its slower path); given one, it passes the plain object on. So the first goes
+  // in, with Hono's own handling of headers set earlier (`c.header()`), and the rest are added after:
+  // to that same object while it is what node-server kept, else through the Response's headers.
+  const headers: Record<string, string | string[]> = {};
+  let res: Response | undefined;
+  let plain = false;
+  for (const [name, value] of entries) {
+    if (res === undefined) {
+      headers[name] = value;
+      res = respond(headers);
+      plain = nodeServerKept(res)?.[2] === headers;
+    } else if (plain) headers[name] = value;
+    else if (typeof value === "string") res.headers.set(name, value);
+    else for (const item of value) res.headers.append(name, item);
+  }
+  return res ?? respond(response.headers);
+}
+
+/** A header that goes out the same written from a plain object or through a Headers object. */
+function isPlainHeader(name: string, value: string | string[] | undefined): boolean {
+  if (!HEADER_NAME.test(name) || name !== name.toLowerCase()) return false;
+  return typeof value === "string"
+    ? PLAIN_VALUE.test(value)
+    : Array.isArray(value) && value.every((item) => PLAIN_VALUE.test(item));
 }
 
 /**

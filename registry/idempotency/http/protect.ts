@@ -161,6 +161,7 @@ export function protectRoute<Req>(
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
       const operation = async (ctx: RouteContext | TransactionContext<unknown>) => {
         context.outcome = "executing";
+        answer = undefined;
         // A transactional route's `run` takes the TransactionContext (WrapperRun types it): passed on as it is.
         const produced = await request.produce(ctx as RouteContext);
         const unkept = unkeptAnswer(produced, request.thrownError?.());
@@ -175,11 +176,16 @@ export function protectRoute<Req>(
             operation,
             waits && request.signal ? { ...executeOptions, signal: request.signal() } : executeOptions,
           );
-      // `result.response` is read only for a replay: a first run sends what the route produced, never a parsed copy.
-      const { response } = result;
-      if (response instanceof UnkeptAnswer) return settle(context, handedBack(context, response.answer));
       if (result.replayed)
-        return settle(context, { kind: "replayed", outcome: "replayed", response: replay(response) });
+        return settle(context, {
+          kind: "replayed",
+          outcome: "replayed",
+          response: replay(result.response as StoredResponse),
+        });
+      // A first run sends what the route produced: `result.response` would parse the stored copy, so it is read
+      // only when the route's last run (`answer` is reset at each) returned no response to record.
+      if (answer === undefined && result.response instanceof UnkeptAnswer)
+        return settle(context, handedBack(context, result.response.answer));
       return settle(context, { kind: "answered", outcome: "executed", response: answer as HttpResponse });
     } catch (err) {
       const ran = context.outcome === "executing";

@@ -1,5 +1,5 @@
 // How MemoryStore keeps a record, and hands it out so that no caller can change what it keeps, without a copy per call.
-import type { IdempotencyRecord } from "../types";
+import type { IdempotencyRecord, IdempotencyScope } from "../types";
 
 /**
  * A Date whose setters throw. Every caller handed a record gets the same dates, so one caller's
@@ -47,4 +47,24 @@ export function handOut(record: StoredRecord): IdempotencyRecord {
     updatedAt: new FixedDate(record.updatedAt),
   });
   return record.view;
+}
+
+/**
+ * One string per scope, unambiguous (each name prefixed with its length), and cheaper than JSON of the three.
+ * Joined rather than concatenated: `+` and template literals build a tree of cons strings that V8 keeps as it
+ * is when the string becomes a Map key, and a store of 10 000 records kept half its memory in those trees.
+ */
+export function recordId({ operation, userId, key }: IdempotencyScope): string {
+  return [operation.length, ":", operation, userId.length, ":", userId, key].join("");
+}
+
+/**
+ * The same text as one flat string. `randomUUID()` builds its result by concatenation, a tree of a dozen
+ * cons strings that every kept record would hold, and `JSON.stringify` builds a long result from parts
+ * the same way; `trim()` flattens it, and returns the flat string itself when it removes nothing (the
+ * length tells), so the text kept is always the text given.
+ */
+export function flat(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length === text.length ? trimmed : text;
 }

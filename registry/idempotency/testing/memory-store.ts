@@ -10,7 +10,7 @@ import type {
 } from "../types";
 import { warnOnce } from "../utils/warn-once";
 import { RetryCounters } from "./memory-counters";
-import { handOut, type StoredRecord } from "./memory-record";
+import { flat, handOut, recordId as id, type StoredRecord } from "./memory-record";
 import { Owners } from "./memory-owners";
 
 export type MemoryStoreOptions = {
@@ -232,7 +232,8 @@ export class MemoryStore implements IdempotencyStore {
     this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
     if (record.status === "PROCESSING") this.finished(record.userId);
     record.status = status;
-    record.response = response;
+    // Flat: `JSON.stringify` builds a text this long as a tree of parts, which the record would keep for its whole life.
+    record.response = response === null ? null : flat(response);
     record.updatedAt = now;
     record.expiresAt = now + ttlMs;
     record.view = undefined;
@@ -292,23 +293,4 @@ export class MemoryStore implements IdempotencyStore {
     }
     this.earliestExpiry = earliest;
   }
-}
-
-/**
- * One string per scope, unambiguous (each name prefixed with its length), and cheaper than JSON of the three.
- * Joined rather than concatenated: `+` and template literals build a tree of cons strings that V8 keeps as it
- * is when the string becomes a Map key, and a store of 10 000 records kept half its memory in those trees.
- */
-function id({ operation, userId, key }: IdempotencyScope): string {
-  return [operation.length, ":", operation, userId.length, ":", userId, key].join("");
-}
-
-/**
- * The same text as one flat string. `randomUUID()` builds its result by concatenation, a tree of a dozen
- * cons strings that every kept record would hold; `trim()` flattens it, and returns the flat string
- * itself when it removes nothing (the length tells), so the text kept is always the text given.
- */
-function flat(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length === text.length ? trimmed : text;
 }

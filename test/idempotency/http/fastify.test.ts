@@ -122,6 +122,31 @@ describe("Fastify capture", () => {
     expect((await testApp.request({ key, path: "/search" })).json()).toEqual({ run: 3 });
   });
 
+  it("answers and records a route that sends before its first await, with and without a key", async () => {
+    const app = Fastify();
+    await app.register(idempotencyPlugin, {
+      handler: new IdempotencyHandler(new MemoryStore()),
+      getUserId: () => "u_1",
+    });
+    let runs = 0;
+    // Without a key the route runs, and its onSend fires, before the plugin's decision has returned.
+    app.post("/payments", { config: { idempotency: true } }, async (_request, reply) =>
+      reply.code(201).send({ run: ++runs }),
+    );
+    const testApp = await inject(app);
+    apps.push(testApp);
+    const unkeyed = await testApp.request({});
+    expect(unkeyed.status).toBe(201);
+    expect(unkeyed.json()).toEqual({ run: 1 });
+    const key = randomUUID();
+    const first = await testApp.request({ key });
+    const replay = await testApp.request({ key });
+    expect(first.json()).toEqual({ run: 2 });
+    expect(replay.body.equals(first.body)).toBe(true);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(runs).toBe(2);
+  });
+
   it("frees the key of a hijacked reply instead of holding it", async () => {
     const app = Fastify();
     await app.register(idempotencyPlugin, {

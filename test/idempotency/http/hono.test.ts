@@ -204,3 +204,86 @@ describe("served by @hono/node-server", () => {
     ),
   );
 });
+
+// The capture reads what @hono/node-server kept of a Response made with plain headers, without
+// turning them into a Headers object: the first response goes out as the route made it, and its
+// replay carries the same allow-listed headers, lower-cased, whatever case the route used.
+describe("Hono capture over @hono/node-server, a Response with plain headers", () => {
+  it("replays its status, body and allow-listed headers, never its cookie, and keeps its first response intact", async () => {
+    const app = new Hono();
+    let runs = 0;
+    app.post("/payments", idempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }), () => {
+      runs++;
+      return new Response('{"id":"pay_1"}', {
+        status: 201,
+        headers: {
+          "Content-Type": "application/json; charset=utf-8",
+          Location: "/payments/pay_1",
+          "Set-Cookie": "session=secret",
+          "X-Debug": "1",
+        },
+      });
+    });
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+    const testApp = await overHttp(server, new Map());
+    try {
+      const key = randomUUID();
+      const first = await testApp.request({ key });
+      const replay = await testApp.request({ key });
+      expect(first.status).toBe(201);
+      expect(first.headers.get("set-cookie")).toBe("session=secret");
+      expect(first.headers.get("x-debug")).toBe("1");
+      expect(replay.status).toBe(201);
+      expect(replay.body.equals(first.body)).toBe(true);
+      expect(replay.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(replay.headers.get("location")).toBe("/payments/pay_1");
+      expect(replay.headers.get("set-cookie")).toBeNull();
+      expect(replay.headers.get("x-debug")).toBeNull();
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(runs).toBe(1);
+    } finally {
+      await testApp.close();
+    }
+  });
+});
+
+// A replay has several headers (its content type, the marker): Hono's own handling of headers that
+// middleware set before the route (`c.header()`) must still apply to it, in process and over a socket.
+describe("Hono replays keep the headers middleware set with c.header()", () => {
+  it.each(["app.request", "@hono/node-server"])("through %s", async (transport) => {
+    const app = new Hono();
+    let runs = 0;
+    app.use(async (c, next) => {
+      c.header("x-request-id", "req_1");
+      await next();
+    });
+    app.post(
+      "/payments",
+      idempotent(new IdempotencyHandler(new MemoryStore()), {
+        getUserId: () => "u_1",
+        run: () => ({ status: 201, body: { id: `pay_${++runs}` }, headers: { location: "/payments/pay_1" } }),
+      }),
+    );
+    const testApp =
+      transport === "app.request"
+        ? request(app as unknown as Hono<Env>, new Map())
+        : await overHttp(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server, new Map());
+    try {
+      const key = randomUUID();
+      const first = await testApp.request({ key });
+      const replay = await testApp.request({ key });
+      for (const response of [first, replay]) {
+        expect(response.status).toBe(201);
+        expect(response.headers.get("x-request-id")).toBe("req_1");
+        expect(response.headers.get("location")).toBe("/payments/pay_1");
+        expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      }
+      expect(replay.body.equals(first.body)).toBe(true);
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(runs).toBe(1);
+    } finally {
+      await testApp.close();
+    }
+  });
+});
