@@ -11,6 +11,9 @@ import type { ServerResponse } from "node:http";
 export function clientGoneSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   if (res.closed && !res.writableFinished) controller.abort();
-  else res.once("close", () => void (res.writableFinished || controller.abort()));
+  else
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
   return controller.signal;
 }
