@@ -195,11 +195,36 @@ function capturingHandler(
       };
       reply.raw.on("finish", freeUnsent);
       reply.raw.on("error", freeUnsent);
-      return routeHandler.call(this, request, reply);
+      return runRoute(() => routeHandler.call(this, request, reply), reply);
     }
     if (decided.kind === "error") throw decided.error;
     return decided.kind === "uncaptured" ? reply : send(reply, decided.response);
   };
+}
+
+/**
+ * Runs the route and gives Fastify what it should see. Fastify sends a value an async route resolved
+ * with, or nothing, unless the reply went out; while onSend holds the answer until the record is
+ * written, it has not, so a route that called `reply.send()` and returned nothing would be sent twice
+ * ("headers already sent"). Such a route gets `reply` returned for it, Fastify's own "wait for what
+ * I sent": a sync route that returned nothing (it sent, or sends later from a callback), or an async
+ * one that called send.
+ */
+function runRoute(route: () => unknown, reply: FastifyReply): unknown {
+  let sent = false;
+  // Noted on the way through; the own property then goes, and Fastify's send (the prototype's) runs.
+  reply.send = (payload?: unknown) => {
+    sent = true;
+    delete (reply as { send?: unknown }).send;
+    return reply.send(payload);
+  };
+  const result = route();
+  if (!isThenable(result)) return result === undefined ? reply : result;
+  return result.then((value) => (value === undefined && sent ? reply : value));
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 const HIJACKED: Uncaptured = { uncaptured: "the route sent a stream or hijacked the reply" };
