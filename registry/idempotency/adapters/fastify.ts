@@ -195,7 +195,11 @@ function capturingHandler(
       };
       reply.raw.on("finish", freeUnsent);
       reply.raw.on("error", freeUnsent);
-      return runRoute(() => routeHandler.call(this, request, reply), reply);
+      return runRoute(
+        () => routeHandler.call(this, request, reply),
+        reply,
+        () => (request as WithSlot)[slot] !== run,
+      );
     }
     if (decided.kind === "error") throw decided.error;
     return decided.kind === "uncaptured" ? reply : send(reply, decided.response);
@@ -208,19 +212,13 @@ function capturingHandler(
  * written, it has not, so a route that called `reply.send()` and returned nothing would be sent twice
  * ("headers already sent"). Such a route gets `reply` returned for it, Fastify's own "wait for what
  * I sent": a sync route that returned nothing (it sent, or sends later from a callback), or an async
- * one that called send.
+ * one whose send reached our onSend (`sent()`), which it does at once unless an async onSend hook of
+ * the app runs before ours.
  */
-function runRoute(route: () => unknown, reply: FastifyReply): unknown {
-  let sent = false;
-  // Noted on the way through; the own property then goes, and Fastify's send (the prototype's) runs.
-  reply.send = (payload?: unknown) => {
-    sent = true;
-    delete (reply as { send?: unknown }).send;
-    return reply.send(payload);
-  };
+function runRoute(route: () => unknown, reply: FastifyReply, sent: () => boolean): unknown {
   const result = route();
   if (!isThenable(result)) return result === undefined ? reply : result;
-  return result.then((value) => (value === undefined && sent ? reply : value));
+  return result.then((value) => (value === undefined && sent() ? reply : value));
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
