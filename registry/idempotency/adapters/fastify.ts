@@ -11,7 +11,7 @@ import {
   type Uncaptured,
 } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { protectRoute, type HttpVerdict, type Protect, type ProtectedRequest } from "../http/protect";
+import { isThenable, protectRoute, type HttpVerdict, type Protect, type ProtectedRequest } from "../http/protect";
 import { clientGoneSignal } from "../http/client-gone";
 import type {
   FrameworkDefaults,
@@ -219,10 +219,6 @@ function runRoute(route: () => unknown, reply: FastifyReply, sent: () => boolean
   const result = route();
   if (!isThenable(result)) return result === undefined ? reply : result;
   return result.then((value) => (value === undefined && sent() ? reply : value));
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 const HIJACKED: Uncaptured = { uncaptured: "the route sent a stream or hijacked the reply" };

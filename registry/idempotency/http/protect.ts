@@ -259,7 +259,7 @@ export function protectRoute<Req>(
 type Settled = StoredResponse | UnkeptAnswer<HttpResponse | Uncaptured>;
 
 /** A promise, or another object `await` would wait for. */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === "object" || typeof value === "function") &&
     value !== null &&
