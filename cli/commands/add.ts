@@ -112,12 +112,14 @@ function nextSteps(plan: AddPlan): void {
     // What the wiring holds, in the block's own names (block.json's `setup.entry` and `doctor.maintenance`).
     const block = plan.blocks.find((candidate) => candidate.name === setup.block);
     const start = block?.doctor?.maintenance?.start;
-    const parts = [
+    // The setup file only re-exports: what to call from it, and where the parts it composes live.
+    const cron = plan.files.find((file) => file.owned && file.block === setup.block && file !== setup);
+    const calls = [
       ...(block?.setup?.entry ? [`${block.setup.entry}()`] : []),
-      ...(start ? [`${start}()`, "the cron entry"] : []),
+      ...(start ? [`${start}()${cron ? ` (or the cron entry ${highlighter.path(cron.target)})` : ""}`] : []),
     ];
     logger.log(
-      `  - wire it into your app: ${highlighter.path(setup.target)}${parts.length ? ` (yours to edit: ${parts.join(", ")})` : ""}`,
+      `  - wire it into your app: import from ${highlighter.path(setup.target)}${calls.length ? ` and call ${calls.join(", ")}` : ""}; the parts it composes are yours to edit in ${highlighter.path(`${plan.config.dir}/${setup.block}/setup/`)} (\`update\` merges your edits)`,
     );
     // A Nest app already has its database client as a provider, and lifecycle hooks for the jobs and the close.
     if (plan.frameworks.includes("nestjs") && block?.setup?.entry && start) {

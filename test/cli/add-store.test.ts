@@ -365,7 +365,11 @@ describe("add's report", () => {
     await runAdd({ blocks: ["idempotency"], cwd: dir, yes: true, install: false });
     vi.restoreAllMocks();
     // The wiring's parts in the block's own names (block.json's setup.entry and doctor.maintenance).
-    expect(out.join("")).toContain("(yours to edit: createIdempotency(), startMaintenance(), the cron entry)");
+    // The setup file only re-exports: the line names what to call from it, and where its parts are edited.
+    expect(out.join("")).toContain(
+      "import from src/idempotency-setup.ts and call createIdempotency(), startMaintenance() (or the cron entry src/jobs/idempotency-maintenance.ts)",
+    );
+    expect(out.join("")).toContain("the parts it composes are yours to edit in src/blocks/idempotency/setup/");
     expect(out.join("")).not.toContain("TO CHANGE");
   }, 60_000);
 });
