@@ -1,15 +1,23 @@
 // Load generator process: for each job it gets over IPC, primes replay keys, runs autocannon, sends the figures back.
+// A job with `untilStopped` runs until the parent sends "stop", then drains: no connection sends another request,
+// and the result comes once every request sent has been answered, so the server got exactly the requests counted.
 import autocannon from "autocannon";
 import { assertLoopback } from "../config";
 import { LatencyRecorder } from "./latency-recorder";
 import { keySequence, PAYMENT_BODY, replayKey, type LoadPlan } from "./load-plan";
 
-/** `amount`: send exactly that many requests (then `durationSeconds` only bounds how long the parent waits). */
+/**
+ * `amount`: send exactly that many requests (then `durationSeconds` only bounds how long the parent waits);
+ * `untilStopped`: run until the parent's "stop" (`durationSeconds` bounds it too); `prime: false`: the replay keys
+ * were primed by an earlier job of the same prefix.
+ */
 export type LoadJob = LoadPlan & {
   url: string;
   durationSeconds: number;
   connections: number;
   amount?: number | undefined;
+  untilStopped?: boolean | undefined;
+  prime?: boolean | undefined;
 };
 
 export type LoadResult = {
@@ -24,9 +32,26 @@ export type LoadResult = {
 };
 
 const PRIME_CONCURRENCY = 8;
+/** How often autocannon looks whether it should end (its default, 1 s, would keep a drained run waiting). */
+const SAMPLE_MS = 20;
+
+/** The connections of the running job, and whether "stop" came before they existed. */
+let clients: DrainableClient[] = [];
+let stopRequested = false;
+
+/**
+ * autocannon's client (9.x) ends once it has sent `responseMax` requests and the last is answered; raising no
+ * new request after the one in flight is the drain autocannon has no option for.
+ */
+type DrainableClient = { reqsMade: number; responseMax: number | undefined };
+
+function drain(): void {
+  stopRequested = true;
+  for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
+}
 
 async function prime(job: LoadJob): Promise<number> {
-  if (job.mode === "fresh") return 0;
+  if (job.mode === "fresh" || job.prime === false) return 0;
   let next = 0;
   const worker = async () => {
     while (next < job.replayKeys) {
@@ -49,6 +74,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   const primed = await prime(job);
   const nextKey = keySequence(job);
   const latencies = new LatencyRecorder();
+  clients = [];
+  stopRequested = false;
   let instance: autocannon.Instance | undefined;
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     instance = autocannon(
@@ -56,7 +83,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
         url: job.url,
         method: "POST",
         connections: job.connections,
-        ...(job.amount ? { amount: job.amount } : { duration: job.durationSeconds }),
+        ...(job.amount && !job.untilStopped ? { amount: job.amount } : { duration: job.durationSeconds }),
+        sampleInt: SAMPLE_MS,
+        setupClient: (client: unknown) => void clients.push(client as DrainableClient),
         headers: { "content-type": "application/json" },
         body: PAYMENT_BODY,
         requests: [
@@ -71,6 +100,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
   instance?.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
     if (statusCode >= 200 && statusCode < 300) latencies.record(responseTimeMs);
   });
+  if (stopRequested) drain();
   const result = await done;
   return {
     requestsPerSecond: result.requests.total / result.duration,
@@ -83,8 +113,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
   };
 }
 
-// One job at a time: the parent waits for each answer before sending the next.
+// One job at a time: the parent waits for each answer before sending the next ("stop" ends an `untilStopped` one).
 process.on("message", (message: { type?: string; job?: LoadJob }) => {
+  if (message?.type === "stop") drain();
   if (message?.type !== "job" || !message.job) return;
   run(message.job).then(
     (result) => process.send?.({ type: "result", result }),
