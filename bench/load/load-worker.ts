@@ -35,9 +35,9 @@ const PRIME_CONCURRENCY = 8;
 /** How often autocannon looks whether it should end (its default, 1 s, would keep a drained run waiting). */
 const SAMPLE_MS = 20;
 
-/** The connections of the running job, and whether "stop" came before they existed. */
-let clients: DrainableClient[] = [];
-let stopRequested = false;
+/** Each running job's connections, and whether "stop" came before they existed. */
+type Running = { clients: DrainableClient[]; stopRequested: boolean };
+const running = new Set<Running>();
 
 /**
  * autocannon's client (9.x) ends once it has sent `responseMax` requests and the last is answered; raising no
@@ -45,9 +45,9 @@ let stopRequested = false;
  */
 type DrainableClient = { reqsMade: number; responseMax: number | undefined };
 
-function drain(): void {
-  stopRequested = true;
-  for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
+function drain(job: Running): void {
+  job.stopRequested = true;
+  for (const client of job.clients) client.responseMax = Math.max(1, client.reqsMade);
 }
 
 async function prime(job: LoadJob): Promise<number> {
@@ -69,13 +69,11 @@ async function prime(job: LoadJob): Promise<number> {
   return job.replayKeys;
 }
 
-async function run(job: LoadJob): Promise<LoadResult> {
+async function run(job: LoadJob, state: Running): Promise<LoadResult> {
   assertLoopback(job.url);
   const primed = await prime(job);
   const nextKey = keySequence(job);
   const latencies = new LatencyRecorder();
-  clients = [];
-  stopRequested = false;
   let instance: autocannon.Instance | undefined;
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     instance = autocannon(
@@ -85,7 +83,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
         connections: job.connections,
         ...(job.amount && !job.untilStopped ? { amount: job.amount } : { duration: job.durationSeconds }),
         sampleInt: SAMPLE_MS,
-        setupClient: (client: unknown) => void clients.push(client as DrainableClient),
+        setupClient: (client: unknown) => void state.clients.push(client as DrainableClient),
         headers: { "content-type": "application/json" },
         body: PAYMENT_BODY,
         requests: [
@@ -100,7 +98,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
   instance?.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
     if (statusCode >= 200 && statusCode < 300) latencies.record(responseTimeMs);
   });
-  if (stopRequested) drain();
+  if (state.stopRequested) drain(state);
   const result = await done;
   return {
     requestsPerSecond: result.requests.total / result.duration,
@@ -113,14 +111,18 @@ async function run(job: LoadJob): Promise<LoadResult> {
   };
 }
 
-// One job at a time: the parent waits for each answer before sending the next ("stop" ends an `untilStopped` one).
-process.on("message", (message: { type?: string; job?: LoadJob }) => {
-  if (message?.type === "stop") drain();
+// Jobs run side by side; each answer carries its job's id. "stop" ends every running `untilStopped` job.
+process.on("message", (message: { type?: string; id?: number; job?: LoadJob }) => {
+  if (message?.type === "stop") running.forEach(drain);
   if (message?.type !== "job" || !message.job) return;
-  run(message.job).then(
-    (result) => process.send?.({ type: "result", result }),
-    (err) => process.send?.({ type: "error", error: String(err?.stack ?? err) }),
-  );
+  const state: Running = { clients: [], stopRequested: false };
+  running.add(state);
+  run(message.job, state)
+    .finally(() => running.delete(state))
+    .then(
+      (result) => process.send?.({ type: "result", id: message.id, result }),
+      (err) => process.send?.({ type: "error", id: message.id, error: String(err?.stack ?? err) }),
+    );
 });
 // Never outlive the parent.
 process.on("disconnect", () => process.exit(0));

@@ -1,5 +1,5 @@
-// Sends load jobs to long-lived generator processes, so load never shares an event loop with a server: one
-// generator per server loaded at the same time (each runs one job at a time and answers it; replies carry no job id).
+// Sends load jobs to one long-lived generator process, so load never shares an event loop with a server. Jobs carry
+// an id its answers repeat, so several can run at once (every server of a CPU group is loaded at the same time).
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { LoadJob, LoadResult } from "./load-worker";
@@ -7,27 +7,20 @@ import type { LoadJob, LoadResult } from "./load-worker";
 const WORKER = fileURLToPath(new URL("./load-worker.ts", import.meta.url));
 const GRACE_MS = 60_000;
 
-type Reply = { type?: string; result?: LoadResult; error?: string };
+type Reply = { type?: string; id?: number; result?: LoadResult; error?: string };
+let lastId = 0;
 
-/** One generator process; `run` must not be called again before its answer. */
-export type LoadGenerator = {
-  run(job: LoadJob): Promise<LoadResult>;
-  /** Ends the running `untilStopped` job: no new request, its answer once those in flight are answered. */
-  stop(): void;
-  /** The process's id, or undefined before its first job. */
-  pid(): number | undefined;
-};
+let worker: ChildProcess | undefined;
 
-const generators: { child?: ChildProcess | undefined }[] = [];
-
-function spawned(slot: { child?: ChildProcess | undefined }): ChildProcess {
-  const { child } = slot;
-  if (child && child.exitCode === null && child.signalCode === null) return child;
-  slot.child = fork(WORKER, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  return slot.child;
+function loadWorker(): ChildProcess {
+  if (!worker || worker.exitCode !== null || worker.signalCode !== null) {
+    worker = fork(WORKER, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  }
+  return worker;
 }
 
 function send(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
+  const id = ++lastId;
   return new Promise((resolve, reject) => {
     const finish = (outcome: () => void) => {
       clearTimeout(timer);
@@ -36,7 +29,8 @@ function send(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
       outcome();
     };
     const onMessage = (reply: Reply) => {
-      if (reply?.type === "result" && reply.result) finish(() => resolve(reply.result as LoadResult));
+      if (reply?.id !== id) return;
+      if (reply.type === "result" && reply.result) finish(() => resolve(reply.result as LoadResult));
       else if (reply?.type === "error")
         finish(() => reject(new Error(`load generator failed (${job.url}, ${job.mode}): ${reply.error}`)));
     };
@@ -51,29 +45,27 @@ function send(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
     );
     child.on("message", onMessage);
     child.once("exit", onExit);
-    child.send({ type: "job", job });
+    child.send({ type: "job", id, job });
   });
 }
 
-/** The first `count` generator processes (started on their first job), the same ones on every call. */
-export function loadGenerators(count: number): LoadGenerator[] {
-  while (generators.length < count) generators.push({});
-  return generators.slice(0, count).map((slot) => ({
-    run: (job) => send(spawned(slot), job),
-    stop: () => {
-      if (slot.child?.connected) slot.child.send({ type: "stop" });
-    },
-    pid: () => slot.child?.pid,
-  }));
-}
-
-/** Runs one job on the first generator. */
+/** Runs one job; jobs run side by side when started before the last is answered. */
 export function runLoad(job: LoadJob): Promise<LoadResult> {
-  return (loadGenerators(1)[0] as LoadGenerator).run(job);
+  return send(loadWorker(), job);
 }
 
-/** Ends the generator processes (the run is over). */
+/** Ends every running `untilStopped` job: no new request; each answers once its requests in flight are answered. */
+export function stopLoadJobs(): void {
+  if (worker?.connected) worker.send({ type: "stop" });
+}
+
+/** The generator's process id (undefined before its first job). */
+export function loadPid(): number | undefined {
+  return worker?.pid;
+}
+
+/** Ends the generator process (the run is over). */
 export function stopLoad(): void {
-  for (const slot of generators) slot.child?.disconnect();
-  generators.length = 0;
+  worker?.disconnect();
+  worker = undefined;
 }
