@@ -90,7 +90,10 @@ export async function measureCpuGroup({
     servers.map((_, i) => job(i, "pace")),
     PACE_MS,
   );
-  let windowMs = (requests * pace.ms) / Math.max(1, Math.min(...pace.results.map((result) => result.total)));
+  let windowMs = Math.min(
+    (requests * pace.ms) / Math.max(1, Math.min(...pace.results.map((result) => result.total))),
+    (RUN_LIMIT_SECONDS * 1000) / 2,
+  );
   const loadCpu = () => processCpuMicros(loadPid() as number);
   const loadBefore = loadCpu();
 
@@ -123,6 +126,7 @@ export async function measureCpuGroup({
     // The next window gives the server that answered the fewest about `requests`.
     const fewest = Math.min(...results.map((result) => result.total + result.primed));
     windowMs *= Math.min(WINDOW_STEP.max, Math.max(WINDOW_STEP.min, requests / Math.max(1, fewest)));
+    windowMs = Math.min(windowMs, (RUN_LIMIT_SECONDS * 1000) / 2);
   }
   const sent = figures.reduce((sum, own) => sum + own.answered.reduce((a, b) => a + b, 0), 0);
   console.log(`  [${mode}] load generator: ${((loadCpu() - loadBefore) / sent).toFixed(1)} us CPU per request`);
