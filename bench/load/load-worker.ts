@@ -1,15 +1,23 @@
 // Load generator process: for each job it gets over IPC, primes replay keys, runs autocannon, sends the figures back.
+// A job with `untilStopped` runs until the parent sends "stop", then drains: no connection sends another request,
+// and the result comes once every request sent has been answered, so the server got exactly the requests counted.
 import autocannon from "autocannon";
 import { assertLoopback } from "../config";
 import { LatencyRecorder } from "./latency-recorder";
 import { keySequence, PAYMENT_BODY, replayKey, type LoadPlan } from "./load-plan";
 
-/** `amount`: send exactly that many requests (then `durationSeconds` only bounds how long the parent waits). */
+/**
+ * `amount`: send exactly that many requests (then `durationSeconds` only bounds how long the parent waits);
+ * `untilStopped`: run until the parent's "stop" (`durationSeconds` bounds it too); `prime: false`: the replay keys
+ * were primed by an earlier job of the same prefix.
+ */
 export type LoadJob = LoadPlan & {
   url: string;
   durationSeconds: number;
   connections: number;
   amount?: number | undefined;
+  untilStopped?: boolean | undefined;
+  prime?: boolean | undefined;
 };
 
 export type LoadResult = {
@@ -24,9 +32,26 @@ export type LoadResult = {
 };
 
 const PRIME_CONCURRENCY = 8;
+/** How often autocannon looks whether it should end (its default, 1 s, would keep a drained run waiting). */
+const SAMPLE_MS = 20;
+
+/** Each running job's connections, and whether "stop" came before they existed. */
+type Running = { clients: DrainableClient[]; stopRequested: boolean };
+const running = new Set<Running>();
+
+/**
+ * autocannon's client (9.x) ends once it has sent `responseMax` requests and the last is answered; raising no
+ * new request after the one in flight is the drain autocannon has no option for.
+ */
+type DrainableClient = { reqsMade: number; responseMax: number | undefined };
+
+function drain(job: Running): void {
+  job.stopRequested = true;
+  for (const client of job.clients) client.responseMax = Math.max(1, client.reqsMade);
+}
 
 async function prime(job: LoadJob): Promise<number> {
-  if (job.mode === "fresh") return 0;
+  if (job.mode === "fresh" || job.prime === false) return 0;
   let next = 0;
   const worker = async () => {
     while (next < job.replayKeys) {
@@ -44,7 +69,7 @@ async function prime(job: LoadJob): Promise<number> {
   return job.replayKeys;
 }
 
-async function run(job: LoadJob): Promise<LoadResult> {
+async function run(job: LoadJob, state: Running): Promise<LoadResult> {
   assertLoopback(job.url);
   const primed = await prime(job);
   const nextKey = keySequence(job);
@@ -56,7 +81,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
         url: job.url,
         method: "POST",
         connections: job.connections,
-        ...(job.amount ? { amount: job.amount } : { duration: job.durationSeconds }),
+        ...(job.amount && !job.untilStopped ? { amount: job.amount } : { duration: job.durationSeconds }),
+        sampleInt: SAMPLE_MS,
+        setupClient: (client: unknown) => void state.clients.push(client as DrainableClient),
         headers: { "content-type": "application/json" },
         body: PAYMENT_BODY,
         requests: [
@@ -71,6 +98,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
   instance?.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
     if (statusCode >= 200 && statusCode < 300) latencies.record(responseTimeMs);
   });
+  if (state.stopRequested) drain(state);
   const result = await done;
   return {
     requestsPerSecond: result.requests.total / result.duration,
@@ -83,13 +111,18 @@ async function run(job: LoadJob): Promise<LoadResult> {
   };
 }
 
-// One job at a time: the parent waits for each answer before sending the next.
-process.on("message", (message: { type?: string; job?: LoadJob }) => {
+// Jobs run side by side; each answer carries its job's id. "stop" ends every running `untilStopped` job.
+process.on("message", (message: { type?: string; id?: number; job?: LoadJob }) => {
+  if (message?.type === "stop") running.forEach(drain);
   if (message?.type !== "job" || !message.job) return;
-  run(message.job).then(
-    (result) => process.send?.({ type: "result", result }),
-    (err) => process.send?.({ type: "error", error: String(err?.stack ?? err) }),
-  );
+  const state: Running = { clients: [], stopRequested: false };
+  running.add(state);
+  run(message.job, state)
+    .finally(() => running.delete(state))
+    .then(
+      (result) => process.send?.({ type: "result", id: message.id, result }),
+      (err) => process.send?.({ type: "error", id: message.id, error: String(err?.stack ?? err) }),
+    );
 });
 // Never outlive the parent.
 process.on("disconnect", () => process.exit(0));

@@ -1,4 +1,5 @@
-// Sends load jobs to one long-lived generator process, so load never shares an event loop with a server.
+// Sends load jobs to one long-lived generator process, so load never shares an event loop with a server. Jobs carry
+// an id its answers repeat, so several can run at once (every server of a CPU group is loaded at the same time).
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { LoadJob, LoadResult } from "./load-worker";
@@ -6,7 +7,8 @@ import type { LoadJob, LoadResult } from "./load-worker";
 const WORKER = fileURLToPath(new URL("./load-worker.ts", import.meta.url));
 const GRACE_MS = 60_000;
 
-type Reply = { type?: string; result?: LoadResult; error?: string };
+type Reply = { type?: string; id?: number; result?: LoadResult; error?: string };
+let lastId = 0;
 
 let worker: ChildProcess | undefined;
 
@@ -17,8 +19,8 @@ function loadWorker(): ChildProcess {
   return worker;
 }
 
-export function runLoad(job: LoadJob): Promise<LoadResult> {
-  const child = loadWorker();
+function send(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
+  const id = ++lastId;
   return new Promise((resolve, reject) => {
     const finish = (outcome: () => void) => {
       clearTimeout(timer);
@@ -27,7 +29,8 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
       outcome();
     };
     const onMessage = (reply: Reply) => {
-      if (reply?.type === "result" && reply.result) finish(() => resolve(reply.result as LoadResult));
+      if (reply?.id !== id) return;
+      if (reply.type === "result" && reply.result) finish(() => resolve(reply.result as LoadResult));
       else if (reply?.type === "error")
         finish(() => reject(new Error(`load generator failed (${job.url}, ${job.mode}): ${reply.error}`)));
     };
@@ -42,8 +45,23 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     );
     child.on("message", onMessage);
     child.once("exit", onExit);
-    child.send({ type: "job", job });
+    child.send({ type: "job", id, job });
   });
+}
+
+/** Runs one job; jobs run side by side when started before the last is answered. */
+export function runLoad(job: LoadJob): Promise<LoadResult> {
+  return send(loadWorker(), job);
+}
+
+/** Ends every running `untilStopped` job: no new request; each answers once its requests in flight are answered. */
+export function stopLoadJobs(): void {
+  if (worker?.connected) worker.send({ type: "stop" });
+}
+
+/** The generator's process id (undefined before its first job). */
+export function loadPid(): number | undefined {
+  return worker?.pid;
 }
 
 /** Ends the generator process (the run is over). */
