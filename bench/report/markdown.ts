@@ -29,7 +29,7 @@ function meta(results: BenchResults): string {
     `Settings: ${Object.entries(m.settings)
       .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
       .join(", ")}.`,
-    "Each figure is the median over alternating rounds (A B C, then C B A); every ratio is the median of per-round ratios between two servers measured back to back, so it holds better than the absolute figures on a noisy machine. Latencies are in ms; `fails` counts non-2xx responses / connection errors.",
+    "Each figure is the median over rounds. Server-CPU groups are loaded all at once in each round (one window of wall time, drained before CPU is read), so the host's other load hits every server of a group alike; the rate limiter's Redis- and PostgreSQL-bound groups run one server after another, alternating A B C, then C B A. Every ratio is the median of per-round ratios between two servers of one round, so it holds better than the absolute figures on a noisy machine. Latencies are in ms; `fails` counts non-2xx responses / connection errors.",
   ].join("\n\n");
 }
 
@@ -103,7 +103,7 @@ function comparisonTable(list: PeerComparison[]): string {
 }
 
 const PAIRED_METHOD =
-  "Against a peer, the servers run as a group of their own (bare, ours, the peer), ours and the peer in adjacent turns of twice as many requests; the verdict is the median of the per-round differences ours - peer (µs per request), which the bare route's own noise does not enter, shown with their quartiles and range.";
+  "Against a peer, the servers run as a group of their own (bare, ours, the peer) with twice as many requests per round (the rate limiter's Redis-bound groups in adjacent turns, the error handler's in one window); the verdict is the median of the per-round differences ours - peer (µs per request), which the bare route's own noise does not enter, shown with their quartiles and range.";
 
 const cpuMethod = (list: CpuRow[]) =>
   `Server process user + system CPU (from \`/proc\`, its threads' run time to the nanosecond) over ${list[0]?.requestsPerRound} requests per round after ${WARMUP_REQUESTS} unmeasured; \`added\` is the median of per-round differences to the bare route of the same framework (and group).`;

@@ -1,8 +1,8 @@
 // Scenario 11: the error-handler block on Hono: the server CPU of answering a problem through our adapter
 // (`problemDetails().onError`) and through hono-problem-details, against the bare route that throws nothing.
-// Measured as the rate limiter's peer groups are (see rate-limiter.ts): bare, ours, the peer, alternated
-// A B C / C B A in turns of BENCH_CPU_REQUESTS x PEER_TURN_FACTOR requests, CPU from /proc to the nanosecond;
-// the verdict is the median of the per-round differences ours - peer (adjacent turns), with its spread.
+// Bare, ours and the peer are loaded at once in each round (bench/support/measure-cpu.ts), the slowest answering
+// about BENCH_CPU_REQUESTS x PEER_TURN_FACTOR requests, CPU from /proc to the nanosecond; the verdict is the median
+// of the per-round differences ours - peer (the same window), with its spread.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";

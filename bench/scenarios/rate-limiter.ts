@@ -233,8 +233,10 @@ async function lockPathStorm(pool: pg.Pool, withLimiter: boolean): Promise<LockP
 
 export async function rateLimiter(pool: pg.Pool): Promise<RateLimiterResult> {
   console.log("server CPU per request, Express, our stores:");
-  const cpu = await cpuRows(pool, "rl_cpu", "express", STORE_ROUTES, ["fresh"]);
-  const peerTurns = { requests: settings.cpuRequests * PEER_TURN_FACTOR };
+  // Redis- and PostgreSQL-bound routes: loaded at once with the bare route, they measured their outage fallback
+  // (the bare route took the cores, Redis answered late), so these groups keep one server at a time.
+  const cpu = await cpuRows(pool, "rl_cpu", "express", STORE_ROUTES, ["fresh"], { oneAtATime: true });
+  const peerTurns = { requests: settings.cpuRequests * PEER_TURN_FACTOR, oneAtATime: true };
   const compared: PeerComparison[] = [];
   for (const [framework, group, routes, peer] of [
     ["express", "rl_peer_express", EXPRESS_PEER_ROUTES, "rate-limiter-flexible"],

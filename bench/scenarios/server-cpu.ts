@@ -5,10 +5,11 @@ import { settings } from "../config";
 import type { LoadMode } from "../load/load-plan";
 import type { Framework, Style } from "../servers/spec";
 import { addedUs, measureCpuGroup, type CpuMeasurement } from "../support/measure-cpu";
+import { measureCpuTurns } from "../support/measure-cpu-turns";
 import { startServerSet, type ServerWish } from "../support/server-set";
 import { runId } from "../support/services";
 
-/** `group`: the servers measured together, in alternation (the bare route of the group is the base of `addedUs`). */
+/** `group`: the servers measured together (the bare route of the group is the base of `addedUs`). */
 export type CpuRow = CpuMeasurement & {
   framework: Framework;
   route: ServerWish;
@@ -30,10 +31,13 @@ function wishes(framework: Framework): ServerWish[] {
 
 export const CPU_FRAMEWORKS: Framework[] = ["express", "fastify", "hono", "koa", "nestjs", "nestjs-fastify", "fetch"];
 
-/** Requests per server and turn, and alternating rounds, when a group needs other than BENCH_CPU_REQUESTS / BENCH_ROUNDS. */
-export type CpuTurns = { requests?: number | undefined; rounds?: number | undefined };
+/**
+ * Requests per server and round, and rounds, when a group needs other than BENCH_CPU_REQUESTS / BENCH_ROUNDS;
+ * `oneAtATime`: servers that wait on a shared service are loaded in turns (measure-cpu-turns.ts), not together.
+ */
+export type CpuTurns = { requests?: number | undefined; rounds?: number | undefined; oneAtATime?: boolean };
 
-/** Measures each group of servers in alternation, rows compared with the group's first (bare) server. */
+/** Measures each group of servers (all loaded at once, per round), rows compared with the group's first (bare) server. */
 export async function cpuRows(
   pool: pg.Pool,
   group: string,
@@ -46,7 +50,8 @@ export async function cpuRows(
   const set = await startServerSet(pool, group, routes);
   try {
     for (const mode of modes) {
-      const measured = await measureCpuGroup({
+      const measure = turns.oneAtATime ? measureCpuTurns : measureCpuGroup;
+      const measured = await measure({
         name: group,
         servers: set.servers,
         mode,

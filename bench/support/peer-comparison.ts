@@ -1,10 +1,11 @@
-// Ours against a peer library on one framework, from one group measured in alternation. The verdict is the median of
-// the per-round differences between the two servers' CPU per request: each pair ran back to back, and the bare
+// Ours against a peer library on one framework, from one group's rounds. The verdict is the median of the
+// per-round differences between the two servers' CPU per request: each pair ran in the same window (or, for
+// Redis-bound groups, back to back), and the bare
 // route's own noise, which enters each one's "added" figure separately, never enters it.
 import { median, quantile, round } from "../report/stats";
 import type { CpuRow } from "../scenarios/server-cpu";
 
-/** A peer group's turns are this many times BENCH_CPU_REQUESTS long: longer turns average out what one turn catches of the host. */
+/** A peer group's rounds are this many times BENCH_CPU_REQUESTS long: longer rounds average out what one catches of the host. */
 export const PEER_TURN_FACTOR = 2;
 
 export type PeerComparison = {
