@@ -87,16 +87,6 @@ export class CaptureRun extends FastifyRequestView implements ProtectedRequest {
   produce(): Promise<HttpResponse | Uncaptured> {
     const response = new Promise<HttpResponse | Uncaptured>((resolve) => (this.answer = resolve));
     (this.request as WithSlot)[this.slot] = this;
-    // A hijacked reply (or one written to `reply.raw` directly) skips onSend: when its response
-    // ends, free the key rather than hold it forever. Listened to here, on the requests whose route
-    // runs, rather than in an onResponse hook: with one, Fastify times and listens to every response.
-    this.reply.raw.on("close", () => {
-      if ((this.request as WithSlot)[this.slot] === this) {
-        (this.request as WithSlot)[this.slot] = undefined;
-        this.capture(undefined);
-      }
-      if (this.waiting) this.settle(handedBack(this.reply));
-    });
     // Without a key, `protect` asks for the response before it returned the verdict onSend waits for.
     if (this.verdict) this.runRoute();
     else queueMicrotask(() => this.runRoute());
@@ -134,16 +124,50 @@ export class CaptureRun extends FastifyRequestView implements ProtectedRequest {
     try {
       result = this.routeHandler.call(this.app, this.request, this.reply);
     } catch (err) {
-      return this.fail(err);
+      this.fail(err);
+      return this.watchUnsent();
     }
-    if (!isThenable(result)) return result === undefined || result === this.reply ? this.wait() : this.settle(result);
+    if (!isThenable(result)) {
+      if (result === undefined || result === this.reply) this.wait();
+      else this.settle(result);
+      return this.watchUnsent();
+    }
     result.then(
-      (value) =>
-        value === this.reply || (value === undefined && (this.request as WithSlot)[this.slot] !== this)
-          ? this.wait()
-          : this.settle(value),
-      (err: unknown) => this.fail(err),
+      (value) => {
+        if (value === this.reply || (value === undefined && (this.request as WithSlot)[this.slot] !== this))
+          this.wait();
+        else this.settle(value);
+        this.watchUnsent();
+      },
+      (err: unknown) => {
+        this.fail(err);
+        this.watchUnsent();
+      },
     );
+  }
+
+  /**
+   * A hijacked reply (or one written to `reply.raw` directly) skips onSend: once its response is
+   * ended, free the key rather than hold it forever. Listened to only once the route returned without its
+   * response reaching onSend (the usual route's has), rather than in an onResponse hook: with one,
+   * Fastify times and listens to every response.
+   */
+  private watchUnsent(): void {
+    if ((this.request as WithSlot)[this.slot] !== this) return;
+    const raw = this.reply.raw;
+    // Ended by the route already: its 'finish' may have gone by.
+    if (raw.writableEnded) return this.unsent();
+    const unsent = () => this.unsent();
+    raw.on("finish", unsent);
+    raw.on("error", unsent);
+  }
+
+  private unsent(): void {
+    if ((this.request as WithSlot)[this.slot] === this) {
+      (this.request as WithSlot)[this.slot] = undefined;
+      this.capture(undefined);
+    }
+    if (this.waiting) this.settle(handedBack(this.reply));
   }
 
   private wait(): void {
