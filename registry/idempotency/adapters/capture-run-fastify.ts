@@ -33,6 +33,9 @@ export class FastifyRequestView {
   }
 }
 
+/** What onSend calls to let the response go. */
+type HookDone = (err: null, payload: unknown) => void;
+
 /** A request with the slot in which one plugin registration keeps its running route (declared on every request). */
 export type WithSlot = FastifyRequest & Record<symbol, CaptureRun | undefined>;
 
@@ -53,6 +56,10 @@ export class CaptureRun extends FastifyRequestView implements ProtectedRequest {
   /** The route handed its reply back ("wait for what I sent"): settled once that is written. */
   private waiting = false;
   private written = false;
+  private verdictGiven = false;
+  /** onSend's callback and payload, held until the verdict is given. */
+  private held: HookDone | undefined = undefined;
+  private heldPayload: unknown = undefined;
   private settle!: (value: unknown) => void;
   private fail!: (error: unknown) => void;
 
@@ -75,13 +82,17 @@ export class CaptureRun extends FastifyRequestView implements ProtectedRequest {
       this.fail = reject;
     });
     this.verdict = protect(this.request, this);
-    void this.verdict.then((verdict) => {
-      if (this.answer) return;
-      if (verdict.kind === "error") return this.fail(verdict.error);
-      if (verdict.kind !== "uncaptured") send(this.reply, verdict.response);
-      this.settle(handedBack(this.reply));
-    });
+    void this.verdict.then((verdict) => this.decided(verdict));
     return handled;
+  }
+
+  /** The verdict: the answer when the route did not run, else the moment onSend may let its response go. */
+  private decided(verdict: HttpVerdict): void {
+    this.verdictGiven = true;
+    if (this.answer) return this.releaseHeld();
+    if (verdict.kind === "error") return this.fail(verdict.error);
+    if (verdict.kind !== "uncaptured") send(this.reply, verdict.response);
+    this.settle(handedBack(this.reply));
   }
 
   produce(): Promise<HttpResponse | Uncaptured> {
@@ -101,13 +112,23 @@ export class CaptureRun extends FastifyRequestView implements ProtectedRequest {
     this.answer?.(response ?? HIJACKED);
   }
 
-  /** onSend: lets the response go once the record is written, before the client can see it and retry. */
-  release(send: () => void): void {
-    void this.verdict?.then(() => {
-      send();
-      this.written = true;
-      if (this.waiting) this.settle(handedBack(this.reply));
-    });
+  /**
+   * onSend: lets the response go once the record is written (the verdict is given), before the
+   * client can see it and retry. Held in two fields rather than a closure per request.
+   */
+  release(done: HookDone, payload: unknown): void {
+    this.held = done;
+    this.heldPayload = payload;
+    if (this.verdictGiven) this.releaseHeld();
+  }
+
+  private releaseHeld(): void {
+    const done = this.held;
+    if (!done) return;
+    this.held = undefined;
+    done(null, this.heldPayload);
+    this.written = true;
+    if (this.waiting) this.settle(handedBack(this.reply));
   }
 
   /**

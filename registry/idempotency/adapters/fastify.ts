@@ -141,7 +141,7 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
       const body = payloadBytes(payload);
       run.capture(body && { status: reply.statusCode, headers: normalizeHeaders(reply.getHeaders()), body });
       // The record is written before the client can see the response and retry.
-      run.release(() => done(null, payload));
+      run.release(done, payload);
     });
     return Promise.resolve();
   },
