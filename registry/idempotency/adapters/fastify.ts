@@ -2,17 +2,9 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
-import {
-  normalizeHeaders,
-  toHttpResponse,
-  wireBody,
-  type HttpResponse,
-  type RouteResult,
-  type Uncaptured,
-} from "../http/http-response";
-import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { isThenable, protectRoute, type HttpVerdict, type Protect, type ProtectedRequest } from "../http/protect";
-import { clientGoneSignal } from "../http/client-gone";
+import { normalizeHeaders, toHttpResponse, type HttpResponse, type RouteResult } from "../http/http-response";
+import { protectRoute, type Protect, type ProtectedRequest } from "../http/protect";
+import { CaptureRun, FastifyRequestView, handedBack, send, type WithSlot } from "./capture-run-fastify";
 import type {
   FrameworkDefaults,
   IdempotencyRouteOptions,
@@ -62,29 +54,27 @@ export function idempotent<Tx = unknown>(
   handler: IdempotencyHandler<Tx>,
   options: FastifyIdempotentOptions<Tx>,
 ): RouteHandlerMethod {
-  const { run, ...routeOptions } = options as WrapperRouteOptions<FastifyRequest> & {
-    run: (request: FastifyRequest, reply: FastifyReply, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
-  };
+  const { run, ...routeOptions } = options as WrapperRouteOptions<FastifyRequest> & { run: WrapperRequest["run"] };
   const protect = protectRoute(handler, routeOptions, fastifyDefaults);
   return async function idempotentRoute(request, reply) {
-    const verdict = await protect(
-      request,
-      requestOf(request, reply, async (ctx) => toHttpResponse(await run(request, reply, ctx))),
-    );
+    const verdict = await protect(request, new WrapperRequest(request, reply, run));
     if (verdict.kind === "error") throw verdict.error;
-    return verdict.kind === "uncaptured" ? reply : send(reply, verdict.response);
+    if (verdict.kind !== "uncaptured") send(reply, verdict.response);
+    return handedBack(reply);
   };
 }
 
-/** A protected request whose route is running: its response is captured in onSend, an error it threw in onError. */
-type Running = {
-  capture(response: HttpResponse | undefined): void;
-  thrown: unknown;
-  verdict: Promise<HttpVerdict>;
-};
-
-/** A request with the slot in which one plugin registration keeps its running route (declared on every request). */
-type WithSlot = FastifyRequest & Record<symbol, Running | undefined>;
+/** A wrapper-style request: the route's `run`, its result serialized once. */
+class WrapperRequest extends FastifyRequestView implements ProtectedRequest {
+  readonly run: (request: FastifyRequest, reply: FastifyReply, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+  constructor(request: FastifyRequest, reply: FastifyReply, run: WrapperRequest["run"]) {
+    super(request, reply);
+    this.run = run;
+  }
+  async produce(ctx: RouteContext): Promise<HttpResponse> {
+    return toHttpResponse(await this.run(this.request, this.reply, ctx));
+  }
+}
 
 /** Marks, in a route's config, that the plugin wrapped its handler. */
 const WRAPPED = Symbol("idempotency.wrapped");
@@ -151,7 +141,7 @@ export const idempotencyPlugin: FastifyPluginAsync<IdempotencyPluginOptions> = O
       const body = payloadBytes(payload);
       run.capture(body && { status: reply.statusCode, headers: normalizeHeaders(reply.getHeaders()), body });
       // The record is written before the client can see the response and retry.
-      void run.verdict.then(() => done(null, payload));
+      run.release(done, payload);
     });
     return Promise.resolve();
   },
@@ -164,81 +154,8 @@ function capturingHandler(
   routeHandler: RouteHandlerMethod,
   slot: symbol,
 ): RouteHandlerMethod {
-  return async function idempotentHandler(this: FastifyInstance, request, reply): Promise<unknown> {
-    let started!: () => void;
-    const routeStarted = new Promise<undefined>((resolve) => (started = () => resolve(undefined)));
-    let capture!: Running["capture"];
-    const response = new Promise<HttpResponse | Uncaptured>((resolve) => {
-      capture = (captured) => resolve(captured ?? HIJACKED);
-    });
-    let running: Running | undefined;
-    const produce = () => {
-      started();
-      return response;
-    };
-    const verdict = protect(
-      request,
-      requestOf(request, reply, produce, () => running?.thrown),
-    );
-    // Either the route may run now (its response arrives in onSend), or the answer is already known.
-    const decided = await Promise.race([routeStarted, verdict]);
-    if (!decided) {
-      const run: Running = (running = { capture, thrown: undefined, verdict });
-      (request as WithSlot)[slot] = run;
-      // A hijacked reply (or one written to `reply.raw` directly) skips onSend: when its response
-      // ends, free the key rather than hold it forever. Listened to here, on the requests whose route
-      // runs, rather than in an onResponse hook: with one, Fastify times and listens to every response.
-      const freeUnsent = () => {
-        if ((request as WithSlot)[slot] !== run) return;
-        (request as WithSlot)[slot] = undefined;
-        capture(undefined);
-      };
-      reply.raw.on("finish", freeUnsent);
-      reply.raw.on("error", freeUnsent);
-      return runRoute(
-        () => routeHandler.call(this, request, reply),
-        reply,
-        () => (request as WithSlot)[slot] !== run,
-      );
-    }
-    if (decided.kind === "error") throw decided.error;
-    return decided.kind === "uncaptured" ? reply : send(reply, decided.response);
-  };
-}
-
-/**
- * Runs the route and gives Fastify what it should see. Fastify sends a value an async route resolved
- * with, or nothing, unless the reply went out; while onSend holds the answer until the record is
- * written, it has not, so a route that called `reply.send()` and returned nothing would be sent twice
- * ("headers already sent"). Such a route gets `reply` returned for it, Fastify's own "wait for what
- * I sent": a sync route that returned nothing (it sent, or sends later from a callback), or an async
- * one whose send reached our onSend (`sent()`), which it does at once unless an async onSend hook of
- * the app runs before ours.
- */
-function runRoute(route: () => unknown, reply: FastifyReply, sent: () => boolean): unknown {
-  const result = route();
-  if (!isThenable(result)) return result === undefined ? reply : result;
-  return result.then((value) => (value === undefined && sent() ? reply : value));
-}
-
-const HIJACKED: Uncaptured = { uncaptured: "the route sent a stream or hijacked the reply" };
-
-/** Built as one literal (no spread into a second object): this runs on every request. */
-function requestOf(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  produce: ProtectedRequest["produce"],
-  thrownError?: ProtectedRequest["thrownError"],
-): ProtectedRequest {
-  return {
-    produce,
-    thrownError,
-    method: request.method,
-    url: request.url,
-    keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
-    hasCredentials: request.headers.authorization !== undefined,
-    setContext: (context) => (request.idempotency = context),
-    signal: () => clientGoneSignal(reply.raw),
+  return function idempotentHandler(this: FastifyInstance, request, reply): Promise<unknown> {
+    return new CaptureRun(request, reply, this, routeHandler, slot).start(protect);
   };
 }
 
@@ -247,8 +164,4 @@ function payloadBytes(payload: unknown): Buffer | undefined {
   if (typeof payload === "string") return Buffer.from(payload, "utf8");
   if (payload instanceof Uint8Array) return Buffer.from(payload);
   return undefined;
-}
-
-function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
-  return reply.code(response.status).headers(response.headers).send(wireBody(response.body));
 }

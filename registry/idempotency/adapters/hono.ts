@@ -1,5 +1,5 @@
 // Hono 4 adapter: `idempotent()` wraps a handler that returns its result; `idempotency()` middleware captures an ordinary one.
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
@@ -53,15 +53,10 @@ const honoDefaults: FrameworkDefaults<Context> = {
  * }));
  */
 export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, options: HonoIdempotentOptions<Tx>) {
-  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & {
-    run: (c: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
-  };
+  const { run, ...routeOptions } = options as WrapperRouteOptions<Context> & { run: WrapperRequest["run"] };
   const protect = protectRoute(handler, routeOptions, honoDefaults);
   return async function idempotentRoute(c: Context): Promise<Response> {
-    const verdict = await protect(
-      c,
-      requestOf(c, async (ctx) => toHttpResponse(await run(c, ctx))),
-    );
+    const verdict = await protect(c, new WrapperRequest(c, run));
     if (verdict.kind === "error") throw verdict.error;
     return verdict.kind === "uncaptured" ? c.res : send(c, verdict.response);
   };
@@ -79,39 +74,64 @@ export function idempotent<Tx = unknown>(handler: IdempotencyHandler<Tx>, option
 export function idempotency(handler: IdempotencyHandler<unknown>, options: HonoRouteOptions = {}): MiddlewareHandler {
   const protect = protectRoute(handler, options, honoDefaults, "Hono's idempotency() middleware");
   return async function idempotencyMiddleware(c, next) {
-    const verdict = await protect(
-      c,
-      requestOf(
-        c,
-        async () => {
-          await next();
-          return captureResponse(c);
-        },
-        () => c.error,
-      ),
-    );
+    const verdict = await protect(c, new CaptureRequest(c, next));
     // The handler's own response is `c.res` already (answered, or a stream that went out as it is).
     if (verdict.kind === "error") throw verdict.error;
     if (verdict.kind === "replayed" || verdict.kind === "refused") return send(c, verdict.response);
   };
 }
 
-/** Built as one literal (no spread into a second object): this runs on every request. */
-function requestOf(
-  c: Context,
-  produce: ProtectedRequest["produce"],
-  thrownError?: ProtectedRequest["thrownError"],
-): ProtectedRequest {
-  return {
-    produce,
-    thrownError,
-    method: c.req.method,
-    url: requestTarget(c.req.url),
-    keyHeader: c.req.header(IDEMPOTENCY_KEY_HEADER),
-    hasCredentials: c.req.header("authorization") !== undefined,
-    setContext: (context) => c.set("idempotency", context),
-    signal: () => c.req.raw.signal,
-  };
+/**
+ * What `protect` reads of one request: one object whose methods live on its class, rather than a
+ * literal with closures made for every request.
+ */
+class HonoRequestView {
+  readonly c: Context;
+  readonly method: string;
+  readonly url: string;
+  readonly keyHeader: string | undefined;
+  readonly hasCredentials: boolean;
+  constructor(c: Context) {
+    this.c = c;
+    this.method = c.req.method;
+    this.url = requestTarget(c.req.url);
+    this.keyHeader = c.req.header(IDEMPOTENCY_KEY_HEADER);
+    this.hasCredentials = c.req.header("authorization") !== undefined;
+  }
+  setContext(context: IdempotencyContext): void {
+    this.c.set("idempotency", context);
+  }
+  signal(): AbortSignal {
+    return this.c.req.raw.signal;
+  }
+}
+
+/** A wrapper-style request: the handler's `run`, its result serialized once. */
+class WrapperRequest extends HonoRequestView implements ProtectedRequest {
+  readonly run: (c: Context, ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+  constructor(c: Context, run: WrapperRequest["run"]) {
+    super(c);
+    this.run = run;
+  }
+  async produce(ctx: RouteContext): Promise<HttpResponse> {
+    return toHttpResponse(await this.run(this.c, ctx));
+  }
+}
+
+/** A capture-style request: the next handler runs, and its response (or the error it threw, `c.error`) is read. */
+class CaptureRequest extends HonoRequestView implements ProtectedRequest {
+  readonly next: Next;
+  constructor(c: Context, next: Next) {
+    super(c);
+    this.next = next;
+  }
+  async produce(): Promise<HttpResponse | Uncaptured> {
+    await this.next();
+    return captureResponse(this.c);
+  }
+  thrownError(): unknown {
+    return this.c.error;
+  }
 }
 
 /** Reads the handler's response into bytes; when that spends its body, puts an identical one back for the client. */

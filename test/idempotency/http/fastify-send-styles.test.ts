@@ -35,11 +35,24 @@ const STYLES: Array<[string, Route]> = [
   ],
 ];
 
-it.each(STYLES)("%s: sent once, recorded, and replayed", async (_name, route) => {
+/**
+ * With an async onSend hook of the app after ours, the response is not written yet when ours lets
+ * it go: a route that waits for what it sent must still not be sent twice.
+ */
+const APP_HOOKS = ["no onSend hook of the app", "an async onSend hook after ours"];
+
+const CASES = STYLES.flatMap(([name, route]) => APP_HOOKS.map((hook) => [name, hook, route] as const));
+
+it.each(CASES)("%s, %s: sent once, recorded, and replayed", async (_name, hook, route) => {
   const errors: unknown[] = [];
   const app = Fastify({ logger: { level: "warn", stream: { write: (line: string) => errors.push(line) } } });
   apps.push(app);
+  const appOnSend = async (_request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return payload;
+  };
   await app.register(idempotencyPlugin, { handler: new IdempotencyHandler(new MemoryStore()), getUserId: () => "u1" });
+  if (hook === APP_HOOKS[1]) app.addHook("onSend", appOnSend);
   let calls = 0;
   app.post(
     "/orders",
