@@ -72,7 +72,9 @@ export function normalizeHeaders(
   headers: Record<string, string | number | readonly string[] | undefined>,
 ): HttpHeaders {
   const normalized: HttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // By name: no [name, value] array per header, as `Object.entries` makes (this runs on every wrapper response).
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value === undefined) continue;
     normalized[name.toLowerCase()] = typeof value === "object" ? [...value] : String(value);
   }
