@@ -53,7 +53,7 @@ export function replayableHeaders(extra: readonly string[] = []): ReadonlySet<st
  */
 export function toStoredResponse(response: HttpResponse, replayable: ReadonlySet<string>): StoredResponse {
   const headers = replayableOf(response.headers, replayable);
-  const text = decodeUtf8(response.body);
+  const text = response.text ?? decodeUtf8(response.body);
   return text === undefined
     ? { status: response.status, headers, body: response.body.toString("base64"), encoding: "base64" }
     : { status: response.status, headers, body: text, encoding: "utf8" };
@@ -73,7 +73,11 @@ export function replayResponse(stored: StoredResponse, replayable: ReadonlySet<s
     throw new TypeError("idempotency: the recorded response is not a stored HTTP response.");
   const headers = replayableOf(stored.headers, replayable);
   if (marker) headers[marker] = "true";
-  return { status: stored.status, headers, body: Buffer.from(stored.body, stored.encoding) };
+  const body = Buffer.from(stored.body, stored.encoding);
+  // The recorded text goes out as it is: no check and decode of the bytes made from it (see `wireBody`).
+  return stored.encoding === "utf8"
+    ? { status: stored.status, headers, body, text: stored.body }
+    : { status: stored.status, headers, body };
 }
 
 /** The replayable headers of `headers`, by name: no [name, value] array per header, as `Object.entries` makes. */
