@@ -84,7 +84,8 @@ export function replayResponse(stored: StoredResponse, replayable: ReadonlySet<s
 function replayableOf(headers: HttpHeaders, replayable: ReadonlySet<string>): HttpHeaders {
   const kept: HttpHeaders = {};
   for (const name of Object.keys(headers)) {
-    if (replayable.has(name)) kept[name] = headers[name] as string | string[];
+    const value = headers[name];
+    if (value !== undefined && replayable.has(name)) kept[name] = value;
   }
   return kept;
 }
