@@ -25,7 +25,7 @@ export function hashPayload(payload: unknown): string {
 const oneShot = (crypto as unknown as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
 /** Hex SHA-256 of a string's UTF-8 bytes: `crypto.hash` gives `createHash`'s digest with no Hash object per call. */
-const sha256Hex: (text: string) => string = oneShot
+export const sha256Hex: (text: string) => string = oneShot
   ? (text) => oneShot("sha256", text, "hex")
   : (text) => crypto.createHash("sha256").update(text).digest("hex");
 

@@ -77,7 +77,10 @@ export async function executeLeased<T>(
     const { record } = created;
     // Only a duplicate of a running attempt with the same payload waits; any other is answered at once.
     if (!(waitMs > 0 && record.status === "PROCESSING" && record.requestHash === requestHash))
-      return await reads.answerStored<T>(scope, record, requestHash);
+      // Without a cache to write back there is nothing to wait for: answered without a second async frame.
+      return reads.hasCache
+        ? await reads.answerStored<T>(scope, record, requestHash)
+        : reads.answer<T>(scope, record, requestHash, "store");
     const access: WaitAccess = {
       get: () => getRecord(core, scope),
       create: (retryToken) => create(core, scope, requestHash, retryToken),

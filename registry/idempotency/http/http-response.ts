@@ -4,8 +4,12 @@ import { isUtf8 } from "node:buffer";
 /** Header names are lower-case; a name that repeats (Set-Cookie, Link) holds an array. */
 export type HttpHeaders = Record<string, string | string[]>;
 
-/** A response as it goes on the wire: the body is bytes, serialized exactly once. */
-export type HttpResponse = { status: number; headers: HttpHeaders; body: Buffer };
+/**
+ * A response as it goes on the wire: the body is bytes, serialized exactly once. `text`, when set,
+ * is the same body as the text it was encoded from (a wrapper's JSON, a replay's recorded text):
+ * `wireBody` and the stored copy take it as it is, without checking and decoding the bytes again.
+ */
+export type HttpResponse = { status: number; headers: HttpHeaders; body: Buffer; text?: string };
 
 /**
  * A Buffer's bytes as the plain Uint8Array a fetch `Response` (and Hono's `c.body`) takes: a view on the
@@ -23,7 +27,8 @@ export function bodyBytes(buffer: Buffer) {
  * `writev` measured at twice the cost of the bare route's write. Valid UTF-8 decodes and encodes
  * back to the same bytes, so what goes out is still exactly what was recorded.
  */
-export function wireBody(body: Buffer): string | Buffer {
+export function wireBody(body: Buffer, text?: string): string | Buffer {
+  if (text !== undefined) return text;
   return isUtf8(body) ? body.toString("utf8") : body;
 }
 
@@ -57,9 +62,11 @@ export function toHttpResponse(result: RouteResult): HttpResponse {
     throw new TypeError("idempotency: `run` must return { status?, body?, headers? }.");
   }
   const headers = normalizeHeaders(result.headers ?? {});
-  const { body, contentType } = serializeBody(result.body);
+  const { body, contentType, text } = serializeBody(result.body);
   if (contentType && headers["content-type"] === undefined) headers["content-type"] = contentType;
-  return { status: result.status ?? 200, headers, body };
+  const response: HttpResponse = { status: result.status ?? 200, headers, body };
+  if (text !== undefined) response.text = text;
+  return response;
 }
 
 /**
@@ -72,18 +79,21 @@ export function normalizeHeaders(
   headers: Record<string, string | number | readonly string[] | undefined>,
 ): HttpHeaders {
   const normalized: HttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // By name: no [name, value] array per header, as `Object.entries` makes (this runs on every wrapper response).
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value === undefined) continue;
     normalized[name.toLowerCase()] = typeof value === "object" ? [...value] : String(value);
   }
   return normalized;
 }
 
-function serializeBody(body: unknown): { body: Buffer; contentType?: string } {
+/** `text` only for JSON: `JSON.stringify` escapes a lone surrogate, so its text and its bytes always say the same. */
+function serializeBody(body: unknown): { body: Buffer; contentType?: string; text?: string } {
   if (body === undefined) return { body: Buffer.alloc(0) };
   if (typeof body === "string") return { body: Buffer.from(body, "utf8"), contentType: "text/plain; charset=utf-8" };
   if (body instanceof Uint8Array) return { body: Buffer.from(body), contentType: "application/octet-stream" };
   const json = JSON.stringify(body);
   if (json === undefined) throw new TypeError("idempotency: the route's body cannot be serialized as JSON.");
-  return { body: Buffer.from(json, "utf8"), contentType: "application/json; charset=utf-8" };
+  return { body: Buffer.from(json, "utf8"), contentType: "application/json; charset=utf-8", text: json };
 }

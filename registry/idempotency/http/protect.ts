@@ -1,14 +1,14 @@
 // The request flow every adapter shares: decide, run the route once per key, and say what to send.
 import { randomUUID } from "node:crypto";
 import { IdempotencyError, isIdempotencyError } from "../errors";
-import { hashPayload } from "../fingerprint";
+import { hashPayload, sha256Hex } from "../fingerprint";
 import type { IdempotencyHandler } from "../handler";
 import type { TransactionContext } from "../operation-context";
 import type { IdempotencyContext } from "./context";
 import { idempotencyErrorResponse, routeError } from "./error-response";
 import { isUncaptured, type HttpResponse, type Uncaptured } from "./http-response";
 import { parseIdempotencyKey, type HeaderValue } from "./key-header";
-import { requestFingerprint } from "./request-fingerprint";
+import { requestFingerprintJson } from "./request-fingerprint";
 import { checkTransaction } from "./route-transaction";
 import {
   resolveRouteOptions,
@@ -148,16 +148,15 @@ export function protectRoute<Req>(
     try {
       // Hashed here rather than by `execute`, so the context has the hash even when execute rejects.
       // Each callback's answer is awaited only when it is a promise: a plain value costs no microtask hop.
-      let input: unknown;
       if (route.getFingerprint) {
-        input = route.getFingerprint(req);
+        let input = route.getFingerprint(req);
         if (isThenable(input)) input = await input;
+        context.requestHash = hashPayload(input);
       } else {
         let body = route.getBody(req);
         if (isThenable(body)) body = await body;
-        input = requestFingerprint(request.method, request.url, body);
+        context.requestHash = sha256Hex(requestFingerprintJson(request.method, request.url, body));
       }
-      context.requestHash = hashPayload(input);
       const scope = { operation: context.operation, userId: context.userId, key, requestHash: context.requestHash };
       const operation = async (ctx: RouteContext | TransactionContext<unknown>) => {
         context.outcome = "executing";

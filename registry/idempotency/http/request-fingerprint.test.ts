@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hashPayload } from "../fingerprint";
-import { requestFingerprint } from "./request-fingerprint";
+import { canonicalJson, hashPayload, sha256Hex } from "../fingerprint";
+import { requestFingerprint, requestFingerprintJson } from "./request-fingerprint";
 
 describe("the request hash", () => {
   // Keys already recorded carry these hashes: a change to the fingerprint or its canonical JSON would
@@ -22,5 +22,8 @@ describe("the request hash", () => {
     ["PATCH", "/p?=&&k=", [1, { b: null, a: "x" }], "ac703731ac672b38fcef2dcc66f53938739ab524b909f58d489fafa13c2eb01f"],
   ])("stays the same for %s %s", (method, url, body, hash) => {
     expect(hashPayload(requestFingerprint(method, url, body))).toBe(hash);
+    // protectRoute's own way to the same hash: the canonical text written out directly.
+    expect(requestFingerprintJson(method, url, body)).toBe(canonicalJson(requestFingerprint(method, url, body)));
+    expect(sha256Hex(requestFingerprintJson(method, url, body))).toBe(hash);
   });
 });

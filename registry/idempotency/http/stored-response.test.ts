@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toHttpResponse, wireBody } from "./http-response";
 import { replayableHeaders, replayResponse, toStoredResponse } from "./stored-response";
 
 const roundTrip = (body: Buffer) => {
@@ -72,6 +73,19 @@ describe("stored responses", () => {
       "idempotent-replayed": "true",
     });
     expect(replayResponse(stored, replayableHeaders()).headers).toEqual({});
+  });
+
+  it("sends a replay's recorded text as the same bytes as its body, a record holding a lone surrogate too", () => {
+    for (const text of ['{"a":"café"}', "bad \ud800 half"]) {
+      const replayed = replayResponse({ status: 200, headers: {}, body: text, encoding: "utf8" }, replayableHeaders());
+      expect(Buffer.from(wireBody(replayed.body, replayed.text))).toEqual(replayed.body);
+    }
+  });
+
+  it("stores a wrapper's JSON as the text its bytes decode to", () => {
+    const response = toHttpResponse({ status: 201, body: { note: "bad \ud800 half", a: "café" } });
+    expect(toStoredResponse(response, replayableHeaders()).body).toBe(response.body.toString("utf8"));
+    expect(wireBody(response.body, response.text)).toBe(response.body.toString("utf8"));
   });
 
   it("refuses a recorded value that is not a stored response", () => {

@@ -52,11 +52,8 @@ export function replayableHeaders(extra: readonly string[] = []): ReadonlySet<st
  * // { status: 201, headers: { location: "/p/1" }, body: "{}", encoding: "utf8" }
  */
 export function toStoredResponse(response: HttpResponse, replayable: ReadonlySet<string>): StoredResponse {
-  const headers: HttpHeaders = {};
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (replayable.has(name)) headers[name] = value;
-  }
-  const text = decodeUtf8(response.body);
+  const headers = replayableOf(response.headers, replayable);
+  const text = response.text ?? decodeUtf8(response.body);
   return text === undefined
     ? { status: response.status, headers, body: response.body.toString("base64"), encoding: "base64" }
     : { status: response.status, headers, body: text, encoding: "utf8" };
@@ -74,12 +71,23 @@ export function toStoredResponse(response: HttpResponse, replayable: ReadonlySet
 export function replayResponse(stored: StoredResponse, replayable: ReadonlySet<string>, marker?: string): HttpResponse {
   if (!isStoredResponse(stored))
     throw new TypeError("idempotency: the recorded response is not a stored HTTP response.");
-  const headers: HttpHeaders = {};
-  for (const [name, value] of Object.entries(stored.headers)) {
-    if (replayable.has(name)) headers[name] = value;
-  }
+  const headers = replayableOf(stored.headers, replayable);
   if (marker) headers[marker] = "true";
-  return { status: stored.status, headers, body: Buffer.from(stored.body, stored.encoding) };
+  const body = Buffer.from(stored.body, stored.encoding);
+  // The recorded text goes out as it is: no check and decode of the bytes made from it (see `wireBody`).
+  return stored.encoding === "utf8"
+    ? { status: stored.status, headers, body, text: stored.body }
+    : { status: stored.status, headers, body };
+}
+
+/** The replayable headers of `headers`, by name: no [name, value] array per header, as `Object.entries` makes. */
+function replayableOf(headers: HttpHeaders, replayable: ReadonlySet<string>): HttpHeaders {
+  const kept: HttpHeaders = {};
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value !== undefined && replayable.has(name)) kept[name] = value;
+  }
+  return kept;
 }
 
 /** True for what `toStoredResponse` returns: a record written by other code (or an older version) is not trusted blindly. */
