@@ -208,5 +208,5 @@ export function handedBack(reply: FastifyReply): FastifyReply | undefined {
 const HIJACKED: Uncaptured = { uncaptured: "the route sent a stream or hijacked the reply" };
 
 export function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
-  return reply.code(response.status).headers(response.headers).send(wireBody(response.body));
+  return reply.code(response.status).headers(response.headers).send(wireBody(response.body, response.text));
 }

@@ -137,5 +137,6 @@ function requestOf(req: Request, res: Response, produce: ProtectedRequest["produ
 function send(res: Response, response: HttpResponse): void {
   res.status(response.status);
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  res.end(response.body);
+  // The text, when the response has it, goes out with the headers in one write; bytes alone go in a second.
+  res.end(response.text ?? response.body);
 }

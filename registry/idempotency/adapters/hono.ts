@@ -219,7 +219,7 @@ function plainHeaders(init: unknown): Record<string, string | string[]> | undefi
 function send(c: Context, response: HttpResponse): Response {
   // Hono types statuses as a union of literals; any status the route produced is valid here.
   const status = response.status as 200;
-  const wire = response.body.length === 0 ? null : wireBody(response.body);
+  const wire = response.body.length === 0 ? null : wireBody(response.body, response.text);
   const respond = (headers: Record<string, string | string[]>) =>
     wire === null
       ? c.body(null, status, headers)

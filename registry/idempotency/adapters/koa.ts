@@ -170,5 +170,5 @@ function send(ctx: Context, response: HttpResponse): void {
   ctx.set(response.headers);
   // A Buffer goes out as it is, and Koa keeps the Content-Type set above. An empty one too: a null
   // body would turn a 303 (or any status that may carry a body) into a 204.
-  ctx.body = [204, 205, 304].includes(response.status) ? null : wireBody(response.body);
+  ctx.body = [204, 205, 304].includes(response.status) ? null : wireBody(response.body, response.text);
 }

@@ -267,7 +267,7 @@ function sendReplay(response: PlatformResponse, http: HttpResponse): Buffer | st
  */
 function bodyFor(response: PlatformResponse, http: HttpResponse): Buffer | string | StreamableFile | undefined {
   if (http.body.length === 0) return undefined;
-  const body = wireBody(http.body);
+  const body = wireBody(http.body, http.text);
   if (typeof body === "string" || "raw" in response) return body;
   return new StreamableFile(body, { length: body.length });
 }
