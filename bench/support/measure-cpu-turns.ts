@@ -12,14 +12,9 @@ import type { RunningServer } from "./spawn-server";
 /** Only bounds how long the parent waits for one turn. */
 const RUN_LIMIT_SECONDS = 600;
 
-export async function measureCpuTurns({
-  name,
-  servers,
-  mode,
-  runId,
-  requests,
-  rounds = settings.rounds,
-}: CpuGroup): Promise<CpuMeasurement[]> {
+export async function measureCpuTurns(group: CpuGroup): Promise<CpuMeasurement[]> {
+  const { name, servers, mode, runId, requests } = group;
+  const rounds = group.rounds ?? settings.rounds;
   const figures = servers.map(() => ({ us: [] as number[], non2xx: 0, errors: 0 }));
   // Replays cycle through keys primed by the warm-up (the same prefix every round); fresh keys get a new prefix per round.
   const job = (index: number, tag: string, amount: number) =>
