@@ -50,7 +50,8 @@ export async function cpuRows(
   const set = await startServerSet(pool, group, routes);
   try {
     for (const mode of modes) {
-      const measure = turns.oneAtATime ? measureCpuTurns : measureCpuGroup;
+      const oneAtATime = turns.oneAtATime || process.env.BENCH_CPU_METHOD === "turns";
+      const measure = oneAtATime ? measureCpuTurns : measureCpuGroup;
       const measured = await measure({
         name: group,
         servers: set.servers,
