@@ -77,10 +77,7 @@ export async function executeLeased<T>(
     const { record } = created;
     // Only a duplicate of a running attempt with the same payload waits; any other is answered at once.
     if (!(waitMs > 0 && record.status === "PROCESSING" && record.requestHash === requestHash))
-      // Without a cache to write back there is nothing to wait for: answered without a second async frame.
-      return reads.hasCache
-        ? await reads.answerStored<T>(scope, record, requestHash)
-        : reads.answer<T>(scope, record, requestHash, "store");
+      return reads.answerStored<T>(scope, record, requestHash);
     const access: WaitAccess = {
       get: () => getRecord(core, scope),
       create: (retryToken) => create(core, scope, requestHash, retryToken),
@@ -92,7 +89,7 @@ export async function executeLeased<T>(
       waitMs,
       signal: options.signal,
     });
-    if ("record" in waited) return await reads.answerStored<T>(scope, waited.record, requestHash);
+    if ("record" in waited) return reads.answerStored<T>(scope, waited.record, requestHash);
     // The first attempt gave the key back while we waited, and our own create took it.
     ({ token, steps } = waited);
   }

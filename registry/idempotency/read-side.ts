@@ -72,15 +72,20 @@ export class ReadSide {
     }
   }
 
-  /** A record the store answered with (a duplicate's create, or a wait): cached once it is settled, then answered. */
-  async answerStored<T>(
+  /**
+   * A record the store answered with (a duplicate's create, or a wait): cached once it is settled, then answered.
+   * Without a cache to write back, answered at once: no promise and no async frame on every replay.
+   */
+  answerStored<T>(
     scope: IdempotencyScope,
     record: IdempotencyRecord,
     requestHash: string,
-  ): Promise<ExecuteResult<T>> {
+  ): ExecuteResult<T> | Promise<ExecuteResult<T>> {
     if (this.hasCache && record.status !== "PROCESSING" && record.requestHash === requestHash) {
       const cached: CachedRecord = { requestHash, status: record.status, response: record.response };
-      await this.writeCache(scope, cached, record.expiresAt.getTime() - Date.now());
+      return this.writeCache(scope, cached, record.expiresAt.getTime() - Date.now()).then(() =>
+        this.answer<T>(scope, record, requestHash, "store"),
+      );
     }
     return this.answer<T>(scope, record, requestHash, "store");
   }
