@@ -1,6 +1,7 @@
 // Where a request's CPU goes: server process and PostgreSQL, per request, for the servers of a preset.
 // `npx tsx bench/cpu-per-request.ts floor|memory|fastify|hono|fetch|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
 import autocannon from "autocannon";
+import type { Redis } from "ioredis";
 import { settings } from "./config";
 import { PAYMENT_BODY } from "./load/load-plan";
 import { startServerSet, type ServerWish } from "./support/server-set";
@@ -67,6 +68,13 @@ async function fire(server: RunningServer, amount: number, replay: boolean): Pro
   });
 }
 
+/** The Redis server's own CPU (user + system, main thread and its helpers), as its INFO reports it. */
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info("cpu");
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? 0);
+  return field("used_cpu_sys") + field("used_cpu_user");
+}
+
 async function main(): Promise<void> {
   const [preset = "floor"] = process.argv.slice(2);
   const replay = preset.endsWith("-replay");
@@ -74,6 +82,7 @@ async function main(): Promise<void> {
   if (!wishes)
     throw new Error(`unknown preset "${preset}"; known: ${Object.keys(PRESETS).join(", ")} (optionally with -replay)`);
   const pool = openPool(1);
+  const redis = openRedis();
   const set = await startServerSet(pool, "cpu", wishes);
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -81,10 +90,11 @@ async function main(): Promise<void> {
         await fire(server, 2_000, replay);
         const serverBefore = processCpuSeconds(server.pid);
         const postgresBefore = postgresCpu();
+        const redisBefore = await redisCpuSeconds(redis);
         await fire(server, REQUESTS, replay);
         const perRequest = (seconds: number) => `${Math.round((seconds / REQUESTS) * 1e6)} us`.padStart(7);
         console.log(
-          `${server.label.padEnd(40)} server ${perRequest(processCpuSeconds(server.pid) - serverBefore)}  postgres ${perRequest(postgresCpuSince(postgresBefore))}`,
+          `${server.label.padEnd(40)} server ${perRequest(processCpuSeconds(server.pid) - serverBefore)}  postgres ${perRequest(postgresCpuSince(postgresBefore))}  redis ${perRequest((await redisCpuSeconds(redis)) - redisBefore)}`,
         );
       }
     }
@@ -92,7 +102,6 @@ async function main(): Promise<void> {
     await set.stopAll();
     await dropRunTables(pool);
     await pool.end();
-    const redis = openRedis();
     await deleteRunKeys(redis).finally(() => redis.disconnect());
   }
 }
