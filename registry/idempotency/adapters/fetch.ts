@@ -22,6 +22,7 @@ import type {
   RouteContext,
   WrapperRun,
 } from "../http/route-options";
+import { decodeUtf8 } from "../http/stored-response";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
 import { readBody, withReadBody, type ReadBody } from "./fetch-read-body";
@@ -134,7 +135,8 @@ export function withIdempotency<Context>(
     // A stream goes out as the route's own response.
     if (verdict.kind === "uncaptured") return original!;
     // The route's own answer: its status and headers as it made them; only its body, read to record it, is new.
-    if (verdict.kind === "answered") return responseOf(verdict.response.body, ownInit(original!));
+    if (verdict.kind === "answered")
+      return responseOf(verdict.response.body, ownInit(original!), verdict.response.text);
     return toResponse(verdict.response);
   };
 }
@@ -222,10 +224,18 @@ async function readResponse(response: Response): Promise<HttpResponse | Uncaptur
     return { uncaptured: "the route returned a streaming response" };
   }
   const body = await readBytes(response);
-  const headers: HttpHeaders = Object.fromEntries(response.headers);
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  return { status: response.status, headers, body };
+  // One pass: the iterator joins a repeated header's values, but gives each Set-Cookie apart (kept as a list).
+  const headers: HttpHeaders = {};
+  let cookies = false;
+  for (const [name, value] of response.headers) {
+    if (name === "set-cookie") cookies = true;
+    else headers[name] = value;
+  }
+  if (cookies) headers["set-cookie"] = response.headers.getSetCookie();
+  // Decoded once, here: the stored copy and the client's copy both take this text instead of checking the bytes again.
+  const text = decodeUtf8(body);
+  const { status } = response;
+  return text === undefined ? { status, headers, body } : { status, headers, body, text };
 }
 
 /**
@@ -249,7 +259,9 @@ async function readBytes(response: Response): Promise<Buffer> {
 
 /** The status, status text and headers of the route's own response, for the copy of it that goes out. */
 function ownInit(response: Response): ResponseInit & { status: number } {
-  return { status: response.status, statusText: response.statusText, headers: response.headers };
+  // A status text only when the route set one: "" is what a Response without one has, and skips its check.
+  const { status, statusText, headers } = response;
+  return statusText === "" ? { status, headers } : { status, statusText, headers };
 }
 
 function toResponse(response: HttpResponse): Response {
