@@ -165,6 +165,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
   readonly #handler: IdempotencyHandler<unknown>;
   readonly #reflector: Reflector;
   readonly #routes = new WeakMap<object, Protect<NestHttpRequest>>();
+  /** Each handler's flow (null: not `@Idempotent`), by class then handler: its metadata is set as the classes load, so it is read once. */
+  readonly #handlers = new WeakMap<object, WeakMap<object, Protect<NestHttpRequest> | null>>();
 
   constructor(
     @Inject(IDEMPOTENCY_HANDLER) handler: IdempotencyHandler<unknown>,
@@ -185,15 +187,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    const options = this.#reflector.getAllAndOverride<NestRouteOptions | undefined>(IDEMPOTENT_ROUTE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (!options || context.getType() !== "http") return next.handle();
+    if (context.getType() !== "http") return next.handle();
+    const protect = this.#protectOf(context.getClass(), context.getHandler());
+    if (!protect) return next.handle();
     // As Nest holds them: each `switchToHttp()` would make three closures on the context.
     const [request, response] = context.getArgs<[NestHttpRequest, PlatformResponse]>();
     let value: unknown;
-    const verdict = await this.#protect(options)(request, {
+    const verdict = await protect(request, {
       method: request.method,
       url: request.originalUrl ?? request.url,
       keyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
@@ -215,13 +215,22 @@ export class IdempotencyInterceptor implements NestInterceptor {
     throw new HttpException(JSON.parse(verdict.response.body.toString("utf8")) as object, verdict.response.status);
   }
 
-  #protect(options: NestRouteOptions): Protect<NestHttpRequest> {
-    let protect = this.#routes.get(options);
-    if (!protect) {
-      protect = protectRoute(this.#handler, withHttpExceptions(options), nestDefaults);
-      this.#routes.set(options, protect);
+  #protectOf(controller: object, handler: object): Protect<NestHttpRequest> | null {
+    let handlers = this.#handlers.get(controller);
+    if (!handlers) this.#handlers.set(controller, (handlers = new WeakMap()));
+    let protect = handlers.get(handler);
+    if (protect === undefined) {
+      const targets = [handler, controller] as Parameters<Reflector["getAllAndOverride"]>[1];
+      const options = this.#reflector.getAllAndOverride<NestRouteOptions | undefined>(IDEMPOTENT_ROUTE, targets);
+      // One flow per options: a controller's `@Idempotent` shares its options with each of its routes.
+      protect = options ? this.#routes.get(options) : null;
+      if (protect === undefined && options) {
+        protect = protectRoute(this.#handler, withHttpExceptions(options), nestDefaults);
+        this.#routes.set(options, protect);
+      }
+      handlers.set(handler, protect ?? null);
     }
-    return protect;
+    return protect ?? null;
   }
 }
 
