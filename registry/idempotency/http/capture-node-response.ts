@@ -26,6 +26,7 @@ export function captureNodeResponse(res: ServerResponse): NodeResponseCapture {
   // Put back exactly as found: the prototype's methods, or another middleware's own wrappers (compression).
   const write = Object.getOwnPropertyDescriptor(res, "write");
   const end = Object.getOwnPropertyDescriptor(res, "end");
+  if (!write && !end) toDictionary(res);
   const chunks: Buffer[] = [];
   let body: Buffer | undefined;
   let onEnd: Callback | undefined;
@@ -87,4 +88,16 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer {
 function putBack(res: ServerResponse, name: "write" | "end", own: PropertyDescriptor | undefined): void {
   if (own) Object.defineProperty(res, name, own);
   else delete (res as Partial<Pick<ServerResponse, "write" | "end">>)[name];
+}
+
+/**
+ * Express sets each response's prototype per request, which gives the object a hidden class of its
+ * own: V8 then copies its whole layout (some 45 properties) for each property added to it, and again
+ * for the first one deleted, as `restore` does. Adding and deleting one first makes the object a
+ * dictionary, as it ended up anyway: `write` and `end` then go on and off as hash entries.
+ */
+function toDictionary(res: ServerResponse): void {
+  const unpatched = res as { write?: unknown };
+  unpatched.write = undefined;
+  delete unpatched.write;
 }
