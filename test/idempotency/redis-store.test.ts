@@ -36,20 +36,24 @@ describe.skipIf(!redisUrl)("[REDIS_URL] RedisStore", () => {
     expect(() => new RedisStore(clients[0]![1], { keyPrefix: "{app}:" })).toThrow(/braces/);
   });
 
-  it("reads back tokens, request hashes and responses outside ASCII, with colons, and fences a token against its own prefix", async () => {
+  it("reads back tokens, request hashes and responses outside ASCII, with colons and NUL bytes, and fences a token against its own prefix", async () => {
     const harness = freshRedisStore(clientOf("standalone"));
     const scope = { operation: "payments:create", userId: "u_€", key: randomUUID() };
-    const token = `tök€n:${randomUUID()}😀`;
-    await harness.store.create({ scope, requestHash: "h:é:1", ttlMs: MINUTE, token });
+    const token = `tök€n:\u0000${randomUUID()}😀`;
+    await harness.store.create({ scope, requestHash: "h:é:\u00001", ttlMs: MINUTE, token });
     expect(await harness.store.markSuccess(scope, token.slice(0, -2), "{}", MINUTE)).toBe(false);
     expect(await harness.store.markStep(scope, token, "charge", '"€"', MINUTE)).toBe(true);
-    expect(await harness.store.markSuccess(scope, token, '{"note":"€ = 1:2"}', MINUTE)).toBe(true);
+    expect(await harness.store.markSuccess(scope, token, '{"note":"€ = 1:2"}\u0000', MINUTE)).toBe(true);
     const found = await harness.store.create({ scope, requestHash: "other", ttlMs: MINUTE, token: randomUUID() });
     expect(found).toMatchObject({
       status: "DUPLICATE",
-      record: { token, requestHash: "h:é:1", response: '{"note":"€ = 1:2"}', status: "SUCCESS" },
+      record: { token, requestHash: "h:é:\u00001", response: '{"note":"€ = 1:2"}\u0000', status: "SUCCESS" },
     });
-    expect(await harness.store.get(scope)).toMatchObject({ token, requestHash: "h:é:1", steps: { charge: '"€"' } });
+    expect(await harness.store.get(scope)).toMatchObject({
+      token,
+      requestHash: "h:é:\u00001",
+      steps: { charge: '"€"' },
+    });
     await expect(harness.store.create({ scope, requestHash: "h", ttlMs: 2e15, token })).rejects.toThrow(/ttlMs/);
     await harness.close();
   });

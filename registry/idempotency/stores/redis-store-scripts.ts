@@ -28,13 +28,25 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 /** The scope as the index holds it, read from the record key (KEYS[1], `<tag>:r:<member>`) and the index key (KEYS[2], `<tag>:processing`). */
 const MEMBER = "string.sub(KEYS[1], #KEYS[2] - 7)";
 
-/** Status, updatedAt and expiresAt: the 33 bytes every record starts with. */
-const HEAD = (status: string, updatedAt: string, expiresAt: string) =>
-  `${status} .. string.format('%016d%016d', ${updatedAt}, ${expiresAt})`;
+/**
+ * A record: status, updatedAt and expiresAt (16 digits each, the 33 bytes every record starts with),
+ * then `rest`, all in one concatenation, so Lua makes no intermediate string of the record: Redis's
+ * Lua hashes every byte of every string it makes. Not string.format's `%s`, which cuts a string
+ * shorter than 100 bytes at its first NUL byte.
+ */
+const RECORD = (status: string, updatedAt: string, expiresAt: string, ...rest: string[]) =>
+  [status, `string.format('%016d%016d', ${updatedAt}, ${expiresAt})`, ...rest].join(" .. ");
 
-/** Only the execution holding the token (ARGV[1], `<length>:<token>`) may change a PROCESSING record: the fence of every mark. */
+/**
+ * Only the execution holding the token (ARGV[1], `<length>:<token>`) may change a PROCESSING record:
+ * the fence of every mark. `find` from byte 34 answers 34 only when the token starts there, and
+ * copies nothing (a `string.sub` would make a string of it).
+ */
 const FENCE = `local held = redis.pcall('GET', KEYS[1])
-if type(held) ~= 'string' or string.byte(held) ~= 80 or string.sub(held, 34, 33 + #ARGV[1]) ~= ARGV[1] then return 0 end`;
+if type(held) ~= 'string' or string.byte(held) ~= 80 or string.find(held, ARGV[1], 34, true) ~= 34 then return 0 end`;
+
+/** What follows the holder's token in its record: `<requestHash.length>:<requestHash>`, a PROCESSING record's end. */
+const SIZED_HASH = "string.sub(held, 34 + #ARGV[1])";
 
 /** A record of the hash layout, in the order create answers it as a duplicate. */
 const HASH_FIELDS = `'requestHash', 'status', 'response', 'token', 'expiresAt', 'updatedAt'`;
@@ -51,10 +63,10 @@ if found then
   return found
 end
 ${NOW}
-local record = ${HEAD("'P'", "now", "now + tonumber(ARGV[3])")} .. ARGV[1] .. ARGV[2]
-redis.call('SET', KEYS[1], record, 'PX', ARGV[3])
-redis.call('ZADD', KEYS[2], string.sub(record, 2, 17), ${MEMBER})
-if redis.call('HGET', KEYS[3], '') ~= string.sub(ARGV[2], string.find(ARGV[2], ':', 1, true) + 1) then return 1 end
+redis.call('SET', KEYS[1], ${RECORD("'P'", "now", "now + tonumber(ARGV[3])", "ARGV[1]", "ARGV[2]")}, 'PX', ARGV[3])
+redis.call('ZADD', KEYS[2], now, ${MEMBER})
+local stepsOf = redis.call('HGET', KEYS[3], '')
+if not stepsOf or stepsOf ~= string.sub(ARGV[2], string.find(ARGV[2], ':', 1, true) + 1) then return 1 end
 local created = {1}
 local steps = redis.call('HGETALL', KEYS[3])
 for i = 1, #steps, 2 do
@@ -71,7 +83,7 @@ return created`;
  */
 export const MARK_STEP = `
 ${FENCE}
-local tail = string.sub(held, 34 + #ARGV[1])
+local tail = ${SIZED_HASH}
 local hash = string.sub(tail, string.find(tail, ':', 1, true) + 1)
 if redis.call('HGET', KEYS[2], '') ~= hash then redis.call('DEL', KEYS[2]) end
 redis.call('HSET', KEYS[2], '', hash, ARGV[2], ARGV[3])
@@ -85,8 +97,13 @@ return 1`;
 export const MARK = `
 ${FENCE}
 ${NOW}
-local record = ${HEAD("ARGV[2]", "now", "now + tonumber(ARGV[3])")} .. string.sub(held, 34)
-if ARGV[4] then record = record .. '=' .. ARGV[4] end
+local expiresAt = now + tonumber(ARGV[3])
+local record
+if ARGV[4] then
+  record = ${RECORD("ARGV[2]", "now", "expiresAt", "ARGV[1]", SIZED_HASH, "'='", "ARGV[4]")}
+else
+  record = ${RECORD("ARGV[2]", "now", "expiresAt", "ARGV[1]", SIZED_HASH)}
+end
 redis.call('SET', KEYS[1], record, 'PX', ARGV[3])
 redis.call('ZREM', KEYS[2], ${MEMBER})
 return 1`;
@@ -106,7 +123,7 @@ export const HEARTBEAT = `
 ${FENCE}
 ${NOW}
 local expiresAt = math.max(tonumber(string.sub(held, 18, 33)), now + tonumber(ARGV[2]))
-redis.call('SET', KEYS[1], ${HEAD("'P'", "now", "expiresAt")} .. string.sub(held, 34), 'PXAT', expiresAt)
+redis.call('SET', KEYS[1], ${RECORD("'P'", "now", "expiresAt", "ARGV[1]", SIZED_HASH)}, 'PXAT', expiresAt)
 redis.call('ZADD', KEYS[2], now, ${MEMBER})
 return 1`;
 
@@ -148,7 +165,7 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 if count < tonumber(ARGV[3]) then
   redis.call('DEL', KEYS[1])
 elseif type(held) == 'string' then
-  redis.call('SET', KEYS[1], ${HEAD("'F'", "now", "now + ttl")} .. string.sub(held, 34), 'PX', ttl)
+  redis.call('SET', KEYS[1], ${RECORD("'F'", "now", "now + ttl", "string.sub(held, 34)")}, 'PX', ttl)
 else
   redis.call('HSET', KEYS[1], 'status', 'FAILED', 'updatedAt', now, 'expiresAt', now + ttl)
   redis.call('PEXPIRE', KEYS[1], ttl)
