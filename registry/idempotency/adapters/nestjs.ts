@@ -164,6 +164,7 @@ export const RunContext = createParamDecorator((_data: unknown, context: Executi
 export class IdempotencyInterceptor implements NestInterceptor {
   readonly #handler: IdempotencyHandler<unknown>;
   readonly #reflector: Reflector;
+  /** One flow per options: a controller's `@Idempotent` shares its options with each of its routes. */
   readonly #routes = new WeakMap<object, Protect<NestHttpRequest>>();
   /** Each handler's flow (null: not `@Idempotent`), by class then handler: its metadata is set as the classes load, so it is read once. */
   readonly #handlers = new WeakMap<object, WeakMap<object, Protect<NestHttpRequest> | null>>();
@@ -222,15 +223,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (protect === undefined) {
       const targets = [handler, controller] as Parameters<Reflector["getAllAndOverride"]>[1];
       const options = this.#reflector.getAllAndOverride<NestRouteOptions | undefined>(IDEMPOTENT_ROUTE, targets);
-      // One flow per options: a controller's `@Idempotent` shares its options with each of its routes.
-      protect = options ? this.#routes.get(options) : null;
-      if (protect === undefined && options) {
-        protect = protectRoute(this.#handler, withHttpExceptions(options), nestDefaults);
-        this.#routes.set(options, protect);
-      }
-      handlers.set(handler, protect ?? null);
+      handlers.set(handler, (protect = options ? this.#flowOf(options) : null));
     }
-    return protect ?? null;
+    return protect;
+  }
+
+  #flowOf(options: NestRouteOptions): Protect<NestHttpRequest> {
+    let protect = this.#routes.get(options);
+    if (!protect) {
+      protect = protectRoute(this.#handler, withHttpExceptions(options), nestDefaults);
+      this.#routes.set(options, protect);
+    }
+    return protect;
   }
 }
 
