@@ -8,6 +8,16 @@ function numberFromEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** How the CPU scenarios load a group's servers: all at once in one window per round, or one after another. */
+const CPU_METHODS = ["together", "turns"] as const;
+
+function cpuMethodFromEnv(): (typeof CPU_METHODS)[number] {
+  const raw = process.env.BENCH_CPU_METHOD || "together";
+  const method = CPU_METHODS.find((known) => known === raw);
+  if (!method) throw new Error(`BENCH_CPU_METHOD must be one of ${CPU_METHODS.join(", ")}, got "${raw}".`);
+  return method;
+}
+
 /** Which scenario groups to run: BENCH_ONLY=overhead,cpu,... (default: all). */
 export const SCENARIOS = [
   "round-trips",
@@ -49,6 +59,8 @@ export const settings = {
   poolSize: numberFromEnv("BENCH_POOL_SIZE", 10),
   /** Requests per server and round in the CPU-per-request scenarios (after 2 000 unmeasured). */
   cpuRequests: numberFromEnv("BENCH_CPU_REQUESTS", 10_000),
+  /** `turns` measures every CPU group one server at a time (the method before the windows, to compare with older runs). */
+  cpuMethod: cpuMethodFromEnv(),
   /** Seconds per turn of the in-process transactional and per-client comparisons. */
   transactionalSeconds: numberFromEnv("BENCH_TX_SECONDS", 3),
   /** Messages in each round's backlog for the outbox relay. */

@@ -1,11 +1,11 @@
 // Where a request's CPU goes: server process and PostgreSQL, per request, for the servers of a preset.
 // `npx tsx bench/cpu-per-request.ts floor|memory|fastify|hono|fetch|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
 import autocannon from "autocannon";
-import type { Redis } from "ioredis";
 import { settings } from "./config";
 import { PAYMENT_BODY } from "./load/load-plan";
 import { startServerSet, type ServerWish } from "./support/server-set";
 import { postgresCpu, postgresCpuSince, processCpuSeconds } from "./support/proc-cpu";
+import { redisCpuSeconds } from "./support/redis-info";
 import { deleteRunKeys, dropRunTables, openPool, openRedis, runId } from "./support/services";
 import type { RunningServer } from "./support/spawn-server";
 
@@ -66,13 +66,6 @@ async function fire(server: RunningServer, amount: number, replay: boolean): Pro
       },
     ],
   });
-}
-
-/** The Redis server's own CPU (user + system, main thread and its helpers), as its INFO reports it. */
-async function redisCpuSeconds(redis: Redis): Promise<number> {
-  const info = await redis.info("cpu");
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? 0);
-  return field("used_cpu_sys") + field("used_cpu_user");
 }
 
 async function main(): Promise<void> {

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { median, pairedRatio, round } from "./report/stats";
+import { cpuSeconds } from "./support/redis-info";
 
 const [pairsArg = "20000", roundsArg = "5", ...others] = process.argv.slice(2);
 const PAIRS = Number(pairsArg);
@@ -38,10 +39,9 @@ const RESPONSE = JSON.stringify({
 /** used_cpu_sys + used_cpu_user in µs, and EVALSHA's calls and µs, from one INFO reply. */
 async function serverCpu(redis: Redis): Promise<{ cpuUs: number; evalCalls: number; evalUs: number }> {
   const info = await redis.info("all");
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? 0);
   const evalsha = /^cmdstat_evalsha:calls=(\d+),usec=(\d+)/m.exec(info);
   return {
-    cpuUs: (field("used_cpu_sys") + field("used_cpu_user")) * 1e6,
+    cpuUs: cpuSeconds(info) * 1e6,
     evalCalls: Number(evalsha?.[1] ?? 0),
     evalUs: Number(evalsha?.[2] ?? 0),
   };

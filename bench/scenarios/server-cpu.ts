@@ -50,7 +50,7 @@ export async function cpuRows(
   const set = await startServerSet(pool, group, routes);
   try {
     for (const mode of modes) {
-      const oneAtATime = turns.oneAtATime || process.env.BENCH_CPU_METHOD === "turns";
+      const oneAtATime = turns.oneAtATime || settings.cpuMethod === "turns";
       const measure = oneAtATime ? measureCpuTurns : measureCpuGroup;
       const measured = await measure({
         name: group,
