@@ -14,8 +14,8 @@ const NO_STEPS: StepResults = Object.freeze({});
 
 /** Keyed by the record's id; at most `maxCounters`, and a full map forgets the biggest holder's oldest counter. */
 export class RetryCounters {
-  private readonly counters = new Map<string, Counter>();
-  private readonly byUser = new Owners();
+  /** Each user's counters, oldest write first. */
+  private readonly counters = new Owners<Counter>();
   private readonly maxCounters: number;
   private readonly now: () => number;
 
@@ -26,7 +26,7 @@ export class RetryCounters {
 
   /** One more retry of the key; returns the new count. Its steps stay. */
   bump(recordId: string, userId: string, ttlMs: number): number {
-    const current = this.live(recordId);
+    const current = this.live(userId, recordId);
     const count = (current?.count ?? 0) + 1;
     this.set(recordId, {
       count,
@@ -40,15 +40,15 @@ export class RetryCounters {
 
   /** Records one step of the execution holding the key; steps of another request hash are dropped first. */
   recordStep(recordId: string, userId: string, requestHash: string, name: string, result: string, ttlMs: number): void {
-    const current = this.live(recordId);
+    const current = this.live(userId, recordId);
     const steps = current?.requestHash === requestHash ? { ...current.steps } : {};
     steps[name] = result;
     this.set(recordId, { count: current?.count ?? 0, expiresAt: this.now() + ttlMs, userId, requestHash, steps });
   }
 
   /** A copy of the steps recorded under `requestHash`, if any. */
-  stepsOf(recordId: string, requestHash: string): StepResults {
-    const counter = this.counters.get(recordId);
+  stepsOf(userId: string, recordId: string, requestHash: string): StepResults {
+    const counter = this.counters.get(userId, recordId);
     if (!counter?.steps || counter.requestHash !== requestHash || counter.expiresAt <= this.now()) return NO_STEPS;
     return { ...counter.steps };
   }
@@ -56,35 +56,28 @@ export class RetryCounters {
   /** Deletes up to `limit` expired counters. */
   cleanup(limit: number): void {
     let deleted = 0;
-    for (const [recordId, counter] of this.counters) {
+    for (const [userId, recordId, counter] of this.counters.all()) {
       if (deleted >= limit) break;
       if (counter.expiresAt <= this.now()) {
-        this.drop(counter.userId, recordId);
+        this.counters.delete(userId, recordId);
         deleted++;
       }
     }
   }
 
-  private live(recordId: string): Counter | undefined {
-    const current = this.counters.get(recordId);
+  private live(userId: string, recordId: string): Counter | undefined {
+    const current = this.counters.get(userId, recordId);
     return current && current.expiresAt > this.now() ? current : undefined;
   }
 
-  /** Deleted and set again, so the map keeps its counters oldest write first. */
+  /** Written last in its user's group, so the counters stay oldest write first. */
   private set(recordId: string, counter: Counter): void {
-    this.counters.delete(recordId);
-    this.counters.set(recordId, counter);
-    this.byUser.add(counter.userId, recordId);
+    this.counters.set(counter.userId, recordId, counter);
     if (this.counters.size > this.maxCounters) {
       // Forgetting a counter resets a key's retry budget: make the biggest holder pay, never a bystander.
-      const victim = this.byUser.oldestOfBiggest(1, () => true);
-      const [oldest] = victim?.ids ?? [];
-      if (victim && oldest !== undefined) this.drop(victim.owner, oldest);
+      const victim = this.counters.oldestOfBiggest(1, () => true);
+      const [oldest] = victim?.entries ?? [];
+      if (victim && oldest) this.counters.delete(victim.owner, oldest[0]);
     }
-  }
-
-  private drop(userId: string, recordId: string): void {
-    this.counters.delete(recordId);
-    this.byUser.remove(userId, recordId);
   }
 }

@@ -1,52 +1,73 @@
-// Which of MemoryStore's records and retry counters each user holds, oldest first: eviction takes from the biggest holder.
+// MemoryStore's records and retry counters, grouped by the user who holds them, oldest first: eviction takes from the biggest holder.
 
-/** Ids grouped by the user who owns them, each group oldest first. */
-export class Owners {
-  private readonly byOwner = new Map<string, Set<string>>();
+/**
+ * Values by id, in one group per owner, each group in the order its ids were written. One Map per
+ * owner rather than a Map of every id beside a Set of each owner's ids: a write, a delete and an
+ * eviction touch one hash table, not two, and a kept record costs one table entry, not two.
+ */
+export class Owners<V> {
+  private readonly byOwner = new Map<string, Map<string, V>>();
+  /** Ids held, over every owner. */
+  size = 0;
 
-  /** Appends `id` to its owner's group, moved to the end if it was there already. */
-  add(owner: string, id: string): void {
-    const ids = this.byOwner.get(owner);
-    if (ids === undefined) {
-      this.byOwner.set(owner, new Set([id]));
-      return;
-    }
-    ids.delete(id);
-    ids.add(id);
+  get(owner: string, id: string): V | undefined {
+    return this.byOwner.get(owner)?.get(id);
   }
 
-  /** `add` for an id its owner does not hold: nothing to move. */
-  append(owner: string, id: string): void {
+  /** Writes `value` last in its owner's group: an id held already moves to the end. */
+  set(owner: string, id: string, value: V): void {
     const ids = this.byOwner.get(owner);
-    if (ids === undefined) this.byOwner.set(owner, new Set([id]));
-    else ids.add(id);
+    if (ids === undefined) {
+      this.byOwner.set(owner, new Map([[id, value]]));
+      this.size++;
+      return;
+    }
+    if (ids.delete(id)) this.size--;
+    ids.set(id, value);
+    this.size++;
+  }
+
+  /** `set` for an id its owner does not hold: nothing to move. */
+  append(owner: string, id: string, value: V): void {
+    const ids = this.byOwner.get(owner);
+    if (ids === undefined) this.byOwner.set(owner, new Map([[id, value]]));
+    else ids.set(id, value);
+    this.size++;
+  }
+
+  /** Removes `id`, and its owner with its last id. */
+  delete(owner: string, id: string): void {
+    const ids = this.byOwner.get(owner);
+    if (!ids?.delete(id)) return;
+    this.size--;
+    if (ids.size === 0) this.byOwner.delete(owner);
   }
 
   holds(owner: string): boolean {
     return this.byOwner.has(owner);
   }
 
-  /** A copy: the caller may remove ids while it walks them. */
-  of(owner: string): string[] {
-    return [...(this.byOwner.get(owner) ?? [])];
+  /** One owner's ids and values, oldest first; deleting while walking them is safe (a Map's iterator allows it). */
+  of(owner: string): Iterable<[string, V]> {
+    return this.byOwner.get(owner) ?? [];
   }
 
-  remove(owner: string, id: string): void {
-    const ids = this.byOwner.get(owner);
-    if (ids?.delete(id) && ids.size === 0) this.byOwner.delete(owner);
+  /** Every owner's ids and values, each owner's oldest first; deleting while walking them is safe. */
+  *all(): Generator<[owner: string, id: string, value: V]> {
+    for (const [owner, ids] of this.byOwner) for (const [id, value] of ids) yield [owner, id, value];
   }
 
   /**
-   * Up to `count` of the oldest ids that `evictable` accepts, all of the owner holding the most, and
+   * Up to `count` of the oldest entries that `evictable` accepts, all of the owner holding the most, and
    * never so many that it ends up holding fewer than the runner-up: the next call takes from whoever
    * is biggest then.
    */
   oldestOfBiggest(
     count: number,
-    evictable: (id: string) => boolean,
+    evictable: (value: V) => boolean,
     sizeOf: (owner: string, held: number) => number = (_, held) => held,
-  ): { owner: string; ids: string[] } | undefined {
-    let biggest: Set<string> | undefined;
+  ): { owner: string; entries: Array<[id: string, value: V]> } | undefined {
+    let biggest: Map<string, V> | undefined;
     let owner = "";
     let biggestSize = 0;
     let runnerUp = 0;
@@ -59,11 +80,11 @@ export class Owners {
     }
     if (!biggest) return undefined;
     const take = Math.min(count, Math.max(1, biggestSize - runnerUp));
-    const ids: string[] = [];
-    for (const id of biggest) {
-      if (ids.length === take) break;
-      if (evictable(id)) ids.push(id);
+    const entries: Array<[string, V]> = [];
+    for (const entry of biggest) {
+      if (entries.length === take) break;
+      if (evictable(entry[1])) entries.push(entry);
     }
-    return ids.length > 0 ? { owner, ids } : undefined;
+    return entries.length > 0 ? { owner, entries } : undefined;
   }
 }

@@ -50,12 +50,13 @@ export function handOut(record: StoredRecord): IdempotencyRecord {
 }
 
 /**
- * One string per scope, unambiguous (each name prefixed with its length), and cheaper than JSON of the three.
- * Joined rather than concatenated: `+` and template literals build a tree of cons strings that V8 keeps as it
- * is when the string becomes a Map key, and a store of 10 000 records kept half its memory in those trees.
+ * A record's id among its user's records (MemoryStore keeps one group per user): unambiguous (the operation
+ * prefixed with its length), and cheaper than JSON of the two. Joined rather than concatenated: `+` and
+ * template literals build a tree of cons strings that V8 keeps as it is when the string becomes a Map key,
+ * and a store of 10 000 records kept half its memory in those trees.
  */
-export function recordId({ operation, userId, key }: IdempotencyScope): string {
-  return [operation.length, ":", operation, userId.length, ":", userId, key].join("");
+export function recordId({ operation, key }: IdempotencyScope): string {
+  return [operation.length, ":", operation, key].join("");
 }
 
 /**

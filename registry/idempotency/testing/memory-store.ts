@@ -40,10 +40,9 @@ export type MemoryStoreOptions = {
  * const handler = new IdempotencyHandler(new MemoryStore({ maxRecords: 1_000 }));
  */
 export class MemoryStore implements IdempotencyStore {
-  private readonly records = new Map<string, StoredRecord>();
+  /** Each user's records, oldest first: eviction takes from the biggest holder. */
+  private readonly records = new Owners<StoredRecord>();
   private readonly counters: RetryCounters;
-  /** Which records each user holds, oldest first: eviction takes from the biggest holder. */
-  private readonly recordsByUser = new Owners();
   private readonly maxRecords: number;
   private readonly maxInProgressPerUser: number;
   /** PROCESSING records per user, for every user holding any record (at 0 it stays: deleting and re-adding a Map entry per request costs microseconds). */
@@ -51,9 +50,10 @@ export class MemoryStore implements IdempotencyStore {
   private readonly now: () => number;
   /** No record expires before this instant, so a full store skips the sweep for expired records until then. */
   private earliestExpiry = Infinity;
-  /** The last scope given, its fields as they were then, and its id: a first request's calls pass one scope object. */
+  /** The last scope given, the fields of it its id is made of as they were then, and its id: a first request's calls pass one scope object. */
   private lastScope: IdempotencyScope | undefined;
-  private readonly lastFields: IdempotencyScope = { operation: "", userId: "", key: "" };
+  private lastOperation = "";
+  private lastKey = "";
   private lastId = "";
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -84,7 +84,7 @@ export class MemoryStore implements IdempotencyStore {
 
   private insert({ scope, requestHash, ttlMs, token }: CreateInput): CreateResult {
     const recordId = this.idOf(scope);
-    const existing = this.records.get(recordId);
+    const existing = this.records.get(scope.userId, recordId);
     // A replay reads the frozen record made at the first one: no copy, no dates made per call.
     if (existing && this.isLive(existing)) return { status: "DUPLICATE", record: handOut(existing) };
     if (existing) this.drop(recordId, existing);
@@ -98,7 +98,8 @@ export class MemoryStore implements IdempotencyStore {
     const now = this.now();
     this.earliestExpiry = Math.min(this.earliestExpiry, now + ttlMs);
     // Fields spelled out: spreading `scope` into a literal this size costs several microseconds per request.
-    this.records.set(recordId, {
+    // New to its owner's group: any record it had was dropped above.
+    this.records.append(scope.userId, recordId, {
       operation: scope.operation,
       userId: scope.userId,
       key: scope.key,
@@ -110,17 +111,18 @@ export class MemoryStore implements IdempotencyStore {
       updatedAt: now,
       view: undefined,
     });
-    // New to its owner's group: any record it had was dropped above, and its id with it.
-    this.recordsByUser.append(scope.userId, recordId);
     // Read again: the sweeps above may have dropped this user's expired in-progress records.
     this.inProgress.set(scope.userId, (this.inProgress.get(scope.userId) ?? 0) + 1);
-    return { status: "CREATED", steps: this.counters.stepsOf(recordId, requestHash) };
+    return { status: "CREATED", steps: this.counters.stepsOf(scope.userId, recordId, requestHash) };
   }
 
   get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const record = this.live(scope);
     return Promise.resolve(
-      record && { ...handOut(record), steps: this.counters.stepsOf(this.idOf(scope), record.requestHash) },
+      record && {
+        ...handOut(record),
+        steps: this.counters.stepsOf(scope.userId, this.idOf(scope), record.requestHash),
+      },
     );
   }
 
@@ -158,11 +160,11 @@ export class MemoryStore implements IdempotencyStore {
   /** Synchronous, like every step of recovery, so two concurrent runs can never pick the same record. */
   recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
     const cutoff = this.now() - olderThanMs;
-    const stuck = [...this.records]
-      .filter(([, record]) => record.status === "PROCESSING" && record.updatedAt < cutoff && this.isLive(record))
-      .sort(([, a], [, b]) => a.updatedAt - b.updatedAt)
+    const stuck = [...this.records.all()]
+      .filter(([, , record]) => record.status === "PROCESSING" && record.updatedAt < cutoff && this.isLive(record))
+      .sort(([, , a], [, , b]) => a.updatedAt - b.updatedAt)
       .slice(0, limit);
-    const recovered = stuck.map(([recordId, record]) => {
+    const recovered = stuck.map(([, recordId, record]) => {
       const retryCount = this.counters.bump(recordId, record.userId, ttlMs);
       const poisoned = retryCount >= maxRetries;
       if (poisoned) this.complete(record, "FAILED", record.response, ttlMs);
@@ -174,10 +176,10 @@ export class MemoryStore implements IdempotencyStore {
 
   cleanupExpiredRecords({ limit }: { limit: number }): Promise<number> {
     let deleted = 0;
-    for (const [key, record] of this.records) {
+    for (const [, recordId, record] of this.records.all()) {
       if (deleted >= limit) break;
       if (!this.isLive(record)) {
-        this.drop(key, record);
+        this.drop(recordId, record);
         deleted++;
       }
     }
@@ -192,7 +194,7 @@ export class MemoryStore implements IdempotencyStore {
     change: (record: StoredRecord, recordId: string) => unknown,
   ): Promise<boolean> {
     const recordId = this.idOf(scope);
-    const record = this.records.get(recordId);
+    const record = this.records.get(scope.userId, recordId);
     if (!record || !this.isLive(record) || record.status !== "PROCESSING" || record.token !== token)
       return Promise.resolve(false);
     change(record, recordId);
@@ -200,25 +202,22 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   /**
-   * The id of `scope`, made once for the scope object a request passes to each of its calls (joining
-   * and hashing a new string per call cost more than the Map lookup it is for). The fields are
-   * compared too, so a scope object changed between two calls gets the id of what it holds now.
+   * The id of `scope` among its user's records, made once for the scope object a request passes to each
+   * of its calls (joining and hashing a new string per call cost more than the Map lookup it is for). The
+   * fields are compared too, so a scope object changed between two calls gets the id of what it holds now.
    */
   private idOf(scope: IdempotencyScope): string {
-    const last = this.lastFields;
-    const { operation, userId, key } = scope;
-    if (this.lastScope === scope && last.operation === operation && last.userId === userId && last.key === key)
-      return this.lastId;
+    const { operation, key } = scope;
+    if (this.lastScope === scope && this.lastOperation === operation && this.lastKey === key) return this.lastId;
     this.lastScope = scope;
-    last.operation = operation;
-    last.userId = userId;
-    last.key = key;
+    this.lastOperation = operation;
+    this.lastKey = key;
     this.lastId = id(scope);
     return this.lastId;
   }
 
   private live(scope: IdempotencyScope): StoredRecord | undefined {
-    const record = this.records.get(this.idOf(scope));
+    const record = this.records.get(scope.userId, this.idOf(scope));
     return record && this.isLive(record) ? record : undefined;
   }
 
@@ -240,10 +239,9 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   private drop(recordId: string, record: StoredRecord): void {
-    this.records.delete(recordId);
-    this.recordsByUser.remove(record.userId, recordId);
+    this.records.delete(record.userId, recordId);
     if (record.status === "PROCESSING") this.finished(record.userId);
-    if (!this.recordsByUser.holds(record.userId)) this.inProgress.delete(record.userId);
+    if (!this.records.holds(record.userId)) this.inProgress.delete(record.userId);
   }
 
   private finished(userId: string): void {
@@ -252,10 +250,7 @@ export class MemoryStore implements IdempotencyStore {
 
   /** At the bound only: the user's expired in-progress records (a crash nobody recovered) stop counting. */
   private heldAfterExpiry(userId: string): number {
-    for (const recordId of this.recordsByUser.of(userId)) {
-      const record = this.records.get(recordId);
-      if (record && !this.isLive(record)) this.drop(recordId, record);
-    }
+    for (const [recordId, record] of this.records.of(userId)) if (!this.isLive(record)) this.drop(recordId, record);
     return this.inProgress.get(userId) ?? 0;
   }
 
@@ -263,7 +258,7 @@ export class MemoryStore implements IdempotencyStore {
    * Evicts expired records first, then the oldest completed records of the user who holds the most:
    * under one user's flood, only that user's records go (a bystander's evicted record would let its
    * retry run again). Running executions are never evicted. It frees 1 % of the store at a time, in
-   * one walk over the biggest holder's ids: a Map or Set keeps the slots of deleted entries until it
+   * one walk over the biggest holder's records: a Map keeps the slots of deleted entries until it
    * grows, and walking past them for every single eviction cost several microseconds per request.
    */
   private makeRoom(): void {
@@ -271,14 +266,14 @@ export class MemoryStore implements IdempotencyStore {
     if (this.now() >= this.earliestExpiry) this.evictExpired();
     const target = this.maxRecords - Math.max(1, Math.floor(this.maxRecords / 100));
     while (this.records.size > target) {
-      const victims = this.recordsByUser.oldestOfBiggest(
+      const victims = this.records.oldestOfBiggest(
         this.records.size - target,
-        (recordId) => this.records.get(recordId)?.status !== "PROCESSING",
+        (record) => record.status !== "PROCESSING",
         // Sized by what can go: a user whose records are all in progress is never the one picked.
         (owner, held) => held - (this.inProgress.get(owner) ?? 0),
       );
       if (!victims) break;
-      for (const recordId of victims.ids) this.drop(recordId, this.records.get(recordId) as StoredRecord);
+      for (const [recordId, record] of victims.entries) this.drop(recordId, record);
     }
     if (this.records.size >= this.maxRecords) {
       throw new Error(`MemoryStore is full: ${this.maxRecords} records, and the biggest holder's are all in progress.`);
@@ -287,8 +282,8 @@ export class MemoryStore implements IdempotencyStore {
 
   private evictExpired(): void {
     let earliest = Infinity;
-    for (const [key, record] of this.records) {
-      if (!this.isLive(record)) this.drop(key, record);
+    for (const [, recordId, record] of this.records.all()) {
+      if (!this.isLive(record)) this.drop(recordId, record);
       else earliest = Math.min(earliest, record.expiresAt);
     }
     this.earliestExpiry = earliest;
