@@ -1,6 +1,5 @@
 // Hono 4 adapter: `idempotent()` wraps a handler that returns its result; `idempotency()` middleware captures an ordinary one.
 import type { Context, MiddlewareHandler, Next } from "hono";
-import { IdempotencyError } from "../errors";
 import type { IdempotencyHandler } from "../handler";
 import type { IdempotencyContext } from "../http/context";
 import {
@@ -12,7 +11,6 @@ import {
   type Uncaptured,
 } from "../http/http-response";
 import { IDEMPOTENCY_KEY_HEADER } from "../http/key-header";
-import { createHash } from "node:crypto";
 import { requestTarget } from "../http/request-fingerprint";
 import { protectRoute, type ProtectedRequest } from "../http/protect";
 import type {
@@ -22,7 +20,7 @@ import type {
   WrapperRouteOptions,
   WrapperRun,
 } from "../http/route-options";
-import { decodeUtf8 } from "../http/stored-response";
+import { parsedBody } from "./read-body-hono";
 import { routeTemplateOf, userIdOf } from "./route-and-user-hono";
 
 declare module "hono" {
@@ -252,49 +250,4 @@ function isPlainHeader(name: string, value: string | string[] | undefined): bool
   return typeof value === "string"
     ? PLAIN_VALUE.test(value)
     : Array.isArray(value) && value.every((item) => PLAIN_VALUE.test(item));
-}
-
-/**
- * The body as the fingerprint sees it, read through Hono's body cache so the handler can read it
- * again: JSON parsed (so member order does not matter), a multipart form as its entries in order
- * with each file's bytes hashed (the boundary changes on every send), anything else as its exact
- * bytes (text when they are valid UTF-8), so no two different bodies look alike.
- */
-async function parsedBody(c: Context): Promise<unknown> {
-  const type = c.req.header("content-type") ?? "";
-  if (/^multipart\/form-data/i.test(type)) return formEntries(await c.req.formData());
-  const bytes = Buffer.from(await c.req.arrayBuffer());
-  if (bytes.length === 0) return undefined;
-  const text = decodeUtf8(bytes);
-  // The route's own `c.req.json()` or `text()` then reads this text: with only the bytes cached, Hono
-  // builds a whole native Response to convert them, which costs more than the rest of the request.
-  // The cache holds promises (`json()` calls `.then` on it), whatever its declared type says.
-  if (text !== undefined) (c.req.bodyCache as unknown as { text?: Promise<string> }).text ??= Promise.resolve(text);
-  if (!/[/+]json\b/i.test(type)) return text ?? { base64: bytes.toString("base64") };
-  try {
-    if (text === undefined) throw new SyntaxError("not UTF-8");
-    return JSON.parse(text);
-  } catch {
-    // Without this a malformed body would reach onError as a SyntaxError, i.e. a 500.
-    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON (UTF-8).");
-  }
-}
-
-async function formEntries(form: FormData): Promise<unknown[]> {
-  const entries: unknown[] = [];
-  for (const [name, value] of form.entries()) {
-    if (typeof value === "string") entries.push([name, value]);
-    else
-      entries.push([
-        name,
-        {
-          file: value.name,
-          type: value.type,
-          sha256: createHash("sha256")
-            .update(Buffer.from(await value.arrayBuffer()))
-            .digest("hex"),
-        },
-      ]);
-  }
-  return entries;
 }

@@ -193,6 +193,59 @@ describe("Hono fingerprints every byte of a body it does not parse as JSON", () 
   });
 });
 
+// A JSON body is read with Hono's own `c.req.text()`, the text its `c.req.json()` parses: the fingerprint
+// is of what the route reads, and Hono's cache hands the route that text without a second read.
+describe("Hono fingerprints a JSON body as its route reads it", () => {
+  async function start() {
+    const app = new Hono();
+    const seen: unknown[] = [];
+    app.post(
+      "/orders",
+      idempotency(new IdempotencyHandler(new MemoryStore()), { getUserId: () => "u_1" }),
+      async (c) => {
+        seen.push(await c.req.json());
+        return c.json({ run: seen.length }, 201);
+      },
+    );
+    const send = async (key: string, body: Uint8Array | string) => {
+      const response = await app.request("/orders", {
+        method: "POST",
+        body,
+        headers: { "idempotency-key": key, "content-type": "application/json" },
+      });
+      return { status: response.status, body: (await response.json()) as { run?: number; error?: { code: string } } };
+    };
+    return { send, seen };
+  }
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  it("takes a body with a byte-order mark as the route does, and a different member value as a different request", async () => {
+    const { send, seen } = await start();
+    const key = randomUUID();
+    expect(await send(key, new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('{"amount":1}')]))).toEqual({
+      status: 201,
+      body: { run: 1 },
+    });
+    expect(await send(key, '{ "amount": 1 }')).toEqual({ status: 201, body: { run: 1 } });
+    expect((await send(key, '{"amount":2}')).body.error?.code).toBe("KEY_REUSED_WITH_DIFFERENT_REQUEST");
+    expect(seen).toEqual([{ amount: 1 }]);
+  });
+
+  it("sees invalid UTF-8 in a JSON string as the U+FFFD the route reads, and refuses malformed JSON 400", async () => {
+    const { send, seen } = await start();
+    const key = randomUUID();
+    await send(key, new Uint8Array([...bytes('{"note":"'), 0xff, ...bytes('"}')]));
+    // Another invalid byte: the route would read the same text, so it is the same request.
+    expect(await send(key, new Uint8Array([...bytes('{"note":"'), 0xfe, ...bytes('"}')]))).toEqual({
+      status: 201,
+      body: { run: 1 },
+    });
+    expect(seen).toEqual([{ note: "\uFFFD" }]);
+    const malformed = await send(randomUUID(), '{"note":');
+    expect([malformed.status, malformed.body.error?.code]).toEqual([400, "IDEMPOTENCY_PAYLOAD_INVALID"]);
+  });
+});
+
 /**
  * The same suite served by @hono/node-server, whose lightweight Response the capture reads without
  * building a native one. Last in this file: `serve()` puts that Response in place of the global one.
