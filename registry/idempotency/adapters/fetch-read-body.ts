@@ -1,17 +1,24 @@
 // The fetch adapter reads a request's body once, for the fingerprint; the route then reads that same body.
 import { IdempotencyError } from "../errors";
 
-/** A body read once: its bytes, and what the fingerprint parsed of them (the route's `json()` gets it). */
-export type ReadBody = { bytes: Uint8Array; parsed: unknown; json: boolean };
+/**
+ * A body read once: its bytes or, for JSON, its text (`bytesOf` encodes it when the route asks for
+ * bytes), and what the fingerprint parsed of them (the route's `json()` gets it).
+ */
+export type ReadBody = { bytes?: Uint8Array; text?: string; parsed: unknown; json: boolean };
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 const FORM = /^(multipart\/form-data|application\/x-www-form-urlencoded)/i;
 const JSON_TYPE = /[/+]json\b/i;
 
 /** Reads the body (JSON, form or text) once; `parsed` is what the fingerprint hashes. */
 export async function readBody(request: Request): Promise<ReadBody> {
-  const bytes = new Uint8Array(await request.arrayBuffer());
   const type = request.headers.get("content-type") ?? "";
+  // JSON as the runtime's own `text()` decodes it, what its `json()` parses (a byte-order mark dropped,
+  // invalid UTF-8 as U+FFFD): on @hono/node-server that skips the copy `arrayBuffer()` makes.
+  if (JSON_TYPE.test(type) && !FORM.test(type)) return parsedJson(await request.text());
+  const bytes = new Uint8Array(await request.arrayBuffer());
   if (FORM.test(type)) {
     const form = await new Response(bytes, { headers: { "content-type": type } }).formData();
     // Pairs, not an object: a repeated field (`tag=a&tag=b`) is part of what was asked for.
@@ -22,26 +29,35 @@ export async function readBody(request: Request): Promise<ReadBody> {
     return { bytes, parsed: pairs, json: false };
   }
   if (bytes.length === 0) return { bytes, parsed: undefined, json: false };
-  const text = decoder.decode(bytes);
-  if (!JSON_TYPE.test(type)) return { bytes, parsed: text, json: false };
+  return { bytes, parsed: decoder.decode(bytes), json: false };
+}
+
+function parsedJson(text: string): ReadBody {
+  if (text === "") return { text, parsed: undefined, json: false };
   try {
-    return { bytes, parsed: JSON.parse(text), json: true };
+    return { text, parsed: JSON.parse(text), json: true };
   } catch {
     throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON.");
   }
 }
 
+/** The body's bytes: as read, or a JSON body's text as UTF-8 (made once, on the route's first read of bytes). */
+function bytesOf(body: ReadBody): Uint8Array {
+  body.bytes ??= encoder.encode(body.text ?? "");
+  return body.bytes;
+}
+
 const unusable = () => new TypeError("Body is unusable: the route already read this request's body.");
 
 /** What each body method answers from the bytes read once. */
-const BODY_READERS: Record<string, (bytes: Uint8Array, body: ReadBody, request: Request) => unknown> = {
+const BODY_READERS: Record<string, (body: ReadBody, request: Request) => unknown> = {
   // The fingerprint's parse is handed over, not parsed again: it was hashed before the route runs.
-  json: (bytes, body) => (body.json ? body.parsed : (JSON.parse(decoder.decode(bytes)) as unknown)),
-  text: (bytes) => decoder.decode(bytes),
-  arrayBuffer: (bytes) => bytes.slice().buffer,
-  bytes: (bytes) => bytes.slice(),
-  blob: (bytes, _, request) => new Blob([bytes.slice()], { type: request.headers.get("content-type") ?? "" }),
-  formData: (bytes, _, request) => new Response(bytes.slice(), { headers: request.headers }).formData(),
+  json: (body) => (body.json ? body.parsed : (JSON.parse(body.text ?? decoder.decode(bytesOf(body))) as unknown)),
+  text: (body) => body.text ?? decoder.decode(bytesOf(body)),
+  arrayBuffer: (body) => bytesOf(body).slice().buffer,
+  bytes: (body) => bytesOf(body).slice(),
+  blob: (body, request) => new Blob([bytesOf(body).slice()], { type: request.headers.get("content-type") ?? "" }),
+  formData: (body, request) => new Response(bytesOf(body).slice(), { headers: request.headers }).formData(),
 };
 
 /**
@@ -71,7 +87,7 @@ export function withReadBody(request: Request, body: ReadBody): Request {
         if (!unread()) return Promise.reject(unusable());
         used = true;
         try {
-          return Promise.resolve(reader(body.bytes, body, request));
+          return Promise.resolve(reader(body, request));
         } catch (err) {
           return Promise.reject(err instanceof Error ? err : new Error(String(err)));
         }
@@ -84,7 +100,7 @@ export function withReadBody(request: Request, body: ReadBody): Request {
   return new Proxy(request, {
     get(target, name) {
       if (name === "body") {
-        if (stream === undefined) stream = used ? null : new Response(body.bytes.slice()).body;
+        if (stream === undefined) stream = used ? null : new Response(bytesOf(body).slice()).body;
         return stream;
       }
       if (name === "bodyUsed") return !unread();

@@ -357,6 +357,33 @@ describe("the route reads the body the fingerprint read (once, with no clone of 
     ]);
   });
 
+  it("reads a JSON body as the runtime's text() does: a byte-order mark dropped, invalid UTF-8 as U+FFFD in json(), text() and bytes", async () => {
+    const reads: unknown[] = [];
+    const POST = protectedRoute(async (request) => {
+      const read = request.headers.get("x-read");
+      if (read === "json") reads.push(await request.json());
+      if (read === "text") reads.push(await request.text());
+      if (read === "bytes") reads.push(new TextDecoder().decode(await request.arrayBuffer()));
+      return new Response(null, { status: 204 });
+    });
+    const encode = (text: string) => new TextEncoder().encode(text);
+    const send = (read: string, body: Uint8Array) =>
+      POST(
+        new Request("http://localhost/payments", {
+          method: "POST",
+          headers: { "idempotency-key": randomUUID(), "content-type": "application/json", "x-read": read },
+          body,
+        }),
+        undefined,
+      );
+    const invalid = new Uint8Array([...encode('{"note":"'), 0xff, ...encode('"}')]);
+    await send("json", new Uint8Array([0xef, 0xbb, 0xbf, ...encode('{"amount":1}')]));
+    await send("json", invalid);
+    await send("text", invalid);
+    await send("bytes", invalid);
+    expect(reads).toEqual([{ amount: 1 }, { note: "\uFFFD" }, '{"note":"\uFFFD"}', '{"note":"\uFFFD"}']);
+  });
+
   it("hashes the payload before the route runs: a route that changes what json() gave it still gets its retry replayed", async () => {
     let runs = 0;
     const POST = protectedRoute(async (request) => {
