@@ -25,7 +25,7 @@ import type {
 import { decodeUtf8 } from "../http/stored-response";
 import { IdempotencySetupError } from "../http/user-id";
 import { warnOnce } from "../http/warn-once";
-import { readBody, withReadBody, type ReadBody } from "./fetch-read-body";
+import { readBody, withReadBody, type ReadBody } from "./read-body-fetch";
 
 /**
  * A fetch handler knows neither the user nor its route's path template, so both are required:
