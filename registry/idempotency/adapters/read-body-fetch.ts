@@ -1,5 +1,5 @@
 // The fetch adapter reads a request's body once, for the fingerprint; the route then reads that same body.
-import { IdempotencyError } from "../errors";
+import { isJsonContentType, parseJsonBody } from "../http/json-body";
 
 /**
  * A body read once: its bytes or, for JSON, its text (`bytesOf` encodes it when the route asks for
@@ -10,16 +10,12 @@ export type ReadBody = { bytes?: Uint8Array; text?: string; parsed: unknown; jso
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 const FORM = /^(multipart\/form-data|application\/x-www-form-urlencoded)/i;
-const JSON_TYPE = /[/+]json\b/i;
 
 /** Reads the body (JSON, form or text) once; `parsed` is what the fingerprint hashes. */
 export async function readBody(request: Request): Promise<ReadBody> {
   const type = request.headers.get("content-type") ?? "";
-  // JSON as the runtime's own `text()` decodes it, what its `json()` parses (a byte-order mark dropped,
-  // invalid UTF-8 as U+FFFD): on @hono/node-server that skips the copy `arrayBuffer()` makes.
-  if (JSON_TYPE.test(type) && !FORM.test(type)) return parsedJson(await request.text());
-  const bytes = new Uint8Array(await request.arrayBuffer());
   if (FORM.test(type)) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
     const form = await new Response(bytes, { headers: { "content-type": type } }).formData();
     // Pairs, not an object: a repeated field (`tag=a&tag=b`) is part of what was asked for.
     const pairs = [...form].map(([name, value]) => [
@@ -28,17 +24,14 @@ export async function readBody(request: Request): Promise<ReadBody> {
     ]);
     return { bytes, parsed: pairs, json: false };
   }
-  if (bytes.length === 0) return { bytes, parsed: undefined, json: false };
-  return { bytes, parsed: decoder.decode(bytes), json: false };
-}
-
-function parsedJson(text: string): ReadBody {
-  if (text === "") return { text, parsed: undefined, json: false };
-  try {
-    return { text, parsed: JSON.parse(text), json: true };
-  } catch {
-    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON.");
+  // JSON as the runtime's own `text()` decodes it, what its `json()` parses (a byte-order mark dropped,
+  // invalid UTF-8 as U+FFFD): on @hono/node-server that skips the copy `arrayBuffer()` makes.
+  if (isJsonContentType(type)) {
+    const text = await request.text();
+    return { text, parsed: parseJsonBody(text), json: text !== "" };
   }
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  return { bytes, parsed: bytes.length === 0 ? undefined : decoder.decode(bytes), json: false };
 }
 
 /** The body's bytes: as read, or a JSON body's text as UTF-8 (made once, on the route's first read of bytes). */

@@ -1,7 +1,7 @@
 // Hono: a request body as the idempotency fingerprint sees it, read so the route can read it again.
 import type { Context } from "hono";
 import { createHash } from "node:crypto";
-import { IdempotencyError } from "../errors";
+import { isJsonContentType, parseJsonBody } from "../http/json-body";
 import { decodeUtf8 } from "../http/stored-response";
 
 /**
@@ -14,7 +14,10 @@ import { decodeUtf8 } from "../http/stored-response";
 export async function parsedBody(c: Context): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   if (/^multipart\/form-data/i.test(type)) return formEntries(await c.req.formData());
-  if (/[/+]json\b/i.test(type)) return parsedJson(await c.req.text());
+  // JSON as the route reads it: Hono's cached `c.req.text()`, which its `c.req.json()` parses. On
+  // @hono/node-server it decodes the bytes directly, without the copy `arrayBuffer()` makes; invalid
+  // UTF-8 reaches the route as U+FFFD either way, so the fingerprint sees what the route sees.
+  if (isJsonContentType(type)) return parseJsonBody(await c.req.text());
   const bytes = Buffer.from(await c.req.arrayBuffer());
   if (bytes.length === 0) return undefined;
   const text = decodeUtf8(bytes);
@@ -23,21 +26,6 @@ export async function parsedBody(c: Context): Promise<unknown> {
   // The cache holds promises, whatever its declared type says.
   if (text !== undefined) (c.req.bodyCache as unknown as { text?: Promise<string> }).text ??= Promise.resolve(text);
   return text ?? { base64: bytes.toString("base64") };
-}
-
-/**
- * A JSON body as the route reads it: Hono's `c.req.text()` (cached, and what its `c.req.json()` parses),
- * which on @hono/node-server decodes the bytes directly, without the copy `arrayBuffer()` makes. Invalid
- * UTF-8 reaches the route as U+FFFD through either, so the fingerprint sees what the route sees.
- */
-function parsedJson(text: string): unknown {
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    // Without this a malformed body would reach onError as a SyntaxError, i.e. a 500.
-    throw new IdempotencyError("IDEMPOTENCY_PAYLOAD_INVALID", "The request body is not valid JSON.");
-  }
 }
 
 async function formEntries(form: FormData): Promise<unknown[]> {
