@@ -12,7 +12,7 @@ type Counter = {
 
 const NO_STEPS: StepResults = Object.freeze({});
 
-/** Keyed by the record's id; at most `maxCounters`, and a full map forgets the biggest holder's oldest counter. */
+/** Keyed by user, then the record's id among that user's; at most `maxCounters`, and a full store of them forgets the biggest holder's oldest counter. */
 export class RetryCounters {
   /** Each user's counters, oldest write first. */
   private readonly counters = new Owners<Counter>();
