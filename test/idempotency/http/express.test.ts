@@ -115,6 +115,98 @@ describe("Express capture", () => {
     expect(runs).toBe(1);
   });
 
+  /** A middleware that wraps `write` and `end` on each response, as compression does: here it upper-cases the body. */
+  function shout(_req: Request, res: Response, next: () => void): void {
+    const write = res.write;
+    const end = res.end;
+    // Same length, so the Content-Length Express set still holds.
+    const loud = (chunk: unknown) =>
+      typeof chunk === "string" || Buffer.isBuffer(chunk) ? Buffer.from(chunk.toString().toUpperCase()) : chunk;
+    res.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
+      return Reflect.apply(write, this, [loud(chunk), ...rest]) as boolean;
+    } as Response["write"];
+    res.end = function (this: Response, chunk?: unknown, ...rest: unknown[]) {
+      return Reflect.apply(end, this, [loud(chunk), ...rest]) as Response;
+    } as Response["end"];
+    next();
+  }
+
+  async function startWith(mount: (app: express.Express, protect: RequestHandler, route: RequestHandler) => void) {
+    const handler = new IdempotencyHandler(new MemoryStore());
+    const app = express();
+    let runs = 0;
+    const route: RequestHandler = (_req, res) => {
+      runs++;
+      res.status(201).type("text/plain").send(`charged ${runs}`);
+    };
+    mount(app, idempotency(handler, { getUserId: () => "u_1" }), route);
+    const testApp = await listen(app, new Map());
+    apps.push(testApp);
+    return { app: testApp, runs: () => runs };
+  }
+
+  it("records what a middleware that wraps write() and end() before it makes of the body, and puts its wrappers back", async () => {
+    const leftOn: boolean[] = [];
+    const { app, runs } = await startWith((app, protect, route) => {
+      app.post(
+        "/payments",
+        shout,
+        (_req, res, next) => {
+          const { write, end } = res;
+          res.on("finish", () => leftOn.push(res.write === write && res.end === end));
+          next();
+        },
+        protect,
+        route,
+      );
+    });
+    const key = randomUUID();
+    const first = await app.request({ key });
+    const replay = await app.request({ key });
+    expect(first.body.toString()).toBe("CHARGED 1");
+    expect(replay.body.toString()).toBe("CHARGED 1");
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(runs()).toBe(1);
+    expect(leftOn).toEqual([true, true]);
+  });
+
+  it("records through a middleware that wraps write() and end() after it, between it and the route", async () => {
+    const { app, runs } = await startWith((app, protect, route) => app.post("/payments", protect, shout, route));
+    const key = randomUUID();
+    const first = await app.request({ key });
+    const replay = await app.request({ key });
+    expect(first.body.toString()).toBe("CHARGED 1");
+    expect(replay.body.toString()).toBe("CHARGED 1");
+    expect(runs()).toBe(1);
+  });
+
+  it("records on a mounted sub-app, leaves no write() or end() of its own on the response, and leaves other routes' responses alone", async () => {
+    const ownHooks: boolean[] = [];
+    const { app, runs } = await startWith((app, protect, route) => {
+      app.use((_req, res, next) => {
+        res.on("finish", () => ownHooks.push(Object.hasOwn(res, "write") || Object.hasOwn(res, "end")));
+        next();
+      });
+      const payments = express();
+      payments.post("/payments", protect, route);
+      payments.post("/quotes", (_req, res) => {
+        res.write("quote ");
+        res.end("42");
+      });
+      app.use("/v1", payments);
+    });
+    const key = randomUUID();
+    const first = await app.request({ key, path: "/v1/payments" });
+    const replay = await app.request({ key, path: "/v1/payments" });
+    const quote = await app.request({ path: "/v1/quotes" });
+    expect(first.status).toBe(201);
+    expect(replay.body.toString()).toBe("charged 1");
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(quote.body.toString()).toBe("quote 42");
+    expect(runs()).toBe(1);
+    expect(ownHooks).toEqual([false, false, false]);
+  });
+
   it("lets sendFile through unrecorded and frees the key", async () => {
     const file = join(tmpdir(), `receipt-${randomUUID()}.txt`);
     await writeFile(file, "receipt #1");
