@@ -40,6 +40,7 @@ const STORES = [
     files: [
       "setup/recovery-jobs.test.ts",
       "setup/recovery-jobs.ts",
+      "stores/redis-client.ts",
       "stores/redis-records.ts",
       "stores/redis-script-calls.ts",
       "stores/redis-store-scripts.ts",

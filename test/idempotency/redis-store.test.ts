@@ -83,7 +83,10 @@ describe.skipIf(!redisUrl)("[REDIS_URL] RedisStore", () => {
     const nodes = client instanceof Cluster ? client.nodes("all") : [client];
     const restore = nodes.map((node) => {
       const send = node.sendCommand.bind(node);
-      node.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => (sent.push(args[0].name), send(...args));
+      node.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => (
+        sent.push(args[0].name.toLowerCase()),
+        send(...args)
+      );
       return () => void (node.sendCommand = send);
     });
     const harness = freshRedisStore(client);

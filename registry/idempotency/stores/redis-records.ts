@@ -56,6 +56,30 @@ export function fromPairs(pairs: string[]): StepResults {
   return steps;
 }
 
+/**
+ * A hash as HGETALL answers it: name, value, name, value... on RESP2 (ioredis, node-redis with
+ * `RESP: 2`), a map on RESP3 (node-redis's default: an object, or a Map with that type mapping).
+ */
+export function hashOf(reply: string[] | Record<string, string> | Map<string, string>): Record<string, string> {
+  if (Array.isArray(reply)) return fromPairs(reply);
+  return reply instanceof Map ? Object.fromEntries(reply) : reply;
+}
+
+/** ZRANGE… WITHSCORES: member, score, member, score... on RESP2, [member, score] pairs on RESP3. */
+export function scoredMembers(reply: Array<string | [string, string | number]>): Array<[string, number]> {
+  const members: Array<[string, number]> = [];
+  let member: string | undefined;
+  for (const entry of reply) {
+    if (Array.isArray(entry)) members.push([entry[0], Number(entry[1])]);
+    else if (member === undefined) member = entry;
+    else {
+      members.push([member, Number(entry)]);
+      member = undefined;
+    }
+  }
+  return members;
+}
+
 /** The scope of a member of a bucket's PROCESSING index (`JSON.stringify([operation, userId, key])`). */
 export function fromMember(member: string): IdempotencyScope {
   const [operation, userId, key] = JSON.parse(member) as [string, string, string];

@@ -1,6 +1,6 @@
 // How RedisStore calls its Lua scripts (redis-store-scripts.ts): by SHA1, the whole script sent only when the server lacks it.
 import { createHash } from "node:crypto";
-import type { Cluster, Redis } from "ioredis";
+import type { SendCommand } from "./redis-client";
 import { CREATE, HEARTBEAT, INCREMENT, MARK, MARK_STEP, RECOVER, RELEASE } from "./redis-store-scripts";
 
 /**
@@ -25,15 +25,16 @@ export const SCRIPTS = {
   recover: script(RECOVER),
 };
 
-/** `numberOfKeys` first, then the keys, then the arguments, as EVALSHA takes them. */
+/** `numberOfKeys` (at least 1) first, then the keys, then the arguments, as EVALSHA takes them. */
 export function runScript(
-  redis: Redis | Cluster,
+  send: SendCommand,
   script: Script,
   numberOfKeys: number,
   ...keysAndArgs: Array<string | number>
 ): Promise<unknown> {
-  return redis.evalsha(script.sha, numberOfKeys, ...keysAndArgs).catch((err: Error) => {
+  const key = String(keysAndArgs[0]);
+  return send(key, ["EVALSHA", script.sha, numberOfKeys, ...keysAndArgs]).catch((err: Error) => {
     if (!err.message.startsWith("NOSCRIPT")) throw err;
-    return redis.eval(script.lua, numberOfKeys, ...keysAndArgs);
+    return send(key, ["EVAL", script.lua, numberOfKeys, ...keysAndArgs]);
   });
 }

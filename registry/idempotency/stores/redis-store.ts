@@ -1,5 +1,4 @@
-// RedisStore: the IdempotencyStore contract on Redis (ioredis), standalone or Redis Cluster.
-import type { Cluster, Redis } from "ioredis";
+// RedisStore: the IdempotencyStore contract on Redis (ioredis or node-redis), standalone or Redis Cluster.
 import type {
   CreateInput,
   CreateResult,
@@ -9,7 +8,8 @@ import type {
   RecoveredRecord,
   RecoverInput,
 } from "../types";
-import { fromFields, fromMember, fromPairs, parseRecord, type Fields } from "./redis-records";
+import { commandSender, type RedisStoreClient, type SendCommand } from "./redis-client";
+import { fromFields, fromMember, fromPairs, hashOf, parseRecord, scoredMembers, type Fields } from "./redis-records";
 import { runScript, SCRIPTS, type Script } from "./redis-script-calls";
 
 export type RedisStoreOptions = {
@@ -37,14 +37,16 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * @example
  * const store = new RedisStore(new Redis(process.env.REDIS_URL));
  * const store = new RedisStore(new Redis.Cluster([{ host: "10.0.0.1", port: 6379 }]));
+ * // node-redis, connected first: about half ioredis's CPU per command (see STORES.md)
+ * const store = new RedisStore(await createClient({ url: process.env.REDIS_URL }).connect());
  */
 export class RedisStore implements IdempotencyStore {
   readonly table: string;
-  private readonly redis: Redis | Cluster;
+  private readonly send: SendCommand;
   private readonly prefix: string;
   private readonly buckets: number;
 
-  constructor(redis: Redis | Cluster, options: RedisStoreOptions = {}) {
+  constructor(redis: RedisStoreClient, options: RedisStoreOptions = {}) {
     this.table = options.table ?? "idempotency_records";
     const keyPrefix = options.keyPrefix ?? "";
     if (!TABLE_NAME.test(this.table))
@@ -55,7 +57,7 @@ export class RedisStore implements IdempotencyStore {
     if (!Number.isInteger(this.buckets) || this.buckets < 1)
       throw new Error(`Invalid RedisStore buckets: ${this.buckets}.`);
     this.prefix = keyPrefix;
-    this.redis = redis;
+    this.send = commandSender(redis);
   }
 
   async create({ scope, requestHash, ttlMs, token }: CreateInput): Promise<CreateResult> {
@@ -79,23 +81,16 @@ export class RedisStore implements IdempotencyStore {
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const k = this.keys(scope);
     const [found, steps] = await Promise.all([
-      this.redis.get(k.record).catch((err: Error) => {
+      (this.send(k.record, ["GET", k.record]) as Promise<string | null>).catch((err: Error) => {
         if (!err.message.startsWith("WRONGTYPE")) throw err;
-        return this.redis.hmget(
-          k.record,
-          "requestHash",
-          "status",
-          "response",
-          "token",
-          "expiresAt",
-          "updatedAt",
-        ) as Promise<Fields>;
+        const fields = ["requestHash", "status", "response", "token", "expiresAt", "updatedAt"];
+        return this.send(k.record, ["HMGET", k.record, ...fields]) as Promise<Fields>;
       }),
-      this.redis.hgetall(k.steps),
+      this.send(k.steps, ["HGETALL", k.steps]) as Promise<Parameters<typeof hashOf>[0]>,
     ]);
     if (found === null) return undefined;
     const record = typeof found === "string" ? parseRecord(scope, found) : fromFields(scope, found);
-    const { "": stepsHash, ...results } = steps;
+    const { "": stepsHash, ...results } = hashOf(steps);
     return { ...record, steps: stepsHash === record.requestHash ? results : {} };
   }
 
@@ -156,18 +151,17 @@ export class RedisStore implements IdempotencyStore {
    */
   async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
     if (limit <= 0) return [];
-    const [seconds, micros] = await this.redis.time();
+    const [seconds, micros] = (await this.send(undefined, ["TIME"])) as [string, string];
     const cutoff = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - olderThanMs;
     const perBucket = await Promise.all(
-      Array.from({ length: this.buckets }, (_, bucket) =>
-        this.redis.zrangebyscore(this.indexKey(bucket), "-inf", `(${cutoff}`, "WITHSCORES", "LIMIT", 0, limit),
-      ),
+      Array.from({ length: this.buckets }, (_, bucket) => {
+        const index = this.indexKey(bucket);
+        const range = ["ZRANGEBYSCORE", index, "-inf", `(${cutoff}`, "WITHSCORES", "LIMIT", 0, limit];
+        return this.send(index, range) as Promise<Parameters<typeof scoredMembers>[0]>;
+      }),
     );
-    // WITHSCORES answers member, score, member, score...: a member at each even index.
     const candidates = perBucket
-      .flatMap((pairs) =>
-        pairs.flatMap((member, i) => (i % 2 === 0 ? [{ member, heartbeat: Number(pairs[i + 1]) }] : [])),
-      )
+      .flatMap((reply) => scoredMembers(reply).map(([member, heartbeat]) => ({ member, heartbeat })))
       .sort((a, b) => a.heartbeat - b.heartbeat)
       .slice(0, limit);
     const taken = await Promise.all(
@@ -210,7 +204,7 @@ export class RedisStore implements IdempotencyStore {
   }
 
   private run(script: Script, numberOfKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown> {
-    return runScript(this.redis, script, numberOfKeys, ...keysAndArgs);
+    return runScript(this.send, script, numberOfKeys, ...keysAndArgs);
   }
 
   private indexKey(bucket: number): string {

@@ -1,6 +1,8 @@
 // RedisStore for the shared suites: on REDIS_URL, and on a local three-master Redis Cluster started for the file.
 import { randomUUID } from "node:crypto";
 import { Cluster, Redis } from "ioredis";
+import { createClient, createCluster } from "redis";
+import type { RedisStoreClient } from "@/blocks/idempotency/stores/redis-client";
 import { RedisStore } from "@/blocks/idempotency/stores/redis-store";
 import { redisUrl } from "./services";
 import { startRedisCluster } from "./redis-cluster";
@@ -33,11 +35,18 @@ return 1`;
 
 type Client = Redis | Cluster;
 
-/** A store under its own key prefix, so tests (and other users of the shared Redis) never see each other's keys. */
-export function freshRedisStore(client: Client, buckets = 16): StoreHarness & { store: RedisStore; prefix: string } {
+/**
+ * A store under its own key prefix, so tests (and other users of the shared Redis) never see each other's keys.
+ * `client` (ioredis) ages and deletes the keys; the store runs on `storeClient` when given (node-redis).
+ */
+export function freshRedisStore(
+  client: Client,
+  buckets = 16,
+  storeClient: RedisStoreClient = client,
+): StoreHarness & { store: RedisStore; prefix: string } {
   const prefix = `test:idem:${randomUUID().slice(0, 8)}:`;
   // Few buckets: the suites create a handful of keys, and recovery reads every bucket.
-  const store = new RedisStore(client, { keyPrefix: prefix, buckets });
+  const store = new RedisStore(storeClient, { keyPrefix: prefix, buckets });
   const eachKey = async (apply: (key: string) => Promise<unknown>) => {
     const nodes = client instanceof Cluster ? client.nodes("master") : [client];
     for (const node of nodes) {
@@ -90,5 +99,50 @@ export const redisClusterKind: StoreKind = {
   },
 };
 
-/** Only with REDIS_URL (i.e. in CI): the cluster uses the same machine's redis-server. */
-export const redisStoreKinds: StoreKind[] = redisUrl ? [redisStandaloneKind, redisClusterKind] : [];
+/** RedisStore on a node-redis client; the harness ages and deletes keys through ioredis on the same Redis. */
+export const nodeRedisStandaloneKind: StoreKind = {
+  name: "RedisStore on node-redis (REDIS_URL)",
+  expiresByItself: true,
+  async open() {
+    const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1, lazyConnect: true });
+    await redis.connect();
+    const client = await createClient({ url: redisUrl as string }).connect();
+    return {
+      fresh: async () => freshRedisStore(redis, 16, client),
+      async close() {
+        redis.disconnect();
+        await client.close();
+      },
+    };
+  },
+};
+
+export const nodeRedisClusterKind: StoreKind = {
+  name: "RedisStore on node-redis (local Redis Cluster, 3 masters)",
+  expiresByItself: true,
+  async open() {
+    const cluster = await startRedisCluster();
+    const nodes = cluster.ports.map((port) => ({ host: "127.0.0.1", port }));
+    const redis = new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: 1 } });
+    await new Promise<void>((resolve, reject) => {
+      redis.once("ready", resolve);
+      redis.once("error", reject);
+    });
+    const client = await createCluster({
+      rootNodes: cluster.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
+    }).connect();
+    return {
+      fresh: async () => freshRedisStore(redis, 16, client),
+      async close() {
+        redis.disconnect();
+        await client.close();
+        await cluster.stop();
+      },
+    };
+  },
+};
+
+/** Only with REDIS_URL (i.e. in CI): the clusters use the same machine's redis-server. */
+export const redisStoreKinds: StoreKind[] = redisUrl
+  ? [redisStandaloneKind, redisClusterKind, nodeRedisStandaloneKind, nodeRedisClusterKind]
+  : [];
