@@ -1,5 +1,5 @@
 // Where a request's CPU goes: server process and PostgreSQL, per request, for the servers of a preset.
-// `npx tsx bench/cpu-per-request.ts floor|memory|fastify|hono|fetch|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
+// `npx tsx bench/cpu-per-request.ts floor|memory|fastify|hono|fetch|nestjs|nestjs-fastify|redis[-replay]` (Linux: reads /proc). Used to explain missed targets.
 import autocannon from "autocannon";
 import { settings } from "./config";
 import { PAYMENT_BODY } from "./load/load-plan";
@@ -18,6 +18,11 @@ function bareAndBothStyles(framework: "fastify" | "hono" | "fetch" | "nestjs" | 
   ];
 }
 
+/** NestJS has one style, `@Idempotent()` with its interceptor; an interceptor doing nothing is its floor. */
+function nestWishes(framework: "nestjs" | "nestjs-fastify"): ServerWish[] {
+  return [...bareAndBothStyles(framework).slice(0, 2), { framework, variant: "noop-interceptor", backend: "none" }];
+}
+
 const PRESETS: Record<string, ServerWish[]> = {
   floor: [
     { framework: "express", variant: "floor", backend: "postgres" },
@@ -34,13 +39,13 @@ const PRESETS: Record<string, ServerWish[]> = {
   hono: bareAndBothStyles("hono"),
   /** The fetch adapter: capture is `withIdempotency`, wrapper is its `idempotent`. */
   fetch: bareAndBothStyles("fetch"),
-  /** NestJS has one style, `@Idempotent()` with its interceptor. */
-  nestjs: bareAndBothStyles("nestjs").slice(0, 2),
-  "nestjs-fastify": bareAndBothStyles("nestjs-fastify").slice(0, 2),
+  nestjs: nestWishes("nestjs"),
+  "nestjs-fastify": nestWishes("nestjs-fastify"),
   /** Our RedisStore (no cache) against the peers' own Redis storages. */
   redis: [
     { framework: "express", variant: "block", backend: "redis-store", style: "wrapper" },
     { framework: "express", variant: "block", backend: "redis-store", style: "capture" },
+    { framework: "express", variant: "block", backend: "redis-store-node-redis", style: "wrapper" },
     { framework: "express", variant: "express-idempotency", backend: "redis" },
     { framework: "express", variant: "node-idempotency", backend: "redis" },
   ],

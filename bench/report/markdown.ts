@@ -288,7 +288,7 @@ function scaleOut(results: BenchResults): string {
       ["Store", "first request", "replay", "conflict (same key, other payload)"],
       s.roundTrips.map((t) => [t.store, t.firstRequest, t.replay, t.conflict]),
     ),
-    "Our `RedisStore` (standalone Redis, no cache) on Express against the peers' own Redis storages, each peer against our route of its shape:",
+    "Our `RedisStore` (standalone Redis, no cache) on Express against the peers' own Redis storages, each peer against our route of its shape, in one group per client: `redis-store` on ioredis (the default), `redis-store-node-redis` on node-redis (RESP3, as `createClient` comes):",
     peerTable(s.peers),
   ].join("\n\n");
 }

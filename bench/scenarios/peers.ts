@@ -7,9 +7,10 @@ import { runId } from "../support/services";
 
 /**
  * In-process memory against memory; for `redis` the peers keep records in Redis, we in PostgreSQL with a
- * Redis cache; for `redis-store` (the scale-out scenario) we keep them in Redis too, with our RedisStore.
+ * Redis cache; for `redis-store` (the scale-out scenario) we keep them in Redis too, with our RedisStore
+ * on ioredis, and for `redis-store-node-redis` on a node-redis client (the client @node-idempotency uses).
  */
-export type StoreClass = "memory" | "redis" | "redis-store";
+export type StoreClass = "memory" | "redis" | "redis-store" | "redis-store-node-redis";
 export type PeerRow = Measurement & {
   storeClass: StoreClass;
   route: ServerWish;
@@ -40,6 +41,7 @@ const CLASSES: Record<StoreClass, ServerWish[]> = {
   memory: classServers("memory", "memory"),
   redis: classServers("postgres+redis", "redis"),
   "redis-store": classServers("redis-store", "redis"),
+  "redis-store-node-redis": classServers("redis-store-node-redis", "redis"),
 };
 
 export async function peers(pool: pg.Pool): Promise<PeerRow[]> {
@@ -54,7 +56,7 @@ export async function peerClass(pool: pg.Pool, storeClass: StoreClass, modes: Lo
   const rows: PeerRow[] = [];
   console.log(`\npeers, ${storeClass} class:`);
   const routes = CLASSES[storeClass];
-  const group = storeClass.replace("-", "");
+  const group = storeClass.replaceAll("-", "");
   const set = await startServerSet(pool, `peer_${group}`, routes);
   try {
     for (const mode of modes) {

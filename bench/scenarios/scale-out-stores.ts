@@ -113,10 +113,14 @@ export async function scaleOutRoundTrips(): Promise<ScaleOutTrips[]> {
 
 export type ScaleOutResult = { roundTrips: ScaleOutTrips[]; peers: PeerRow[] };
 
-/** Round trips (counted), then RedisStore on Express against the peers' Redis storages, fresh keys and replays. */
+/**
+ * Round trips (counted), then RedisStore on Express against the peers' Redis storages, fresh keys and
+ * replays: on ioredis (the default), then on node-redis.
+ */
 export async function scaleOut(pool: pg.Pool): Promise<ScaleOutResult> {
   console.log("round trips per request (commands / API calls that reach the store):");
   const roundTrips = await scaleOutRoundTrips();
   const peers = await peerClass(pool, "redis-store", ["fresh", "replay"]);
+  peers.push(...(await peerClass(pool, "redis-store-node-redis", ["fresh", "replay"])));
   return { roundTrips, peers };
 }

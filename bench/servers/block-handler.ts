@@ -1,6 +1,7 @@
 // Builds our IdempotencyHandler for a server spec: MemoryStore, PostgresStore, PostgresStore + RedisCache, or RedisStore.
 import pg from "pg";
 import { Redis } from "ioredis";
+import { createClient } from "redis";
 import { IdempotencyHandler, PostgresStore, preparedStatements } from "@/blocks/idempotency";
 import { RedisCache } from "@/blocks/idempotency/caches/redis-cache";
 import { MemoryStore } from "@/blocks/idempotency/testing/memory-store";
@@ -17,6 +18,12 @@ export async function blockHandler(spec: ServerSpec): Promise<{ handler: Idempot
     const redis = new Redis(spec.redisUrl, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     const store = new RedisStore(redis, { keyPrefix: spec.redisPrefix });
     return { handler: new IdempotencyHandler(store), close: async () => void redis.disconnect() };
+  }
+  if (spec.backend === "redis-store-node-redis") {
+    // node-redis as it comes: RESP3, commands of one tick written together.
+    const client = await createClient({ url: spec.redisUrl }).connect();
+    const store = new RedisStore(client, { keyPrefix: spec.redisPrefix });
+    return { handler: new IdempotencyHandler(store), close: () => client.close() };
   }
   if (spec.backend === "none" || spec.backend === "redis") throw new Error(`blocks has no "${spec.backend}" store.`);
   const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: spec.poolSize });

@@ -24,9 +24,18 @@ export type Variant =
 
 /**
  * `postgres+redis` is the PostgresStore with a RedisCache; `postgres-prepared` the PostgresStore over
- * `preparedStatements(pool)`; `redis-store` our RedisStore (no cache); for peers `redis` is their own Redis storage.
+ * `preparedStatements(pool)`; `redis-store` our RedisStore (no cache) on ioredis, `redis-store-node-redis` the same
+ * on a node-redis client; for peers `redis` is their own Redis storage.
  */
-export type Backend = "none" | "memory" | "postgres" | "postgres-prepared" | "postgres+redis" | "redis" | "redis-store";
+export type Backend =
+  | "none"
+  | "memory"
+  | "postgres"
+  | "postgres-prepared"
+  | "postgres+redis"
+  | "redis"
+  | "redis-store"
+  | "redis-store-node-redis";
 
 /**
  * How our block is mounted: the `idempotent(handler, { run })` wrapper or the capture middleware. NestJS
