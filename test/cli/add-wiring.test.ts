@@ -323,7 +323,7 @@ describe("the wiring's own test, run in the project against the real store", () 
       edit: (setup) =>
         setup
           .replace(
-            /export type Prisma = .*;\nconst createPrisma = [^]*?\n};\n/,
+            /export type Prisma = .*;\nconst createPrisma[^]*?\n};\n/,
             "export type Prisma = PrismaClient;\nconst createPrisma = (adapter: PrismaPg): Prisma => new PrismaClient({ adapter });\n",
           )
           .replace(

@@ -13,7 +13,7 @@ import type { OpenedDatabase } from "./variants";
 //   const createPrisma = (adapter: PrismaPg): Prisma => new PrismaClient({ adapter });
 /** What the setup uses of your PrismaClient: raw SQL, interactive transactions and `$disconnect`. */
 export type Prisma = Parameters<typeof prismaClient>[0] & { $disconnect(): Promise<void> };
-const createPrisma = (_adapter: PrismaPg): Prisma => {
+const createPrisma: (adapter: PrismaPg) => Prisma = () => {
   throw new Error(
     "idempotency/setup/database.ts: createPrisma must build your PrismaClient (see the comment above it).",
   );

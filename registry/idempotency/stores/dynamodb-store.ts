@@ -219,7 +219,7 @@ export class DynamoDbStore implements IdempotencyStore {
   };
 
   /** Nothing to do: DynamoDB's TTL deletes expired items, and every read here already ignores them. */
-  cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
+  cleanupExpiredRecords(): Promise<number> {
     return Promise.resolve(0);
   }
 

@@ -186,7 +186,7 @@ export class RedisStore implements IdempotencyStore {
   }
 
   /** Nothing to do: Redis deletes each record and counter itself when its TTL ends, and never returns an expired one. */
-  cleanupExpiredRecords(_input: { limit: number }): Promise<number> {
+  cleanupExpiredRecords(): Promise<number> {
     return Promise.resolve(0);
   }
 
