@@ -66,12 +66,31 @@ export function freshRedisStore(
   };
 }
 
+/** An ioredis client of the machine's Redis, connected. */
+async function connectStandalone(): Promise<Redis> {
+  const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1, lazyConnect: true });
+  await redis.connect();
+  return redis;
+}
+
+/** An ioredis client of a local cluster, once it is ready. */
+async function connectCluster(ports: number[]): Promise<Cluster> {
+  const client = new Cluster(
+    ports.map((port) => ({ host: "127.0.0.1", port })),
+    { redisOptions: { maxRetriesPerRequest: 1 } },
+  );
+  await new Promise<void>((resolve, reject) => {
+    client.once("ready", resolve);
+    client.once("error", reject);
+  });
+  return client;
+}
+
 export const redisStandaloneKind: StoreKind = {
   name: "RedisStore (REDIS_URL)",
   expiresByItself: true,
   async open() {
-    const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1, lazyConnect: true });
-    await redis.connect();
+    const redis = await connectStandalone();
     return { fresh: async () => freshRedisStore(redis), close: async () => void redis.disconnect() };
   },
 };
@@ -81,14 +100,7 @@ export const redisClusterKind: StoreKind = {
   expiresByItself: true,
   async open() {
     const cluster = await startRedisCluster();
-    const client = new Cluster(
-      cluster.ports.map((port) => ({ host: "127.0.0.1", port })),
-      { redisOptions: { maxRetriesPerRequest: 1 } },
-    );
-    await new Promise<void>((resolve, reject) => {
-      client.once("ready", resolve);
-      client.once("error", reject);
-    });
+    const client = await connectCluster(cluster.ports);
     return {
       fresh: async () => freshRedisStore(client),
       async close() {
@@ -104,8 +116,7 @@ export const nodeRedisStandaloneKind: StoreKind = {
   name: "RedisStore on node-redis (REDIS_URL)",
   expiresByItself: true,
   async open() {
-    const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1, lazyConnect: true });
-    await redis.connect();
+    const redis = await connectStandalone();
     const client = await createClient({ url: redisUrl as string }).connect();
     return {
       fresh: async () => freshRedisStore(redis, 16, client),
@@ -122,12 +133,7 @@ export const nodeRedisClusterKind: StoreKind = {
   expiresByItself: true,
   async open() {
     const cluster = await startRedisCluster();
-    const nodes = cluster.ports.map((port) => ({ host: "127.0.0.1", port }));
-    const redis = new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: 1 } });
-    await new Promise<void>((resolve, reject) => {
-      redis.once("ready", resolve);
-      redis.once("error", reject);
-    });
+    const redis = await connectCluster(cluster.ports);
     const client = await createCluster({
       rootNodes: cluster.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
     }).connect();
