@@ -32,18 +32,18 @@ describe("RedisStore replies", () => {
 
 describe("RedisStore script calls", () => {
   it("calls a script by its SHA, routed by its first key", async () => {
-    const sent: Array<[string | undefined, Array<string | number>]> = [];
-    const send: SendCommand = (key, command) => (sent.push([key, command]), Promise.resolve(1));
+    const sent: Array<[string | undefined, string, Array<string | number>]> = [];
+    const send: SendCommand = (key, name, args) => (sent.push([key, name, args]), Promise.resolve(1));
     expect(await runScript(send, SCRIPTS.release, 2, "{t:1}:r:m", "{t:1}:processing", "3:abc")).toBe(1);
     expect(sent).toEqual([
-      ["{t:1}:r:m", ["EVALSHA", SCRIPTS.release.sha, 2, "{t:1}:r:m", "{t:1}:processing", "3:abc"]],
+      ["{t:1}:r:m", "EVALSHA", [SCRIPTS.release.sha, 2, "{t:1}:r:m", "{t:1}:processing", "3:abc"]],
     ]);
   });
 
   it("sends the whole script when the server answers NOSCRIPT (a restart, a failover, SCRIPT FLUSH), and passes other errors on", async () => {
     const sent: string[] = [];
-    const send: SendCommand = (_key, [name]) => {
-      sent.push(String(name));
+    const send: SendCommand = (_key, name) => {
+      sent.push(name);
       return name === "EVALSHA"
         ? Promise.reject(new Error("NOSCRIPT No matching script. Please use EVAL."))
         : Promise.resolve(1);

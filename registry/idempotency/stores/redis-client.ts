@@ -18,7 +18,7 @@ export type NodeRedisCluster = {
 export type RedisStoreClient = IoRedisClient | NodeRedisClient | NodeRedisCluster;
 
 /** Sends one command; `key`, its first key (none for TIME), routes it on a node-redis cluster. */
-export type SendCommand = (key: string | undefined, command: Array<string | number>) => Promise<unknown>;
+export type SendCommand = (key: string | undefined, name: string, args: Array<string | number>) => Promise<unknown>;
 
 /**
  * How to send a command on `client`. ioredis routes a command on a cluster by itself, from the
@@ -28,9 +28,16 @@ export type SendCommand = (key: string | undefined, command: Array<string | numb
  * reply of a lower-case `hgetall` into an object.
  */
 export function commandSender(client: RedisStoreClient): SendCommand {
-  if (isIoRedis(client)) return (_key, [name, ...args]) => client.call(String(name), ...args);
-  if ("masters" in client) return (key, command) => client.sendCommand(key, false, command.map(String));
-  return (_key, command) => client.sendCommand(command.map(String));
+  if (isIoRedis(client)) return (_key, name, args) => client.call(name, ...args);
+  if ("masters" in client) return (key, name, args) => client.sendCommand(key, false, stringsOf(name, args));
+  return (_key, name, args) => client.sendCommand(stringsOf(name, args));
+}
+
+/** The command as node-redis takes it: every argument a string. */
+function stringsOf(name: string, args: Array<string | number>): string[] {
+  const command = [name];
+  for (const arg of args) command.push(String(arg));
+  return command;
 }
 
 /** ioredis's clients define scripts as commands; node-redis's take them as options. */

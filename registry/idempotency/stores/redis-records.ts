@@ -60,13 +60,17 @@ export function fromPairs(pairs: string[]): StepResults {
  * A hash as HGETALL answers it: name, value, name, value... on RESP2 (ioredis, node-redis with
  * `RESP: 2`), a map on RESP3 (node-redis's default: an object, or a Map with that type mapping).
  */
-export function hashOf(reply: string[] | Record<string, string> | Map<string, string>): Record<string, string> {
+export type HashReply = string[] | Record<string, string> | Map<string, string>;
+
+export function hashOf(reply: HashReply): Record<string, string> {
   if (Array.isArray(reply)) return fromPairs(reply);
   return reply instanceof Map ? Object.fromEntries(reply) : reply;
 }
 
 /** ZRANGE… WITHSCORES: member, score, member, score... on RESP2, [member, score] pairs on RESP3. */
-export function scoredMembers(reply: Array<string | [string, string | number]>): Array<[string, number]> {
+export type ScoredReply = Array<string | [string, string | number]>;
+
+export function scoredMembers(reply: ScoredReply): Array<[string, number]> {
   const members: Array<[string, number]> = [];
   let member: string | undefined;
   for (const entry of reply) {

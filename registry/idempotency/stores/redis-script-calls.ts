@@ -33,8 +33,8 @@ export function runScript(
   ...keysAndArgs: Array<string | number>
 ): Promise<unknown> {
   const key = String(keysAndArgs[0]);
-  return send(key, ["EVALSHA", script.sha, numberOfKeys, ...keysAndArgs]).catch((err: Error) => {
+  return send(key, "EVALSHA", [script.sha, numberOfKeys, ...keysAndArgs]).catch((err: Error) => {
     if (!err.message.startsWith("NOSCRIPT")) throw err;
-    return send(key, ["EVAL", script.lua, numberOfKeys, ...keysAndArgs]);
+    return send(key, "EVAL", [script.lua, numberOfKeys, ...keysAndArgs]);
   });
 }

@@ -9,7 +9,17 @@ import type {
   RecoverInput,
 } from "../types";
 import { commandSender, type RedisStoreClient, type SendCommand } from "./redis-client";
-import { fromFields, fromMember, fromPairs, hashOf, parseRecord, scoredMembers, type Fields } from "./redis-records";
+import {
+  fromFields,
+  fromMember,
+  fromPairs,
+  hashOf,
+  parseRecord,
+  scoredMembers,
+  type Fields,
+  type HashReply,
+  type ScoredReply,
+} from "./redis-records";
 import { runScript, SCRIPTS, type Script } from "./redis-script-calls";
 
 export type RedisStoreOptions = {
@@ -81,12 +91,12 @@ export class RedisStore implements IdempotencyStore {
   async get(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
     const k = this.keys(scope);
     const [found, steps] = await Promise.all([
-      (this.send(k.record, ["GET", k.record]) as Promise<string | null>).catch((err: Error) => {
+      (this.send(k.record, "GET", [k.record]) as Promise<string | null>).catch((err: Error) => {
         if (!err.message.startsWith("WRONGTYPE")) throw err;
         const fields = ["requestHash", "status", "response", "token", "expiresAt", "updatedAt"];
-        return this.send(k.record, ["HMGET", k.record, ...fields]) as Promise<Fields>;
+        return this.send(k.record, "HMGET", [k.record, ...fields]) as Promise<Fields>;
       }),
-      this.send(k.steps, ["HGETALL", k.steps]) as Promise<Parameters<typeof hashOf>[0]>,
+      this.send(k.steps, "HGETALL", [k.steps]) as Promise<HashReply>,
     ]);
     if (found === null) return undefined;
     const record = typeof found === "string" ? parseRecord(scope, found) : fromFields(scope, found);
@@ -151,13 +161,13 @@ export class RedisStore implements IdempotencyStore {
    */
   async recoverStuckRecords({ olderThanMs, limit, maxRetries, ttlMs }: RecoverInput): Promise<RecoveredRecord[]> {
     if (limit <= 0) return [];
-    const [seconds, micros] = (await this.send(undefined, ["TIME"])) as [string, string];
+    const [seconds, micros] = (await this.send(undefined, "TIME", [])) as [string, string];
     const cutoff = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - olderThanMs;
     const perBucket = await Promise.all(
       Array.from({ length: this.buckets }, (_, bucket) => {
         const index = this.indexKey(bucket);
-        const range = ["ZRANGEBYSCORE", index, "-inf", `(${cutoff}`, "WITHSCORES", "LIMIT", 0, limit];
-        return this.send(index, range) as Promise<Parameters<typeof scoredMembers>[0]>;
+        const range = [index, "-inf", `(${cutoff}`, "WITHSCORES", "LIMIT", 0, limit];
+        return this.send(index, "ZRANGEBYSCORE", range) as Promise<ScoredReply>;
       }),
     );
     const candidates = perBucket
