@@ -86,67 +86,54 @@ async function connectCluster(ports: number[]): Promise<Cluster> {
   return client;
 }
 
-export const redisStandaloneKind: StoreKind = {
-  name: "RedisStore (REDIS_URL)",
-  expiresByItself: true,
-  async open() {
-    const redis = await connectStandalone();
-    return { fresh: async () => freshRedisStore(redis), close: async () => void redis.disconnect() };
-  },
-};
+/** What a kind connects: the ioredis client the harness ages and deletes keys through, and the store's client if another. */
+type Connected = { admin: Client; storeClient?: RedisStoreClient; close(): Promise<unknown> };
 
-export const redisClusterKind: StoreKind = {
-  name: "RedisStore (local Redis Cluster, 3 masters)",
-  expiresByItself: true,
-  async open() {
-    const cluster = await startRedisCluster();
-    const client = await connectCluster(cluster.ports);
-    return {
-      fresh: async () => freshRedisStore(client),
-      async close() {
-        client.disconnect();
-        await cluster.stop();
-      },
-    };
-  },
-};
+function redisKind(name: string, connect: () => Promise<Connected>): StoreKind {
+  return {
+    name,
+    expiresByItself: true,
+    async open() {
+      const { admin, storeClient = admin, close } = await connect();
+      return { fresh: async () => freshRedisStore(admin, 16, storeClient), close: async () => void (await close()) };
+    },
+  };
+}
+
+/** A local cluster and the ioredis client of it; `close` also stops the cluster. */
+async function localCluster(): Promise<{ ports: number[]; admin: Cluster; close(): Promise<void> }> {
+  const cluster = await startRedisCluster();
+  const admin = await connectCluster(cluster.ports);
+  return {
+    ports: cluster.ports,
+    admin,
+    async close() {
+      admin.disconnect();
+      await cluster.stop();
+    },
+  };
+}
+
+export const redisStandaloneKind = redisKind("RedisStore (REDIS_URL)", async () => {
+  const admin = await connectStandalone();
+  return { admin, close: async () => admin.disconnect() };
+});
+
+export const redisClusterKind = redisKind("RedisStore (local Redis Cluster, 3 masters)", localCluster);
 
 /** RedisStore on a node-redis client; the harness ages and deletes keys through ioredis on the same Redis. */
-export const nodeRedisStandaloneKind: StoreKind = {
-  name: "RedisStore on node-redis (REDIS_URL)",
-  expiresByItself: true,
-  async open() {
-    const redis = await connectStandalone();
-    const client = await createClient({ url: redisUrl as string }).connect();
-    return {
-      fresh: async () => freshRedisStore(redis, 16, client),
-      async close() {
-        redis.disconnect();
-        await client.close();
-      },
-    };
-  },
-};
+export const nodeRedisStandaloneKind = redisKind("RedisStore on node-redis (REDIS_URL)", async () => {
+  const admin = await connectStandalone();
+  const storeClient = await createClient({ url: redisUrl as string }).connect();
+  return { admin, storeClient, close: async () => (admin.disconnect(), await storeClient.close()) };
+});
 
-export const nodeRedisClusterKind: StoreKind = {
-  name: "RedisStore on node-redis (local Redis Cluster, 3 masters)",
-  expiresByItself: true,
-  async open() {
-    const cluster = await startRedisCluster();
-    const redis = await connectCluster(cluster.ports);
-    const client = await createCluster({
-      rootNodes: cluster.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
-    }).connect();
-    return {
-      fresh: async () => freshRedisStore(redis, 16, client),
-      async close() {
-        redis.disconnect();
-        await client.close();
-        await cluster.stop();
-      },
-    };
-  },
-};
+export const nodeRedisClusterKind = redisKind("RedisStore on node-redis (local Redis Cluster, 3 masters)", async () => {
+  const cluster = await localCluster();
+  const rootNodes = cluster.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` }));
+  const storeClient = await createCluster({ rootNodes }).connect();
+  return { admin: cluster.admin, storeClient, close: async () => (await storeClient.close(), await cluster.close()) };
+});
 
 /** Only with REDIS_URL (i.e. in CI): the clusters use the same machine's redis-server. */
 export const redisStoreKinds: StoreKind[] = redisUrl
