@@ -66,15 +66,7 @@ export async function chooseFeatures(
   // `--client none` chooses no other client, so the default one (pg) is on, as it is with no flag.
   // Defaults of a store come first; a client's default is for its own store, so it is settled once the
   // clients of the other stores (a detected Drizzle on `--store sqlite`) have been dropped.
-  const addDefaults = (withNeeds: boolean) => {
-    for (const entry of features) {
-      const [name, feature] = entry;
-      if (!feature.default || (feature.needs !== undefined) !== withNeeds) continue;
-      if (feature.needs !== undefined && !chosen.has(feature.needs)) continue;
-      if (!features.some((other) => flagOf(other) === flagOf(entry) && chosen.has(other[0]))) chosen.add(name);
-    }
-  };
-  addDefaults(false);
+  addDefaults(features, chosen, false);
   for (const entry of features) {
     const [name, feature] = entry;
     const needed = features.find(([other]) => other === feature.needs);
@@ -90,18 +82,46 @@ export async function chooseFeatures(
       );
     }
   }
-  addDefaults(true);
+  addDefaults(features, chosen, true);
   return chosen;
 }
 
 /**
- * The features a block was added with, as its lock entry shows them: those with a file recorded.
- * (A feature without files, such as the Redis cache, leaves no trace and has nothing to keep in step.)
+ * Adds to `chosen` each default feature (`withNeeds`: of those that need another, a store's client)
+ * whose flag has no chosen feature yet, and whose needed feature is chosen.
+ */
+function addDefaults(features: Array<[string, RegistryFeature]>, chosen: Set<string>, withNeeds: boolean): void {
+  const flagOf = ([name, feature]: [string, RegistryFeature]) => feature.flag ?? name;
+  for (const entry of features) {
+    const [name, feature] = entry;
+    if (!feature.default || (feature.needs !== undefined) !== withNeeds) continue;
+    if (feature.needs !== undefined && !chosen.has(feature.needs)) continue;
+    if (!features.some((other) => flagOf(other) === flagOf(entry) && chosen.has(other[0]))) chosen.add(name);
+  }
+}
+
+/**
+ * The features a block was added with, as its lock entry shows them: those with a file recorded, those
+ * a recorded variant was chosen for (a Redis client has no file of its own: its setup/database.ts says
+ * which), and a recorded store's default client when nothing names one (a lock from before the Redis
+ * clients were features). A feature with none of these, such as the Redis cache of a lock from before
+ * the variants, leaves no trace and has nothing to keep in step.
  *
  * @example
- * recordedFeatures(block, lock.blocks.idempotency); // Set { "redis-store", "metrics" }
+ * recordedFeatures(block, lock.blocks.idempotency); // Set { "redis-store", "client-node-redis", "metrics" }
  */
 export function recordedFeatures(block: RegistryBlock, locked: LockedBlock | undefined): Set<string> {
+  const recorded = featuresWithFiles(block, locked);
+  for (const variant of block.variants ?? []) {
+    const path = locked?.variants?.[variant.target];
+    const choice = variant.choices.find((candidate) => candidate.path === path);
+    for (const name of choice?.when?.features ?? []) if (block.features?.[name]) recorded.add(name);
+  }
+  if (locked) addDefaults(Object.entries(block.features ?? {}), recorded, true);
+  return recorded;
+}
+
+function featuresWithFiles(block: RegistryBlock, locked: LockedBlock | undefined): Set<string> {
   const recorded = Object.keys(locked?.files ?? {});
   const features = Object.entries(block.features ?? {});
   // A file two features share (a helper of two stores) says which of them was chosen only together with one of its own.

@@ -17,9 +17,10 @@ export type VariantContext = {
 
 /**
  * The first choice whose conditions hold, per target; a choice recorded in the lock (`recorded`:
- * target -> registry path) stays as long as the registry still offers it, so `update` never swaps a
- * user's client for another one because the project's packages changed. The test beside a chosen
- * file comes along (unless `tests` is false).
+ * target -> registry path) stays as long as the registry still offers it and the features it was
+ * chosen for still are, so `update` never swaps a user's client for another one because the
+ * project's packages changed, while `add --client node-redis` on an ioredis project does swap it.
+ * The test beside a chosen file comes along (unless `tests` is false).
  *
  * @example
  * chooseVariants(idempotency, { features: new Set(["postgres-store", "client-kysely"]), declared, frameworks: ["express"], blocks }, { tests: true });
@@ -38,7 +39,7 @@ export function chooseVariants(
   for (const variant of block.variants ?? []) {
     const recorded = options.recorded?.[variant.target];
     const choice =
-      variant.choices.find((candidate) => candidate.path === recorded) ??
+      variant.choices.find((candidate) => candidate.path === recorded && chosenFor(candidate.when, context)) ??
       variant.choices.find((candidate) => holds(candidate.when, context));
     if (!choice) continue;
     chosen.push({
@@ -50,6 +51,14 @@ export function chooseVariants(
     if (options.tests && options.hasFile(test)) chosen.push({ path: test, target: testOf(variant.target), test: true });
   }
   return chosen;
+}
+
+/** The features a choice names are all chosen, and none it rules out is. */
+function chosenFor(when: VariantCondition | undefined, context: VariantContext): boolean {
+  return (
+    (when?.features ?? []).every((name) => context.features.has(name)) &&
+    (when?.without ?? []).every((name) => !context.features.has(name))
+  );
 }
 
 function holds(when: VariantCondition | undefined, context: VariantContext): boolean {
