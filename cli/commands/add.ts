@@ -193,7 +193,7 @@ export const add = new Command("add")
   )
   .option(
     "--client <choice>",
-    "database-client adapter of --store postgres: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex; of --store mysql: drizzle-mysql or kysely-mysql (else mysql2 itself); of --store sqlite: better-sqlite3 or libsql; none is pg (default: those package.json declares, else pg; PGlite comes with pg only)",
+    "database-client adapter of --store postgres: pg, drizzle, kysely, postgres-js, prisma, typeorm or knex; of --store mysql: drizzle-mysql or kysely-mysql (else mysql2 itself); of --store sqlite: better-sqlite3 or libsql; of --store redis: ioredis or node-redis; none is pg (default: those package.json declares, else pg; PGlite comes with pg only)",
   )
   .option("--no-tests", "leave the block's tests out")
   .option("--no-install", "do not install npm packages (they are listed instead)")

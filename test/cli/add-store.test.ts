@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { recordedFeatures } from "../../cli/add/choose-features.js";
 import { runAdd } from "../../cli/commands/add.js";
 import { runDiff } from "../../cli/commands/diff.js";
 import { runDoctor } from "../../cli/commands/doctor.js";
@@ -37,6 +38,7 @@ const POSTGRES_FILES = [
 const STORES = [
   {
     store: "redis",
+    features: ["client-ioredis", "redis-store"],
     files: [
       "setup/recovery-jobs.test.ts",
       "setup/recovery-jobs.ts",
@@ -169,9 +171,79 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
       message: expect.stringContaining("--client kysely needs --store postgres"),
     });
     const result = await add(dir, { store: "redis" });
-    expect(result.features).toEqual(["redis-store"]);
+    expect(result.features).toEqual(["client-ioredis", "redis-store"]);
     expect(targets(result).filter((target) => target.includes("/clients/"))).toEqual([]);
   }, 60_000);
+
+  it("--store redis --client node-redis: RedisStore on node-redis, with redis and without ioredis; detected from package.json; refused without --store redis", async () => {
+    const dir = await sampleProject("express-nodenext", []);
+    const result = await add(dir, { store: "redis", client: "node-redis" });
+    expect(result.features).toEqual(["client-node-redis", "redis-store"]);
+    expect(result.dependencies.dependencies).toEqual(["redis@^6.4.0"]);
+    expect([...result.dependencies.dependencies, ...result.dependencies.devDependencies].join(" ")).not.toMatch(
+      /ioredis/,
+    );
+    expect(lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"]).toBe(
+      "idempotency/setup/database-node-redis.ts",
+    );
+    expect(readFileSync(path.join(dir, BLOCK, "setup/database.ts"), "utf8").replaceAll('.js";', '";')).toBe(
+      variantText("database-node-redis.ts"),
+    );
+    expect(readFileSync(path.join(dir, BLOCK, "setup/database.test.ts"), "utf8")).toContain(
+      "expect(db.isOpen).toBe(false)",
+    );
+    expect(typeCheck(dir)).toEqual([]);
+    // update keeps the client: the variant it was added with says which, and it asks for redis, not ioredis.
+    const update = await runUpdate({ cwd: dir, dryRun: true });
+    expect(update.files.filter((file) => file.status !== "unchanged")).toEqual([]);
+    expect(update.install.join(" ")).toMatch(/redis@\^6\.4\.0/);
+    expect(update.install.join(" ")).not.toMatch(/ioredis/);
+
+    // A project that declares node-redis (the `redis` package) gets it with --store redis alone; --client ioredis overrides.
+    const declared = await sampleProject("hono-bundler", ["redis"]);
+    expect((await add(declared, { store: "redis" })).features).toEqual(["client-node-redis", "redis-store"]);
+    const overridden = await sampleProject("hono-bundler", ["redis"]);
+    const onIoredis = await add(overridden, { store: "redis", client: "ioredis" });
+    expect(onIoredis.features).toEqual(["client-ioredis", "redis-store"]);
+    expect(lockOf(overridden).blocks.idempotency?.variants?.["idempotency/setup/database.ts"]).toBe(
+      "idempotency/setup/database-redis.ts",
+    );
+    // A PostgreSQL project that happens to declare node-redis keeps pg.
+    const onPostgres = await sampleProject("hono-bundler", ["redis"]);
+    expect((await add(onPostgres)).features).not.toContain("client-node-redis");
+
+    const refused = await rejection(add(await sampleProject("hono-bundler", []), { client: "node-redis" }));
+    expect(refused).toMatchObject({
+      code: "INVALID_OPTION",
+      message: expect.stringContaining("--client node-redis needs --store redis"),
+    });
+  }, 180_000);
+
+  it("switching Redis clients: add --client node-redis on an ioredis project rewrites setup/database.ts, and update keeps what was chosen, also for a lock that names no client", async () => {
+    const variantOf = (dir: string) => lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"];
+    const dir = await sampleProject("hono-bundler", []);
+    await add(dir, { store: "redis" });
+    expect(variantOf(dir)).toBe("idempotency/setup/database-redis.ts");
+    const switched = await add(dir, { store: "redis", client: "node-redis" });
+    expect(switched.features).toEqual(["client-node-redis", "redis-store"]);
+    expect(variantOf(dir)).toBe("idempotency/setup/database-node-redis.ts");
+    expect(readFileSync(path.join(dir, BLOCK, "setup/database.ts"), "utf8")).toContain('from "redis";');
+    // A later add without --client keeps it (carried from the lock), as update does.
+    await add(dir);
+    expect(variantOf(dir)).toBe("idempotency/setup/database-node-redis.ts");
+    const update = await runUpdate({ cwd: dir, dryRun: true });
+    expect(update.files.filter((file) => file.status !== "unchanged")).toEqual([]);
+
+    // A lock that names no client (its files and variants from before the Redis clients were features) is on the default one.
+    const locked = lockOf(dir).blocks.idempotency;
+    const block = JSON.parse(
+      readFileSync(path.join(import.meta.dirname, "../../registry/idempotency/block.json"), "utf8"),
+    );
+    expect([...recordedFeatures(block, { ...locked, variants: {} } as never)].sort()).toEqual([
+      "client-ioredis",
+      "redis-store",
+    ]);
+  }, 180_000);
 
   it.each([
     {

@@ -107,6 +107,23 @@ const WIRINGS: Wiring[] = [
     expected: ["new RedisStore(db, { table: IDEMPOTENCY_TABLE })", "recoveryJobs(handler, logger)"],
   },
   {
+    // No --client: `redis` (node-redis) in package.json is how add detects it.
+    name: "RedisStore on node-redis",
+    variant: "database-node-redis.ts",
+    packages: ["redis"],
+    store: "redis",
+    expected: [
+      'from "redis";',
+      "createClient({ url })",
+      "new RedisStore(db, { table: IDEMPOTENCY_TABLE })",
+      "end: () => db.close()",
+    ],
+    app: [
+      'import { createClient } from "redis";',
+      'createIdempotency({ db: createClient({ url: "redis://127.0.0.1:6379" }) });',
+    ],
+  },
+  {
     name: "DynamoDbStore",
     variant: "database-dynamodb.ts",
     packages: [],
@@ -358,10 +375,13 @@ describe("the wiring's own test, run in the project against the real store", () 
     120_000,
   );
 
-  it.runIf(REDIS_URL)(
-    "[REDIS_URL] RedisStore: the wiring runs once per key, recovers and closes",
-    async () => {
-      const dir = await sampleProject("hono-bundler", []);
+  it.runIf(REDIS_URL).each([
+    { client: "ioredis", packages: [] },
+    { client: "node-redis", packages: ["redis"] },
+  ])(
+    "[REDIS_URL] RedisStore on $client: the wiring runs once per key, recovers and closes",
+    async ({ client, packages }) => {
+      const dir = await sampleProject("hono-bundler", packages);
       await runAdd({
         blocks: ["idempotency"],
         cwd: dir,
@@ -370,6 +390,9 @@ describe("the wiring's own test, run in the project against the real store", () 
         store: "redis",
         table: `wiring_${randomUUID().slice(0, 8)}`,
       });
+      expect(read(dir, `${SETUP}/database.ts`)).toContain(
+        client === "node-redis" ? 'from "redis";' : 'from "ioredis";',
+      );
       const run = await wiringTest(dir, { REDIS_URL });
       expect(run.exitCode, run.output.slice(-3000)).toBe(0);
       expect(run.output).toMatch(/Tests\s+1 passed/);
