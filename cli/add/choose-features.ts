@@ -11,7 +11,8 @@ export type FeatureFlags = Record<string, string | undefined>;
  * A flag decides; else `--yes`, `--dry-run` or no terminal take the default (on when the project
  * already declares one of the feature's `detect` packages); else the user is asked. A `default`
  * feature (PostgresStore, the pg client) is on unless another feature of its flag is; a feature that
- * `needs` another (a PostgreSQL client) is off without it, and an error when its own flag asked for it.
+ * `needs` another (a PostgreSQL client) is off without it, and one `without` another (the Redis cache
+ * beside RedisStore) off with it: each an error when its own flag asked for it.
  *
  * @example
  * await chooseFeatures(blocks, new Set(["ioredis"]), { flags: {}, yes: true }); // Set { "cache", "postgres-store", "client-pg" }
@@ -83,6 +84,19 @@ export async function chooseFeatures(
     }
   }
   addDefaults(features, chosen, true);
+  for (const entry of features) {
+    const [name, feature] = entry;
+    const beside = features.find(([other]) => chosen.has(other) && feature.without?.includes(other));
+    if (!chosen.has(name) || !beside) continue;
+    chosen.delete(name);
+    if (options.flags[flagOf(entry)] === feature.choice) {
+      throw new BlocksError(
+        "INVALID_OPTION",
+        `--${flagOf(entry)} ${feature.choice} (${feature.description}) does not go with --${flagOf(beside)} ${beside[1].choice} (${beside[1].description}).`,
+        { suggestion: `Leave --${flagOf(entry)} out, or pass another --${flagOf(beside)}.` },
+      );
+    }
+  }
   return chosen;
 }
 

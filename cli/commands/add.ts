@@ -182,7 +182,10 @@ export const add = new Command("add")
     "--framework <names>",
     "adapters to add, comma-separated: express, fastify, hono, koa, nestjs, fetch (Next.js, Bun, Deno), or none (default: detected from package.json)",
   )
-  .option("--cache <choice>", "Redis cache: redis or none (default: redis when package.json declares ioredis)")
+  .option(
+    "--cache <choice>",
+    "Redis cache in front of the store: redis or none (default: redis when package.json declares ioredis; never with --store redis)",
+  )
   .option(
     "--metrics <choice>",
     "Prometheus metrics: prometheus or none (default: prometheus when package.json declares prom-client)",

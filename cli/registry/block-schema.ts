@@ -12,6 +12,7 @@ const feature = z.strictObject({
   prompt: z.boolean().optional(),
   default: z.boolean().optional(),
   needs: z.string().min(1).optional(),
+  without: z.array(z.string().min(1)).optional(),
   detect: z.array(z.string().min(1)).optional(),
   dependencies: packages.optional(),
   devDependencies: packages.optional(),

@@ -76,6 +76,8 @@ export type RegistryFeature = {
   default?: boolean;
   /** A feature this one only works with (a PostgreSQL client needs `postgres-store`): off without it, and asking for both is an error. */
   needs?: string;
+  /** Features it never goes with (the Redis cache in front of a Redis store): off beside one, and asking for both is an error. */
+  without?: string[];
   detect?: string[];
   /** Installed as `dependencies` only when chosen: production code imports them. */
   dependencies?: Record<string, string>;

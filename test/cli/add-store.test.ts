@@ -219,6 +219,24 @@ describe("blocks add --store: only the chosen store, with its packages", () => {
     });
   }, 180_000);
 
+  it("no Redis cache in front of a Redis store: asked for, it is refused by name; detected (ioredis declared), it is left out with its file and package", async () => {
+    const refused = await rejection(add(await sampleProject("hono-bundler", []), { store: "redis", cache: "redis" }));
+    expect(refused).toMatchObject({
+      code: "INVALID_OPTION",
+      message: expect.stringMatching(
+        /^--cache redis \(Redis cache in front of the store .*\) does not go with --store redis \(RedisStore: /,
+      ),
+    });
+    const dir = await sampleProject("hono-bundler", ["redis", "ioredis"]);
+    const result = await add(dir, { store: "redis" });
+    expect(result.features).toEqual(["client-node-redis", "redis-store"]);
+    expect(targets(result)).not.toContain(`${BLOCK}/caches/redis-cache.ts`);
+    expect(readFileSync(path.join(dir, BLOCK, "setup/cache.ts"), "utf8")).not.toContain("RedisCache");
+    // In front of another store it still comes when ioredis is declared.
+    const onMySql = await add(await sampleProject("hono-bundler", ["ioredis"]), { store: "mysql" });
+    expect(onMySql.features).toContain("cache");
+  }, 120_000);
+
   it("switching Redis clients: add --client node-redis on an ioredis project rewrites setup/database.ts, and update keeps what was chosen, also for a lock that names no client", async () => {
     const variantOf = (dir: string) => lockOf(dir).blocks.idempotency?.variants?.["idempotency/setup/database.ts"];
     const dir = await sampleProject("hono-bundler", []);
