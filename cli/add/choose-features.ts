@@ -68,35 +68,31 @@ export async function chooseFeatures(
   // Defaults of a store come first; a client's default is for its own store, so it is settled once the
   // clients of the other stores (a detected Drizzle on `--store sqlite`) have been dropped.
   addDefaults(features, chosen, false);
+  // A feature whose store is not chosen (a PostgreSQL client on `--store redis`), or that does not go with one that
+  // is (the Redis cache beside RedisStore), is dropped; asked for by its own flag, that is an error naming both.
   for (const entry of features) {
     const [name, feature] = entry;
-    const needed = features.find(([other]) => other === feature.needs);
-    if (!chosen.has(name) || !needed || chosen.has(needed[0])) continue;
+    if (!chosen.has(name)) continue;
+    const needed = features.find(([other]) => other === feature.needs && !chosen.has(other));
+    const beside = features.find(([other]) => chosen.has(other) && feature.without?.includes(other));
+    const conflict = needed ?? beside;
+    if (!conflict) continue;
     chosen.delete(name);
-    if (options.flags[flagOf(entry)] === feature.choice) {
-      throw new BlocksError(
-        "INVALID_OPTION",
-        `--${flagOf(entry)} ${feature.choice} needs --${flagOf(needed)} ${needed[1].choice}: ${feature.description}.`,
-        {
-          suggestion: `Leave --${flagOf(entry)} out, or pass --${flagOf(needed)} ${needed[1].choice}.`,
-        },
-      );
-    }
+    if (options.flags[flagOf(entry)] !== feature.choice) continue;
+    const [flag, other] = [flagOf(entry), flagOf(conflict)];
+    throw new BlocksError(
+      "INVALID_OPTION",
+      needed
+        ? `--${flag} ${feature.choice} needs --${other} ${needed[1].choice}: ${feature.description}.`
+        : `--${flag} ${feature.choice} (${feature.description}) does not go with --${other} ${conflict[1].choice} (${conflict[1].description}).`,
+      {
+        suggestion: needed
+          ? `Leave --${flag} out, or pass --${other} ${needed[1].choice}.`
+          : `Leave --${flag} out, or pass another --${other}.`,
+      },
+    );
   }
   addDefaults(features, chosen, true);
-  for (const entry of features) {
-    const [name, feature] = entry;
-    const beside = features.find(([other]) => chosen.has(other) && feature.without?.includes(other));
-    if (!chosen.has(name) || !beside) continue;
-    chosen.delete(name);
-    if (options.flags[flagOf(entry)] === feature.choice) {
-      throw new BlocksError(
-        "INVALID_OPTION",
-        `--${flagOf(entry)} ${feature.choice} (${feature.description}) does not go with --${flagOf(beside)} ${beside[1].choice} (${beside[1].description}).`,
-        { suggestion: `Leave --${flagOf(entry)} out, or pass another --${flagOf(beside)}.` },
-      );
-    }
-  }
   return chosen;
 }
 

@@ -65,8 +65,7 @@ function holds(when: VariantCondition | undefined, context: VariantContext): boo
   if (!when) return true;
   const all = (names: string[] | undefined, test: (name: string) => boolean) => (names ?? []).every(test);
   return (
-    all(when.features, (name) => context.features.has(name)) &&
-    all(when.without, (name) => !context.features.has(name)) &&
+    chosenFor(when, context) &&
     all(when.declared, (name) => context.declared.has(name)) &&
     all(when.undeclared, (name) => !context.declared.has(name)) &&
     all(when.blocks, (name) => context.blocks.has(name)) &&
