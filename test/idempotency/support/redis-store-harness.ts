@@ -125,14 +125,22 @@ export const redisClusterKind = redisKind("RedisStore (local Redis Cluster, 3 ma
 export const nodeRedisStandaloneKind = redisKind("RedisStore on node-redis (REDIS_URL)", async () => {
   const admin = await connectStandalone();
   const storeClient = await createClient({ url: redisUrl as string }).connect();
-  return { admin, storeClient, close: async () => (admin.disconnect(), await storeClient.close()) };
+  const close = async () => {
+    admin.disconnect();
+    await storeClient.close();
+  };
+  return { admin, storeClient, close };
 });
 
 export const nodeRedisClusterKind = redisKind("RedisStore on node-redis (local Redis Cluster, 3 masters)", async () => {
   const cluster = await localCluster();
   const rootNodes = cluster.ports.map((port) => ({ url: `redis://127.0.0.1:${port}` }));
   const storeClient = await createCluster({ rootNodes }).connect();
-  return { admin: cluster.admin, storeClient, close: async () => (await storeClient.close(), await cluster.close()) };
+  const close = async () => {
+    await storeClient.close();
+    await cluster.close();
+  };
+  return { admin: cluster.admin, storeClient, close };
 });
 
 /** Only with REDIS_URL (i.e. in CI): the clusters use the same machine's redis-server. */
